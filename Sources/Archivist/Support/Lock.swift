@@ -1,0 +1,58 @@
+import Foundation
+
+/// A small mutual-exclusion lock guarding in-memory state.
+///
+/// Built on `NSLock` rather than `Synchronization.Mutex`: on Linux with Swift 6.3.1,
+/// ThreadSanitizer reports Mutex-guarded state as racy (a false positive), while NSLock runs
+/// clean, and our TSan runs must mean something. Never hold a `Lock` across file I/O of an
+/// unrelated key.
+///
+/// ```swift
+/// let lock = Lock()
+/// lock.withLock { counter += 1 }
+/// ```
+package final class Lock: @unchecked Sendable {
+    // Safety: NSLock is itself thread-safe; this wrapper holds no other state.
+    private let base = NSLock()
+
+    /// Creates an unlocked lock.
+    package init() {}
+
+    /// Runs `body` while holding the lock and returns its result.
+    ///
+    /// - Complexity: O(1) plus the cost of `body`.
+    @inlinable
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lockUnsafe()
+        defer { unlockUnsafe() }
+        return try body()
+    }
+
+    @usableFromInline
+    func lockUnsafe() { base.lock() }
+
+    @usableFromInline
+    func unlockUnsafe() { base.unlock() }
+}
+
+/// A value guarded by a ``Lock``; the only way to touch it is inside ``withLock(_:)``.
+///
+/// ```swift
+/// let hits = Locked(0)
+/// hits.withLock { $0 += 1 }
+/// ```
+package final class Locked<Value>: @unchecked Sendable {
+    // Safety: `value` is read and written only inside `lock.withLock`.
+    private let lock = Lock()
+    private var value: Value
+
+    /// Wraps `value`.
+    package init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access to the guarded value.
+    ///
+    /// - Complexity: O(1) plus the cost of `body`.
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&value) }
+    }
+}

@@ -1,0 +1,26 @@
+import Testing
+@testable import Archivist
+
+@Suite struct CRC32CTests {
+    /// RFC 3720 appendix B.4 vectors plus the common "123456789" check value.
+    @Test(arguments: [
+        ([UInt8](repeating: 0, count: 32), UInt32(0x8A91_36AA)),
+        ([UInt8](repeating: 0xFF, count: 32), UInt32(0x62A8_AB43)),
+        ((0..<32).map { UInt8($0) }, UInt32(0x46DD_794E)),
+        ((0..<32).map { UInt8(31 - $0) }, UInt32(0x113F_DB5C)),
+        (Array("123456789".utf8), UInt32(0xE306_9283)),
+        ([], UInt32(0)),
+    ])
+    func matchesPublishedVectors(bytes: [UInt8], expected: UInt32) {
+        #expect(CRC32C.checksum(bytes) == expected)
+    }
+
+    @Test func checksumInPiecesEqualsWhole() {
+        var rng = SplitMix64(seed: 42)
+        let bytes = (0..<1_000).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        for cut in [0, 1, 7, 8, 9, 500, 999, 1_000] {
+            let first = CRC32C.checksum(bytes[..<cut])
+            #expect(CRC32C.checksum(bytes[cut...], seed: first) == CRC32C.checksum(bytes), "cut \(cut)")
+        }
+    }
+}
