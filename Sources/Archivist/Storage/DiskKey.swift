@@ -1,0 +1,115 @@
+/// Where an entry lives inside a ``DiskStore``: a folder and a file name, both made only of
+/// hashes and fixed words, never of caller strings.
+///
+/// ```swift
+/// let folder = FolderPath(["shared-caches", MD5.hexDigest(of: "productList")])
+/// let key = DiskKey(folder: folder, name: .hashed(MD5.digest(of: "/v1/orders")))
+/// ```
+package struct DiskKey: Hashable, Sendable {
+    /// The folder, relative to the store's root.
+    package var folder: FolderPath
+    /// The file name within the folder.
+    package var name: EntryName
+
+    /// A key for `name` in `folder`.
+    package init(folder: FolderPath, name: EntryName) {
+        self.folder = folder
+        self.name = name
+    }
+
+    /// `folder/name`, relative to the store's root.
+    package var relativePath: String { folder.relativePath + "/" + name.fileName }
+}
+
+/// A folder below a store's root, as path components.
+///
+/// Components are restricted to ASCII letters, digits, `-` and `_` (MD5 hex digests and
+/// fixed words such as `shared-caches`); anything else is a programming error and traps.
+///
+/// ```swift
+/// let folder = FolderPath(["user-caches", MD5.hexDigest(of: user), MD5.hexDigest(of: "orders")])
+/// ```
+package struct FolderPath: Hashable, Sendable {
+    /// The components, outermost first.
+    package let components: [String]
+    /// The components joined with `/`.
+    package let relativePath: String
+
+    /// A folder from checked components.
+    package init(_ components: [String]) {
+        for component in components {
+            precondition(!component.isEmpty && component.utf8.allSatisfy(Self.isAllowed),
+                         "FolderPath components must be hashes or fixed words")
+        }
+        self.components = components
+        self.relativePath = components.joined(separator: "/")
+    }
+
+    /// Whether `folder` is this folder or inside it.
+    package func contains(_ folder: FolderPath) -> Bool {
+        folder.components.starts(with: components)
+    }
+
+    static func isAllowed(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// An entry's file name: the folder's single entry, or the MD5 of a parameter.
+package enum EntryName: Hashable, Sendable {
+    /// The entry stored without a parameter, in a file named `value`.
+    case single
+    /// The entry for a parameter, in a file named by the parameter's MD5 in hex.
+    case hashed(MD5.Digest)
+
+    /// The name for `parameter` (`nil` is the single entry).
+    package init(parameter: String?) {
+        self = parameter.map { .hashed(MD5.digest(of: $0)) } ?? .single
+    }
+
+    /// Parses a file name back; `nil` for names that are not entries.
+    package init?(fileName: Substring) {
+        if fileName == "value" {
+            self = .single
+        } else if let digest = MD5.Digest(hex: fileName) {
+            self = .hashed(digest)
+        } else {
+            return nil
+        }
+    }
+
+    /// The file name.
+    package var fileName: String {
+        switch self {
+        case .single: "value"
+        case .hashed(let digest): digest.description
+        }
+    }
+}
+
+/// Bytes and entries under a folder.
+package struct DiskUsage: Hashable, Sendable {
+    /// Sum of the entry files' sizes (`st_size`), headers included.
+    package var logicalBytes: Int64 = 0
+    /// Sum of the blocks the file system allocated to them (`st_blocks * 512`).
+    package var allocatedBytes: Int64 = 0
+    /// Number of entry files.
+    package var entryCount: Int = 0
+
+    /// Nothing.
+    package init() {}
+
+    static func + (a: DiskUsage, b: DiskUsage) -> DiskUsage {
+        var sum = a
+        sum.logicalBytes += b.logicalBytes
+        sum.allocatedBytes += b.allocatedBytes
+        sum.entryCount += b.entryCount
+        return sum
+    }
+}

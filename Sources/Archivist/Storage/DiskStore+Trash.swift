@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension DiskStore {
+    /// Clears `folders` in O(1): each is renamed into `.archivist/trash` and dropped from the
+    /// index, and the trash is deleted in the background.
+    ///
+    /// Writes in flight finish first (they hold the clear gate shared); reads are not waited
+    /// for. A folder that does not exist counts as already clear.
+    ///
+    /// - Parameter completion: Called on a background queue with the logical bytes freed, once
+    ///   the trash holding them has been deleted.
+    /// - Returns: The logical bytes freed (now gone from every size).
+    /// - Throws: ``CacheError`` when a rename fails; folders renamed before it stay cleared.
+    /// - Complexity: One `rename` per folder, whatever it holds; deletion runs later on a
+    ///   utility queue.
+    @discardableResult
+    package func clear(_ folders: [FolderPath], completion: (@Sendable (Int64) -> Void)? = nil) throws -> Int64 {
+        let freed = Locked<Int64>(0)
+        defer {
+            let total = freed.withLock { $0 }
+            if let completion {
+                emptyTrash { completion(total) }
+            } else {
+                emptyTrash(completion: nil)
+            }
+        }
+        try clearGate.withExclusive {
+            for folder in folders {
+                let source = rootPath + "/" + folder.relativePath
+                try mutate {
+                    try moveToTrash(source)
+                } then: { _, index in
+                    let gone = index.detach(folder)
+                    freed.withLock { $0 += gone.logicalBytes }
+                }
+            }
+        }
+        return freed.withLock { $0 }
+    }
+
+    /// Renames `source` into the trash; a missing source is already clear.
+    private func moveToTrash(_ source: String) throws {
+        let target = trashPath + "/" + String(UInt64.random(in: .min ... .max), radix: 16)
+        if fileSystem.rename(source, target) == 0 { return }
+        var code = errno
+        if code == ENOENT {
+            // Either the source is missing (nothing to clear) or the trash folder was removed.
+            try fileSystem.makeDirectories(trashPath)
+            if fileSystem.rename(source, target) == 0 { return }
+            code = errno
+        }
+        if code == ENOENT || code == ENOTDIR { return }
+        throw CacheError.posix("rename into trash", path: source, errno: code)
+    }
+
+    /// Deletes everything in the trash on the trash queue, then calls `completion`.
+    ///
+    /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
+    func emptyTrash(completion: (@Sendable () -> Void)?) {
+        let trash = trashPath
+        trashQueue.async {
+            let manager = FileManager()
+            if let items = try? manager.contentsOfDirectory(atPath: trash) {
+                for item in items { try? manager.removeItem(atPath: trash + "/" + item) }
+            }
+            completion?()
+        }
+    }
+
+    /// Waits until every deletion queued so far has finished.
+    ///
+    /// - Complexity: Blocks the caller until the trash queue drains.
+    package func waitForTrash() {
+        trashQueue.sync {}
+    }
+}

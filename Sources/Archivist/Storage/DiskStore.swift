@@ -1,0 +1,254 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Entry files under one root folder: atomic writes, checked reads, an O(1) size index and
+/// O(1) clearing through a trash folder.
+///
+/// Every entry is a file `<root>/<folder>/<name>` holding an ``EntryHeader`` and a payload.
+/// The store keeps a ``SizeIndex`` of every entry's logical and allocated size and last access,
+/// so the size of any folder is answered without touching the disk. The index is saved to
+/// `<root>/.archivist/index` shortly after changes; a marker file `.archivist/dirty` exists
+/// whenever the saved index may be behind the disk, so after a crash the next open rebuilds
+/// the index with one scan (sweeping stale temporaries on the way) before it answers anything.
+///
+/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it); the
+/// store assumes no other process writes under its root.
+///
+/// Concurrency: I/O on one key holds only that key's lock; the index sits behind a lock held
+/// for dictionary updates only. Clearing takes a shared/exclusive gate exclusively for the
+/// moment of its renames, so no write lands half inside a folder being moved to the trash.
+///
+/// ```swift
+/// let store = try DiskStore.open(at: root)
+/// let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]), name: .single)
+/// try store.write(payload, to: key, typeName: "hots", parameter: nil, expiry: nil, durability: .none)
+/// let entry = try store.read(key, typeName: "hots", parameter: nil)
+/// ```
+package final class DiskStore: Sendable {
+    /// The root folder's path, without a trailing slash.
+    package let rootPath: String
+    let fileSystem: FileSystem
+    let state: Locked<State>
+    let keyLocks = KeyLocks()
+    let clearGate = SharedExclusiveLock()
+    let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
+    /// How long after a change the index is saved; a burst of writes costs one save.
+    let persistDelay: DispatchTimeInterval = .milliseconds(500)
+
+    /// The store's mutable state, behind `state`'s lock.
+    struct State {
+        var index = SizeIndex()
+        /// Whether the dirty marker exists on disk.
+        var dirty = false
+        /// Mutations whose file I/O has started but whose index update has not happened.
+        var inFlight = 0
+        /// Counts index changes, so a save can tell whether it captured the latest state.
+        var generation: UInt64 = 0
+        var persistScheduled = false
+    }
+
+    /// An entry read back: its checked header and its payload.
+    package struct Entry: Sendable {
+        /// The entry's header.
+        package var header: EntryHeader
+        /// The payload bytes.
+        package var payload: Data
+    }
+
+    var internalPath: String { rootPath + "/.archivist" }
+    var indexPath: String { internalPath + "/index" }
+    var markerPath: String { internalPath + "/dirty" }
+    var trashPath: String { internalPath + "/trash" }
+
+    private static let registry = Locked<[String: WeakStore]>([:])
+
+    /// The store for `root`, opened (and its index loaded or rebuilt) on first use in this
+    /// process and shared after that. `fileSystem` applies only when the store is first opened.
+    ///
+    /// - Throws: ``CacheError`` when the root cannot be created or scanned.
+    /// - Complexity: Blocking file I/O on first open: reads the index, or scans every entry
+    ///   when the last run did not shut down cleanly.
+    package static func open(at root: URL, fileSystem: FileSystem = .posix) throws -> DiskStore {
+        var path = root.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return try registry.withLock { stores in
+            if let store = stores[path]?.store { return store }
+            let store = try DiskStore(rootPath: path, fileSystem: fileSystem)
+            stores = stores.filter { $0.value.store != nil }
+            stores[path] = WeakStore(store: store)
+            return store
+        }
+    }
+
+    private init(rootPath: String, fileSystem: FileSystem) throws {
+        self.rootPath = rootPath
+        self.fileSystem = fileSystem
+        self.state = Locked(State())
+        try fileSystem.makeDirectories(trashPath)
+        try loadOrRebuildIndex()
+        emptyTrash(completion: nil)
+    }
+
+    deinit {
+        let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
+        if pending { persistIndex() }
+    }
+
+    /// The absolute path of `key`'s file.
+    package func path(of key: DiskKey) -> String { rootPath + "/" + key.relativePath }
+
+    /// Atomically writes an entry, then evicts least recently accessed entries of the same
+    /// folder while the folder holds more than `byteLimit` bytes.
+    ///
+    /// - Returns: The keys evicted to make room.
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
+    ///   `fileSystem`); the previous entry, if any, is untouched.
+    /// - Complexity: Blocking file I/O on this key only, O(payload); eviction adds
+    ///   O(n log n) in the folder's entries when the limit is exceeded.
+    @discardableResult
+    package func write(
+        _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
+        expiry: Date?, durability: Durability, byteLimit: Int64? = nil
+    ) throws -> [DiskKey] {
+        try clearGate.withShared {
+            let path = path(of: key)
+            try keyLocks.withLock(key.relativePath) {
+                try payload.withUnsafeBytes { raw in
+                    let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
+                                             expiry: expiry, payload: raw).encoded()
+                    try header.withUnsafeBytes { head in
+                        _ = try mutate {
+                            try AtomicFile.write([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)
+                        } then: { sizes, index in
+                            index.set(key, Record(logical: sizes.logical, allocated: sizes.allocated,
+                                                  lastAccess: writeDate.timeIntervalSince1970))
+                        }
+                    }
+                }
+            }
+            guard let byteLimit else { return [] }
+            return evict(in: key.folder, downTo: byteLimit, sparing: key)
+        }
+    }
+
+    /// Reads and checks the entry at `key`.
+    ///
+    /// - Returns: The entry, or `nil` when there is none.
+    /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
+    ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
+    /// - Complexity: Blocking file I/O on this key only, O(entry size).
+    package func read(_ key: DiskKey, typeName: String, parameter: String?) throws -> Entry? {
+        let path = path(of: key)
+        return try keyLocks.withLock(key.relativePath) {
+            guard let bytes = try AtomicFile.read(path: path, fileSystem: fileSystem) else { return nil }
+            do {
+                let entry = try bytes.withUnsafeBytes { raw -> Entry in
+                    let (header, length) = try EntryHeader.decode(raw, payloadIncluded: true, path: path)
+                    guard header.typeName == typeName, header.parameter == parameter else {
+                        throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
+                                         fileURL: URL(fileURLWithPath: path))
+                    }
+                    return Entry(header: header, payload: Data(raw[length...]))
+                }
+                let now = Date().timeIntervalSince1970
+                state.withLock { $0.index.touch(key, at: now) }
+                return entry
+            } catch {
+                discard(key, path: path)
+                throw error
+            }
+        }
+    }
+
+    /// Removes the entry at `key`.
+    ///
+    /// - Returns: Whether there was an entry.
+    /// - Throws: ``CacheError`` when the file exists but cannot be removed.
+    /// - Complexity: Blocking file I/O on this key only.
+    @discardableResult
+    package func remove(_ key: DiskKey) throws -> Bool {
+        try clearGate.withShared {
+            let path = path(of: key)
+            return try keyLocks.withLock(key.relativePath) {
+                try mutate { () -> Bool in
+                    if fileSystem.unlink(path) == 0 { return true }
+                    let code = errno
+                    if code == ENOENT || code == ENOTDIR { return false }
+                    throw CacheError.posix("unlink", path: path, errno: code)
+                } then: { _, index in
+                    index.remove(key)
+                }
+            }
+        }
+    }
+
+    /// Whether the index holds an entry at `key` (fresh or expired).
+    ///
+    /// - Complexity: O(1); no file I/O.
+    package func contains(_ key: DiskKey) -> Bool {
+        state.withLock { $0.index.record(key) != nil }
+    }
+
+    /// The usage of `folder` and everything inside it.
+    ///
+    /// - Complexity: O(1) (a walk of the folder's few components); no file I/O.
+    package func usage(of folder: FolderPath) -> DiskUsage {
+        state.withLock { $0.index.usage(of: folder) }
+    }
+
+    /// Removes a bad entry file and forgets it; failures are ignored since the caller is
+    /// already reporting the entry as bad.
+    func discard(_ key: DiskKey, path: String) {
+        _ = try? mutate {
+            _ = fileSystem.unlink(path)
+        } then: { _, index in
+            index.remove(key)
+        }
+    }
+
+    /// Evicts least recently accessed entries of `folder`, skipping any whose lock is busy.
+    private func evict(in folder: FolderPath, downTo limit: Int64, sparing spared: DiskKey) -> [DiskKey] {
+        let candidates = state.withLock { state -> [(EntryName, Record)] in
+            state.index.usage(of: folder).logicalBytes > limit ? state.index.leastRecentlyAccessed(in: folder) : []
+        }
+        var evicted = [DiskKey]()
+        for (name, _) in candidates where name != spared.name {
+            if usage(of: folder).logicalBytes <= limit { break }
+            let key = DiskKey(folder: folder, name: name)
+            let removed = keyLocks.withLockIfAvailable(key.relativePath) { () -> Bool in
+                let path = path(of: key)
+                return (try? mutate {
+                    fileSystem.unlink(path) == 0 || errno == ENOENT
+                } then: { gone, index in
+                    if gone { index.remove(key) }
+                }) ?? false
+            }
+            if removed == true { evicted.append(key) }
+        }
+        return evicted
+    }
+
+    /// Runs one file mutation inside the crash-safety protocol: the dirty marker exists before
+    /// `io` changes the disk, and `update` brings the index in step with `io`'s result after.
+    func mutate<R>(_ io: () throws -> R, then update: (R, inout SizeIndex) -> Void) throws -> R {
+        try beginMutation()
+        let result: R
+        do {
+            result = try io()
+        } catch {
+            endMutation { _ in }
+            throw error
+        }
+        endMutation { update(result, &$0) }
+        return result
+    }
+}
+
+/// A registry slot that does not keep its store alive.
+private struct WeakStore {
+    weak var store: DiskStore?
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// The header in front of every entry file's payload, checked in full on every read.
+///
+/// All integers are little-endian; the header format has its own version, separate from the
+/// package version and from the archive format of the payload.
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 0 | 4 | magic `ARCE` |
+/// | 4 | 2 | header version, 1 |
+/// | 6 | 2 | flags: bit 0 has a parameter, bit 1 has an expiry |
+/// | 8 | 4 | byte length of the type name |
+/// | 12 | 4 | byte length of the parameter |
+/// | 16 | 8 | write date, seconds since 1970 as a Float64 bit pattern |
+/// | 24 | 8 | expiry date, same encoding (0 when there is none) |
+/// | 32 | 8 | payload length |
+/// | 40 | 4 | CRC32C of the payload |
+/// | 44 | 4 | CRC32C of bytes 0..<44 followed by the two names |
+/// | 48 | … | type name (UTF-8), then parameter (UTF-8), then the payload |
+///
+/// The names are the caller's original strings, so an MD5 collision or a file copied to the
+/// wrong place is detected: the path says which key, the header must agree.
+///
+/// ```swift
+/// let header = EntryHeader(typeName: "hots", parameter: nil, writeDate: Date(), expiry: nil,
+///                          payload: payloadBytes)
+/// let bytes = header.encoded() + payloadBytes
+/// ```
+package struct EntryHeader: Sendable, Equatable {
+    /// The cache type's stable name.
+    package var typeName: String
+    /// The entry's parameter, `nil` for the type's single entry.
+    package var parameter: String?
+    /// When the entry was written.
+    package var writeDate: Date
+    /// When the entry stops being fresh, if ever.
+    package var expiry: Date?
+    /// The payload's length in bytes.
+    package var payloadLength: Int
+    /// CRC32C of the payload.
+    package var payloadChecksum: UInt32
+
+    /// `ARCE`.
+    static let magic: [UInt8] = [0x41, 0x52, 0x43, 0x45]
+    /// The header format this code writes and reads.
+    static let version: UInt16 = 1
+    /// Bytes before the names.
+    static let fixedSize = 48
+    /// The longest type name accepted, so a damaged length cannot ask for a huge allocation.
+    static let maxTypeNameLength = 64 * 1024
+    /// The longest parameter accepted.
+    static let maxParameterLength = 16 * 1024 * 1024
+
+    /// A header describing `payload`.
+    package init(typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payload: UnsafeRawBufferPointer) {
+        self.typeName = typeName
+        self.parameter = parameter
+        self.writeDate = writeDate
+        self.expiry = expiry
+        self.payloadLength = payload.count
+        self.payloadChecksum = CRC32C.checksum(payload)
+    }
+
+    /// The header's bytes, to be followed by the payload.
+    ///
+    /// - Complexity: O(length of the names).
+    package func encoded() -> [UInt8] {
+        let name = Array(typeName.utf8)
+        let param = Array((parameter ?? "").utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(Self.fixedSize + name.count + param.count)
+        out += Self.magic
+        append(Self.version, to: &out)
+        append(UInt16((parameter != nil ? 1 : 0) | (expiry != nil ? 2 : 0)), to: &out)
+        append(UInt32(name.count), to: &out)
+        append(UInt32(param.count), to: &out)
+        append(writeDate.timeIntervalSince1970.bitPattern, to: &out)
+        append((expiry?.timeIntervalSince1970 ?? 0).bitPattern, to: &out)
+        append(UInt64(payloadLength), to: &out)
+        append(payloadChecksum, to: &out)
+        let sum = CRC32C.checksum(name, seed: CRC32C.checksum(out))
+        append(CRC32C.checksum(param, seed: sum), to: &out)
+        out += name
+        out += param
+        return out
+    }
+
+    /// Parses and checks the header at the start of `bytes`; with `payloadIncluded`, also checks
+    /// that exactly the payload follows and that its checksum matches.
+    ///
+    /// - Returns: The header and its length in bytes (where the payload starts).
+    /// - Throws: ``CacheError`` with code `corruptEntry` (and `path`) for any inconsistency.
+    /// - Complexity: O(n) when the payload is checked, O(length of the names) otherwise.
+    package static func decode(_ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String) throws -> (EntryHeader, Int) {
+        func corrupt(_ why: String) -> CacheError {
+            CacheError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
+        }
+        guard bytes.count >= fixedSize else { throw corrupt(bytes.isEmpty ? "empty entry file" : "truncated header") }
+        guard bytes.prefix(4).elementsEqual(magic) else { throw corrupt("not an Archivist entry (bad magic)") }
+        func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T {
+            T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+        guard load(4, as: UInt16.self) == version else { throw corrupt("unsupported entry header version") }
+        let flags = load(6, as: UInt16.self)
+        let nameLength = Int(load(8, as: UInt32.self))
+        let paramLength = Int(load(12, as: UInt32.self))
+        guard flags & ~3 == 0, nameLength <= maxTypeNameLength, paramLength <= maxParameterLength,
+              flags & 1 != 0 || paramLength == 0
+        else { throw corrupt("bad header fields") }
+        let headerLength = fixedSize + nameLength + paramLength
+        guard bytes.count >= headerLength else { throw corrupt("truncated header") }
+        let namesRange = fixedSize..<headerLength
+        let sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[namesRange]),
+                                  seed: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<44])))
+        guard sum == load(44, as: UInt32.self) else { throw corrupt("header checksum mismatch") }
+        let written = Double(bitPattern: load(16, as: UInt64.self))
+        let expires = Double(bitPattern: load(24, as: UInt64.self))
+        let payloadLength = load(32, as: UInt64.self)
+        guard written.isFinite, expires.isFinite, payloadLength <= UInt64(Int.max) else { throw corrupt("bad header values") }
+        guard let name = String(validatingUTF8Bytes: bytes[fixedSize..<(fixedSize + nameLength)]),
+              let param = String(validatingUTF8Bytes: bytes[(fixedSize + nameLength)..<headerLength])
+        else { throw corrupt("names are not UTF-8") }
+        var header = EntryHeader(typeName: name, parameter: flags & 1 != 0 ? param : nil,
+                                 writeDate: Date(timeIntervalSince1970: written),
+                                 expiry: flags & 2 != 0 ? Date(timeIntervalSince1970: expires) : nil,
+                                 payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        header.payloadLength = Int(payloadLength)
+        header.payloadChecksum = load(40, as: UInt32.self)
+        if payloadIncluded {
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[headerLength...])
+            guard payload.count == header.payloadLength else {
+                throw corrupt(payload.count < header.payloadLength ? "truncated payload" : "trailing bytes after payload")
+            }
+            guard CRC32C.checksum(payload) == header.payloadChecksum else { throw corrupt("payload checksum mismatch") }
+        }
+        return (header, headerLength)
+    }
+
+    private func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { out += $0 }
+    }
+}
+
+extension String {
+    /// The string the bytes spell in UTF-8, or `nil` when they are not valid UTF-8.
+    init?(validatingUTF8Bytes bytes: Slice<UnsafeRawBufferPointer>) {
+        let buffer = UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self)
+        let string = String(decoding: buffer, as: UTF8.self)
+        // Decoding repairs bad sequences with U+FFFD; a faithful round trip proves validity.
+        guard string.utf8.elementsEqual(buffer) else { return nil }
+        self = string
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// One lock per key, created on demand and dropped when nobody holds or waits for it.
+///
+/// File I/O on one entry holds that entry's lock, so two writers of the same key cannot
+/// interleave their renames and index updates, while I/O on different keys never waits
+/// behind one global lock. The table's own lock is held only to find or drop an entry.
+///
+/// ```swift
+/// let locks = KeyLocks()
+/// try locks.withLock("shared-caches/…/value") { try replaceTheFile() }
+/// ```
+package final class KeyLocks: Sendable {
+    private let table = Locked<[String: KeyLock]>([:])
+
+    /// Creates an empty table.
+    package init() {}
+
+    /// Runs `body` while holding the lock for `key`.
+    ///
+    /// - Complexity: O(1) plus `body`; waits only for holders of the same key.
+    package func withLock<R>(_ key: String, _ body: () throws -> R) rethrows -> R {
+        let lock = table.withLock { table in
+            let lock = table[key] ?? KeyLock()
+            lock.users += 1
+            table[key] = lock
+            return lock
+        }
+        lock.base.lock()
+        defer {
+            lock.base.unlock()
+            release(key, lock)
+        }
+        return try body()
+    }
+
+    /// Runs `body` holding the lock for `key` if it is free right now; returns `nil` without
+    /// running `body` if someone else holds it.
+    ///
+    /// - Complexity: O(1) plus `body`; never waits.
+    package func withLockIfAvailable<R>(_ key: String, _ body: () throws -> R) rethrows -> R? {
+        let lock = table.withLock { table -> KeyLock? in
+            if table[key] != nil { return nil }
+            let lock = KeyLock()
+            lock.users = 1
+            table[key] = lock
+            return lock
+        }
+        guard let lock else { return nil }
+        lock.base.lock()
+        defer {
+            lock.base.unlock()
+            release(key, lock)
+        }
+        return try body()
+    }
+
+    private func release(_ key: String, _ lock: KeyLock) {
+        table.withLock { table in
+            lock.users -= 1
+            if lock.users == 0 { table[key] = nil }
+        }
+    }
+}
+
+/// A key's lock and the number of threads holding or waiting for it.
+final class KeyLock {
+    let base = NSLock()
+    var users = 0
+}
+
+extension KeyLock: @unchecked Sendable {
+    // Safety: `users` is read and written only inside the owning `KeyLocks.table` lock;
+    // `base` is an NSLock, itself thread-safe.
+}

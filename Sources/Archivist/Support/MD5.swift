@@ -1,0 +1,167 @@
+/// MD5 (RFC 1321) in pure Swift, used to turn caller strings — cache type names, parameters,
+/// user ids — into fixed, path-safe file and folder names.
+///
+/// MD5 is broken as a cryptographic hash: collisions can be manufactured. Archivist uses it for
+/// naming only, never for security. Every cache entry also records the original type name and
+/// parameter in its header, so a collision (accidental or crafted) is detected on read and
+/// reported as an error instead of returning another key's value.
+///
+/// ```swift
+/// let name = MD5.hexDigest(of: "productList")   // 32 lowercase hex characters
+/// ```
+package enum MD5 {
+    /// A 16-byte MD5 digest, stored as two words so it hashes and compares cheaply.
+    package struct Digest: Hashable, Sendable, CustomStringConvertible {
+        /// Bytes 0..<8 of the digest, big-endian (the first byte is the high byte).
+        package var high: UInt64
+        /// Bytes 8..<16 of the digest, big-endian.
+        package var low: UInt64
+
+        /// The 16 digest bytes in RFC 1321 order.
+        package var bytes: [UInt8] {
+            (0..<16).map { i in
+                let word = i < 8 ? high : low
+                return UInt8(truncatingIfNeeded: word >> (UInt64(7 - i % 8) * 8))
+            }
+        }
+
+        /// The digest as 32 lowercase hexadecimal characters.
+        package var description: String {
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            var out = [UInt8]()
+            out.reserveCapacity(32)
+            for byte in bytes {
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+
+        /// Parses 32 hexadecimal characters (either case); `nil` for anything else.
+        package init?(hex: Substring) {
+            let utf8 = Array(hex.utf8)
+            guard utf8.count == 32 else { return nil }
+            var words: [UInt64] = [0, 0]
+            for (i, c) in utf8.enumerated() {
+                let nibble: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                words[i / 16] = words[i / 16] << 4 | UInt64(nibble)
+            }
+            high = words[0]
+            low = words[1]
+        }
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+    }
+
+    /// The MD5 digest of `bytes`.
+    ///
+    /// - Complexity: O(n).
+    package static func digest<Bytes: Sequence<UInt8>>(of bytes: Bytes) -> Digest {
+        if let digest = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) {
+            return digest
+        }
+        return Array(bytes).withUnsafeBytes { digest($0) }
+    }
+
+    /// The MD5 digest of the UTF-8 bytes of `string`.
+    ///
+    /// - Complexity: O(n).
+    package static func digest(of string: String) -> Digest {
+        var copy = string
+        return copy.withUTF8 { digest(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The MD5 digest of `string`'s UTF-8 bytes as 32 lowercase hex characters.
+    ///
+    /// - Complexity: O(n).
+    package static func hexDigest(of string: String) -> String {
+        digest(of: string).description
+    }
+
+    /// The MD5 digest of raw bytes.
+    ///
+    /// - Complexity: O(n).
+    package static func digest(_ input: UnsafeRawBufferPointer) -> Digest {
+        var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476)
+        let count = input.count
+        var offset = 0
+        while count - offset >= 64 {
+            compress(&state, UnsafeRawBufferPointer(rebasing: input[offset..<(offset + 64)]))
+            offset += 64
+        }
+        // Final one or two blocks: the rest, 0x80, zeros, then the bit length (little-endian).
+        var tail = [UInt8](repeating: 0, count: 128)
+        let rest = count - offset
+        for i in 0..<rest { tail[i] = input[offset + i] }
+        tail[rest] = 0x80
+        let blocks = rest + 1 + 8 <= 64 ? 1 : 2
+        let bitLength = UInt64(truncatingIfNeeded: count) &* 8
+        for i in 0..<8 { tail[blocks * 64 - 8 + i] = UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8)) }
+        tail.withUnsafeBytes { raw in
+            for b in 0..<blocks {
+                compress(&state, UnsafeRawBufferPointer(rebasing: raw[(b * 64)..<(b * 64 + 64)]))
+            }
+        }
+        func bigEndianWord(_ a: UInt32, _ b: UInt32) -> UInt64 {
+            UInt64(a.byteSwapped) << 32 | UInt64(b.byteSwapped)
+        }
+        return Digest(high: bigEndianWord(state.0, state.1), low: bigEndianWord(state.2, state.3))
+    }
+
+    /// Per-round left-rotation amounts (RFC 1321 section 3.4).
+    private static let shifts: [UInt32] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ]
+
+    /// floor(abs(sin(i + 1)) * 2^32), written out so no floating point is involved.
+    private static let constants: [UInt32] = [
+        0xD76A_A478, 0xE8C7_B756, 0x2420_70DB, 0xC1BD_CEEE, 0xF57C_0FAF, 0x4787_C62A, 0xA830_4613, 0xFD46_9501,
+        0x6980_98D8, 0x8B44_F7AF, 0xFFFF_5BB1, 0x895C_D7BE, 0x6B90_1122, 0xFD98_7193, 0xA679_438E, 0x49B4_0821,
+        0xF61E_2562, 0xC040_B340, 0x265E_5A51, 0xE9B6_C7AA, 0xD62F_105D, 0x0244_1453, 0xD8A1_E681, 0xE7D3_FBC8,
+        0x21E1_CDE6, 0xC337_07D6, 0xF4D5_0D87, 0x455A_14ED, 0xA9E3_E905, 0xFCEF_A3F8, 0x676F_02D9, 0x8D2A_4C8A,
+        0xFFFA_3942, 0x8771_F681, 0x6D9D_6122, 0xFDE5_380C, 0xA4BE_EA44, 0x4BDE_CFA9, 0xF6BB_4B60, 0xBEBF_BC70,
+        0x289B_7EC6, 0xEAA1_27FA, 0xD4EF_3085, 0x0488_1D05, 0xD9D4_D039, 0xE6DB_99E5, 0x1FA2_7CF8, 0xC4AC_5665,
+        0xF429_2244, 0x432A_FF97, 0xAB94_23A7, 0xFC93_A039, 0x655B_59C3, 0x8F0C_CC92, 0xFFEF_F47D, 0x8584_5DD1,
+        0x6FA8_7E4F, 0xFE2C_E6E0, 0xA301_4314, 0x4E08_11A1, 0xF753_7E82, 0xBD3A_F235, 0x2AD7_D2BB, 0xEB86_D391,
+    ]
+
+    /// Processes one 64-byte block.
+    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
+        var words = (0..<16).map { block.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self).littleEndian }
+        var a = state.0, b = state.1, c = state.2, d = state.3
+        words.withUnsafeMutableBufferPointer { m in
+            for i in 0..<64 {
+                var f: UInt32
+                let g: Int
+                switch i {
+                case 0..<16: f = (b & c) | (~b & d); g = i
+                case 16..<32: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
+                case 32..<48: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
+                default: f = c ^ (b | ~d); g = (7 &* i) & 15
+                }
+                f = f &+ a &+ constants[i] &+ m[g]
+                a = d
+                d = c
+                c = b
+                let s = shifts[i]
+                b = b &+ ((f << s) | (f >> (32 - s)))
+            }
+        }
+        state.0 &+= a
+        state.1 &+= b
+        state.2 &+= c
+        state.3 &+= d
+    }
+}
