@@ -4,7 +4,7 @@ extension ArchiveDecoder {
     func read<T: Archivable>(_ type: T.Type) throws -> T {
         let s = storage
         let tag = try s.pointee.reader.peekByte()
-        if tag == ArchiveTag.object || tag == ArchiveTag.reference {
+        if tag == ArchiveTag.object || tag == ArchiveTag.reference, T.self is AnyObject.Type {
             return try readObject(T.self)
         }
         let saved = try s.pointee.enterValue(T.self)
@@ -67,7 +67,7 @@ extension ArchiveDecoder {
     }
 
     /// Decodes object `id` where it is defined, later in the archive, then comes back.
-    private func readDefinition<T: Archivable>(of id: Int, as type: T.Type, referencedAt start: Int) throws -> T {
+    func readDefinition<T: Archivable>(of id: Int, as type: T.Type, referencedAt start: Int) throws -> T {
         let s = storage
         let offset = s.pointee.objectOffsets[id]
         guard offset >= 0 else {
@@ -135,36 +135,43 @@ extension ArchiveDecoder {
             var probe = s.pointee.reader
             probe.pos += 1
             let id = try probe.index(below: s.pointee.objects.count, "object id")
+            let defined = s.pointee.objectOffsets[id] >= 0
             switch s.pointee.objects[id] {
-            case .building:
-                s.pointee.reader.pos = probe.pos
-                s.pointee.deferred.append((id, { [unowned self] object in
-                    assign(try object.map { try self.cast($0, to: T.self, at: start) })
-                }))
-                return
-            case .absent where s.pointee.objectOffsets[id] < 0:
+            case .done:
+                break
+            case .absent where !defined:
                 s.pointee.reader.pos = probe.pos
                 return assign(nil)
-            default:
-                break
+            case .building, .absent:
+                // Still being built, or defined later in the archive: hand it over at the end,
+                // when decoding it can't run into an object that is half-built.
+                s.pointee.reader.pos = probe.pos
+                s.pointee.deferred.append { [unowned self] in
+                    switch self.storage.pointee.objects[id] {
+                    case .done(let object):
+                        assign(try self.cast(object, to: T.self, at: start))
+                    case .absent where defined:
+                        self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
+                        assign(try self.readDefinition(of: id, as: T.self, referencedAt: start))
+                    case .absent, .building:
+                        assign(nil)
+                    }
+                }
+                return
             }
         }
         assign(try read(T.self))
     }
 
-    /// Runs the deferred reference assignments once every object is complete.
+    /// Runs the deferred reference assignments once every object is complete. An object
+    /// defined only in a field nobody read is decoded here, from its definition.
     func resolveDeferred() throws {
-        let s = storage
         var index = 0
-        while index < s.pointee.deferred.count {
-            let (id, assign) = s.pointee.deferred[index]
-            switch s.pointee.objects[id] {
-            case .done(let object): try assign(object)
-            default: try assign(nil)
-            }
+        while index < storage.pointee.deferred.count {
+            try storage.pointee.deferred[index]()
             index += 1
         }
-        s.pointee.deferred.removeAll()
+        storage.pointee.deferred.removeAll()
     }
 
     /// Makes any later use of this decoder throw instead of touching released memory.

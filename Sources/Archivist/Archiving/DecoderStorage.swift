@@ -41,7 +41,8 @@ struct DecoderStorage {
     var types: [TypeEntry] = []
     var objectOffsets: [Int] = []
     var objects: [Slot] = []
-    var deferred: [(id: Int, assign: (AnyObject?) throws -> Void)] = []
+    /// Reference assignments to run once the whole graph is decoded.
+    var deferred: [() throws -> Void] = []
     let allowed: [String: any Archivable.Type]
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
