@@ -21,9 +21,13 @@ public enum Archive {
     ///   `encode(to:)` mixes keyed and single values.
     /// - Complexity: O(size of the graph).
     public static func encode<T: Archivable>(_ value: T, options: ArchiveOptions = ArchiveOptions()) throws -> Data {
-        let encoder = ArchiveEncoder(options: options)
-        try encoder.write(value)
-        return try encoder.finish()
+        do {
+            let encoder = ArchiveEncoder(options: options)
+            try encoder.write(value)
+            return try encoder.finish()
+        } catch {
+            throw ArchiveError(wrapping: error)
+        }
     }
 
     /// Decodes a value of type `type` from `data`, checking the header, version and checksum
@@ -43,6 +47,16 @@ public enum Archive {
     /// - Complexity: O(`data.count`).
     public static func decode<T: Archivable>(
         _ type: T.Type, from data: Data, options: ArchiveOptions = ArchiveOptions()
+    ) throws -> T {
+        do {
+            return try decodeUnchecked(type, from: data, options: options)
+        } catch {
+            throw ArchiveError(wrapping: error)
+        }
+    }
+
+    private static func decodeUnchecked<T: Archivable>(
+        _ type: T.Type, from data: Data, options: ArchiveOptions
     ) throws -> T {
         try data.withUnsafeBytes { bytes in
             let decoder = try ArchiveDecoder(bytes: bytes, options: options)

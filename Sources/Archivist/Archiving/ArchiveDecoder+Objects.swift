@@ -27,7 +27,7 @@ extension ArchiveDecoder {
             case .building:
                 throw ArchiveError(
                     .unresolvedReference,
-                    "object \(id) refers back to an object still being decoded; decode this field with decodeReference(_:forKey:assign:) (or @ArchiveReference in Codable types)",
+                    "object \(id) refers back to an object still being decoded; decode this field with decodeReference(_:forKey:assign:) (or @BackReference in Codable types)",
                     typeName: String(describing: T.self), offset: start)
             case .absent:
                 return try readDefinition(of: id, as: T.self, referencedAt: start)

@@ -171,3 +171,38 @@ public final class ArchiveEncoder {
         try storage.pointee.finish()
     }
 }
+
+extension ArchiveEncoder {
+    /// Writes a Codable value: through its `Archivable` conformance when it has one (keeping
+    /// identity and type names), otherwise as an anonymous value of its own.
+    func writeEncodable<T: Encodable>(_ value: T) throws {
+        if let archivable = value as? any Archivable {
+            try write(archivable)
+            return
+        }
+        let saved = try storage.pointee.enterValue(nil)
+        defer { storage.pointee.leaveValue(saved) }
+        try value.encode(to: CodableArchiveEncoder(archive: self, target: .frame(id: storage.pointee.frame.id)))
+        try storage.pointee.finishValue()
+    }
+
+    /// The target for a container requested from an `Encoder` at `target`: the frame's own
+    /// record, or a top-level array pushed as a nested container; `nil` if the value already
+    /// wrote something else.
+    func codableContainerTarget(from target: CodableTarget, kind: EncoderStorage.OpenContainer.Kind) -> CodableTarget? {
+        guard case .frame(let id) = target, storage.pointee.frame.id == id else { return nil }
+        switch (kind, storage.pointee.frame.mode) {
+        case (.record, .pending):
+            storage.pointee.openRecord()
+            return target
+        case (.record, .keyed):
+            return target
+        case (.array, .pending):
+            storage.pointee.frame.mode = .single
+            let id = storage.pointee.pushContainer(.array)
+            return .nested(level: storage.pointee.open.count - 1, id: id)
+        default:
+            return nil
+        }
+    }
+}

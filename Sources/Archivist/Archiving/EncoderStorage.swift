@@ -10,12 +10,30 @@ struct EncoderStorage {
         var mode: Mode
         var type: (any Archivable.Type)?
         var lengthOffset: Int
+        /// Identifies the frame, so a Codable container can tell it still writes to its value.
+        var id = 0
+        /// `open.count` when the frame began: nested Codable containers above it belong to it.
+        var baseLevel = 0
+    }
+
+    /// A nested container opened through Codable's `nestedContainer`/`nestedUnkeyedContainer`
+    /// or `superEncoder`, written inside the current value until something writes to an
+    /// outer container or the value ends.
+    struct OpenContainer {
+        /// `slot`: a `superEncoder` not written yet; `closed`: a slot that got its value.
+        enum Kind { case record, array, slot, closed }
+        var kind: Kind
+        var lengthOffset: Int
+        var count = 0
+        var id: Int
     }
 
     var out = ByteBuffer()
     let limits: ArchiveLimits
     var frame = Frame(mode: .single, type: nil, lengthOffset: -1)
     var depth = 0
+    var open: [OpenContainer] = []
+    var nextID = 1
 
     var keyIndex: [String: Int] = [:]
     var keys: [String] = []
@@ -38,7 +56,7 @@ struct EncoderStorage {
 
     // MARK: Frames
 
-    mutating func enterValue(_ type: any Archivable.Type) throws -> Frame {
+    mutating func enterValue(_ type: (any Archivable.Type)?) throws -> Frame {
         depth += 1
         if _slowPath(depth > limits.maxDepth) {
             depth -= 1
@@ -47,16 +65,19 @@ struct EncoderStorage {
                 typeName: String(describing: type))
         }
         let saved = frame
-        frame = Frame(mode: .pending, type: type, lengthOffset: -1)
+        frame = Frame(mode: .pending, type: type, lengthOffset: -1, id: nextID, baseLevel: open.count)
+        nextID &+= 1
         return saved
     }
 
     mutating func leaveValue(_ saved: Frame) {
+        if open.count > frame.baseLevel { open.removeSubrange(frame.baseLevel...) }
         frame = saved
         depth -= 1
     }
 
     mutating func finishValue() throws {
+        closeContainers(above: frame.baseLevel)
         switch frame.mode {
         case .pending:
             openRecord()
@@ -71,7 +92,7 @@ struct EncoderStorage {
         }
     }
 
-    private mutating func openRecord() {
+    mutating func openRecord() {
         out.append(ArchiveTag.record)
         frame.lengthOffset = out.reserveUInt32()
         if let type = frame.type {
@@ -127,6 +148,45 @@ struct EncoderStorage {
     }
 
     // MARK: Containers
+
+    /// Closes nested Codable containers down to `level` entries, innermost first.
+    mutating func closeContainers(above level: Int) {
+        while open.count > level {
+            let container = open.removeLast()
+            switch container.kind {
+            case .record:
+                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+            case .array:
+                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+                out.patchUInt32(UInt32(truncatingIfNeeded: container.count), at: container.lengthOffset + 4)
+            case .slot:
+                out.append(ArchiveTag.null)  // a superEncoder nobody wrote to
+            case .closed:
+                break
+            }
+        }
+    }
+
+    /// Opens a nested anonymous record or array (or an unwritten slot) and returns its id.
+    mutating func pushContainer(_ kind: OpenContainer.Kind) -> Int {
+        let id = nextID
+        nextID &+= 1
+        var offset = -1
+        switch kind {
+        case .record:
+            out.append(ArchiveTag.record)
+            offset = out.reserveUInt32()
+            out.append(0)
+        case .array:
+            out.append(ArchiveTag.array)
+            offset = out.reserveUInt32()
+            _ = out.reserveUInt32()
+        case .slot, .closed:
+            break
+        }
+        open.append(OpenContainer(kind: kind, lengthOffset: offset, id: id))
+        return id
+    }
 
     /// Writes a container's tag and reserves its length and count slots; returns the
     /// length slot's offset for ``endContainer(_:count:)``.

@@ -130,6 +130,6 @@ final class Dog: Animal {
     }
 }
 
-enum Priority: Int, Archivable, CaseIterable {
+enum Priority: Int, Codable, Archivable, CaseIterable {
     case low, normal, high
 }
