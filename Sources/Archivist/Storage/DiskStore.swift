@@ -57,6 +57,8 @@ package final class DiskStore: Sendable {
         package var header: EntryHeader
         /// The payload bytes.
         package var payload: Data
+        /// The entry file's size, header included.
+        package var fileSize: Int
     }
 
     var internalPath: String { rootPath + "/.archivist" }
@@ -104,6 +106,9 @@ package final class DiskStore: Sendable {
     /// Atomically writes an entry, then evicts least recently accessed entries of the same
     /// folder while the folder holds more than `byteLimit` bytes.
     ///
+    /// `onCommit` runs after a successful write while the key's lock is still held, so a
+    /// memory tier updated there stays in step with the disk.
+    ///
     /// - Returns: The keys evicted to make room.
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`); the previous entry, if any, is untouched.
@@ -112,7 +117,7 @@ package final class DiskStore: Sendable {
     @discardableResult
     package func write(
         _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil
+        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
         try clearGate.withShared {
             let path = path(of: key)
@@ -127,6 +132,7 @@ package final class DiskStore: Sendable {
                             index.set(key, Record(logical: sizes.logical, allocated: sizes.allocated,
                                                   lastAccess: writeDate.timeIntervalSince1970))
                         }
+                        onCommit()
                     }
                 }
             }
@@ -135,13 +141,14 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Reads and checks the entry at `key`.
+    /// Reads and checks the entry at `key`, then passes it to `body` while the key's lock is
+    /// still held (errors `body` throws leave the entry in place).
     ///
-    /// - Returns: The entry, or `nil` when there is none.
+    /// - Returns: `body`'s result, or `nil` when there is no entry.
     /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
-    package func read(_ key: DiskKey, typeName: String, parameter: String?) throws -> Entry? {
+    package func read<R>(_ key: DiskKey, typeName: String, parameter: String?, _ body: (Entry) throws -> R) throws -> R? {
         let path = path(of: key)
         return try keyLocks.withLock(key.relativePath) {
             guard let bytes = try AtomicFile.read(path: path, fileSystem: fileSystem) else { return nil }
@@ -152,12 +159,12 @@ package final class DiskStore: Sendable {
                         throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
                                          fileURL: URL(fileURLWithPath: path))
                     }
-                    return Entry(header: header, payload: Data(raw[length...]))
+                    return Entry(header: header, payload: Data(raw[length...]), fileSize: raw.count)
                 }
                 let now = Date().timeIntervalSince1970
                 state.withLock { $0.index.touch(key, at: now) }
-                return entry
-            } catch {
+                return try body(entry)
+            } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
                 discard(key, path: path)
                 throw error
             }
@@ -166,15 +173,17 @@ package final class DiskStore: Sendable {
 
     /// Removes the entry at `key`.
     ///
+    /// `onCommit` runs after the removal while the key's lock is still held.
+    ///
     /// - Returns: Whether there was an entry.
     /// - Throws: ``CacheError`` when the file exists but cannot be removed.
     /// - Complexity: Blocking file I/O on this key only.
     @discardableResult
-    package func remove(_ key: DiskKey) throws -> Bool {
+    package func remove(_ key: DiskKey, onCommit: () -> Void = {}) throws -> Bool {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(key.relativePath) {
-                try mutate { () -> Bool in
+                let removed = try mutate { () -> Bool in
                     if fileSystem.unlink(path) == 0 { return true }
                     let code = errno
                     if code == ENOENT || code == ENOTDIR { return false }
@@ -182,6 +191,8 @@ package final class DiskStore: Sendable {
                 } then: { _, index in
                     index.remove(key)
                 }
+                onCommit()
+                return removed
             }
         }
     }
@@ -191,6 +202,13 @@ package final class DiskStore: Sendable {
     /// - Complexity: O(1); no file I/O.
     package func contains(_ key: DiskKey) -> Bool {
         state.withLock { $0.index.record(key) != nil }
+    }
+
+    /// The logical and allocated size the index holds for `key`.
+    ///
+    /// - Complexity: O(1); no file I/O.
+    package func sizes(of key: DiskKey) -> AtomicFile.Sizes? {
+        state.withLock { $0.index.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
     }
 
     /// The usage of `folder` and everything inside it.

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+@Suite struct EntryHeaderTests {
+    private func entry(parameter: String? = "/v1/orders", expiry: Date? = Date(timeIntervalSince1970: 2_000_000_000)) -> [UInt8] {
+        let payload: [UInt8] = Array("payload bytes".utf8)
+        let header = payload.withUnsafeBytes {
+            EntryHeader(typeName: "apiStrategy", parameter: parameter, writeDate: Date(timeIntervalSince1970: 1_700_000_000.25),
+                        expiry: expiry, payload: $0)
+        }
+        return header.encoded() + payload
+    }
+
+    @Test(arguments: [("/v1/orders" as String?, true), (nil, false), ("", true)])
+    func encodedHeaderDecodesToTheSameFields(parameter: String?, hasExpiry: Bool) throws {
+        let bytes = entry(parameter: parameter, expiry: hasExpiry ? Date(timeIntervalSince1970: 2e9) : nil)
+        let (header, length) = try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+        #expect(header.typeName == "apiStrategy")
+        #expect(header.parameter == parameter)
+        #expect(header.writeDate == Date(timeIntervalSince1970: 1_700_000_000.25))
+        #expect(header.expiry == (hasExpiry ? Date(timeIntervalSince1970: 2e9) : nil))
+        #expect(Array(bytes[length...]) == Array("payload bytes".utf8))
+    }
+
+    @Test func everyTruncationThrowsCorruptEntry() {
+        let bytes = entry()
+        for cut in 0..<bytes.count {
+            let error = #expect(throws: CacheError.self) {
+                try Array(bytes[..<cut]).withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+            }
+            #expect(error?.code == .corruptEntry, "cut at \(cut)")
+        }
+    }
+
+    @Test func everySingleBitFlipThrowsCorruptEntry() {
+        let bytes = entry()
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var damaged = bytes
+                damaged[index] ^= 1 << bit
+                let error = #expect(throws: CacheError.self) {
+                    try damaged.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+                }
+                #expect(error?.code == .corruptEntry, "byte \(index) bit \(bit)")
+            }
+        }
+    }
+
+    @Test func randomForeignBytesNeverDecode() {
+        var rng = SplitMix64(seed: 0xE17)
+        for round in 0..<2_000 {
+            let count = Int.random(in: 0..<300, using: &rng)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            if round.isMultiple(of: 2) && count >= 4 { bytes.replaceSubrange(0..<4, with: Array("ARCE".utf8)) }
+            #expect(throws: CacheError.self, "seed 0xE17 round \(round)") {
+                try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+            }
+        }
+    }
+
+    @Test func trailingBytesAreRejected() {
+        let bytes = entry() + [0]
+        #expect(throws: CacheError.self) {
+            try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Archivist
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A fresh folder for one test, deleted when the test's closure returns.
+func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("archivist-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url)
+}
+
+/// The async form of ``withTemporaryDirectory(_:)``.
+func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("archivist-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// Every regular file under `url` (relative paths), the store's own `.archivist` folder aside.
+func entryFiles(under url: URL) -> [String: Int] {
+    var files: [String: Int] = [:]
+    let root = url.standardizedFileURL.path
+    guard let walker = FileManager.default.enumerator(atPath: root) else { return files }
+    while let relative = walker.nextObject() as? String {
+        if relative.hasPrefix(".archivist") { continue }
+        var status = stat()
+        guard lstat(root + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+        files[relative] = Int(status.st_size)
+    }
+    return files
+}
+
+/// Every path under `url`, files and folders, relative.
+func allPaths(under url: URL) -> [String] {
+    (FileManager.default.enumerator(atPath: url.path)?.allObjects as? [String]) ?? []
+}
+
+/// The permission bits of the file or folder at `path`.
+func permissions(_ path: String) -> mode_t {
+    var status = stat()
+    return lstat(path, &status) == 0 ? status.st_mode & 0o777 : 0
+}
+
+/// Makes `url` refuse new files: `chmod 0500` when not root; as root on Linux (where chmod
+/// does not bind), the immutable attribute. Returns a closure that undoes it.
+func makeReadOnly(_ url: URL) throws -> () -> Void {
+    #if os(Linux)
+    if geteuid() == 0 {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw CacheError.posix("open", path: url.path, errno: errno) }
+        defer { close(fd) }
+        var flags: Int = 0
+        let getFlags: UInt = 0x8008_6601   // FS_IOC_GETFLAGS
+        let setFlags: UInt = 0x4008_6602   // FS_IOC_SETFLAGS
+        guard ioctl(fd, getFlags, &flags) == 0 else { throw CacheError.posix("FS_IOC_GETFLAGS", path: url.path, errno: errno) }
+        var immutable = flags | 0x10       // FS_IMMUTABLE_FL
+        guard ioctl(fd, setFlags, &immutable) == 0 else { throw CacheError.posix("FS_IOC_SETFLAGS", path: url.path, errno: errno) }
+        let path = url.path
+        return {
+            let fd = open(path, O_RDONLY | O_DIRECTORY)
+            var restored = flags
+            _ = ioctl(fd, setFlags, &restored)
+            close(fd)
+        }
+    }
+    #endif
+    chmod(url.path, 0o500)
+    let path = url.path
+    return { chmod(path, 0o700) }
+}
+
+/// Whether a new file can be created in `url` right now.
+func canCreateFile(in url: URL) -> Bool {
+    let probe = url.path + "/probe-\(UUID().uuidString)"
+    let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    guard fd >= 0 else { return false }
+    close(fd)
+    unlink(probe)
+    return true
+}
