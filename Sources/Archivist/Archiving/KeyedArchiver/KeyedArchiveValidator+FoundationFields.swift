@@ -19,6 +19,10 @@ extension KeyedArchiveValidator {
     ]
 
     static let dictionaryClassNames: Set<String> = ["NSDictionary", "NSMutableDictionary"]
+    /// Containers whose corelibs `init(coder:)` crashes when one element decodes to nil or
+    /// fails (unequal arrays in NSDictionary, `as! NSObject` on indexed NSOrderedSet elements).
+    static let fragileContainerClassNames: Set<String> = dictionaryClassNames.union(orderedSetClassNames)
+    private static let orderedSetClassNames: Set<String> = ["NSOrderedSet", "NSMutableOrderedSet"]
     private static let arrayClassNames: Set<String> = [
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet",
     ]
@@ -43,15 +47,26 @@ extension KeyedArchiveValidator {
                 return object
             }
         }
+        let isNull = { (object: Int) in document.string(at: layout.objects[object]) == "$null" }
         switch className {
+        case _ where Self.orderedSetClassNames.contains(className):
+            // corelibs reads NS.object.0, NS.object.1, … and force-casts each to NSObject.
+            guard case .dictionary(let keys, let values) = document.nodes[node] else { return }
+            for (key, value) in zip(keys, values) where document.string(at: key)?.hasPrefix("NS.object.") == true {
+                guard let object = layout.target(ofUIDAt: value), !isNull(object) else {
+                    throw fail(document.string(at: key) ?? "", "a reference to an object")
+                }
+            }
+            _ = try references("NS.objects")
         case _ where Self.arrayClassNames.contains(className):
             _ = try references("NS.objects")
         case _ where Self.dictionaryClassNames.contains(className):
-            // corelibs builds the dictionary from two arrays it assumes are equally long; a
-            // $null entry is skipped on one side only.
+            // corelibs builds the dictionary from two arrays it assumes are equally long; an
+            // entry that decodes to nil (any object that is the string "$null", not only
+            // object 0) is skipped on one side only.
             let keys = try references("NS.keys")
             let values = try references("NS.objects")
-            guard keys.count == values.count, !keys.contains(0), !values.contains(0) else {
+            guard keys.count == values.count, !keys.contains(where: isNull), !values.contains(where: isNull) else {
                 throw fail("NS.keys", "as long as NS.objects, without $null")
             }
         case "NSString", "NSMutableString":
@@ -73,13 +88,17 @@ extension KeyedArchiveValidator {
                 throw fail("NS.uuidbytes", "16 bytes")
             }
         case "NSURL":
+            // NSURL(string:) is the parser NSURL's init(coder:) uses (URL(string:) is more lenient):
+            // a string it rejects makes the decode fail.
             guard let relative = document.value(forKey: "NS.relative", inDictionaryAt: node),
                   let object = layout.target(ofUIDAt: relative),
-                  let string = document.string(at: layout.objects[object]), URL(string: string) != nil else {
+                  let string = document.string(at: layout.objects[object]), !isNull(object), NSURL(string: string) != nil else {
                 throw fail("NS.relative", "a reference to a URL string")
             }
-            if let base = document.value(forKey: "NS.base", inDictionaryAt: node), layout.target(ofUIDAt: base) == nil {
-                throw fail("NS.base", "a reference")
+            // corelibs decodes NS.base with decodeObject(of:forKey:): an absent key records an
+            // error that makes every later decode fail, so the key must be there.
+            guard let base = document.value(forKey: "NS.base", inDictionaryAt: node), layout.target(ofUIDAt: base) != nil else {
+                throw fail("NS.base", "a reference ($null for none)")
             }
         default:
             break

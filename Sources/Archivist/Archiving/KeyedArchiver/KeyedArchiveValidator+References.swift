@@ -8,7 +8,7 @@ extension KeyedArchiveValidator {
     /// way to hand an object out before its `init(coder:)` returns) and is refused.
     ///
     /// - Throws: `.unresolvedReference` for a cycle, `.limitExceeded(.depth)` past `maxDepth`,
-    ///   `.disallowedType` for an `NSDictionary` holding a fallible instance on corelibs.
+    ///   `.disallowedType` for an `NSDictionary` or `NSOrderedSet` holding a fallible instance on corelibs.
     /// - Complexity: O(*V* + *E*), each node and edge visited once.
     func checkReferences(_ layout: Layout) throws -> Int {
         let nodes = layout.document.nodes
@@ -76,11 +76,11 @@ extension KeyedArchiveValidator {
             fallible[node] = failing
             return
         }
-        if refusesFallibleDictionaryContents, Self.dictionaryClassNames.contains(className), let failing {
+        if refusesFallibleDictionaryContents, Self.fragileContainerClassNames.contains(className), let failing {
             throw ArchiveError(
                 .disallowedType,
                 "an \(className) holding \(failing) cannot be decoded safely on Linux: if that class's "
-                    + "init(coder:) fails, corelibs NSDictionary reads past its arrays",
+                    + "init(coder:) fails, corelibs \(className) crashes",
                 typeName: failing)
         }
         fallible[node] = Self.foundationValueClassNames.contains(className) ? failing : className

@@ -12,7 +12,7 @@ import Foundation
 ///    present, `$classes`/`$classhints` arrays of strings), every name in the allowlist;
 /// 4. Foundation value classes have the fields their corelibs `init(coder:)` force-unwraps;
 /// 5. the reference graph from `$top` is acyclic and no deeper than ``ArchiveLimits/maxDepth``
-///    (computed iteratively); on corelibs Foundation, no `NSDictionary` holds an instance
+///    (computed iteratively); on corelibs Foundation, no `NSDictionary` or `NSOrderedSet` holds an instance
 ///    whose decoding may fail.
 struct KeyedArchiveValidator {
     /// Class names the archive may instantiate.
