@@ -14,7 +14,7 @@ enum KeyedArchiveFuzz {
             for path in KeyedArchiveFixtures.paths {
                 corpus.append((path, [UInt8](try KeyedArchiveFixtures.data(path))))
             }
-            let values = NSArray(array: FoundationValue.allCases.map(\.object) + [Letter(content: "x", sent: Date())])
+            let values = NSArray(array: FoundationValue.allCases.map(\.object) + [SecureLetter(content: "x", sent: Date())])
             corpus.append(("generated values", [UInt8](try KeyedArchiverBridge.archive(values))))
             corpus.append(("generated xml chain", Array(KeyedArchiveChains.xmlChain(depth: 20).utf8)))
         } catch {
@@ -41,7 +41,7 @@ enum KeyedArchiveFuzz {
     private static func attempt(_ data: Data, _ label: String) {
         FileHandle.standardError.write(Data((label + "\n").utf8))
         do {
-            _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [Letter.self], from: data)
+            _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureLetter.self], from: data)
         } catch is ArchiveError {
             // A typed error is a correct answer.
         } catch {
