@@ -131,12 +131,12 @@ import Testing
 
     @Test func deepChainWithinTheLimitRoundTrips() throws {
         var chain: Chain? = nil
-        for _ in 0..<200 { chain = Chain(next: chain) }
+        for _ in 0..<150 { chain = Chain(next: chain) }
         let data = try Archive.encode(chain)
         var copy = try Archive.decode(Chain?.self, from: data)
         var length = 0
         while let link = copy { length += 1; copy = link.next }
-        #expect(length == 200)
+        #expect(length == 150)
         unlink(chain)
     }
 
@@ -150,13 +150,40 @@ import Testing
 
     @Test func decoderDepthLimitRejectsDeepArchives() throws {
         var chain: Chain? = nil
-        for _ in 0..<300 { chain = Chain(next: chain) }
+        for _ in 0..<150 { chain = Chain(next: chain) }
         let data = try Archive.encode(chain)
         let error = #expect(throws: ArchiveError.self) {
             try Archive.decode(Chain?.self, from: data, options: ArchiveOptions(limits: ArchiveLimits(maxDepth: 100)))
         }
         #expect(error?.code == .limitExceeded(.depth))
         unlink(chain)
+    }
+
+    @Test func craftedHundredThousandDeepArchiveThrowsWhenDecoded() throws {
+        // Build the bytes by hand (the encoder refuses such depth): records nested 100,000
+        // deep, each holding the next under key 0 ("next"). A level is 7 bytes: tag, u32
+        // length, type reference 0, key index 0; the innermost record is empty.
+        let depth = 100_000
+        var bytes = [UInt8](repeating: 0, count: depth * 7 + 6)
+        var offset = bytes.count - 6
+        bytes.replaceSubrange(offset..<bytes.count, with: [ArchiveTag.record, 1, 0, 0, 0, 0])
+        var inner = 6
+        for _ in 0..<depth {
+            offset -= 7
+            bytes[offset] = ArchiveTag.record
+            withUnsafeBytes(of: UInt32(inner + 2).littleEndian) { for i in 0..<4 { bytes[offset + 1 + i] = $0[i] } }
+            inner += 7
+        }
+        let tables: [UInt8] = [0, 1, 4] + Array("next".utf8) + [0]
+        var archive: [UInt8] = [0x89, 0x41, 0x52, 0x56, 1, 0, 0, 0]
+        let total = UInt64(ArchiveFormat.headerSize + bytes.count + tables.count)
+        withUnsafeBytes(of: total.littleEndian) { archive += $0 }
+        withUnsafeBytes(of: UInt64(ArchiveFormat.headerSize + bytes.count).littleEndian) { archive += $0 }
+        let sum = CRC32C.checksum(bytes + tables)
+        withUnsafeBytes(of: sum.littleEndian) { archive += $0 }
+        archive += bytes + tables
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode(Chain.self, from: Data(archive)) }
+        #expect(error?.code == .limitExceeded(.depth))
     }
 
     /// Releases a long chain iteratively (a recursive deinit of 100,000 links would overflow).
