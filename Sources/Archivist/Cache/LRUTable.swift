@@ -9,26 +9,40 @@
 ///
 /// Every operation is O(1) expected (one or two hash lookups and a few array writes), except
 /// the ones that say otherwise.
+@usableFromInline
 struct LRUTable<Key: Hashable, Value> {
+    @usableFromInline
     struct Slot {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var previous: Int
-        var next: Int
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(key: Key, value: Value, cost: Int, previous: Int, next: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.previous = previous
+            self.next = next
+        }
     }
 
-    private(set) var slots: [Slot] = []
-    private var indexByKey: [Key: Int] = [:]
-    private var head = -1
-    private var tail = -1
-    private(set) var totalCost = 0
+    @usableFromInline var slots: [Slot] = []
+    @usableFromInline var indexByKey: [Key: Int] = [:]
+    @usableFromInline var head = -1
+    @usableFromInline var tail = -1
+    @usableFromInline var totalCost = 0
 
-    var count: Int { slots.count }
+    @inlinable init() {}
+
+    @inlinable var count: Int { slots.count }
 
     // MARK: Lookup
 
     /// Returns the value for `key` and marks it most recently used.
+    @inlinable
     mutating func value(forKey key: Key) -> Value? {
         guard let index = indexByKey[key] else { return nil }
         moveToFront(index)
@@ -40,6 +54,7 @@ struct LRUTable<Key: Hashable, Value> {
     /// Inserts or replaces the value for `key` as the most recently used entry.
     ///
     /// - Returns: the value it replaced, if any.
+    @inlinable
     mutating func insert(_ value: Value, forKey key: Key, cost: Int) -> Value? {
         if let index = indexByKey[key] {
             let old = slots[index].value
@@ -59,23 +74,23 @@ struct LRUTable<Key: Hashable, Value> {
     }
 
     /// Removes the entry for `key`.
+    @inlinable
     mutating func removeValue(forKey key: Key) -> Value? {
         guard let index = indexByKey[key] else { return nil }
         return remove(at: index).value
     }
 
     /// Removes the least recently used entry.
+    @inlinable
     mutating func removeLeastRecentlyUsed() -> Slot? {
         tail >= 0 ? remove(at: tail) : nil
     }
-
-    /// The cost of the least recently used entry, or `nil` when empty.
-    var leastRecentlyUsedCost: Int? { tail >= 0 ? slots[tail].cost : nil }
 
     /// Removes every entry and returns the old slots so that the caller can release the values
     /// outside its lock.
     ///
     /// - Complexity: O(1) here; the caller pays O(n) when it drops the returned array.
+    @inlinable
     mutating func removeAll() -> [Slot] {
         let old = slots
         self = LRUTable()
@@ -89,7 +104,8 @@ struct LRUTable<Key: Hashable, Value> {
 
     // MARK: Links
 
-    private mutating func moveToFront(_ index: Int) {
+    @inlinable
+    mutating func moveToFront(_ index: Int) {
         guard index != head else { return }
         unlink(index)
         slots[index].previous = -1
@@ -98,14 +114,16 @@ struct LRUTable<Key: Hashable, Value> {
         head = index
     }
 
-    private mutating func unlink(_ index: Int) {
+    @inlinable
+    mutating func unlink(_ index: Int) {
         let previous = slots[index].previous
         let next = slots[index].next
         if previous >= 0 { slots[previous].next = next } else { head = next }
         if next >= 0 { slots[next].previous = previous } else { tail = previous }
     }
 
-    private mutating func remove(at index: Int) -> Slot {
+    @inlinable
+    mutating func remove(at index: Int) -> Slot {
         unlink(index)
         let removed = slots[index]
         indexByKey[removed.key] = nil

@@ -21,7 +21,7 @@
 /// - Complexity: ``value(forKey:)``, ``setValue(_:forKey:cost:)`` and
 ///   ``removeValue(forKey:)`` are O(1) expected (plus O(e) for e evicted entries);
 ///   ``removeAll(where:)`` is O(n). Nothing here touches the disk.
-public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// The limits a ``MemoryCache`` keeps itself within.
     ///
     /// A limit of `0` (or less) means "unlimited".
@@ -50,7 +50,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// The limits this cache was created with.
     public let configuration: Configuration
-    private let table: Locked<LRUTable<Key, Value>>
+    @usableFromInline let lock = Lock()
+    /// The entries; read and written only inside `lock.withLock` (see the `Sendable` extension).
+    @usableFromInline var table = LRUTable<Key, Value>()
 
     /// Creates an empty cache with the given limits.
     ///
@@ -62,7 +64,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.table = Locked(LRUTable())
     }
 
     /// The number of entries in the cache.
@@ -72,7 +73,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// ```
     ///
     /// - Complexity: O(1).
-    public var count: Int { table.withLock { $0.count } }
+    @inlinable
+    public var count: Int { lock.withLock { table.count } }
 
     /// The sum of the costs of the entries in the cache.
     ///
@@ -81,7 +83,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// ```
     ///
     /// - Complexity: O(1).
-    public var totalCost: Int { table.withLock { $0.totalCost } }
+    @inlinable
+    public var totalCost: Int { lock.withLock { table.totalCost } }
 
     /// Returns the value stored for `key` and makes that entry the most recently used one.
     ///
@@ -94,8 +97,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Parameter key: the key to look up.
     /// - Returns: the cached value, or `nil` when there is none.
     /// - Complexity: O(1) expected.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
-        table.withLock { $0.value(forKey: key) }
+        lock.withLock { table.value(forKey: key) }
     }
 
     /// Stores `value` for `key` as the most recently used entry, then evicts least recently
@@ -114,25 +118,29 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - key: the key to store it under, replacing any previous value.
     ///   - cost: what the entry counts against ``Configuration/costLimit``, e.g. its byte size.
     /// - Complexity: O(1) expected, plus O(e) for e evicted entries.
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
         let cost = max(cost, 0)
         let countLimit = configuration.countLimit
         let costLimit = configuration.costLimit
-        // The replaced and evicted values come back out of `withLock` and are released only
-        // after the lock is dropped, so a value's deinit cannot deadlock on the cache.
-        _ = table.withLock { table -> (Value?, [LRUTable<Key, Value>.Slot]) in
+        // The replaced and evicted entries come back out of `withLock` and are released only
+        // after the lock is dropped, so a value's deinit cannot deadlock on the cache. The
+        // common single eviction travels in an optional, which costs no allocation.
+        typealias Slot = LRUTable<Key, Value>.Slot
+        _ = lock.withLock { () -> (replaced: Value?, first: Slot?, more: [Slot]) in
             if costLimit > 0, cost > costLimit {
-                return (table.removeValue(forKey: key), [])
+                return (table.removeValue(forKey: key), nil, [])
             }
-            var evicted: [LRUTable<Key, Value>.Slot] = []
             let replaced = table.insert(value, forKey: key, cost: cost)
+            var first: Slot?
+            var more: [Slot] = []
             while countLimit > 0 && table.count > countLimit
                 || costLimit > 0 && table.totalCost > costLimit
             {
                 guard let slot = table.removeLeastRecentlyUsed() else { break }
-                evicted.append(slot)
+                if first == nil { first = slot } else { more.append(slot) }
             }
-            return (replaced, evicted)
+            return (replaced, first, more)
         }
     }
 
@@ -145,9 +153,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Parameter key: the key to remove.
     /// - Returns: the removed value, or `nil` when there was none.
     /// - Complexity: O(1) expected.
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        table.withLock { $0.removeValue(forKey: key) }
+        lock.withLock { table.removeValue(forKey: key) }
     }
 
     /// Removes every entry.
@@ -158,7 +166,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Complexity: O(1) under the lock; releasing the n values afterwards is O(n).
     public func removeAll() {
-        _ = table.withLock { $0.removeAll() }
+        _ = lock.withLock { table.removeAll() }
     }
 
     /// Removes every entry whose key satisfies `shouldRemove`.
@@ -174,10 +182,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Parameter shouldRemove: returns `true` for keys to remove.
     /// - Complexity: O(n), for the snapshot of n keys.
     public func removeAll(where shouldRemove: (Key) -> Bool) {
-        let keys = table.withLock { $0.keys }
+        let keys = lock.withLock { table.keys }
         let doomed = keys.filter(shouldRemove)
         guard !doomed.isEmpty else { return }
-        _ = table.withLock { table in doomed.compactMap { table.removeValue(forKey: $0) } }
+        _ = lock.withLock { doomed.compactMap { table.removeValue(forKey: $0) } }
     }
 }
 
@@ -187,10 +195,14 @@ extension MemoryCache {
     /// Keys from most to least recently used (for tests).
     ///
     /// - Complexity: O(n).
-    var keysByRecency: [Key] { table.withLock { $0.keysByRecency } }
+    var keysByRecency: [Key] { lock.withLock { table.keysByRecency } }
 
     /// The first broken internal invariant, or `nil` (for tests).
     ///
     /// - Complexity: O(n).
-    func invariantViolation() -> String? { table.withLock { $0.invariantViolation() } }
+    func invariantViolation() -> String? { lock.withLock { table.invariantViolation() } }
 }
+
+// Safety: `table`, the only `var`, is read and written only inside `lock.withLock`; every
+// other stored property is an immutable `Sendable` value.
+extension MemoryCache: @unchecked Sendable {}
