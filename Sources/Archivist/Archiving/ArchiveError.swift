@@ -108,6 +108,24 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
         return parts
     }
 
+    /// Wraps an error thrown by a model's own `encode(to:)`/`init(from:)` (a Codable
+    /// `DecodingError`, say) so callers see one error type; an `ArchiveError` passes through.
+    init(wrapping error: any Error) {
+        if let error = error as? ArchiveError {
+            self = error
+            return
+        }
+        let code: Code
+        switch error {
+        case DecodingError.typeMismatch: code = .typeMismatch
+        case DecodingError.valueNotFound: code = .valueNotFound
+        case DecodingError.keyNotFound: code = .keyNotFound
+        case DecodingError.dataCorrupted: code = .corrupt
+        default: code = .invalidValue
+        }
+        self.init(code, "\(error)", underlyingError: error)
+    }
+
     /// Returns a copy with `key` prepended to the coding path (used while an error unwinds).
     func prefixed(by key: String) -> ArchiveError {
         var copy = self

@@ -12,9 +12,10 @@
 /// let tree = try Archive.decode(Tree.self, from: data, options: .init(limits: limits))
 /// ```
 ///
-/// - Note: ``maxDepth`` bounds recursion. Each level uses a few hundred bytes of stack; the
-///   default of 512 stays well inside a 512 KiB secondary-thread stack. Raising it far above
-///   a few thousand may overflow the stack of the thread you decode on.
+/// - Note: ``maxDepth`` bounds recursion. Measured here, a level of a hand-written model
+///   takes about 1.5 KiB of stack to decode in a release build (3 KiB in debug), so the
+///   default of 200 stays inside the 512 KiB stack of a secondary thread on Apple platforms.
+///   Raise it only for threads with bigger stacks (8 MiB: a few thousand levels).
 public struct ArchiveLimits: Sendable, Hashable {
     /// Which limit was exceeded.
     public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
@@ -31,7 +32,7 @@ public struct ArchiveLimits: Sendable, Hashable {
         public var description: String { rawValue }
     }
 
-    /// The deepest nesting of values allowed. Default 512.
+    /// The deepest nesting of values allowed. Default 200.
     public var maxDepth: Int
     /// The most class instances one archive may hold. Default 10,000,000.
     public var maxObjectCount: Int
@@ -42,7 +43,7 @@ public struct ArchiveLimits: Sendable, Hashable {
 
     /// Creates limits; every parameter has a default suited to app caches.
     public init(
-        maxDepth: Int = 512, maxObjectCount: Int = 10_000_000,
+        maxDepth: Int = 200, maxObjectCount: Int = 10_000_000,
         maxElementCount: Int = 100_000_000, maxTotalBytes: Int = 1 << 31
     ) {
         self.maxDepth = maxDepth

@@ -1,0 +1,72 @@
+import Archivist
+import Foundation
+
+/// Seed workloads through every encoder: (a) 10,000 tasks, (b) 1,000 users × 20 letters with
+/// back-references, (c) a story with a 1 MB image. Ratios are to JSONEncoder/JSONDecoder.
+func runArchivingBenchmarks(_ harness: Harness) throws {
+    let quick = harness.options.quick
+    let tasks = (0..<(quick ? 2_000 : 10_000)).map(HandTask.init)
+    try compare(
+        harness, suite: "archiving.tasks", title: "(a) \(tasks.count) tasks (seed 000)",
+        hand: tasks, codable: tasks.map(CodableTask.init), objects: tasks.map(ObjectTask.init) as NSArray,
+        objectClasses: [NSArray.self, ObjectTask.self, NSString.self, NSDate.self])
+
+    let users = (0..<(quick ? 200 : 1_000)).map { HandUser($0, letters: 20) }
+    try compare(
+        harness, suite: "archiving.letters", title: "(b) \(users.count) users × 20 letters with back-references (seed 002)",
+        hand: users, codable: users.map(CodableUser.init), objects: users.map(ObjectUser.init) as NSArray,
+        objectClasses: [NSArray.self, ObjectUser.self, ObjectLetter.self, NSString.self])
+    for user in users { user.letters.removeAll() }
+
+    let story = Story(imageBytes: 1_000_000)
+    try compare(
+        harness, suite: "archiving.story", title: "(c) a story with a 1 MB image (seed 000)",
+        hand: story, codable: story, objects: ObjectStory(story),
+        objectClasses: [ObjectStory.self, NSString.self, NSDate.self, NSData.self])
+}
+
+private func compare<Hand: Archivable, Model: Codable & Archivable>(
+    _ harness: Harness, suite: String, title: String, hand: Hand, codable: Model, objects: NSObject,
+    objectClasses: [AnyClass]
+) throws {
+    let json = try JSONEncoder().encode(codable)
+    harness.measure(suite, "JSON encode") { try? JSONEncoder().encode(codable).count }
+    harness.measure(suite, "JSON decode") { _ = try? JSONDecoder().decode(Model.self, from: json); return json.count }
+
+    let handData = try Archive.encode(hand)
+    harness.measure(suite, "Archivist hand-written encode") { try? Archive.encode(hand).count }
+    harness.measure(suite, "Archivist hand-written decode") {
+        _ = try? Archive.decode(Hand.self, from: handData)
+        return handData.count
+    }
+    let codableData = try Archive.encode(codable)
+    harness.measure(suite, "Archivist Codable encode") { try? Archive.encode(codable).count }
+    harness.measure(suite, "Archivist Codable decode") {
+        _ = try? Archive.decode(Model.self, from: codableData)
+        return codableData.count
+    }
+
+    let plist = PropertyListEncoder()
+    plist.outputFormat = .binary
+    let plistData = try plist.encode(codable)
+    harness.measure(suite, "PropertyList(binary) encode") { try? plist.encode(codable).count }
+    harness.measure(suite, "PropertyList(binary) decode") {
+        _ = try? PropertyListDecoder().decode(Model.self, from: plistData)
+        return plistData.count
+    }
+
+    let keyed = try NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true)
+    let keyedSamples = harness.options.quick ? 1 : 3
+    harness.measure(suite, "NSKeyedArchiver encode", samples: keyedSamples) {
+        try? NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true).count
+    }
+    harness.measure(suite, "NSKeyedUnarchiver decode", samples: keyedSamples) {
+        _ = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: objectClasses, from: keyed)
+        return keyed.count
+    }
+    // Sanity: the decoded values are real, so no case measured a failure path.
+    guard (try? Archive.decode(Hand.self, from: handData)) != nil,
+        (try? Archive.decode(Model.self, from: codableData)) != nil
+    else { throw ArchiveError(.invalidValue, "\(suite): round trip failed") }
+    harness.printTable(suite, title: title) { $0.hasSuffix("encode") ? "JSON encode" : "JSON decode" }
+}

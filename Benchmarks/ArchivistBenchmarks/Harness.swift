@@ -1,0 +1,135 @@
+import Foundation
+
+/// One measured case: the median and minimum of its samples, and the bytes it produced.
+struct BenchmarkResult: Codable {
+    var suite: String
+    var name: String
+    var medianNS: Int64
+    var minNS: Int64
+    var bytes: Int?
+    var samples: Int
+}
+
+/// A tiny benchmark harness on `ContinuousClock`: warm-up, N samples, median and minimum,
+/// one table per suite with ratios to a baseline case, and JSON results for comparing runs.
+final class Harness {
+    /// Run options from the command line.
+    struct Options {
+        /// Only suites whose name contains one of these run (all when empty).
+        var suites: [String] = []
+        /// Fewer samples and smaller workloads, to finish in well under a minute.
+        var quick = false
+        /// Where `results.json` is written; `nil` to skip.
+        var outputDirectory: URL? = URL(fileURLWithPath: "docs/benchmarks", isDirectory: true)
+    }
+
+    let options: Options
+    private(set) var results: [BenchmarkResult] = []
+    /// A scratch folder for suites that touch the disk (the embedded default cache location);
+    /// removed when the run ends.
+    let scratch: URL
+
+    init(options: Options) throws {
+        self.options = options
+        scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ArchivistBenchmarks-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: scratch) }
+
+    /// Samples per case: fewer in quick mode.
+    var sampleCount: Int { options.quick ? 3 : 9 }
+
+    /// Whether the suite named `suite` was asked for.
+    func wants(_ suite: String) -> Bool {
+        options.suites.isEmpty || options.suites.contains { suite.localizedCaseInsensitiveContains($0) }
+    }
+
+    /// Runs `body` once to warm up, then `samples` times, and records the median and minimum.
+    ///
+    /// `body` returns the byte count it produced (or `nil`), recorded with the timing.
+    @discardableResult
+    func measure(_ suite: String, _ name: String, samples: Int? = nil, _ body: () throws -> Int?) rethrows -> BenchmarkResult {
+        let count = samples ?? sampleCount
+        let clock = ContinuousClock()
+        var bytes = try body()
+        var times: [Int64] = []
+        for _ in 0..<count {
+            let start = clock.now
+            bytes = try body()
+            let elapsed = clock.now - start
+            times.append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        }
+        times.sort()
+        let result = BenchmarkResult(
+            suite: suite, name: name, medianNS: times[times.count / 2], minNS: times[0], bytes: bytes, samples: count)
+        results.append(result)
+        print("  \(name): \(Self.format(result.medianNS))", terminator: bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
+        return result
+    }
+
+    /// Records a result measured by the suite itself (for timings that need their own setup
+    /// per sample).
+    func record(_ result: BenchmarkResult) {
+        results.append(result)
+        print("  \(result.name): \(Self.format(result.medianNS))")
+    }
+
+    /// Prints the suite's table: median, minimum, bytes, and speed relative to the row that
+    /// `baseline` names for each row (how many times faster than it; above 1 is faster).
+    func printTable(_ suite: String, title: String? = nil, baseline: (String) -> String?) {
+        let rows = results.filter { $0.suite == suite }
+        guard !rows.isEmpty else { return }
+        print("\n\(title ?? suite)")
+        let header = ["case", "median", "min", "bytes", "speed vs baseline"]
+        var table = [header]
+        for row in rows {
+            var ratio = ""
+            if let name = baseline(row.name), let base = rows.first(where: { $0.name == name }), row.medianNS > 0 {
+                ratio = String(format: "%.2f× (%@)", Double(base.medianNS) / Double(row.medianNS), name)
+            }
+            table.append([
+                row.name, Self.format(row.medianNS), Self.format(row.minNS), row.bytes.map(Self.formatBytes) ?? "",
+                ratio,
+            ])
+        }
+        let widths = (0..<header.count).map { column in table.map { $0[column].count }.max() ?? 0 }
+        for (i, line) in table.enumerated() {
+            let cells = line.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }
+            print("| " + cells.joined(separator: " | ") + " |")
+            if i == 0 { print("|" + widths.enumerated().map { $0.offset == 0 ? ":" + String(repeating: "-", count: $0.element + 1) : String(repeating: "-", count: $0.element + 1) + ":" }.joined(separator: "|") + "|") }
+        }
+    }
+
+    /// Writes every result as JSON (suite, case, median ns, min ns, bytes, samples).
+    func writeResults() throws {
+        guard let directory = options.outputDirectory else { return }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let url = directory.appendingPathComponent("results.json")
+        try encoder.encode(results).write(to: url)
+        print("\nwrote \(url.path)")
+    }
+
+    static func format(_ ns: Int64) -> String {
+        switch ns {
+        case ..<10_000: return "\(ns) ns"
+        case ..<10_000_000: return String(format: "%.1f µs", Double(ns) / 1_000)
+        case ..<10_000_000_000: return String(format: "%.2f ms", Double(ns) / 1_000_000)
+        default: return String(format: "%.2f s", Double(ns) / 1_000_000_000)
+        }
+    }
+
+    static func formatBytes(_ bytes: Int) -> String {
+        switch bytes {
+        case ..<10_000: return "\(bytes) B"
+        case ..<10_000_000: return String(format: "%.1f KB", Double(bytes) / 1_000)
+        default: return String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/// A named group of benchmarks; `main.swift` runs every suite the `--suite` filter allows.
+struct BenchmarkSuite: Sendable {
+    var name: String
+    var run: @Sendable (Harness) throws -> Void
+}
+
+/// Every suite, in the order they run. Register new suites here.
+let allSuites: [BenchmarkSuite] = [
+    BenchmarkSuite(name: "archiving", run: runArchivingBenchmarks),
+]

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Entry points of the native archive: turn an ``Archivable`` value (and the object graph it
+/// reaches) into bytes and back.
+///
+/// ```swift
+/// let data = try Archive.encode(user)                  // User and its letters, cycles included
+/// let copy = try Archive.decode(User.self, from: data)
+/// ```
+///
+/// The format is described byte by byte in `docs/ArchiveFormat.md`.
+public enum Archive {
+    /// Encodes `value` and everything it references.
+    ///
+    /// - Parameters:
+    ///   - value: The root value.
+    ///   - options: Limits and `userInfo`.
+    /// - Returns: The archive's bytes.
+    /// - Throws: ``ArchiveError`` with code `limitExceeded` when the graph is deeper, larger
+    ///   or has more objects than ``ArchiveOptions/limits`` allow, or `invalidValue` when an
+    ///   `encode(to:)` mixes keyed and single values.
+    /// - Complexity: O(size of the graph).
+    public static func encode<T: Archivable>(_ value: T, options: ArchiveOptions = ArchiveOptions()) throws -> Data {
+        do {
+            let encoder = ArchiveEncoder(options: options)
+            try encoder.write(value)
+            return try encoder.finish()
+        } catch {
+            throw ArchiveError(wrapping: error)
+        }
+    }
+
+    /// Decodes a value of type `type` from `data`, checking the header, version and checksum
+    /// before anything else.
+    ///
+    /// Only `type`, the types its decoding code names, and ``ArchiveOptions/allowedTypes``
+    /// are ever instantiated.
+    ///
+    /// - Parameters:
+    ///   - type: The root type.
+    ///   - data: Bytes from ``encode(_:options:)``.
+    ///   - options: Limits, allowed subclasses, type renames and `userInfo`.
+    /// - Returns: The decoded value, with shared references shared and cycles restored.
+    /// - Throws: ``ArchiveError``: `badMagic`, `unsupportedVersion`, `truncated`,
+    ///   `checksumMismatch`, `corrupt`, `typeMismatch`, `keyNotFound`, `disallowedType`,
+    ///   `limitExceeded`, ... Any byte string either decodes or throws; none traps.
+    /// - Complexity: O(`data.count`).
+    public static func decode<T: Archivable>(
+        _ type: T.Type, from data: Data, options: ArchiveOptions = ArchiveOptions()
+    ) throws -> T {
+        do {
+            return try decodeUnchecked(type, from: data, options: options)
+        } catch {
+            throw ArchiveError(wrapping: error)
+        }
+    }
+
+    private static func decodeUnchecked<T: Archivable>(
+        _ type: T.Type, from data: Data, options: ArchiveOptions
+    ) throws -> T {
+        try data.withUnsafeBytes { bytes in
+            let decoder = try ArchiveDecoder(bytes: bytes, options: options)
+            defer { decoder.invalidate() }
+            let value = try decoder.read(T.self)
+            let s = decoder.storage
+            guard s.pointee.reader.pos == s.pointee.bodyEnd else {
+                throw ArchiveError(
+                    .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
+                    offset: s.pointee.reader.pos)
+            }
+            try decoder.resolveDeferred()
+            return value
+        }
+    }
+}

@@ -1,0 +1,184 @@
+extension ArchiveDecoder {
+    /// Reads one value at the reader's position: an object (once per archive), or anything
+    /// else through its `init(from:)` in a fresh value frame.
+    func read<T: Archivable>(_ type: T.Type) throws -> T {
+        let s = storage
+        let tag = try s.pointee.reader.peekByte()
+        if tag == ArchiveTag.object || tag == ArchiveTag.reference, T.self is AnyObject.Type {
+            return try readObject(T.self)
+        }
+        let saved = try s.pointee.enterValue(T.self)
+        defer { s.pointee.leaveValue(saved) }
+        let value = try T(from: self)
+        try s.pointee.finishValue()
+        return value
+    }
+
+    /// Reads an object definition or a reference to one.
+    func readObject<T: Archivable>(_ type: T.Type) throws -> T {
+        let s = storage
+        let start = s.pointee.reader.pos
+        let tag = try s.pointee.reader.byte()
+        let id = try s.pointee.reader.index(below: s.pointee.objects.count, "object id")
+        if tag == ArchiveTag.reference {
+            switch s.pointee.objects[id] {
+            case .done(let object):
+                return try cast(object, to: T.self, at: start)
+            case .building:
+                throw ArchiveError(
+                    .unresolvedReference,
+                    "object \(id) refers back to an object still being decoded; decode this field with decodeReference(_:forKey:assign:) (or @BackReference in Codable types)",
+                    typeName: String(describing: T.self), offset: start)
+            case .absent:
+                return try readDefinition(of: id, as: T.self, referencedAt: start)
+            }
+        }
+        guard s.pointee.objectOffsets[id] == start else {
+            throw ArchiveError(.corrupt, "object \(id) defined at \(start) but the table says \(s.pointee.objectOffsets[id])", offset: start)
+        }
+        switch s.pointee.objects[id] {
+        case .done(let object):
+            // Already decoded out of order through a forward reference: skip the definition.
+            try s.pointee.reader.skipValue()
+            return try cast(object, to: T.self, at: start)
+        case .building:
+            throw ArchiveError(.corrupt, "object \(id) is defined inside itself", offset: start)
+        case .absent:
+            break
+        }
+        guard T.self is AnyObject.Type else {
+            throw ArchiveError(
+                .typeMismatch, "expected a \(T.self) value, found an object", typeName: String(describing: T.self),
+                offset: start)
+        }
+        let concrete = try concreteType(T.self)
+        s.pointee.objects[id] = .building
+        let saved = try s.pointee.enterValue(concrete)
+        defer { s.pointee.leaveValue(saved) }
+        do {
+            let value = try concrete.init(from: self)
+            try s.pointee.finishValue()
+            s.pointee.objects[id] = .done(value as AnyObject)
+            return value
+        } catch {
+            s.pointee.objects[id] = .absent
+            throw error
+        }
+    }
+
+    /// Decodes object `id` where it is defined, later in the archive, then comes back.
+    func readDefinition<T: Archivable>(of id: Int, as type: T.Type, referencedAt start: Int) throws -> T {
+        let s = storage
+        let offset = s.pointee.objectOffsets[id]
+        guard offset >= 0 else {
+            throw ArchiveError(
+                .valueNotFound, "conditional reference to object \(id), which was never archived",
+                typeName: String(describing: T.self), offset: start)
+        }
+        let resume = s.pointee.reader.pos
+        let savedEnd = s.pointee.reader.end
+        s.pointee.reader.pos = offset
+        s.pointee.reader.end = s.pointee.bodyEnd
+        defer {
+            s.pointee.reader.pos = resume
+            s.pointee.reader.end = savedEnd
+        }
+        guard try s.pointee.reader.peekByte() == ArchiveTag.object else {
+            throw ArchiveError(.corrupt, "object table points at a value that is not an object", offset: offset)
+        }
+        return try readObject(T.self)
+    }
+
+    /// The type to instantiate for the object whose value starts at the reader: `T` itself,
+    /// or an allowed subclass the archive names.
+    private func concreteType<T: Archivable>(_ type: T.Type) throws -> T.Type {
+        let s = storage
+        var probe = s.pointee.reader
+        guard try probe.byte() == ArchiveTag.record else { return T.self }
+        _ = try probe.fixed(UInt32.self)
+        let reference = try probe.index(below: s.pointee.types.count + 1, "type reference")
+        if reference == 0 || s.pointee.typeMatches(T.self, reference: reference) { return T.self }
+        let name = s.pointee.types[reference - 1].name
+        guard let allowed = s.pointee.allowed[name] else {
+            throw ArchiveError(
+                .disallowedType,
+                "archive holds \(name) where \(T.archiveTypeName) was expected; list \(name) in ArchiveOptions.allowedTypes to allow it",
+                typeName: name, offset: s.pointee.reader.pos)
+        }
+        guard let subtype = allowed as? T.Type else {
+            throw ArchiveError(
+                .typeMismatch, "\(name) is allowed but is not a \(T.archiveTypeName)", typeName: name,
+                offset: s.pointee.reader.pos)
+        }
+        return subtype
+    }
+
+    func cast<T>(_ object: AnyObject, to type: T.Type, at offset: Int) throws -> T {
+        guard let typed = object as? T else {
+            throw ArchiveError(
+                .typeMismatch, "reference to a \(Swift.type(of: object)) where \(T.self) was expected",
+                typeName: String(describing: Swift.type(of: object)), offset: offset)
+        }
+        return typed
+    }
+
+    /// Reads a reference that may be deferred until its object is complete.
+    func readReference<T: AnyObject & Archivable>(_ type: T.Type, assign: @escaping (T?) -> Void) throws {
+        let s = storage
+        let start = s.pointee.reader.pos
+        let tag = try s.pointee.reader.peekByte()
+        if tag == ArchiveTag.null {
+            s.pointee.reader.pos += 1
+            return assign(nil)
+        }
+        if tag == ArchiveTag.reference {
+            var probe = s.pointee.reader
+            probe.pos += 1
+            let id = try probe.index(below: s.pointee.objects.count, "object id")
+            let defined = s.pointee.objectOffsets[id] >= 0
+            switch s.pointee.objects[id] {
+            case .done:
+                break
+            case .absent where !defined:
+                s.pointee.reader.pos = probe.pos
+                return assign(nil)
+            case .building, .absent:
+                // Still being built, or defined later in the archive: hand it over at the end,
+                // when decoding it can't run into an object that is half-built.
+                s.pointee.reader.pos = probe.pos
+                s.pointee.deferred.append { [unowned self] in
+                    switch self.storage.pointee.objects[id] {
+                    case .done(let object):
+                        assign(try self.cast(object, to: T.self, at: start))
+                    case .absent where defined:
+                        self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
+                        assign(try self.readDefinition(of: id, as: T.self, referencedAt: start))
+                    case .absent, .building:
+                        assign(nil)
+                    }
+                }
+                return
+            }
+        }
+        assign(try read(T.self))
+    }
+
+    /// Runs the deferred reference assignments once every object is complete. An object
+    /// defined only in a field nobody read is decoded here, from its definition.
+    func resolveDeferred() throws {
+        var index = 0
+        while index < storage.pointee.deferred.count {
+            try storage.pointee.deferred[index]()
+            index += 1
+        }
+        storage.pointee.deferred.removeAll()
+    }
+
+    /// Makes any later use of this decoder throw instead of touching released memory.
+    func invalidate() {
+        let s = storage
+        s.pointee.reader = ByteReader(base: s.pointee.reader.base, start: 0, end: 0)
+        s.pointee.frame = DecoderStorage.Frame()
+        s.pointee.deferred.removeAll()
+    }
+}

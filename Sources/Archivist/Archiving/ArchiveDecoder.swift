@@ -1,0 +1,233 @@
+/// Reads values back from a native archive; handed to ``Archivable/init(from:)``.
+///
+/// Read each field by key, like `NSCoder.decodeObject(of:forKey:)`. Keys the archive has but
+/// the type no longer reads are ignored; a key the archive lacks throws for ``decode(_:forKey:)``
+/// and gives `nil` for ``decodeIfPresent(_:forKey:)``, so fields can be added and removed.
+///
+/// ```swift
+/// init(from archive: ArchiveDecoder) throws {
+///     name = try archive.decode(String.self, forKey: "name")
+///     nickname = try archive.decodeIfPresent(String.self, forKey: "nickname")
+///     if archive.version < 2 {                       // migrate archives of version 0 and 1
+///         tags = []
+///     } else {
+///         tags = try archive.decode([String].self, forKey: "tags")
+///     }
+/// }
+/// ```
+///
+/// A decoder is created by ``Archive/decode(_:from:options:)`` for one archive and is valid
+/// only during that call: don't keep it, and don't use it from another thread.
+public final class ArchiveDecoder {
+    let storage: UnsafeMutablePointer<DecoderStorage>
+
+    /// The `userInfo` of the ``ArchiveOptions`` this archive is read with.
+    public let userInfo: [String: any Sendable]
+
+    init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
+        userInfo = options.userInfo
+        let state = try DecoderStorage(bytes: bytes, options: options)
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: state)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// The schema version the archive recorded for the value being decoded
+    /// (``Archivable/archiveVersion`` when it was written), or 0 for values without a type.
+    ///
+    /// Use it to migrate: read old fields when the version is older than the current one.
+    public var version: Int {
+        guard (try? storage.pointee.openRecord()) != nil else { return 0 }
+        let reference = storage.pointee.frame.typeReference
+        return reference == 0 ? 0 : storage.pointee.types[reference - 1].version
+    }
+
+    /// The type name the archive recorded for the value being decoded, if any (after the
+    /// renames in ``ArchiveOptions/renamedTypes``).
+    public var typeName: String? {
+        guard (try? storage.pointee.openRecord()) != nil else { return nil }
+        let reference = storage.pointee.frame.typeReference
+        return reference == 0 ? nil : storage.pointee.types[reference - 1].name
+    }
+
+    /// The keys present in the value being decoded, in archive order.
+    ///
+    /// - Throws: ``ArchiveError`` if the value is not a keyed record or is corrupt.
+    /// - Complexity: O(number of fields).
+    public func allKeys() throws -> [String] { try storage.pointee.allKeys() }
+
+    /// Whether the value being decoded has a field for `key` (even one holding `nil`).
+    ///
+    /// - Throws: ``ArchiveError`` if the value is not a keyed record or is corrupt.
+    public func contains(_ key: String) throws -> Bool { try storage.pointee.seek(key) }
+
+    /// Decodes the value stored under `key`.
+    ///
+    /// - Throws: ``ArchiveError`` with code ``ArchiveError/Code/keyNotFound`` when the key is
+    ///   missing, ``ArchiveError/Code/valueNotFound`` when it holds `nil`, `typeMismatch` when
+    ///   it holds another kind of value, `unresolvedReference` when it refers to an object
+    ///   still being decoded (use ``decodeReference(_:forKey:assign:)`` there).
+    /// - Complexity: O(size of the value); O(fields) more when fields are read out of order.
+    public func decode<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T {
+        guard try storage.pointee.seek(key) else { throw keyNotFound(key) }
+        do {
+            let value = try read(T.self)
+            storage.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// Decodes the value stored under `key`, or `nil` when the key is missing or holds `nil`.
+    ///
+    /// - Throws: ``ArchiveError`` as ``decode(_:forKey:)-(T.Type,_)`` for a present value.
+    public func decodeIfPresent<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T? {
+        guard try storage.pointee.seek(key) else { return nil }
+        if try storage.pointee.reader.peekByte() == ArchiveTag.null {
+            storage.pointee.reader.pos += 1
+            storage.pointee.fieldDone()
+            return nil
+        }
+        do {
+            let value = try read(T.self)
+            storage.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// Decodes a reference that may point back at an object still being decoded (a
+    /// back-reference or the edge that closes a cycle) and hands it to `assign` once the
+    /// object is fully initialized.
+    ///
+    /// Call it after every stored property is initialized, so `assign` can capture `self`:
+    ///
+    /// ```swift
+    /// init(from archive: ArchiveDecoder) throws {
+    ///     content = try archive.decode(String.self, forKey: "content")
+    ///     try archive.decodeReference(User.self, forKey: "user") { [unowned self] in self.user = $0 }
+    /// }
+    /// ```
+    ///
+    /// `assign` runs exactly once: at once when the object is ready (or the key is missing or
+    /// the reference was conditional and its object was never archived, with `nil`), otherwise
+    /// when the whole graph has been decoded, before ``Archive/decode(_:from:options:)`` returns.
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` when the reference is to an object
+    ///   of another type, `corrupt` for an id out of range.
+    public func decodeReference<T: AnyObject & Archivable>(
+        _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
+    ) throws {
+        guard try storage.pointee.seek(key) else { return assign(nil) }
+        do {
+            try readReference(T.self, assign: assign)
+            storage.pointee.fieldDone()
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// Decodes the single value this `init(from:)` stands for (see
+    /// ``ArchiveEncoder/encodeSingleValue(_:)``).
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` or `invalidValue` (keyed access
+    ///   already happened).
+    public func decodeSingleValue<T: Archivable>(_ type: T.Type) throws -> T {
+        try storage.pointee.beginSingleValue()
+        return try read(T.self)
+    }
+
+    /// Whether this value's single value is `nil` (or a conditional reference to an object
+    /// that was never archived); consumes it if so.
+    ///
+    /// - Throws: ``ArchiveError`` if the input ends here.
+    public func decodeNil() throws -> Bool {
+        let s = storage
+        guard s.pointee.frame.mode == .pending else { return false }
+        s.pointee.reader.pos = s.pointee.frame.start
+        let tag = try s.pointee.reader.peekByte()
+        if tag == ArchiveTag.null {
+            try s.pointee.beginSingleValue()
+            s.pointee.reader.pos += 1
+            return true
+        }
+        if tag == ArchiveTag.reference {
+            var probe = s.pointee.reader
+            probe.pos += 1
+            let id = try probe.index(below: s.pointee.objects.count, "object id")
+            if case .absent = s.pointee.objects[id], s.pointee.objectOffsets[id] < 0 {
+                try s.pointee.beginSingleValue()
+                s.pointee.reader.pos = probe.pos
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Decodes this value's array elements (used by the collection conformances).
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` when the value is not an array,
+    ///   `limitExceeded(.elementCount)` when it is too long, or any element's error.
+    /// - Complexity: O(total size of the elements).
+    public func decodeElements<E: Archivable>(_ type: E.Type) throws -> [E] {
+        try storage.pointee.beginSingleValue()
+        let (count, end, outerEnd) = try storage.pointee.openContainer(
+            ArchiveTag.array, "an array", minimumElementSize: 1)
+        var result: [E] = []
+        result.reserveCapacity(count)
+        for i in 0..<count {
+            do {
+                result.append(try read(E.self))
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: "[\(i)]")
+            }
+        }
+        try storage.pointee.closeContainer(end: end, outerEnd: outerEnd, "an array")
+        return result
+    }
+
+    /// Decodes this value's dictionary pairs (used by `Dictionary`'s conformance).
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` when the value is not a
+    ///   dictionary, `corrupt` for a duplicate key, or any key's or value's error.
+    /// - Complexity: O(total size of the pairs).
+    public func decodeDictionary<K: Archivable & Hashable, V: Archivable>(
+        _ keyType: K.Type, _ valueType: V.Type
+    ) throws -> [K: V] {
+        try storage.pointee.beginSingleValue()
+        let (count, end, outerEnd) = try storage.pointee.openContainer(
+            ArchiveTag.dictionary, "a dictionary", minimumElementSize: 2)
+        var result: [K: V] = [:]
+        result.reserveCapacity(count)
+        for i in 0..<count {
+            let key: K
+            do {
+                key = try read(K.self)
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: "[key \(i)]")
+            }
+            do {
+                let value = try read(V.self)
+                if result.updateValue(value, forKey: key) != nil {
+                    throw ArchiveError(.corrupt, "duplicate dictionary key", offset: storage.pointee.reader.pos)
+                }
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: "[\(key)]")
+            }
+        }
+        try storage.pointee.closeContainer(end: end, outerEnd: outerEnd, "a dictionary")
+        return result
+    }
+
+    func keyNotFound(_ key: String) -> ArchiveError {
+        ArchiveError(
+            .keyNotFound, "no value for key \"\(key)\"", codingPath: [key],
+            typeName: typeName, offset: storage.pointee.frame.start)
+    }
+}

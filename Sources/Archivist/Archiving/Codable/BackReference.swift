@@ -1,0 +1,60 @@
+/// A weak reference to an ``Archivable`` object, for Codable models: the back-reference
+/// (a letter's `user`) that would otherwise make a cycle Codable cannot decode.
+///
+/// It is written as a conditional reference (the object itself is archived where it is
+/// owned, such as in the user's `letters`) and assigned once the object is fully decoded.
+///
+/// ```swift
+/// final class Letter: Codable, Archivable {
+///     var content: String
+///     @BackReference var user: User?
+/// }
+/// ```
+///
+/// Encoded by another `Encoder` (JSON, property lists), the reference is written as `nil`:
+/// those formats have no object identity.
+@propertyWrapper
+public struct BackReference<Object: AnyObject & Archivable>: Codable {
+    /// Shared storage, so the decoder can fill in the object after the model is built.
+    private final class Box {
+        weak var object: Object?
+        init(_ object: Object?) { self.object = object }
+    }
+
+    private let box: Box
+
+    /// The referenced object, or `nil` once it is released.
+    public var wrappedValue: Object? {
+        get { box.object }
+        nonmutating set { box.object = newValue }
+    }
+
+    /// Creates a reference to `wrappedValue`.
+    public init(wrappedValue: Object?) { box = Box(wrappedValue) }
+
+    /// Writes a conditional reference to the object (or `nil`).
+    ///
+    /// - Throws: ``ArchiveError`` with code `limitExceeded(.objectCount)`.
+    public func encode(to encoder: any Encoder) throws {
+        if let codable = encoder as? CodableArchiveEncoder, let object = box.object {
+            try CodableWriter(archive: codable.archive, target: codable.target).beginSingle()
+            try codable.archive.storage.pointee.writeConditionalReference(object)
+        } else {
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+
+    /// Reads the reference; the object is assigned when the whole graph is decoded.
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` for a reference to another type.
+    public init(from decoder: any Decoder) throws {
+        let box = Box(nil)
+        self.box = box
+        guard let codable = decoder as? CodableArchiveDecoder else { return }
+        let archive = codable.archive
+        if try archive.decodeNil() { return }
+        try archive.storage.pointee.beginSingleValue()
+        try archive.readReference(Object.self) { box.object = $0 }
+    }
+}

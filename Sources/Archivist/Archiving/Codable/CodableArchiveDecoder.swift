@@ -1,0 +1,449 @@
+import Foundation
+
+/// The `Decoder` that runs a `Codable` type's `init(from:)` over the native format.
+struct CodableArchiveDecoder: Decoder {
+    let archive: ArchiveDecoder
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try archive.storage.pointee.openRecord()
+        return KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try archive.storage.pointee.beginSingleValue()
+        return try UnkeyedReader(archive: archive)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueReader(archive: archive)
+    }
+}
+
+/// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
+/// and their methods are non-mutating).
+final class NestedRecord {
+    let start: Int
+    let fieldsStart: Int
+    let end: Int
+    var cursor: Int
+
+    init(start: Int, fieldsStart: Int, end: Int) {
+        self.start = start
+        self.fieldsStart = fieldsStart
+        self.end = end
+        cursor = fieldsStart
+    }
+}
+
+extension ArchiveDecoder {
+    /// Decodes a Codable value: through its `Archivable` conformance when it has one,
+    /// otherwise as an anonymous value of its own.
+    func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
+        if let archivable = T.self as? any Archivable.Type {
+            return try readOpened(archivable, as: T.self)
+        }
+        let s = storage
+        let saved = try s.pointee.enterValue(nil)
+        defer { s.pointee.leaveValue(saved) }
+        let value = try T(from: CodableArchiveDecoder(archive: self))
+        try s.pointee.finishValue()
+        return value
+    }
+
+    private func readOpened<A: Archivable, T>(_ type: A.Type, as: T.Type) throws -> T {
+        guard let value = try read(A.self) as? T else {
+            throw ArchiveError(.typeMismatch, "\(A.self) is not \(T.self)")
+        }
+        return value
+    }
+
+    /// Reads a nested record's header at the reader and returns its bounds.
+    func nestedRecord() throws -> NestedRecord {
+        let s = storage
+        let start = s.pointee.reader.pos
+        let tag = try s.pointee.reader.byte()
+        guard tag == ArchiveTag.record else { throw s.pointee.mismatch(expected: "a keyed container", found: tag, at: start) }
+        let length = Int(try s.pointee.reader.fixed(UInt32.self))
+        guard length <= s.pointee.reader.remaining else { throw s.pointee.reader.truncated("a keyed container") }
+        let end = s.pointee.reader.pos + length
+        let saved = s.pointee.reader.end
+        s.pointee.reader.end = end
+        defer { s.pointee.reader.end = saved }
+        _ = try s.pointee.reader.index(below: s.pointee.types.count + 1, "type reference")
+        let record = NestedRecord(start: start, fieldsStart: s.pointee.reader.pos, end: end)
+        s.pointee.reader.pos = end
+        return record
+    }
+
+    /// Runs `body` with a nested record standing in for the current frame.
+    func within<R>(_ record: NestedRecord, _ body: () throws -> R) throws -> R {
+        let s = storage
+        let savedFrame = s.pointee.frame
+        let savedEnd = s.pointee.reader.end
+        var frame = DecoderStorage.Frame()
+        frame.mode = .keyed
+        frame.start = record.start
+        frame.fieldsStart = record.fieldsStart
+        frame.end = record.end
+        frame.cursor = record.cursor
+        frame.outerEnd = savedEnd
+        s.pointee.frame = frame
+        s.pointee.reader.end = record.end
+        defer {
+            record.cursor = s.pointee.frame.cursor
+            s.pointee.frame = savedFrame
+            s.pointee.reader.end = savedEnd
+        }
+        return try body()
+    }
+}
+
+struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let archive: ArchiveDecoder
+    let record: NestedRecord?
+    var codingPath: [any CodingKey] { [] }
+
+    @inline(__always)
+    private func scoped<R>(_ body: () throws -> R) throws -> R {
+        guard let record else { return try body() }
+        return try archive.within(record, body)
+    }
+
+    var allKeys: [Key] {
+        ((try? scoped { try archive.allKeys() }) ?? []).compactMap { Key(stringValue: $0) }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        (try? scoped { try archive.contains(key.stringValue) }) ?? false
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
+            s.pointee.reader.pos += 1
+            s.pointee.fieldDone()
+            return true
+        }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try scoped { try archive.decodePrimitive(Bool.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try scoped { try archive.decodePrimitive(String.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try scoped { try archive.decodePrimitive(Double.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try scoped { try archive.decodePrimitive(Float.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try scoped { try archive.decodePrimitive(Int.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try scoped { try archive.decodePrimitive(Int8.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try scoped { try archive.decodePrimitive(Int16.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try scoped { try archive.decodePrimitive(Int32.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try scoped { try archive.decodePrimitive(Int64.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try scoped { try archive.decodePrimitive(UInt.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try scoped { try archive.decodePrimitive(UInt8.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try scoped { try archive.decodePrimitive(UInt16.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try scoped { try archive.decodePrimitive(UInt32.self, forKey: key.stringValue) }
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try scoped { try archive.decodePrimitive(UInt64.self, forKey: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try scoped { try archive.decodePrimitiveIfPresent(Bool.self, forKey: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try scoped { try archive.decodePrimitiveIfPresent(String.self, forKey: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try scoped { try archive.decodePrimitiveIfPresent(Double.self, forKey: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try scoped { try archive.decodePrimitiveIfPresent(Int.self, forKey: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try scoped { try archive.decodePrimitiveIfPresent(Int64.self, forKey: key.stringValue) }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            do {
+                let value = try archive.readDecodable(T.self)
+                s.pointee.fieldDone()
+                return value
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: key.stringValue)
+            }
+        }
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key.stringValue) else { return nil }
+            if try s.pointee.reader.peekByte() == ArchiveTag.null {
+                s.pointee.reader.pos += 1
+                s.pointee.fieldDone()
+                return nil
+            }
+            do {
+                let value = try archive.readDecodable(T.self)
+                s.pointee.fieldDone()
+                return value
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: key.stringValue)
+            }
+        }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            let nested = try archive.nestedRecord()
+            s.pointee.fieldDone()
+            return KeyedDecodingContainer(KeyedReader<NestedKey>(archive: archive, record: nested))
+        }
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            let reader = try UnkeyedReader(archive: archive)
+            s.pointee.fieldDone()
+            return reader
+        }
+    }
+
+    func superDecoder() throws -> any Decoder { try superDecoder(key: "super") }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { try superDecoder(key: key.stringValue) }
+
+    private func superDecoder(key: String) throws -> any Decoder {
+        try scoped {
+            let s = archive.storage
+            guard try s.pointee.seek(key) else { throw archive.keyNotFound(key) }
+            let start = s.pointee.reader.pos
+            try s.pointee.reader.skipValue()
+            s.pointee.fieldDone()
+            return SlotDecoder(archive: archive, start: start, end: s.pointee.reader.pos)
+        }
+    }
+}
+
+/// Reads an array's elements one by one; positions live here because Codable's unkeyed
+/// container is a mutating value.
+struct UnkeyedReader: UnkeyedDecodingContainer {
+    let archive: ArchiveDecoder
+    let count: Int?
+    let end: Int
+    var position: Int
+    var currentIndex = 0
+    var codingPath: [any CodingKey] { [] }
+    var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+
+    /// Opens the array at the reader and moves the reader past it.
+    init(archive: ArchiveDecoder) throws {
+        self.archive = archive
+        let s = archive.storage
+        let (count, end, outerEnd) = try s.pointee.openContainer(ArchiveTag.array, "an array", minimumElementSize: 1)
+        self.count = count
+        self.end = end
+        position = s.pointee.reader.pos
+        s.pointee.reader.pos = end
+        s.pointee.reader.end = outerEnd
+    }
+
+    private mutating func element<R>(_ body: (UnsafeMutablePointer<DecoderStorage>) throws -> R) throws -> R {
+        guard !isAtEnd else {
+            throw ArchiveError(.valueNotFound, "unkeyed container is at its end (\(count ?? 0) elements)")
+        }
+        let s = archive.storage
+        let savedPos = s.pointee.reader.pos
+        let savedEnd = s.pointee.reader.end
+        s.pointee.reader.pos = position
+        s.pointee.reader.end = end
+        defer {
+            s.pointee.reader.pos = savedPos
+            s.pointee.reader.end = savedEnd
+        }
+        do {
+            let value = try body(s)
+            position = s.pointee.reader.pos
+            currentIndex += 1
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: "[\(currentIndex)]")
+        }
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { return false }
+        let s = archive.storage
+        guard position < end, s.pointee.reader.base.load(fromByteOffset: position, as: UInt8.self) == ArchiveTag.null else {
+            return false
+        }
+        position += 1
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try element { try Bool.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: String.Type) throws -> String { try element { try String.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try element { try Double.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try element { try Float.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try element { try Int.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try element { try Int8.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try element { try Int16.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try element { try Int32.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try element { try Int64.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try element { try UInt.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try element { try UInt8.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try element { try UInt16.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try element { try UInt32.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try element { try UInt64.read(from: &$0.pointee.reader) } }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let archive = self.archive
+        return try element { _ in try archive.readDecodable(T.self) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let archive = self.archive
+        let record = try element { _ in try archive.nestedRecord() }
+        return KeyedDecodingContainer(KeyedReader<NestedKey>(archive: archive, record: record))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let archive = self.archive
+        return try element { _ in try UnkeyedReader(archive: archive) }
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let archive = self.archive
+        return try element { s in
+            let start = s.pointee.reader.pos
+            try s.pointee.reader.skipValue()
+            return SlotDecoder(archive: archive, start: start, end: s.pointee.reader.pos)
+        }
+    }
+}
+
+struct SingleValueReader: SingleValueDecodingContainer {
+    let archive: ArchiveDecoder
+    var codingPath: [any CodingKey] { [] }
+
+    func decodeNil() -> Bool { (try? archive.decodeNil()) ?? false }
+    func decode(_ type: Bool.Type) throws -> Bool { try archive.decodePrimitive(Bool.self) }
+    func decode(_ type: String.Type) throws -> String { try archive.decodePrimitive(String.self) }
+    func decode(_ type: Double.Type) throws -> Double { try archive.decodePrimitive(Double.self) }
+    func decode(_ type: Float.Type) throws -> Float { try archive.decodePrimitive(Float.self) }
+    func decode(_ type: Int.Type) throws -> Int { try archive.decodePrimitive(Int.self) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try archive.decodePrimitive(Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try archive.decodePrimitive(Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try archive.decodePrimitive(Int32.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try archive.decodePrimitive(Int64.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try archive.decodePrimitive(UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try archive.decodePrimitive(UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try archive.decodePrimitive(UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try archive.decodePrimitive(UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try archive.decodePrimitive(UInt64.self) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try archive.storage.pointee.beginSingleValue()
+        return try archive.readDecodable(T.self)
+    }
+}
+
+/// The decoder `superDecoder()` returns: it decodes the value stored at one position.
+struct SlotDecoder: Decoder {
+    let archive: ArchiveDecoder
+    let start: Int
+    let end: Int
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    private func at<R>(_ body: () throws -> R) throws -> R {
+        let s = archive.storage
+        let saved = s.pointee.reader.pos
+        s.pointee.reader.pos = start
+        defer { s.pointee.reader.pos = saved }
+        return try body()
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try at { KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: try archive.nestedRecord())) }
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try at { try UnkeyedReader(archive: archive) }
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SlotValueReader(archive: archive, start: start)
+    }
+}
+
+/// The single-value container of a `superDecoder` slot: reads the value stored there.
+struct SlotValueReader: SingleValueDecodingContainer {
+    let archive: ArchiveDecoder
+    let start: Int
+    var codingPath: [any CodingKey] { [] }
+
+    private func at<R>(_ body: () throws -> R) throws -> R {
+        let s = archive.storage
+        let saved = s.pointee.reader.pos
+        s.pointee.reader.pos = start
+        defer { s.pointee.reader.pos = saved }
+        return try body()
+    }
+
+    func decodeNil() -> Bool {
+        archive.storage.pointee.reader.base.load(fromByteOffset: start, as: UInt8.self) == ArchiveTag.null
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try at { try Bool.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: String.Type) throws -> String { try at { try String.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Double.Type) throws -> Double { try at { try Double.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Float.Type) throws -> Float { try at { try Float.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Int.Type) throws -> Int { try at { try Int.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Int8.Type) throws -> Int8 { try at { try Int8.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Int16.Type) throws -> Int16 { try at { try Int16.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Int32.Type) throws -> Int32 { try at { try Int32.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: Int64.Type) throws -> Int64 { try at { try Int64.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: UInt.Type) throws -> UInt { try at { try UInt.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try at { try UInt8.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try at { try UInt16.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try at { try UInt32.read(from: &archive.storage.pointee.reader) } }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try at { try UInt64.read(from: &archive.storage.pointee.reader) } }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try at { try archive.readDecodable(T.self) } }
+}

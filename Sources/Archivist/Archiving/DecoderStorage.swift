@@ -1,0 +1,293 @@
+/// The decoder's mutable state, kept behind a pointer owned by ``ArchiveDecoder``.
+struct DecoderStorage {
+    enum Mode { case pending, keyed, single }
+
+    /// The value being decoded. Saved while a nested value is decoded.
+    struct Frame {
+        var mode: Mode = .single
+        /// Where the value starts (its tag).
+        var start = 0
+        /// For a keyed record: where its fields start, where it ends and where the next
+        /// field is expected.
+        var fieldsStart = 0
+        var end = 0
+        var cursor = 0
+        /// 1 + type table index, or 0 for an anonymous record.
+        var typeReference = 0
+        var expected: (any Archivable.Type)?
+        /// The reader's bound outside this value, restored when it is left.
+        var outerEnd = 0
+    }
+
+    enum Slot {
+        case absent
+        case building
+        case done(AnyObject)
+    }
+
+    struct TypeEntry {
+        var name: String
+        var version: Int
+        /// The Swift type last found to match this entry, so the name compare runs once.
+        var matched: ObjectIdentifier?
+    }
+
+    var reader: ByteReader
+    var frame = Frame()
+    var depth = 0
+    let limits: ArchiveLimits
+    let bodyEnd: Int
+    var keys: [String] = []
+    var types: [TypeEntry] = []
+    var objectOffsets: [Int] = []
+    var objects: [Slot] = []
+    /// Reference assignments to run once the whole graph is decoded.
+    var deferred: [() throws -> Void] = []
+    let allowed: [String: any Archivable.Type]
+
+    /// Checks the header and checksum and reads the tables; the reader is left at the root.
+    init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
+        limits = options.limits
+        var allowed: [String: any Archivable.Type] = [:]
+        for type in options.allowedTypes {
+            allowed[type.archiveTypeName] = type
+            for name in type.formerArchiveTypeNames { allowed[name] = type }
+        }
+        self.allowed = allowed
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count >= ArchiveFormat.headerSize else {
+            if count >= 4, let base = bytes.baseAddress, !Self.hasMagic(base) {
+                throw ArchiveError(.badMagic, "not a native archive (magic bytes differ)", offset: 0)
+            }
+            throw ArchiveError(.truncated, "\(count) bytes is shorter than the archive header", offset: count)
+        }
+        guard Self.hasMagic(base) else {
+            throw ArchiveError(.badMagic, "not a native archive (magic bytes differ)", offset: 0)
+        }
+        guard count <= limits.maxTotalBytes else {
+            throw ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(limits.maxTotalBytes)")
+        }
+        var header = ByteReader(base: base, start: 4, end: ArchiveFormat.headerSize)
+        let version = try header.fixed(UInt16.self)
+        let flags = try header.fixed(UInt16.self)
+        guard version == ArchiveFormat.version, flags == 0 else {
+            throw ArchiveError(
+                .unsupportedVersion, "format version \(version) flags \(flags); this reader knows version 1",
+                offset: 4)
+        }
+        let total = try header.fixed(UInt64.self)
+        let tablesOffset = try header.fixed(UInt64.self)
+        let storedSum = try header.fixed(UInt32.self)
+        guard total <= UInt64(count) else {
+            throw ArchiveError(.truncated, "archive claims \(total) bytes, \(count) present", offset: count)
+        }
+        guard total == UInt64(count) else {
+            throw ArchiveError(.corrupt, "\(UInt64(count) - total) bytes after the archive's end", offset: Int(total))
+        }
+        guard tablesOffset >= UInt64(ArchiveFormat.headerSize), tablesOffset <= total else {
+            throw ArchiveError(.corrupt, "tables offset \(tablesOffset) outside the archive", offset: 16)
+        }
+        let sum = CRC32C.checksum(
+            UnsafeRawBufferPointer(start: base + ArchiveFormat.headerSize, count: count - ArchiveFormat.headerSize))
+        guard sum == storedSum else {
+            throw ArchiveError(.checksumMismatch, "CRC32C \(sum) but the header says \(storedSum)", offset: 24)
+        }
+        bodyEnd = Int(tablesOffset)
+        var tables = ByteReader(base: base, start: bodyEnd, end: count)
+        let typeCount = try tables.index(below: tables.remaining + 1, "type count")
+        types.reserveCapacity(typeCount)
+        for _ in 0..<typeCount {
+            var name = try tables.string()
+            let version = Int(truncatingIfNeeded: Int64(bitPattern: try tables.varint()))
+            if let renamed = options.renamedTypes[name] { name = renamed }
+            types.append(TypeEntry(name: name, version: version, matched: nil))
+        }
+        let keyCount = try tables.index(below: tables.remaining + 1, "key count")
+        keys.reserveCapacity(keyCount)
+        for _ in 0..<keyCount { keys.append(try tables.string()) }
+        let objectCount = try tables.index(below: tables.remaining + 1, "object count")
+        guard objectCount <= limits.maxObjectCount else {
+            throw ArchiveError(.limitExceeded(.objectCount), "\(objectCount) objects, limit \(limits.maxObjectCount)")
+        }
+        objectOffsets.reserveCapacity(objectCount)
+        for _ in 0..<objectCount {
+            let stored = try tables.index(below: bodyEnd + 1, "object offset")
+            guard stored == 0 || stored - 1 >= ArchiveFormat.headerSize else {
+                throw ArchiveError(.corrupt, "object offset \(stored - 1) inside the header", offset: tables.pos)
+            }
+            objectOffsets.append(stored - 1)
+        }
+        guard tables.pos == count else {
+            throw ArchiveError(.corrupt, "\(count - tables.pos) unread bytes after the tables", offset: tables.pos)
+        }
+        objects = Array(repeating: .absent, count: objectCount)
+        reader = ByteReader(base: base, start: ArchiveFormat.headerSize, end: bodyEnd)
+    }
+
+    private static func hasMagic(_ base: UnsafeRawPointer) -> Bool {
+        base.load(fromByteOffset: 0, as: UInt8.self) == ArchiveFormat.magic.0
+            && base.load(fromByteOffset: 1, as: UInt8.self) == ArchiveFormat.magic.1
+            && base.load(fromByteOffset: 2, as: UInt8.self) == ArchiveFormat.magic.2
+            && base.load(fromByteOffset: 3, as: UInt8.self) == ArchiveFormat.magic.3
+    }
+
+    // MARK: Frames
+
+    mutating func enterValue(_ expected: (any Archivable.Type)?) throws -> Frame {
+        depth += 1
+        if _slowPath(depth > limits.maxDepth) {
+            depth -= 1
+            throw ArchiveError(
+                .limitExceeded(.depth), "nesting deeper than \(limits.maxDepth) while decoding",
+                offset: reader.pos)
+        }
+        let saved = frame
+        frame = Frame(mode: .pending, start: reader.pos, expected: expected, outerEnd: reader.end)
+        return saved
+    }
+
+    /// Moves past whatever of the value `init(from:)` left unread.
+    mutating func finishValue() throws {
+        switch frame.mode {
+        case .pending:
+            reader.pos = frame.start
+            try reader.skipValue()
+        case .keyed:
+            reader.pos = frame.end
+        case .single:
+            break
+        }
+    }
+
+    /// Restores the enclosing frame (also after an error, so a `try?` in `init(from:)` leaves
+    /// the decoder usable).
+    mutating func leaveValue(_ saved: Frame) {
+        reader.end = frame.outerEnd
+        frame = saved
+        depth -= 1
+    }
+
+    /// Opens the pending value as a keyed record, checking its type against the expected one.
+    mutating func openRecord() throws {
+        guard frame.mode == .pending else {
+            if frame.mode == .keyed { return }
+            throw ArchiveError(.invalidValue, "keyed access after a single value was read", offset: reader.pos)
+        }
+        reader.pos = frame.start
+        let tag = try reader.byte()
+        guard tag == ArchiveTag.record else {
+            throw mismatch(expected: "a keyed record", found: tag, at: frame.start)
+        }
+        let length = Int(try reader.fixed(UInt32.self))
+        guard length <= reader.remaining else { throw reader.truncated("a keyed record") }
+        let end = reader.pos + length
+        reader.end = end
+        frame.end = end
+        frame.mode = .keyed
+        frame.typeReference = try reader.index(below: types.count + 1, "type reference")
+        frame.fieldsStart = reader.pos
+        frame.cursor = reader.pos
+        if frame.typeReference != 0, let expected = frame.expected {
+            try checkType(expected, reference: frame.typeReference)
+        }
+    }
+
+    /// Whether the type table entry `reference` names `type` (or one of its former names).
+    mutating func typeMatches(_ type: any Archivable.Type, reference: Int) -> Bool {
+        let id = ObjectIdentifier(type)
+        if types[reference - 1].matched == id { return true }
+        let name = types[reference - 1].name
+        guard name == type.archiveTypeName || type.formerArchiveTypeNames.contains(name) else { return false }
+        types[reference - 1].matched = id
+        return true
+    }
+
+    mutating func checkType(_ type: any Archivable.Type, reference: Int) throws {
+        guard typeMatches(type, reference: reference) else {
+            throw ArchiveError(
+                .typeMismatch, "archive holds \(types[reference - 1].name) where \(type.archiveTypeName) was expected",
+                typeName: types[reference - 1].name, offset: frame.start)
+        }
+    }
+
+    func mismatch(expected: String, found tag: UInt8, at offset: Int) -> ArchiveError {
+        ArchiveError(.typeMismatch, "expected \(expected), found \(ArchiveTag.name(tag))", offset: offset)
+    }
+
+    /// Positions the reader at the value of `key` in the open record; false if absent.
+    @inline(__always)
+    mutating func seek(_ key: String) throws -> Bool {
+        if _slowPath(frame.mode != .keyed) { try openRecord() }
+        if frame.cursor < frame.end {
+            reader.pos = frame.cursor
+            let index = try reader.index(below: keys.count, "key index")
+            if keys[index] == key { return true }
+        }
+        return try scan(for: key)
+    }
+
+    private mutating func scan(for key: String) throws -> Bool {
+        reader.pos = frame.fieldsStart
+        while reader.pos < frame.end {
+            let index = try reader.index(below: keys.count, "key index")
+            if keys[index] == key { return true }
+            try reader.skipValue()
+        }
+        return false
+    }
+
+    /// Call after reading a field's value: the next field is probably the one after it.
+    @inline(__always)
+    mutating func fieldDone() { frame.cursor = reader.pos }
+
+    mutating func allKeys() throws -> [String] {
+        try openRecord()
+        var result: [String] = []
+        let saved = reader.pos
+        reader.pos = frame.fieldsStart
+        while reader.pos < frame.end {
+            result.append(keys[try reader.index(below: keys.count, "key index")])
+            try reader.skipValue()
+        }
+        reader.pos = saved
+        return result
+    }
+
+    @inline(__always)
+    mutating func beginSingleValue() throws {
+        guard frame.mode == .pending else {
+            throw ArchiveError(.invalidValue, "a second single value, or one after keyed access", offset: reader.pos)
+        }
+        frame.mode = .single
+        reader.pos = frame.start
+    }
+
+    // MARK: Containers
+
+    /// Reads a container header; returns its element count and end, and bounds the reader.
+    mutating func openContainer(_ tag: UInt8, _ what: String, minimumElementSize: Int) throws -> (count: Int, end: Int, outerEnd: Int) {
+        let start = reader.pos
+        let found = try reader.byte()
+        guard found == tag else { throw mismatch(expected: what, found: found, at: start) }
+        let length = Int(try reader.fixed(UInt32.self))
+        guard length >= 4, length <= reader.remaining else { throw reader.truncated(what) }
+        let end = reader.pos + length
+        let count = Int(try reader.fixed(UInt32.self))
+        guard count <= limits.maxElementCount else {
+            throw ArchiveError(.limitExceeded(.elementCount), "\(count) elements, limit \(limits.maxElementCount)", offset: start)
+        }
+        guard count * minimumElementSize <= end - reader.pos else {
+            throw ArchiveError(.corrupt, "\(what) claims \(count) elements in \(end - reader.pos) bytes", offset: start)
+        }
+        let outerEnd = reader.end
+        reader.end = end
+        return (count, end, outerEnd)
+    }
+
+    mutating func closeContainer(end: Int, outerEnd: Int, _ what: String) throws {
+        guard reader.pos == end else {
+            throw ArchiveError(.corrupt, "\(end - reader.pos) stray bytes at the end of \(what)", offset: reader.pos)
+        }
+        reader.end = outerEnd
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+
+/// The encoder's mutable state, kept behind a pointer owned by ``ArchiveEncoder``.
+struct EncoderStorage {
+    /// What the value being written has written so far.
+    enum Mode { case pending, keyed, single }
+
+    /// The frame of the value being written, saved while a nested value is written.
+    struct Frame {
+        var mode: Mode
+        var type: (any Archivable.Type)?
+        var lengthOffset: Int
+        /// Identifies the frame, so a Codable container can tell it still writes to its value.
+        var id = 0
+        /// `open.count` when the frame began: nested Codable containers above it belong to it.
+        var baseLevel = 0
+    }
+
+    /// A nested container opened through Codable's `nestedContainer`/`nestedUnkeyedContainer`
+    /// or `superEncoder`, written inside the current value until something writes to an
+    /// outer container or the value ends.
+    struct OpenContainer {
+        /// `slot`: a `superEncoder` not written yet; `closed`: a slot that got its value.
+        enum Kind { case record, array, slot, closed }
+        var kind: Kind
+        var lengthOffset: Int
+        var count = 0
+        var id: Int
+    }
+
+    var out = ByteBuffer()
+    let limits: ArchiveLimits
+    var frame = Frame(mode: .single, type: nil, lengthOffset: -1)
+    var depth = 0
+    var open: [OpenContainer] = []
+    var nextID = 1
+
+    var keyIndex: [String: Int] = [:]
+    var keys: [String] = []
+    var typeIndex: [ObjectIdentifier: Int] = [:]
+    var types: [(name: String, version: Int)] = []
+    /// Object id by instance; the instances are retained so an address can't be reused
+    /// by another object while the archive is written.
+    var objectIDs: [ObjectIdentifier: Int] = [:]
+    /// Offset of each object's definition in the output, or -1 while it is only referenced.
+    var objectOffsets: [Int] = []
+    var retained: [AnyObject] = []
+    /// The path of keys, kept only for ``ArchiveEncoder/codingPath``.
+    var path: [String] = []
+
+    init(limits: ArchiveLimits) {
+        self.limits = limits
+        out.appendLittleEndian(UInt32(0))  // header placeholder, see finish()
+        for _ in 0..<((ArchiveFormat.headerSize - 4) / 4) { out.appendLittleEndian(UInt32(0)) }
+    }
+
+    // MARK: Frames
+
+    mutating func enterValue(_ type: (any Archivable.Type)?) throws -> Frame {
+        depth += 1
+        if _slowPath(depth > limits.maxDepth) {
+            depth -= 1
+            throw ArchiveError(
+                .limitExceeded(.depth), "nesting deeper than \(limits.maxDepth) while encoding",
+                typeName: String(describing: type))
+        }
+        let saved = frame
+        frame = Frame(mode: .pending, type: type, lengthOffset: -1, id: nextID, baseLevel: open.count)
+        nextID &+= 1
+        return saved
+    }
+
+    mutating func leaveValue(_ saved: Frame) {
+        if open.count > frame.baseLevel { open.removeSubrange(frame.baseLevel...) }
+        frame = saved
+        depth -= 1
+    }
+
+    mutating func finishValue() throws {
+        closeContainers(above: frame.baseLevel)
+        switch frame.mode {
+        case .pending:
+            openRecord()
+            closeRecord()
+        case .keyed:
+            closeRecord()
+        case .single:
+            break
+        }
+        if _slowPath(out.count > limits.maxTotalBytes) {
+            throw ArchiveError(.limitExceeded(.totalBytes), "archive larger than \(limits.maxTotalBytes) bytes")
+        }
+    }
+
+    mutating func openRecord() {
+        out.append(ArchiveTag.record)
+        frame.lengthOffset = out.reserveUInt32()
+        if let type = frame.type {
+            out.appendVarint(typeReference(type))
+        } else {
+            out.append(0)
+        }
+        frame.mode = .keyed
+    }
+
+    private func closeRecord() {
+        out.patchUInt32(UInt32(truncatingIfNeeded: out.count - frame.lengthOffset - 4), at: frame.lengthOffset)
+    }
+
+    /// Starts a keyed field: opens the record on the first one and writes the key's index.
+    @inline(__always)
+    mutating func beginField(_ key: String) throws {
+        if _slowPath(frame.mode != .keyed) {
+            guard frame.mode == .pending else {
+                throw ArchiveError(.invalidValue, "keyed field \"\(key)\" after a single value", codingPath: path)
+            }
+            openRecord()
+        }
+        out.appendVarint(intern(key))
+    }
+
+    @inline(__always)
+    mutating func beginSingleValue() throws {
+        guard frame.mode == .pending else {
+            throw ArchiveError(
+                .invalidValue, "a single value after another value or keyed fields", codingPath: path)
+        }
+        frame.mode = .single
+    }
+
+    @inline(__always)
+    mutating func intern(_ key: String) -> Int {
+        if let index = keyIndex[key] { return index }
+        let index = keys.count
+        keys.append(key)
+        keyIndex[key] = index
+        return index
+    }
+
+    /// Type table reference: 1 + index of the type's entry (0 means anonymous).
+    mutating func typeReference(_ type: any Archivable.Type) -> Int {
+        let id = ObjectIdentifier(type)
+        if let index = typeIndex[id] { return index + 1 }
+        let index = types.count
+        types.append((type.archiveTypeName, type.archiveVersion))
+        typeIndex[id] = index
+        return index + 1
+    }
+
+    // MARK: Containers
+
+    /// Closes nested Codable containers down to `level` entries, innermost first.
+    mutating func closeContainers(above level: Int) {
+        while open.count > level {
+            let container = open.removeLast()
+            switch container.kind {
+            case .record:
+                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+            case .array:
+                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+                out.patchUInt32(UInt32(truncatingIfNeeded: container.count), at: container.lengthOffset + 4)
+            case .slot:
+                out.append(ArchiveTag.null)  // a superEncoder nobody wrote to
+            case .closed:
+                break
+            }
+        }
+    }
+
+    /// Opens a nested anonymous record or array (or an unwritten slot) and returns its id.
+    mutating func pushContainer(_ kind: OpenContainer.Kind) -> Int {
+        let id = nextID
+        nextID &+= 1
+        var offset = -1
+        switch kind {
+        case .record:
+            out.append(ArchiveTag.record)
+            offset = out.reserveUInt32()
+            out.append(0)
+        case .array:
+            out.append(ArchiveTag.array)
+            offset = out.reserveUInt32()
+            _ = out.reserveUInt32()
+        case .slot, .closed:
+            break
+        }
+        open.append(OpenContainer(kind: kind, lengthOffset: offset, id: id))
+        return id
+    }
+
+    /// Writes a container's tag and reserves its length and count slots; returns the
+    /// length slot's offset for ``endContainer(_:count:)``.
+    mutating func beginContainer(_ tag: UInt8) throws -> Int {
+        out.append(tag)
+        let lengthOffset = out.reserveUInt32()
+        _ = out.reserveUInt32()
+        return lengthOffset
+    }
+
+    /// Fills in a container's body length and element count (both fixed 4-byte slots, so
+    /// nothing has to move once the elements are written).
+    mutating func endContainer(_ lengthOffset: Int, count: Int) throws {
+        if _slowPath(count > limits.maxElementCount) {
+            throw ArchiveError(.limitExceeded(.elementCount), "\(count) elements, limit \(limits.maxElementCount)")
+        }
+        out.patchUInt32(UInt32(truncatingIfNeeded: out.count - lengthOffset - 4), at: lengthOffset)
+        out.patchUInt32(UInt32(truncatingIfNeeded: count), at: lengthOffset + 4)
+    }
+
+    // MARK: Objects
+
+    /// Writes the object tag (and returns false, so the caller writes the body) or a
+    /// reference to an object already written (and returns true).
+    mutating func writeObjectHeader(_ object: AnyObject) throws -> Bool {
+        let key = ObjectIdentifier(object)
+        if let id = objectIDs[key] {
+            if objectOffsets[id] >= 0 {
+                out.append(ArchiveTag.reference)
+                out.appendVarint(id)
+                return true
+            }
+            objectOffsets[id] = out.count
+            out.append(ArchiveTag.object)
+            out.appendVarint(id)
+            return false
+        }
+        let id = try newObjectID(object)
+        objectOffsets[id] = out.count
+        out.append(ArchiveTag.object)
+        out.appendVarint(id)
+        return false
+    }
+
+    mutating func writeConditionalReference(_ object: AnyObject) throws {
+        let key = ObjectIdentifier(object)
+        let id = try objectIDs[key] ?? newObjectID(object)
+        out.append(ArchiveTag.reference)
+        out.appendVarint(id)
+    }
+
+    private mutating func newObjectID(_ object: AnyObject) throws -> Int {
+        let id = objectOffsets.count
+        if _slowPath(id >= limits.maxObjectCount) {
+            throw ArchiveError(.limitExceeded(.objectCount), "more than \(limits.maxObjectCount) objects")
+        }
+        objectIDs[ObjectIdentifier(object)] = id
+        objectOffsets.append(-1)
+        retained.append(object)
+        return id
+    }
+
+    // MARK: Assembly
+
+    /// Appends the tables, fills in the header and checksum, and hands the bytes over.
+    mutating func finish() throws -> Data {
+        let tablesOffset = out.count
+        out.appendVarint(types.count)
+        for (name, version) in types {
+            out.appendString(name)
+            out.appendVarint(UInt64(bitPattern: Int64(version)))
+        }
+        out.appendVarint(keys.count)
+        for key in keys { out.appendString(key) }
+        out.appendVarint(objectOffsets.count)
+        for offset in objectOffsets {
+            // Stored as offset + 1; 0 means "never defined" (a dangling conditional reference).
+            out.appendVarint(offset < 0 ? 0 : offset + 1)
+        }
+        if out.count > limits.maxTotalBytes {
+            throw ArchiveError(.limitExceeded(.totalBytes), "archive larger than \(limits.maxTotalBytes) bytes")
+        }
+        let base = out.base
+        base.storeBytes(of: ArchiveFormat.magic.0, toByteOffset: 0, as: UInt8.self)
+        base.storeBytes(of: ArchiveFormat.magic.1, toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: ArchiveFormat.magic.2, toByteOffset: 2, as: UInt8.self)
+        base.storeBytes(of: ArchiveFormat.magic.3, toByteOffset: 3, as: UInt8.self)
+        base.storeBytes(of: ArchiveFormat.version.littleEndian, toByteOffset: 4, as: UInt16.self)
+        base.storeBytes(of: UInt16(0), toByteOffset: 6, as: UInt16.self)
+        out.patchUInt64(UInt64(out.count), at: 8)
+        out.patchUInt64(UInt64(tablesOffset), at: 16)
+        let checked = UnsafeRawBufferPointer(
+            start: base + ArchiveFormat.headerSize, count: out.count - ArchiveFormat.headerSize)
+        out.patchUInt32(CRC32C.checksum(checked), at: 24)
+        let data = out.takeData()
+        out = ByteBuffer(capacity: 64)
+        return data
+    }
+}

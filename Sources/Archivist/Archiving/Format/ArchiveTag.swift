@@ -1,0 +1,67 @@
+/// The first byte of every encoded value. See `docs/ArchiveFormat.md`.
+enum ArchiveTag {
+    static let null: UInt8 = 0x00
+    static let falseValue: UInt8 = 0x01
+    static let trueValue: UInt8 = 0x02
+    /// Zigzag LEB128 varint.
+    static let signed: UInt8 = 0x03
+    /// LEB128 varint.
+    static let unsigned: UInt8 = 0x04
+    /// 4 bytes, IEEE 754 binary32, little-endian.
+    static let float32: UInt8 = 0x05
+    /// 8 bytes, IEEE 754 binary64, little-endian.
+    static let float64: UInt8 = 0x06
+    /// Varint byte count, then UTF-8.
+    static let string: UInt8 = 0x07
+    /// Varint byte count, then the bytes.
+    static let data: UInt8 = 0x08
+    /// 8 bytes, binary64 seconds since 2001-01-01T00:00:00Z, little-endian.
+    static let date: UInt8 = 0x09
+    /// Varint byte count, then the URL's absolute string in UTF-8.
+    static let url: UInt8 = 0x0A
+    /// 16 bytes, the UUID in RFC 4122 byte order.
+    static let uuid: UInt8 = 0x0B
+    /// u32 body length, u32 count, then `count` values.
+    static let array: UInt8 = 0x0C
+    /// u32 body length, u32 count, then `count` key/value pairs of values.
+    static let dictionary: UInt8 = 0x0D
+    /// u32 body length, varint type reference (0 = anonymous, n = type table entry n-1),
+    /// then fields (varint key index, value) until the body ends.
+    static let record: UInt8 = 0x0E
+    /// Varint object id, then the object's value (normally a record, with its own tag).
+    static let object: UInt8 = 0x0F
+    /// Varint object id of an object defined elsewhere in the archive (or never, for a
+    /// conditional reference).
+    static let reference: UInt8 = 0x10
+
+    /// A name for error messages.
+    static func name(_ tag: UInt8) -> String {
+        switch tag {
+        case null: "nil"
+        case falseValue, trueValue: "bool"
+        case signed, unsigned: "integer"
+        case float32, float64: "floating point"
+        case string: "string"
+        case data: "data"
+        case date: "date"
+        case url: "url"
+        case uuid: "uuid"
+        case array: "array"
+        case dictionary: "dictionary"
+        case record: "keyed record"
+        case object: "object"
+        case reference: "object reference"
+        default: "unknown tag 0x\(String(tag, radix: 16))"
+        }
+    }
+}
+
+/// Fixed facts of the native format.
+enum ArchiveFormat {
+    /// `0x89 'A' 'R' 'V'`: the high byte catches 7-bit transports, the letters name the format.
+    static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x89, 0x41, 0x52, 0x56)
+    /// The version this code writes and the only one it reads.
+    static let version: UInt16 = 1
+    /// magic 4 + version 2 + flags 2 + total length 8 + tables offset 8 + CRC32C 4.
+    static let headerSize = 28
+}

@@ -1,0 +1,221 @@
+/// Reads Apple's binary property list format (`bplist00`) without trusting a single byte.
+///
+/// Every offset, count and object reference is checked against the input before use; counts
+/// are bounded by the bytes that could hold them, so nothing is allocated beyond a small
+/// multiple of the input size. Objects are read one by one from the offset table, never by
+/// recursion, into a flat ``PropertyListDocument``. Nesting cycles and depth are checked later by
+/// ``KeyedArchiveValidator``.
+///
+/// Layout: the 8-byte magic, objects, an offset table (one big-endian offset per object), and a
+/// 32-byte trailer: 6 unused bytes, offset size, object-reference size, object count, top
+/// object, offset-table offset (the last three 8-byte big-endian).
+struct BinaryPropertyListReader {
+    private let bytes: [UInt8]
+    private let limits: ArchiveLimits
+    private var offsetSize = 0
+    private var referenceSize = 0
+    private var objectCount = 0
+    private var tableOffset = 0
+
+    /// Whether `bytes` start with the binary plist magic.
+    static func hasMagic(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 8 && Array(bytes[0..<8]) == Array("bplist00".utf8)
+    }
+
+    init(bytes: [UInt8], limits: ArchiveLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
+
+    /// Parses the whole object table.
+    ///
+    /// - Throws: `ArchiveError` `.truncated`, `.badMagic`, `.corrupt` or
+    ///   `.limitExceeded(.objectCount / .elementCount)`.
+    /// - Complexity: O(*n*) in the input size.
+    mutating func read() throws -> PropertyListDocument {
+        guard bytes.count >= 8 + 32 else {
+            throw ArchiveError(.truncated, "binary property list shorter than its header and trailer",
+                               offset: bytes.count)
+        }
+        guard Self.hasMagic(bytes) else { throw ArchiveError(.badMagic, "missing bplist00 magic", offset: 0) }
+        let trailer = bytes.count - 32
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(referenceSize) else {
+            throw ArchiveError(.corrupt, "bad offset or reference size in trailer", offset: trailer + 6)
+        }
+        let count = readUInt(at: trailer + 8, size: 8)
+        let top = readUInt(at: trailer + 16, size: 8)
+        let table = readUInt(at: trailer + 24, size: 8)
+        guard count >= 1, top < count, table >= 8, table <= UInt64(trailer) else {
+            throw ArchiveError(.corrupt, "trailer counts or offsets out of range", offset: trailer + 8)
+        }
+        // The offset table must fit between its start and the trailer; this also bounds `count`.
+        let (tableBytes, overflow) = count.multipliedReportingOverflow(by: UInt64(offsetSize))
+        guard !overflow, table + tableBytes <= UInt64(trailer) else {
+            throw ArchiveError(.truncated, "offset table runs past the trailer", offset: Int(table))
+        }
+        guard count <= UInt64(limits.maxObjectCount) else {
+            throw ArchiveError(.limitExceeded(.objectCount), "\(count) plist objects exceed maxObjectCount")
+        }
+        objectCount = Int(count)
+        tableOffset = Int(table)
+        var nodes: [PropertyListDocument.Node] = []
+        nodes.reserveCapacity(objectCount)
+        for index in 0..<objectCount {
+            let offset = readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
+            guard offset >= 8, offset < UInt64(tableOffset) else {
+                throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+            }
+            nodes.append(try readObject(at: Int(offset)))
+        }
+        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
+    }
+
+    private func readUInt(at offset: Int, size: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
+        return value
+    }
+
+    /// Checks that `length` bytes from `offset` lie inside the object area.
+    private func requireBytes(_ offset: Int, _ length: Int) throws {
+        guard length >= 0, offset <= tableOffset, length <= tableOffset - offset else {
+            throw ArchiveError(.truncated, "object runs past the object area", offset: offset)
+        }
+    }
+
+    /// Reads the element count of a marker whose low nibble may say "count follows as an int".
+    private func readCount(marker: UInt8, at offset: Int) throws -> (count: Int, start: Int) {
+        let nibble = Int(marker & 0x0F)
+        if nibble != 0x0F { return (nibble, offset + 1) }
+        try requireBytes(offset + 1, 1)
+        let intMarker = bytes[offset + 1]
+        guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
+            throw ArchiveError(.corrupt, "bad count marker", offset: offset + 1)
+        }
+        let size = 1 << Int(intMarker & 0x0F)
+        try requireBytes(offset + 2, size)
+        let value = readUInt(at: offset + 2, size: size)
+        guard value <= UInt64(tableOffset) else {
+            throw ArchiveError(.truncated, "count \(value) exceeds the input", offset: offset + 2)
+        }
+        return (Int(value), offset + 2 + size)
+    }
+
+    private func readReferences(count: Int, at start: Int) throws -> [Int] {
+        guard count <= limits.maxElementCount else {
+            throw ArchiveError(.limitExceeded(.elementCount), "container of \(count) elements", offset: start)
+        }
+        guard count <= tableOffset / referenceSize else {
+            throw ArchiveError(.truncated, "container count exceeds the input", offset: start)
+        }
+        try requireBytes(start, count * referenceSize)
+        var references: [Int] = []
+        references.reserveCapacity(count)
+        for position in 0..<count {
+            let reference = readUInt(at: start + position * referenceSize, size: referenceSize)
+            guard reference < UInt64(objectCount) else {
+                throw ArchiveError(.corrupt, "object reference \(reference) out of range",
+                                   offset: start + position * referenceSize)
+            }
+            references.append(Int(reference))
+        }
+        return references
+    }
+
+    private func readObject(at offset: Int) throws -> PropertyListDocument.Node {
+        try requireBytes(offset, 1)
+        let marker = bytes[offset]
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default: throw ArchiveError(.corrupt, "unsupported plist marker \(marker)", offset: offset)
+            }
+        case 0x1:
+            let exponent = Int(marker & 0x0F)
+            guard exponent <= 4 else { throw ArchiveError(.corrupt, "bad integer size", offset: offset) }
+            let size = 1 << exponent
+            try requireBytes(offset + 1, size)
+            if size == 16 {
+                // 128-bit form: only values that fit in 64 unsigned bits are written by Apple.
+                guard readUInt(at: offset + 1, size: 8) == 0 else {
+                    throw ArchiveError(.corrupt, "integer wider than 64 bits", offset: offset)
+                }
+                let value = readUInt(at: offset + 9, size: 8)
+                return value > UInt64(Int64.max) ? .unsignedInteger(value) : .integer(Int64(value))
+            }
+            let raw = readUInt(at: offset + 1, size: size)
+            // 1, 2 and 4-byte integers are unsigned; 8-byte integers are signed.
+            return .integer(size == 8 ? Int64(bitPattern: raw) : Int64(raw))
+        case 0x2:
+            switch marker & 0x0F {
+            case 2:
+                try requireBytes(offset + 1, 4)
+                return .real(Double(Float(bitPattern: UInt32(readUInt(at: offset + 1, size: 4)))))
+            case 3:
+                try requireBytes(offset + 1, 8)
+                return .real(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
+            default: throw ArchiveError(.corrupt, "bad real size", offset: offset)
+            }
+        case 0x3:
+            guard marker == 0x33 else { throw ArchiveError(.corrupt, "bad date marker", offset: offset) }
+            try requireBytes(offset + 1, 8)
+            return .date(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
+        case 0x4:
+            let (count, start) = try readCount(marker: marker, at: offset)
+            try requireBytes(start, count)
+            return .data(Array(bytes[start..<(start + count)]))
+        case 0x5:
+            let (count, start) = try readCount(marker: marker, at: offset)
+            try requireBytes(start, count)
+            let slice = bytes[start..<(start + count)]
+            guard slice.allSatisfy({ $0 < 0x80 }) else {
+                throw ArchiveError(.corrupt, "non-ASCII byte in ASCII string", offset: start)
+            }
+            return .string(String(decoding: slice, as: UTF8.self))
+        case 0x6:
+            let (count, start) = try readCount(marker: marker, at: offset)
+            guard count <= tableOffset / 2 else { throw ArchiveError(.truncated, "string too long", offset: offset) }
+            try requireBytes(start, count * 2)
+            var units: [UInt16] = []
+            units.reserveCapacity(count)
+            for position in 0..<count { units.append(UInt16(readUInt(at: start + 2 * position, size: 2))) }
+            guard let string = Self.decodeUTF16(units) else {
+                throw ArchiveError(.corrupt, "invalid UTF-16 string", offset: start)
+            }
+            return .string(string)
+        case 0x8:
+            let size = Int(marker & 0x0F) + 1
+            guard size <= 8 else { throw ArchiveError(.corrupt, "UID wider than 64 bits", offset: offset) }
+            try requireBytes(offset + 1, size)
+            return .uid(readUInt(at: offset + 1, size: size))
+        case 0xA:
+            let (count, start) = try readCount(marker: marker, at: offset)
+            return .array(try readReferences(count: count, at: start))
+        case 0xD:
+            let (count, start) = try readCount(marker: marker, at: offset)
+            guard count <= tableOffset / 2 else { throw ArchiveError(.truncated, "dictionary too long", offset: offset) }
+            let references = try readReferences(count: count * 2, at: start)
+            return .dictionary(keys: Array(references[..<count]), values: Array(references[count...]))
+        default:
+            throw ArchiveError(.corrupt, "unsupported plist marker \(marker)", offset: offset)
+        }
+    }
+
+    /// Decodes UTF-16 code units, failing on unpaired surrogates instead of repairing them.
+    static func decodeUTF16(_ units: [UInt16]) -> String? {
+        var scalars = String.UnicodeScalarView()
+        var iterator = units.makeIterator()
+        var decoder = UTF16()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+struct CodableKinds: Codable, Archivable, Equatable {
+    enum Shape: Codable, Equatable {
+        case circle(radius: Double)
+        case polygon([Double], closed: Bool)
+        case empty
+    }
+
+    enum Color: String, Codable, Archivable { case red, green }
+
+    var bool = false
+    var int8: Int8 = -3
+    var uint64: UInt64 = .max
+    var float: Float = 0.25
+    var text = "Codable ✓"
+    var data = Data(repeating: 7, count: 100)
+    var date = Date(timeIntervalSince1970: 1_000_000)
+    var url = URL(string: "file:///tmp/x")!
+    var uuid = UUID()
+    var missing: Int? = nil
+    var present: Int? = 9
+    var shapes: [Shape] = [.circle(radius: 2), .polygon([1, 2, 3], closed: true), .empty]
+    var color = Color.green
+    var nestedMap = ["a": [1, 2], "b": []]
+    var tuples: [[String?]] = [["x", nil], []]
+}
+
+/// A Codable graph: users own letters, letters point back through `@BackReference`.
+final class Mailbox: Codable, Archivable {
+    var owner: String
+    var letters: [Note]
+    init(owner: String, letters: [Note]) {
+        self.owner = owner
+        self.letters = letters
+    }
+}
+
+final class Note: Codable, Archivable {
+    var text: String
+    @BackReference var mailbox: Mailbox?
+    init(text: String) { self.text = text }
+}
+
+/// Codable inheritance through `superEncoder`/`superDecoder`.
+class Base: Codable {
+    var id: Int
+    init(id: Int) { self.id = id }
+}
+
+final class Derived: Base, Archivable {
+    var extra: String
+    init(id: Int, extra: String) {
+        self.extra = extra
+        super.init(id: id)
+    }
+    private enum CodingKeys: String, CodingKey { case extra }
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        extra = try container.decode(String.self, forKey: .extra)
+        try super.init(from: container.superDecoder())
+    }
+    override func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(extra, forKey: .extra)
+        try super.encode(to: container.superEncoder())
+    }
+    func encode(to archive: ArchiveEncoder) throws {
+        try encode(to: CodableArchiveEncoder(archive: archive, target: .frame(id: archive.storage.pointee.frame.id)))
+    }
+    convenience init(from archive: ArchiveDecoder) throws {
+        try self.init(from: CodableArchiveDecoder(archive: archive))
+    }
+}
+
+@Suite struct ArchiveCodableTests {
+    @Test func codableValuesRoundTrip() throws {
+        let value = CodableKinds()
+        let copy = try Archive.decode(CodableKinds.self, from: Archive.encode(value))
+        #expect(copy == value)
+    }
+
+    @Test func codableGraphKeepsBackReferences() throws {
+        let box = Mailbox(owner: "alice", letters: (0..<5).map { Note(text: "note \($0)") })
+        for note in box.letters { note.mailbox = box }
+        let copy = try Archive.decode(Mailbox.self, from: Archive.encode(box))
+        #expect(copy.letters.map(\.text) == box.letters.map(\.text))
+        #expect(copy.letters.allSatisfy { $0.mailbox === copy })
+    }
+
+    @Test func codableSharedInstancesStayShared() throws {
+        let note = Note(text: "shared")
+        let copy = try Archive.decode([Note].self, from: Archive.encode([note, note]))
+        #expect(copy[0] === copy[1])
+    }
+
+    @Test func superEncoderRoundTrips() throws {
+        let copy = try Archive.decode(Derived.self, from: Archive.encode(Derived(id: 7, extra: "x")))
+        #expect(copy.id == 7 && copy.extra == "x")
+    }
+
+    @Test func backReferenceEncodesAsNilInJSON() throws {
+        let box = Mailbox(owner: "bob", letters: [Note(text: "hi")])
+        box.letters[0].mailbox = box
+        let json = try JSONDecoder().decode(Mailbox.self, from: JSONEncoder().encode(box))
+        #expect(json.letters[0].mailbox == nil)
+        #expect(json.letters[0].text == "hi")
+    }
+
+    @Test func handWrittenAndCodableModelsNest() throws {
+        struct Envelope: Codable, Archivable {
+            var kinds: AllKindsBox
+            var priority: Priority
+        }
+        let envelope = Envelope(kinds: AllKindsBox(), priority: .low)
+        let copy = try Archive.decode(Envelope.self, from: Archive.encode(envelope))
+        #expect(copy.kinds.value == AllKinds())
+        #expect(copy.priority == .low)
+    }
+}
+
+/// A Codable wrapper around the hand-written ``AllKinds``, to nest one style inside the other.
+struct AllKindsBox: Codable, Archivable {
+    var value = AllKinds()
+    init() {}
+    init(from decoder: any Decoder) throws {
+        guard let archive = (decoder as? CodableArchiveDecoder)?.archive else {
+            throw ArchiveError(.invalidValue, "archive only")
+        }
+        value = try archive.decodeSingleValue(AllKinds.self)
+    }
+    func encode(to encoder: any Encoder) throws {
+        guard let codable = encoder as? CodableArchiveEncoder else { throw ArchiveError(.invalidValue, "archive only") }
+        try codable.archive.encodeSingleValue(value)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+/// An NSSecureCoding class of the tests' own, with an optional reference to another letter.
+final class Letter: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    let content: String
+    let sent: Date
+    let reply: Letter?
+
+    init(content: String, sent: Date, reply: Letter? = nil) {
+        self.content = content
+        self.sent = sent
+        self.reply = reply
+    }
+
+    required init?(coder: NSCoder) {
+        guard let content = coder.decodeObject(of: NSString.self, forKey: "content") as String?,
+              let sent = coder.decodeObject(of: NSDate.self, forKey: "sent") as Date? else { return nil }
+        self.content = content
+        self.sent = sent
+        reply = coder.decodeObject(of: Letter.self, forKey: "reply")
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(content as NSString, forKey: "content")
+        coder.encode(sent as NSDate, forKey: "sent")
+        coder.encode(reply, forKey: "reply")
+    }
+}
+
+/// Foundation values round-tripped through the bridge, built inside each test (NSObjects are not Sendable).
+enum FoundationValue: String, CaseIterable, Sendable {
+    case array, dictionary, string, number, date, data, set, url, uuid, null
+
+    var object: NSObject & NSSecureCoding {
+        switch self {
+        // No Bool inside: corelibs decodes an archived Bool NSNumber as the integer 1, bridge or not.
+        case .array: NSArray(array: ["a", 1, 2.5, NSArray(array: ["inner"])])
+        case .dictionary: NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": 1])])
+        case .string: NSString(string: "héllo, wörld ✉︎")
+        case .number: NSNumber(value: -1_234_567_890_123)
+        case .date: NSDate(timeIntervalSinceReferenceDate: 123_456.5)
+        case .data: NSData(data: Data((0..<300).map { UInt8($0 % 256) }))
+        case .set: NSSet(array: [1, 2, "three"])
+        case .url: NSURL(string: "https://example.com/a?b=c")!
+        case .uuid: NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        case .null: NSNull()
+        }
+    }
+}
+
+@Suite struct KeyedArchiverBridgeTests {
+    // MARK: Round trips
+
+    @Test func letterRoundTrips() throws {
+        let letter = Letter(content: "Dear Alice", sent: Date(timeIntervalSince1970: 1_000),
+                            reply: Letter(content: "Dear Bob", sent: Date(timeIntervalSince1970: 2_000)))
+        let data = try KeyedArchiverBridge.archive(letter)
+        let copy = try KeyedArchiverBridge.unarchive(Letter.self, from: data)
+        #expect(copy.content == "Dear Alice")
+        #expect(copy.sent == Date(timeIntervalSince1970: 1_000))
+        #expect(copy.reply?.content == "Dear Bob")
+        #expect(copy.reply?.reply == nil)
+    }
+
+    @Test func sharedLetterDecodesAsOneInstance() throws {
+        let shared = Letter(content: "shared", sent: Date(timeIntervalSince1970: 0))
+        let data = try KeyedArchiverBridge.archive(NSArray(array: [shared, shared]))
+        let copy = try KeyedArchiverBridge.unarchive(NSArray.self, from: data, allowedClasses: [Letter.self])
+        let first = try #require(copy[0] as? Letter)
+        #expect(first === (copy[1] as? Letter))
+    }
+
+    @Test(arguments: FoundationValue.allCases)
+    func foundationValueRoundTrips(_ value: FoundationValue) throws {
+        let object = value.object
+        let data = try KeyedArchiverBridge.archive(object)
+        let copy = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)
+        #expect((copy as? NSObject)?.isEqual(object) == true, "\(value): \(copy) != \(object)")
+    }
+
+    @Test func validateSummarizesAnArchive() throws {
+        let letter = Letter(content: "a", sent: Date(timeIntervalSince1970: 0), reply: Letter(content: "b", sent: Date()))
+        let summary = try KeyedArchiverBridge.validate(
+            try KeyedArchiverBridge.archive(letter), allowedClassNames: [NSStringFromClass(Letter.self)])
+        #expect(summary.format == .binary)
+        #expect(summary.classNames == [NSStringFromClass(Letter.self), "NSDate"])
+        #expect(summary.instanceCount == 4)
+        #expect(summary.depth == 3)  // root -> reply -> its date
+        #expect(summary.topLevelKeys == ["root"])
+    }
+
+    // MARK: Refusals
+
+    @Test func disallowedClassThrowsDisallowedType() throws {
+        let data = try KeyedArchiverBridge.archive(NSArray(array: [Letter(content: "x", sent: Date())]))
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+        }
+        #expect(error.code == .disallowedType)
+        #expect(error.typeName == NSStringFromClass(Letter.self))
+    }
+
+    @Test func refusedClassThrowsEvenWhenAllowed() throws {
+        let data = try KeyedArchiverBridge.archive(NSArray(array: [1]))
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchiveObject(ofClasses: [NSValue.self], from: data)
+        }
+        #expect(error.code == .disallowedType)
+    }
+
+    @Test func wrongRootTypeThrowsTypeMismatch() throws {
+        let data = try KeyedArchiverBridge.archive(NSArray(array: [1]))
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data)
+        }
+        #expect(error.code == .typeMismatch)
+    }
+
+    @Test func circularFixtureThrowsUnresolvedReference() throws {
+        let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSMutableArray.self, from: data)
+        }
+        #expect(error.code == .unresolvedReference)
+    }
+
+    @Test func hundredThousandDeepChainThrowsDepthLimit() throws {
+        let data = Data(KeyedArchiveChains.binaryChain(depth: 100_000))
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+        }
+        #expect(error.code == .limitExceeded(.depth))
+    }
+
+    @Test(arguments: [(100, true), (511, true), (600, false)])
+    func xmlChainDecodesWithinMaxDepthOnly(depth: Int, decodes: Bool) throws {
+        let data = Data(KeyedArchiveChains.xmlChain(depth: depth).utf8)
+        if decodes {
+            var array = try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+            var levels = 1
+            while let inner = array.firstObject as? NSArray {
+                array = inner
+                levels += 1
+            }
+            #expect(levels == depth)
+        } else {
+            let error = try #require(throws: ArchiveError.self) {
+                try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+            }
+            #expect(error.code == .limitExceeded(.depth))
+        }
+    }
+
+    @Test func dictionaryOfFallibleInstancesIsRefusedOnLinux() throws {
+        let data = try KeyedArchiverBridge.archive(NSDictionary(dictionary: ["k": Letter(content: "x", sent: Date())]))
+        if KeyedArchiveValidator.isCorelibsFoundation {
+            let error = try #require(throws: ArchiveError.self) {
+                try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data, allowedClasses: [Letter.self])
+            }
+            #expect(error.code == .disallowedType)
+        } else {
+            let copy = try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data, allowedClasses: [Letter.self])
+            #expect((copy["k"] as? Letter)?.content == "x")
+        }
+    }
+
+    // MARK: Fixtures
+
+    @Test func fixtureFolderHoldsTheExpectedFiles() throws {
+        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }
+            .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".txt") && $0.contains(".") } ?? []
+        #expect(Set(files) == Set(KeyedArchiveFixtures.paths))
+        #expect(KeyedArchiveFixtures.paths.count == 28)
+    }
+
+    @Test(arguments: KeyedArchiveFixtures.expectations.map { ($0.path, $0.outcome.description) })
+    func fixtureDecodesOrThrowsTypedError(path: String, expected: String) throws {
+        let data = try KeyedArchiveFixtures.data(path)
+        do {
+            _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)
+            #expect(expected == "decodes")
+        } catch let error as ArchiveError {
+            #expect(expected == "throws \(error.code)", "\(error)")
+        }
+    }
+
+    // MARK: Never crashing, proven in a child process
+
+    @Test func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
+        _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let seed = KeyedArchiveFuzz.seed
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            KeyedArchiveFuzz.run(seed: KeyedArchiveFuzz.seed, flips: 3_000)
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            let log = String(decoding: result.standardErrorContent, as: UTF8.self)
+            Issue.record("child crashed; seed \(seed), last input: \(log.split(separator: "\n").last ?? "none")")
+        }
+    }
+}
+
