@@ -11,6 +11,7 @@ import Foundation
 /// let lock = Lock()
 /// lock.withLock { counter += 1 }
 /// ```
+@usableFromInline
 package final class Lock: @unchecked Sendable {
     // Safety: NSLock is itself thread-safe; this wrapper holds no other state.
     private let base = NSLock()

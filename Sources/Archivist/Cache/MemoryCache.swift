@@ -1,0 +1,208 @@
+/// A thread-safe in-memory cache that evicts the least recently used entries when it grows
+/// past a count limit or a total-cost limit.
+///
+/// Reading a value with ``value(forKey:)`` counts as a use and makes it the most recent entry;
+/// ``setValue(_:forKey:cost:)`` inserts or replaces an entry as the most recent one, then evicts
+/// from the least recent end until the cache is within both limits. Unlike `NSCache`, whose
+/// Linux implementation evicts the newest insert first, the order is strict LRU on every
+/// platform, and nothing is evicted behind the caller's back (no memory-pressure purges).
+///
+/// All operations take one internal lock for a few hash lookups and array writes; the lock is
+/// never held while a caller's closure runs or while a value is released, so a value's
+/// `deinit` may safely touch the cache again.
+///
+/// ```swift
+/// let cache = MemoryCache<String, [Product]>(configuration: .init(countLimit: 100, costLimit: 1 << 20))
+/// cache.setValue(products, forKey: "productList", cost: bytes.count)
+/// if let hit = cache.value(forKey: "productList") { show(hit) }
+/// cache.removeAll { $0.hasPrefix("user/") }
+/// ```
+///
+/// - Complexity: ``value(forKey:)``, ``setValue(_:forKey:cost:)`` and
+///   ``removeValue(forKey:)`` are O(1) expected (plus O(e) for e evicted entries);
+///   ``removeAll(where:)`` is O(n). Nothing here touches the disk.
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
+    /// The limits a ``MemoryCache`` keeps itself within.
+    ///
+    /// A limit of `0` (or less) means "unlimited".
+    ///
+    /// ```swift
+    /// let configuration = MemoryCache<String, Data>.Configuration(countLimit: 500, costLimit: 50 << 20)
+    /// ```
+    public struct Configuration: Sendable, Hashable {
+        /// The most entries the cache holds; `0` means no count limit.
+        public var countLimit: Int
+        /// The largest total of entry costs the cache holds; `0` means no cost limit.
+        public var costLimit: Int
+
+        /// Creates a configuration; both limits default to `0`, meaning unlimited.
+        ///
+        /// ```swift
+        /// let unlimited = MemoryCache<String, Data>.Configuration()
+        /// ```
+        ///
+        /// - Complexity: O(1).
+        public init(countLimit: Int = 0, costLimit: Int = 0) {
+            self.countLimit = countLimit
+            self.costLimit = costLimit
+        }
+    }
+
+    /// The limits this cache was created with.
+    public let configuration: Configuration
+    @usableFromInline let lock = Lock()
+    /// The entries; read and written only inside `lock.withLock` (see the `Sendable` extension).
+    @usableFromInline var table = LRUTable<Key, Value>()
+
+    /// Creates an empty cache with the given limits.
+    ///
+    /// ```swift
+    /// let cache = MemoryCache<URL, Data>(configuration: .init(costLimit: 10 << 20))
+    /// ```
+    ///
+    /// - Parameter configuration: the count and cost limits; unlimited by default.
+    /// - Complexity: O(1).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// The number of entries in the cache.
+    ///
+    /// ```swift
+    /// print(cache.count, "entries,", cache.totalCost, "bytes")
+    /// ```
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var count: Int { lock.withLock { table.count } }
+
+    /// The sum of the costs of the entries in the cache.
+    ///
+    /// ```swift
+    /// assert(cache.totalCost <= cache.configuration.costLimit || cache.configuration.costLimit == 0)
+    /// ```
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var totalCost: Int { lock.withLock { table.totalCost } }
+
+    /// Returns the value stored for `key` and makes that entry the most recently used one.
+    ///
+    /// A miss returns `nil` and changes nothing.
+    ///
+    /// ```swift
+    /// if let products = cache.value(forKey: "productList") { render(products) }
+    /// ```
+    ///
+    /// - Parameter key: the key to look up.
+    /// - Returns: the cached value, or `nil` when there is none.
+    /// - Complexity: O(1) expected.
+    @inlinable
+    public func value(forKey key: Key) -> Value? {
+        lock.withLock { table.value(forKey: key) }
+    }
+
+    /// Stores `value` for `key` as the most recently used entry, then evicts least recently
+    /// used entries until the cache is within its count and cost limits.
+    ///
+    /// An entry whose cost alone exceeds the cost limit is not kept: the call removes any
+    /// existing value for `key` (it would otherwise be stale) and stores nothing. A negative
+    /// cost counts as `0`. The total of all costs must fit in an `Int`.
+    ///
+    /// ```swift
+    /// cache.setValue(thumbnail, forKey: url, cost: thumbnail.count)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: the value to cache.
+    ///   - key: the key to store it under, replacing any previous value.
+    ///   - cost: what the entry counts against ``Configuration/costLimit``, e.g. its byte size.
+    /// - Complexity: O(1) expected, plus O(e) for e evicted entries.
+    @inlinable
+    public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
+        let cost = max(cost, 0)
+        let countLimit = configuration.countLimit
+        let costLimit = configuration.costLimit
+        // The replaced and evicted entries come back out of `withLock` and are released only
+        // after the lock is dropped, so a value's deinit cannot deadlock on the cache. The
+        // common single eviction travels in an optional, which costs no allocation.
+        typealias Slot = LRUTable<Key, Value>.Slot
+        _ = lock.withLock { () -> (replaced: Value?, first: Slot?, more: [Slot]) in
+            if costLimit > 0, cost > costLimit {
+                return (table.removeValue(forKey: key), nil, [])
+            }
+            let replaced = table.insert(value, forKey: key, cost: cost)
+            var first: Slot?
+            var more: [Slot] = []
+            while countLimit > 0 && table.count > countLimit
+                || costLimit > 0 && table.totalCost > costLimit
+            {
+                guard let slot = table.removeLeastRecentlyUsed() else { break }
+                if first == nil { first = slot } else { more.append(slot) }
+            }
+            return (replaced, first, more)
+        }
+    }
+
+    /// Removes the value stored for `key`.
+    ///
+    /// ```swift
+    /// let dropped = cache.removeValue(forKey: "productList")
+    /// ```
+    ///
+    /// - Parameter key: the key to remove.
+    /// - Returns: the removed value, or `nil` when there was none.
+    /// - Complexity: O(1) expected.
+    @inlinable @discardableResult
+    public func removeValue(forKey key: Key) -> Value? {
+        lock.withLock { table.removeValue(forKey: key) }
+    }
+
+    /// Removes every entry.
+    ///
+    /// ```swift
+    /// cache.removeAll()
+    /// ```
+    ///
+    /// - Complexity: O(1) under the lock; releasing the n values afterwards is O(n).
+    public func removeAll() {
+        _ = lock.withLock { table.removeAll() }
+    }
+
+    /// Removes every entry whose key satisfies `shouldRemove`.
+    ///
+    /// The predicate runs without the cache's lock held (over a snapshot of the keys), so it
+    /// may call back into the cache. A key inserted while the predicate runs is not
+    /// considered; a matching key whose value was replaced meanwhile is removed.
+    ///
+    /// ```swift
+    /// cache.removeAll { $0.hasPrefix("user/alice/") }
+    /// ```
+    ///
+    /// - Parameter shouldRemove: returns `true` for keys to remove.
+    /// - Complexity: O(n), for the snapshot of n keys.
+    public func removeAll(where shouldRemove: (Key) -> Bool) {
+        let keys = lock.withLock { table.keys }
+        let doomed = keys.filter(shouldRemove)
+        guard !doomed.isEmpty else { return }
+        _ = lock.withLock { doomed.compactMap { table.removeValue(forKey: $0) } }
+    }
+}
+
+// MARK: - Testing support
+
+extension MemoryCache {
+    /// Keys from most to least recently used (for tests).
+    ///
+    /// - Complexity: O(n).
+    var keysByRecency: [Key] { lock.withLock { table.keysByRecency } }
+
+    /// The first broken internal invariant, or `nil` (for tests).
+    ///
+    /// - Complexity: O(n).
+    func invariantViolation() -> String? { lock.withLock { table.invariantViolation() } }
+}
+
+// Safety: `table`, the only `var`, is read and written only inside `lock.withLock`; every
+// other stored property is an immutable `Sendable` value.
+extension MemoryCache: @unchecked Sendable {}

@@ -1,0 +1,130 @@
+import Foundation
+
+extension PlistStore {
+    /// Stores `value` for `key` in the plist called `name`, keeping the file's other keys.
+    ///
+    /// The file is read, changed and replaced atomically while holding that file's lock, so
+    /// concurrent writers of different keys all land. A missing file is first seeded from its
+    /// default, if it has one. Writing a value equal to the stored one does not touch the disk.
+    ///
+    /// ```swift
+    /// try store.set("Reading", forKey: "name", in: "taskData")
+    /// try store.set(["hour": 7, "minute": 30], forKey: "alert", in: "taskData")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: the value; nested arrays and dictionaries are stored as such.
+    ///   - key: the key in the root dictionary; any string, including the empty one.
+    ///   - name: the plist's name.
+    /// - Throws: ``StoreError``: `corrupt` when the existing file cannot be read (it is left
+    ///   untouched), `invalidName`, `permissionDenied`, `noSpace` or `ioFailed`.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    public func set(_ value: PlistValue, forKey key: String, in name: String) throws {
+        try update(name) { root in root[key] = value }
+    }
+
+    /// Stores a ``PlistConvertible`` value for `key` in the plist called `name`, keeping the
+    /// file's other keys.
+    ///
+    /// ```swift
+    /// try store.set(Date(), forKey: "alertTime", in: "taskData")
+    /// try store.set([25, 5, 15], forKey: "durations", in: "taskData")
+    /// ```
+    ///
+    /// - Throws: as ``set(_:forKey:in:)-(PlistValue,_,_)``.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    public func set<Value: PlistConvertible>(_ value: Value, forKey key: String, in name: String) throws {
+        try set(value.plistValue, forKey: key, in: name)
+    }
+
+    /// Removes `key` from the plist called `name`.
+    ///
+    /// ```swift
+    /// try store.removeValue(forKey: "task-42", in: "taskData")
+    /// ```
+    ///
+    /// - Returns: the removed value, or `nil` when the key was absent (the file is then left
+    ///   as it is).
+    /// - Throws: as ``set(_:forKey:in:)-(PlistValue,_,_)``.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    @discardableResult
+    public func removeValue(forKey key: String, in name: String) throws -> PlistValue? {
+        try update(name) { root in root.removeValue(forKey: key) }
+    }
+
+    /// Replaces the whole root dictionary of the plist called `name`, as seed 000's
+    /// `saveTaskData:` does.
+    ///
+    /// ```swift
+    /// try store.write(["t1": task1, "t2": task2], to: "taskData")
+    /// ```
+    ///
+    /// - Throws: ``StoreError``: `invalidName`, `permissionDenied`, `noSpace` or `ioFailed`.
+    /// - Complexity: O(n) in the size of `root`; blocking file I/O with an `fsync`.
+    public func write(_ root: [String: PlistValue], to name: String) throws {
+        let url = try fileURL(for: name)
+        let data = try encode(root, for: url)
+        try withFileLock(url) { try StoreFile.writeAtomically(data, to: url) }
+    }
+
+    /// Reads the root dictionary of the plist called `name`, lets `body` change it, and writes
+    /// it back, all while holding that file's lock: the way to do a read-modify-write (add,
+    /// delete, update a record) that no concurrent writer can interleave with.
+    ///
+    /// The file is written only when `body` changed the dictionary. If `body` throws, nothing
+    /// is written. `body` must not write to the same plist through this store (that would
+    /// deadlock); reading it is fine.
+    ///
+    /// ```swift
+    /// let count = try store.update("taskData") { tasks in
+    ///     tasks["t3"] = ["name": "Writing", "diligenceTime": 50]
+    ///     return tasks.count
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the plist's name.
+    ///   - body: changes the root dictionary in place and returns a result.
+    /// - Returns: what `body` returned.
+    /// - Throws: what `body` throws, or as ``set(_:forKey:in:)-(PlistValue,_,_)``.
+    /// - Complexity: O(n) in the file's size plus the cost of `body`; blocking file I/O with
+    ///   an `fsync` when the root changed.
+    @discardableResult
+    public func update<Result>(
+        _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
+    ) throws -> Result {
+        let url = try fileURL(for: name)
+        return try withFileLock(url) {
+            let old = try loadOrSeed(name, at: url)
+            var root = old
+            let result = try body(&root)
+            if root != old { try StoreFile.writeAtomically(try encode(root, for: url), to: url) }
+            return result
+        }
+    }
+
+    /// Deletes the file of the plist called `name`; the next read seeds it again from its
+    /// default, if it has one. Deleting a missing file does nothing.
+    ///
+    /// This is also the way out of a ``StoreError/Code/corrupt`` file.
+    ///
+    /// ```swift
+    /// try store.removeFile(named: "taskData")
+    /// ```
+    ///
+    /// - Throws: ``StoreError``: `invalidName`, `permissionDenied` or `ioFailed`.
+    /// - Complexity: O(1); blocking file I/O.
+    public func removeFile(named name: String) throws {
+        let url = try fileURL(for: name)
+        try withFileLock(url) {
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch CocoaError.fileNoSuchFile {
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: url.path) { return }
+                throw StoreError(.ioFailed, "cannot delete the file", fileURL: url, underlyingError: error)
+            }
+        }
+    }
+}

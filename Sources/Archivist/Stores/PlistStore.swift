@@ -1,0 +1,264 @@
+import Foundation
+
+/// Named property-list files in one folder, each holding a root dictionary: the seeds'
+/// `PlistManager` (001) and the focus timer's `taskData.plist` persistence (000).
+///
+/// A store reads the root dictionary of `<name>.plist`, gives typed access to its fields, and
+/// merges keyed writes into the file. Values are ``PlistValue``s (or any
+/// ``PlistConvertible`` type), so nested dictionaries are stored as real plist dictionaries,
+/// and a value that a property list cannot hold is rejected when it is built, not when the
+/// file is written. Files are written in the store's ``Format`` and read in either.
+///
+/// **First launch.** When a file is missing on first read and `defaultFileURL` names a
+/// bundled default for it, the default is read, saved as the file, and returned, as seed 000
+/// does with `NSBundle`'s `taskData.plist`.
+///
+/// **Safety.** Every write replaces the file atomically (temporary file, `fsync`, rename), so
+/// a reader sees the old root or the new one. Writers to the same file are serialized by a
+/// lock for that file, so concurrent ``set(_:forKey:in:)-(PlistValue,_,_)`` calls never lose
+/// each other's keys; reads and writes of other files do not wait. The lock is per process:
+/// two processes writing the same file can still overwrite each other's changes.
+///
+/// ```swift
+/// let store = PlistStore(directory: documents.appendingPathComponent("MyDatas"), format: .binary,
+///                        defaultFileURL: { Bundle.main.url(forResource: $0, withExtension: "plist") })
+/// try store.set(2, forKey: "id", in: "MyPlist")                        // merge one key
+/// try store.set(["hour": 7, "minute": 30], forKey: "alert", in: "MyPlist")  // nested dictionary
+/// let root = try store["MyPlist"]                                      // the whole root
+/// let hour = try store["MyPlist", "alert"]?["hour"]?.intValue          // like PlistManager
+/// let id = try store.value(forKey: "id", in: "MyPlist", default: 0)    // typed, with a default
+/// ```
+///
+/// Names are file names, never paths: see ``fileURL(for:)``.
+public final class PlistStore: Sendable {
+    /// The encoding a store writes files in. Reading accepts either.
+    ///
+    /// ```swift
+    /// let store = PlistStore(directory: folder, format: .binary)
+    /// ```
+    public enum Format: Sendable, Hashable {
+        /// The XML property-list format: readable and diffable; dates keep whole seconds only.
+        case xml
+        /// The binary property-list format: smaller and faster; dates keep full precision.
+        case binary
+    }
+
+    /// The folder holding the store's files; created (0700) on the first write.
+    public let directory: URL
+    /// The format the store writes.
+    public let format: Format
+    private let defaultFileURL: @Sendable (String) -> URL?
+    private let fileLocks = Locked<[String: Lock]>([:])
+
+    /// Creates a store over the plist files in `directory`.
+    ///
+    /// Temporary files left behind by a write that died before its rename are deleted.
+    ///
+    /// ```swift
+    /// let store = PlistStore(
+    ///     directory: documents,
+    ///     defaultFileURL: { name in Bundle.module.url(forResource: name, withExtension: "plist") })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - directory: the folder of the plist files.
+    ///   - format: the format new and rewritten files use; XML by default.
+    ///   - defaultFileURL: returns the bundled default for a plist name (without `.plist`),
+    ///     or `nil` when that plist has none and starts empty.
+    /// - Complexity: lists `directory` once (blocking file I/O) to sweep stale temporaries.
+    public init(
+        directory: URL, format: Format = .xml,
+        defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil }
+    ) {
+        self.directory = directory
+        self.format = format
+        self.defaultFileURL = defaultFileURL
+        StoreFile.sweepTemporaries(in: directory)
+    }
+
+    /// The file that holds the plist called `name`: `directory/<name>.plist`.
+    ///
+    /// A name may be given with or without the `.plist` extension. It must be a plain file
+    /// name: not empty, at most 200 UTF-8 bytes, without `/`, `\` or NUL, and not starting with
+    /// `.`. Any other Unicode is fine (`"任务数据"`).
+    ///
+    /// ```swift
+    /// let url = try store.fileURL(for: "taskData")   // …/taskData.plist
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidName``.
+    /// - Complexity: O(length of `name`); no file I/O.
+    public func fileURL(for name: String) throws -> URL {
+        directory.appendingPathComponent(try Self.baseName(name) + ".plist", isDirectory: false)
+    }
+
+    // MARK: Reading
+
+    /// Reads the root dictionary of the plist called `name`.
+    ///
+    /// A missing file reads as its bundled default, which is then saved (see the type's
+    /// discussion), or as an empty dictionary when there is no default; it is not an error.
+    ///
+    /// ```swift
+    /// for (id, task) in try store.root(of: "taskData") { print(id, task["name"] ?? "") }
+    /// ```
+    ///
+    /// - Parameter name: the plist's name.
+    /// - Returns: the root dictionary.
+    /// - Throws: ``StoreError``: `corrupt` when the file (or the default) is not a plist with a
+    ///   dictionary root, `notRepresentable` when it holds an integer beyond `Int`,
+    ///   `invalidName`, `permissionDenied` or `ioFailed`.
+    /// - Complexity: O(n) in the file's size; blocking file I/O (a write too, when seeding).
+    public func root(of name: String) throws -> [String: PlistValue] {
+        let url = try fileURL(for: name)
+        if let data = try StoreFile.contents(of: url) { return try Self.decodeRoot(data, from: url) }
+        return try withFileLock(url) { try loadOrSeed(name, at: url) }
+    }
+
+    /// The root dictionary of the plist called `name`, as in the seed's `PlistManager`.
+    ///
+    /// ```swift
+    /// let root = try store["MyPlist"]
+    /// ```
+    ///
+    /// - Throws: as ``root(of:)``.
+    /// - Complexity: as ``root(of:)``: blocking file I/O.
+    public subscript(name: String) -> [String: PlistValue] {
+        get throws { try root(of: name) }
+    }
+
+    /// The value stored for `key` in the plist called `name`, or `nil` when there is none.
+    ///
+    /// ```swift
+    /// let alert = try store["MyPlist", "alert"]?.dictionaryValue ?? [:]
+    /// ```
+    ///
+    /// - Throws: as ``root(of:)``.
+    /// - Complexity: as ``root(of:)``: blocking file I/O.
+    public subscript(name: String, key: String) -> PlistValue? {
+        get throws { try root(of: name)[key] }
+    }
+
+    /// Returns the value stored for `key` in the plist called `name`, or `nil` when there is
+    /// none.
+    ///
+    /// ```swift
+    /// if let story = try store.value(forKey: "today", in: "storyData") { show(story) }
+    /// ```
+    ///
+    /// - Throws: as ``root(of:)``.
+    /// - Complexity: as ``root(of:)``: blocking file I/O.
+    public func value(forKey key: String, in name: String) throws -> PlistValue? {
+        try root(of: name)[key]
+    }
+
+    /// Returns the value stored for `key` converted to `type`, or `nil` when there is none.
+    ///
+    /// ```swift
+    /// let alertTime = try store.value(Date.self, forKey: "alertTime", in: "taskData")
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch`` when the stored
+    ///   value is of another kind (see ``PlistConvertible`` for the conversions allowed), or
+    ///   as ``root(of:)``.
+    /// - Complexity: as ``root(of:)``: blocking file I/O.
+    public func value<Value: PlistConvertible>(
+        _ type: Value.Type, forKey key: String, in name: String
+    ) throws -> Value? {
+        let url = try fileURL(for: name)
+        guard let stored = try root(of: name)[key] else { return nil }
+        return try Self.convert(stored, to: type, key: key, url: url)
+    }
+
+    /// Returns the value stored for `key` converted to the default's type, or `defaultValue`
+    /// when there is none.
+    ///
+    /// ```swift
+    /// let minutes = try store.value(forKey: "diligenceTime", in: "taskData", default: 25)
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch`` when the stored
+    ///   value is of another kind (a wrong type is reported, not replaced by the default),
+    ///   or as ``root(of:)``.
+    /// - Complexity: as ``root(of:)``: blocking file I/O.
+    public func value<Value: PlistConvertible>(
+        forKey key: String, in name: String, default defaultValue: Value
+    ) throws -> Value {
+        try value(Value.self, forKey: key, in: name) ?? defaultValue
+    }
+
+    // MARK: Internals shared with the writing extension
+
+    /// Runs `body` holding the lock of the file at `url`.
+    func withFileLock<R>(_ url: URL, _ body: () throws -> R) rethrows -> R {
+        let lock = fileLocks.withLock { locks in
+            if let lock = locks[url.lastPathComponent] { return lock }
+            let lock = Lock()
+            locks[url.lastPathComponent] = lock
+            return lock
+        }
+        return try lock.withLock(body)
+    }
+
+    /// Reads the file, or seeds it from its default; call holding the file's lock.
+    func loadOrSeed(_ name: String, at url: URL) throws -> [String: PlistValue] {
+        if let data = try StoreFile.contents(of: url) { return try Self.decodeRoot(data, from: url) }
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return [:] }
+        guard let data = try StoreFile.contents(of: defaultURL) else {
+            throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
+        }
+        let root = try Self.decodeRoot(data, from: defaultURL)
+        try StoreFile.writeAtomically(try encode(root, for: url), to: url)
+        return root
+    }
+
+    /// Encodes `root` in the store's format.
+    func encode(_ root: [String: PlistValue], for url: URL) throws -> Data {
+        do {
+            return try PropertyListSerialization.data(
+                fromPropertyList: PlistValue.dictionary(root).propertyListObject,
+                format: format == .xml ? .xml : .binary, options: 0)
+        } catch {
+            throw StoreError(.notRepresentable, "cannot encode the property list", fileURL: url, underlyingError: error)
+        }
+    }
+
+    static func decodeRoot(_ data: Data, from url: URL) throws -> [String: PlistValue] {
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw StoreError(.corrupt, "not a property list", fileURL: url, underlyingError: error)
+        }
+        let root: PlistValue
+        do {
+            root = try PlistValue.convert(object)
+        } catch {
+            throw StoreError(.notRepresentable, error.reason, fileURL: url, key: error.pathDescription)
+        }
+        guard case .dictionary(let entries) = root else {
+            throw StoreError(.corrupt, "the root is \(root.kindName), not a dictionary", fileURL: url)
+        }
+        return entries
+    }
+
+    static func convert<Value: PlistConvertible>(
+        _ stored: PlistValue, to type: Value.Type, key: String, url: URL
+    ) throws -> Value {
+        guard let value = Value(plistValue: stored) else {
+            throw StoreError(
+                .typeMismatch, "expected \(Value.self), found \(stored.kindName)", fileURL: url, key: key)
+        }
+        return value
+    }
+
+    static func baseName(_ name: String) throws -> String {
+        let base = name.hasSuffix(".plist") ? String(name.dropLast(".plist".count)) : name
+        guard !base.isEmpty, base.utf8.count <= 200, !base.hasPrefix("."),
+            !base.contains(where: { $0 == "/" || $0 == "\\" || $0 == "\0" })
+        else {
+            throw StoreError(.invalidName, "\(String(reflecting: name)) is not a plain file name")
+        }
+        return base
+    }
+}

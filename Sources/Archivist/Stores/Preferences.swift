@@ -1,0 +1,166 @@
+import Foundation
+
+/// Typed settings persisted in one property-list file: the `NSUserDefaults` job of seed 003
+/// (`[userDefaults setBool:YES forKey:@"firstLogin"]`) with keys that carry their type and
+/// default.
+///
+/// The whole file is loaded when the preferences are opened and kept in memory, so reads are
+/// lock-protected dictionary lookups that never touch the disk. Each write goes through to the
+/// file at once (atomically, through ``PlistStore``) and only then updates memory, so there is
+/// no `synchronize()` to forget; if the write fails, memory keeps the old value too.
+///
+/// **Wrong types read as the default.** A value of another type than the key's (left by an
+/// older app version, or written through another key of the same name) reads as the key's
+/// default, as `NSUserDefaults` does, so a setting never crashes or blocks a screen. Use
+/// ``storedValue(for:)`` to see the stored value strictly, with a thrown
+/// ``StoreError/Code/typeMismatch``. The next ``set(_:for:)`` replaces the stray value.
+///
+/// **Threads.** Any thread or task may read and write. Writes are serialized among
+/// themselves (a write of one key never loses another's), and reads never wait for the disk.
+/// Changes made to the file behind the object's back (by another `Preferences` or
+/// ``PlistStore`` on the same file) are merged by the next write and visible after
+/// ``reload()``.
+///
+/// ```swift
+/// let preferences = try Preferences(store: PlistStore(directory: libraryPreferences, format: .binary))
+/// if preferences[.firstLogin] == false {
+///     showOnboarding()
+///     try preferences.set(true, for: .firstLogin)
+/// }
+/// ```
+public final class Preferences: Sendable {
+    /// The store holding the preferences file.
+    public let store: PlistStore
+    /// The name of the preferences file in ``store``.
+    public let name: String
+    /// The file the preferences live in, as in `print(preferences.fileURL.path)`.
+    public let fileURL: URL
+    private let cache: Locked<[String: PlistValue]>
+    /// Serializes writes so that the cache is replaced in the order the file was.
+    private let writeLock = Lock()
+
+    /// Opens the preferences kept in the plist called `name` of `store`, reading the file
+    /// (or seeding it from the store's default for `name`).
+    ///
+    /// ```swift
+    /// let preferences = try Preferences(store: store, name: "Settings")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: the store holding the file.
+    ///   - name: the plist's name; `Preferences` by default.
+    /// - Throws: ``StoreError``: `corrupt` when the file is not a readable plist (delete it
+    ///   with ``PlistStore/removeFile(named:)`` to start over), `invalidName`,
+    ///   `permissionDenied` or `ioFailed`.
+    /// - Complexity: O(n) in the file's size; blocking file I/O.
+    public init(store: PlistStore, name: String = "Preferences") throws {
+        self.store = store
+        self.name = name
+        self.fileURL = try store.fileURL(for: name)
+        self.cache = Locked(try store.root(of: name))
+    }
+
+    /// The value of `key`, or its default when it is absent or stored with another type.
+    ///
+    /// ```swift
+    /// let isFirstLogin = preferences[.firstLogin]
+    /// ```
+    ///
+    /// - Complexity: O(1) expected; no file I/O.
+    public subscript<Value>(key: PreferenceKey<Value>) -> Value {
+        value(for: key)
+    }
+
+    /// Returns the value of `key`, or its default when it is absent or stored with another
+    /// type.
+    ///
+    /// ```swift
+    /// let launches = preferences.value(for: Keys.launchCount)
+    /// ```
+    ///
+    /// - Complexity: O(1) expected (O(n) for an array or dictionary value of n elements); no
+    ///   file I/O.
+    public func value<Value>(for key: PreferenceKey<Value>) -> Value {
+        guard let stored = cache.withLock({ $0[key.name] }) else { return key.defaultValue }
+        return Value(plistValue: stored) ?? key.defaultValue
+    }
+
+    /// Returns the stored value of `key` strictly: `nil` when absent, an error when it has
+    /// another type.
+    ///
+    /// ```swift
+    /// do { _ = try preferences.storedValue(for: .firstLogin) }
+    /// catch let error as StoreError where error.code == .typeMismatch { … }
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch``.
+    /// - Complexity: O(1) expected; no file I/O.
+    public func storedValue<Value>(for key: PreferenceKey<Value>) throws -> Value? {
+        guard let stored = cache.withLock({ $0[key.name] }) else { return nil }
+        return try PlistStore.convert(stored, to: Value.self, key: key.name, url: fileURL)
+    }
+
+    /// Stores `value` for `key`, writing the file before returning.
+    ///
+    /// ```swift
+    /// try preferences.set(true, for: .firstLogin)
+    /// ```
+    ///
+    /// - Throws: ``StoreError``: `corrupt` when the file was damaged since it was opened,
+    ///   `permissionDenied`, `noSpace` or `ioFailed`; memory then keeps the old value.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
+        try change { $0[key.name] = value.plistValue }
+    }
+
+    /// Removes the stored value of `key`, so that it reads as its default again.
+    ///
+    /// ```swift
+    /// try preferences.removeValue(for: .firstLogin)
+    /// ```
+    ///
+    /// - Throws: as ``set(_:for:)``.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync` when the key
+    ///   was present.
+    public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
+        try change { $0[key.name] = nil }
+    }
+
+    /// Removes every stored value, so that every key reads as its default.
+    ///
+    /// ```swift
+    /// try preferences.removeAll()   // "reset settings"
+    /// ```
+    ///
+    /// - Throws: as ``set(_:for:)``.
+    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    public func removeAll() throws {
+        try change { $0.removeAll() }
+    }
+
+    /// Re-reads the file, picking up changes written by someone else.
+    ///
+    /// ```swift
+    /// try preferences.reload()
+    /// ```
+    ///
+    /// - Throws: as ``init(store:name:)``; memory keeps the old values.
+    /// - Complexity: O(n) in the file's size; blocking file I/O.
+    public func reload() throws {
+        try writeLock.withLock {
+            let root = try store.root(of: name)
+            cache.withLock { $0 = root }
+        }
+    }
+
+    /// Applies `body` to the file's root through the store, then publishes the written root.
+    private func change(_ body: (inout [String: PlistValue]) -> Void) throws {
+        try writeLock.withLock {
+            let root = try store.update(name) { root in
+                body(&root)
+                return root
+            }
+            cache.withLock { $0 = root }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// The error thrown by ``PlistStore`` and ``Preferences``.
+///
+/// Every failure has a ``Code``; the context says where: the file, the key (or the path to a
+/// nested value, such as `alert.hour` or `tags[2]`), and the lower layer's own error (a
+/// `POSIXError` or Foundation's parser error) kept as ``underlyingError``. A missing file or
+/// key is not an error: reads return `nil` or the default.
+///
+/// ```swift
+/// do {
+///     let minutes: Int? = try store.value(Int.self, forKey: "diligenceTime", in: "taskData")
+/// } catch let error as StoreError where error.code == .typeMismatch {
+///     print("wrong type for \(error.key ?? "?") in \(error.fileURL?.path ?? "?")")
+/// }
+/// ```
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: Sendable, Hashable, CustomStringConvertible {
+        /// A store or file name cannot be used as a file name (empty, contains `/` or NUL,
+        /// starts with `.`, or is too long). Names never become paths.
+        case invalidName
+        /// The file exists but is not a property list, or its root is not a dictionary.
+        case corrupt
+        /// A stored value has a different type than the one asked for.
+        case typeMismatch
+        /// A value cannot be stored in a property list (for example `NSNull`, a custom type,
+        /// a non-string dictionary key, or an integer that does not fit in `Int`).
+        case notRepresentable
+        /// The operating system refused access to the file or its folder.
+        case permissionDenied
+        /// The volume is full (or over quota).
+        case noSpace
+        /// Any other failure to read or write the file.
+        case ioFailed
+
+        /// A short name for the code.
+        public var description: String {
+            switch self {
+            case .invalidName: "invalid name"
+            case .corrupt: "corrupt file"
+            case .typeMismatch: "type mismatch"
+            case .notRepresentable: "not representable"
+            case .permissionDenied: "permission denied"
+            case .noSpace: "no space"
+            case .ioFailed: "I/O failed"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A human-readable explanation.
+    public var message: String
+    /// The file involved, when there is one.
+    public var fileURL: URL?
+    /// The key (or the path to a nested value) involved, when there is one.
+    public var key: String?
+    /// The error reported by a lower layer (a `POSIXError`, Foundation's parser), kept as is.
+    public var underlyingError: (any Error & Sendable)?
+
+    /// Creates an error.
+    ///
+    /// ```swift
+    /// throw StoreError(.typeMismatch, "expected a bool, found a string", key: "firstLogin")
+    /// ```
+    public init(
+        _ code: Code, _ message: String, fileURL: URL? = nil, key: String? = nil,
+        underlyingError: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.fileURL = fileURL
+        self.key = key
+        self.underlyingError = underlyingError
+    }
+
+    /// `StoreError(code): message [key k] [file /path] [underlying: …]`.
+    public var description: String {
+        var parts = "StoreError(\(code)): \(message)"
+        if let key { parts += " [key \(key)]" }
+        if let fileURL { parts += " [file \(fileURL.path)]" }
+        if let underlyingError { parts += " [underlying: \(underlyingError)]" }
+        return parts
+    }
+
+    /// Returns a copy that names `fileURL` (and `key`, when the error has none yet).
+    func located(at fileURL: URL, key: String? = nil) -> StoreError {
+        var copy = self
+        copy.fileURL = copy.fileURL ?? fileURL
+        if let key {
+            copy.key = copy.key.map { key + ($0.hasPrefix("[") ? "" : ".") + $0 } ?? key
+        }
+        return copy
+    }
+}
