@@ -33,6 +33,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case noSpace
         /// Any other failure to read or write the file.
         case ioFailed
+        /// No record has the identifier asked for (``RecordStore/update(id:_:)``).
+        case notFound
+        /// A record with that identifier already exists (``RecordStore/insert(_:)``).
+        case alreadyExists
 
         /// A short name for the code.
         public var description: String {
@@ -44,6 +48,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case .permissionDenied: "permission denied"
             case .noSpace: "no space"
             case .ioFailed: "I/O failed"
+            case .notFound: "not found"
+            case .alreadyExists: "already exists"
             }
         }
     }
@@ -85,6 +91,27 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Returns a copy that names `fileURL` (and `key`, when the error has none yet).
+    /// Maps an error from the storage or archive layers to a store error, keeping it as the
+    /// underlying error.
+    init(wrapping error: any Error, fileURL: URL?) {
+        if let error = error as? StoreError {
+            self = error
+            return
+        }
+        var code = Code.ioFailed
+        if let cache = error as? CacheError {
+            switch cache.code {
+            case .permissionDenied, .readOnlyFileSystem: code = .permissionDenied
+            case .diskFull: code = .noSpace
+            case .corruptEntry, .entryMismatch, .decodingFailed: code = .corrupt
+            default: code = .ioFailed
+            }
+        } else if error is ArchiveError {
+            code = .corrupt
+        }
+        self.init(code, "\(error)", fileURL: fileURL, underlyingError: error)
+    }
+
     func located(at fileURL: URL, key: String? = nil) -> StoreError {
         var copy = self
         copy.fileURL = copy.fileURL ?? fileURL

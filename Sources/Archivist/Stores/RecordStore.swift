@@ -1,0 +1,164 @@
+import Foundation
+
+/// A crash-safe collection of identifiable records: insert, upsert, update one, delete,
+/// fetch by id, query, sort, latest N, and all-or-nothing batches — the job of seed 000's task
+/// and diligence tables, seed 002's letters and seed 003's SQLite cache.
+///
+/// Records live in memory; the disk holds a snapshot plus an append-only change log, so a
+/// single-record update writes one small log entry instead of rewriting a whole plist (seed
+/// 001's complaint). When the log outgrows the snapshot it is folded into a new snapshot,
+/// written atomically. After a crash the store reopens with the snapshot plus every complete
+/// log entry — a prefix of the committed batches; a torn or corrupt tail is moved aside into a
+/// `quarantine` file and reported by ``recoveredDamage``.
+///
+/// ```swift
+/// struct Task: Codable, Archivable, Identifiable, Sendable { var id: String; var name: String }
+///
+/// let tasks = try RecordStore<Task>(directory: documents.appendingPathComponent("tasks"))
+/// try tasks.upsert(Task(id: "t1", name: "Read"))
+/// try tasks.update(id: "t1") { $0.name = "Read more" }
+/// let latest = tasks.latest(10)
+/// let reading = tasks.records(where: { $0.name.hasPrefix("Read") })
+/// ```
+///
+/// Thread safety: `Sendable`; any thread or task may read and write. Writers are serialized
+/// (the change log has one end) and re-entrant: an ``update(id:_:)`` closure may read or write
+/// the store again. Readers never wait for a writer's disk I/O.
+public final class RecordStore<Record: Archivable & Identifiable & Sendable>: Sendable
+where Record.ID: Archivable & Sendable {
+    /// How a store writes.
+    public struct Configuration: Sendable {
+        /// What each committed change waits for: `.none` (the OS writes it back later),
+        /// `.file` (fsync the log; the default) or `.fileAndFolder`.
+        public var durability: Durability
+        /// The log is folded into a new snapshot once it is larger than this many bytes and
+        /// larger than the snapshot. Default 1 MiB.
+        public var compactionThreshold: Int
+        /// Limits and allowed types for decoding the snapshot and log.
+        public var archiveOptions: ArchiveOptions
+
+        /// Creates a configuration.
+        public init(
+            durability: Durability = .file, compactionThreshold: Int = 1 << 20,
+            archiveOptions: ArchiveOptions = ArchiveOptions()
+        ) {
+            self.durability = durability
+            self.compactionThreshold = compactionThreshold
+            self.archiveOptions = archiveOptions
+        }
+    }
+
+    /// Damage found and set aside when the store was opened.
+    public struct Damage: Sendable, Hashable {
+        /// Bytes of the change log that were moved to the quarantine file.
+        public var quarantinedBytes: Int
+        /// The quarantine file.
+        public var quarantineURL: URL
+    }
+
+    /// The folder holding `records.snapshot`, `records.log` and any quarantine files.
+    public let directory: URL
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+    /// The damage set aside on open, if any.
+    public let recoveredDamage: Damage?
+
+    let state: Locked<RecordTable<Record>>
+    /// Serializes writers; recursive so a writer's callback can write again on its thread.
+    let writeLock = NSRecursiveLock()
+    let log: ChangeLog
+    let queue: DispatchQueue
+
+    /// Opens (or creates) the store in `directory`, replaying its change log.
+    ///
+    /// - Throws: ``StoreError`` with `corrupt` when the snapshot cannot be decoded (the log's
+    ///   damaged tail is quarantined instead), `permissionDenied`, `noSpace` or `ioFailed`.
+    /// - Complexity: Blocking file I/O, O(snapshot + log).
+    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+        self.directory = directory
+        self.configuration = configuration
+        queue = DispatchQueue(label: "Archivist.RecordStore")
+        do {
+            let opened = try ChangeLog.open(directory: directory, durability: configuration.durability)
+            log = opened.log
+            var table = RecordTable<Record>()
+            var generation: UInt64 = 0
+            if let bytes = opened.snapshot {
+                let snapshot = try Archive.decode(
+                    RecordSnapshot<Record>.self, from: bytes, options: configuration.archiveOptions)
+                generation = snapshot.generation
+                for record in snapshot.records { table.upsert(record) }
+                table.snapshotBytes = bytes.count
+            }
+            var damage: Damage?
+            if log.generation == generation {
+                let replay = try log.replay(as: RecordBatch<Record>.self, options: configuration.archiveOptions) {
+                    table.apply(upserts: $0.upserts, deletes: $0.deletes)
+                }
+                if let bad = replay { damage = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) }
+            } else {
+                // A crash after a compaction wrote the snapshot but before it reset the log:
+                // the log's changes are already in the snapshot.
+                try log.reset(generation: generation)
+            }
+            recoveredDamage = damage
+            table.generation = generation
+            state = Locked(table)
+        } catch {
+            throw StoreError(wrapping: error, fileURL: directory)
+        }
+    }
+
+    /// The number of records.
+    public var count: Int { state.withLock { $0.count } }
+
+    /// The record with identifier `id`, or `nil`.
+    ///
+    /// - Complexity: O(1), in memory.
+    public func record(id: Record.ID) -> Record? { state.withLock { $0.record(id: id) } }
+
+    /// Whether a record has identifier `id`.
+    public func contains(id: Record.ID) -> Bool { state.withLock { $0.record(id: id) != nil } }
+
+    /// Every record, oldest write first.
+    ///
+    /// - Complexity: O(n).
+    public func all() -> [Record] { state.withLock { $0.inWriteOrder() } }
+
+    /// The records `isIncluded` accepts, oldest write first.
+    ///
+    /// - Complexity: O(n) calls of `isIncluded`, outside the store's lock.
+    public func records(where isIncluded: (Record) throws -> Bool) rethrows -> [Record] {
+        try all().filter(isIncluded)
+    }
+
+    /// The records `isIncluded` accepts, ordered by `areInIncreasingOrder`, at most `limit`.
+    ///
+    /// ```swift
+    /// let nextAlerts = tasks.records(where: { $0.isAlertEnabled }, sortedBy: { $0.alertTime < $1.alertTime }, limit: 5)
+    /// ```
+    ///
+    /// - Complexity: O(n log n).
+    public func records(
+        where isIncluded: (Record) throws -> Bool,
+        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool, limit: Int = .max
+    ) rethrows -> [Record] {
+        let sorted = try records(where: isIncluded).sorted(by: areInIncreasingOrder)
+        return limit < sorted.count ? Array(sorted.prefix(limit)) : sorted
+    }
+
+    /// Every record ordered by `areInIncreasingOrder`, at most `limit`.
+    ///
+    /// - Complexity: O(n log n).
+    public func records(
+        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool, limit: Int = .max
+    ) rethrows -> [Record] {
+        let sorted = try all().sorted(by: areInIncreasingOrder)
+        return limit < sorted.count ? Array(sorted.prefix(limit)) : sorted
+    }
+
+    /// The `n` most recently written records (inserted, upserted or updated), newest first.
+    ///
+    /// - Complexity: O(n + skipped superseded writes), amortized O(n).
+    public func latest(_ n: Int) -> [Record] { state.withLock { $0.latest(n) } }
+}
