@@ -7,4 +7,5 @@ struct BenchmarkSuite: Sendable {
 /// Every suite, in the order they run. Register new suites here.
 let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "archiving", run: runArchivingBenchmarks),
+    BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
 ]

@@ -1,0 +1,74 @@
+import Archivist
+import Foundation
+
+/// Seed 000's task as a record.
+struct TaskRecord: Codable, Archivable, Identifiable, Sendable {
+    var id: Int
+    var task: CodableTask
+
+    init(_ i: Int) {
+        id = i
+        task = CodableTask(HandTask(i))
+    }
+
+    /// The plist form the seeds write: a dictionary of property-list values.
+    var plist: [String: Any] {
+        [
+            "id": task.id, "name": task.name, "color": task.color, "diligenceTime": task.diligenceTime,
+            "isRestMode": task.isRestMode, "restTime": task.restTime, "isFocusMode": task.isFocusMode,
+            "musicName": task.musicName, "isMusicEnabled": task.isMusicEnabled,
+            "isAlertEnabled": task.isAlertEnabled, "alertTime": task.alertTime,
+        ]
+    }
+}
+
+/// RecordStore with 1,000 / 10,000 / 100,000 records: one update, and an upsert of 1,000,
+/// against rewriting the whole plist as seeds 000 and 001 do for every change.
+func runRecordStoreBenchmarks(_ harness: Harness) throws {
+    let sizes = harness.options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+    let suite = "records"
+    for size in sizes {
+        let folder = harness.scratch.appendingPathComponent("records-\(size)")
+        let store = try RecordStore<TaskRecord>(
+            directory: folder, configuration: .init(durability: .none, compactionThreshold: 8 << 20))
+        try store.upsert(contentsOf: (0..<size).map(TaskRecord.init))
+        var counter = 0
+        harness.measure(suite, "\(size): RecordStore update one", samples: 201) {
+            counter += 1
+            _ = try? store.update(id: counter % size) { $0.task.diligenceTime += 1 }
+            return nil
+        }
+        let durable = try RecordStore<TaskRecord>(
+            directory: folder.appendingPathComponent("durable"), configuration: .init(durability: .file))
+        try durable.upsert(contentsOf: (0..<size).map(TaskRecord.init))
+        harness.measure(suite, "\(size): RecordStore update one (fsync)", samples: 51) {
+            counter += 1
+            _ = try? durable.update(id: counter % size) { $0.task.diligenceTime += 1 }
+            return nil
+        }
+        harness.measure(suite, "\(size): RecordStore upsert 1,000", samples: 11) {
+            counter += 1
+            try? store.upsert(contentsOf: (0..<1_000).map { TaskRecord((counter * 1_000 + $0) % size) })
+            return nil
+        }
+
+        // The seeds' way: the whole table is a plist dictionary rewritten on every change.
+        var table: [String: Any] = [:]
+        for i in 0..<size { table[String(i)] = TaskRecord(i).plist }
+        let plistURL = folder.appendingPathComponent("taskData.plist")
+        let rewriteSamples = size >= 100_000 ? 3 : 11
+        harness.measure(suite, "\(size): plist rewrite per change", samples: rewriteSamples) {
+            counter += 1
+            var row = table[String(counter % size)] as? [String: Any] ?? [:]
+            row["diligenceTime"] = counter
+            table[String(counter % size)] = row
+            let data = try? PropertyListSerialization.data(fromPropertyList: table, format: .binary, options: 0)
+            try? data?.write(to: plistURL, options: .atomic)
+            return data?.count
+        }
+    }
+    harness.printTable(suite, title: "RecordStore vs rewriting the whole plist (seeds 000/001)") { name in
+        guard let size = name.split(separator: ":").first else { return nil }
+        return "\(size): plist rewrite per change"
+    }
+}
