@@ -289,8 +289,8 @@ import Darwin
 
     @Test func openingSweepsStaleTemporariesOnly() throws {
         let folder = try StoreScratchFolder()
-        let stale = folder.file(".p.plist.tmp-old")
-        let fresh = folder.file(".p.plist.tmp-new")
+        let stale = folder.file(".tmp-00000000000000aa")
+        let fresh = folder.file(".tmp-00000000000000bb")
         let unrelated = folder.file(".keep-me")
         for url in [stale, fresh, unrelated] { try Data([0]).write(to: url) }
         try FileManager.default.setAttributes(
