@@ -7,4 +7,6 @@ struct BenchmarkSuite: Sendable {
 /// Every suite, in the order they run. Register new suites here.
 let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "archiving", run: runArchivingBenchmarks),
+    BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
+    BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),
 ]
