@@ -328,6 +328,20 @@ import Darwin
         }
     }
 
+    @Test func storesOnTheSameFolderShareTheFileLock() async throws {
+        let folder = try StoreScratchFolder()
+        let stores = (0..<4).map { _ in PlistStore(directory: folder.url, format: .binary) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    for key in 0..<25 { try store.set(.int(key), forKey: "s\(index)-\(key)", in: "shared") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try stores[0]["shared"].count == 100)
+    }
+
     @Test func concurrentFirstReadsSeedOnceWithoutLosingAWrite() async throws {
         let folder = try StoreScratchFolder()
         let defaultURL = try folder.writePlist(["seeded": true], named: "default.plist")
