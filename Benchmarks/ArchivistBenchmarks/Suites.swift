@@ -8,4 +8,6 @@ struct BenchmarkSuite: Sendable {
 let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "archiving", run: runArchivingBenchmarks),
     BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
+    BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
+    BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),
 ]

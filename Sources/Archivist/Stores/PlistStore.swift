@@ -15,9 +15,10 @@ import Foundation
 ///
 /// **Safety.** Every write replaces the file atomically (temporary file, `fsync`, rename), so
 /// a reader sees the old root or the new one. Writers to the same file are serialized by a
-/// lock for that file, so concurrent ``set(_:forKey:in:)-(PlistValue,_,_)`` calls never lose
-/// each other's keys; reads and writes of other files do not wait. The lock is per process:
-/// two processes writing the same file can still overwrite each other's changes.
+/// lock for that file, shared by all stores in the process, so concurrent
+/// ``set(_:forKey:in:)-(PlistValue,_,_)`` calls never lose each other's keys; reads and writes
+/// of other files do not wait. The lock is per process: two processes writing the same file
+/// can still overwrite each other's changes.
 ///
 /// ```swift
 /// let store = PlistStore(directory: documents.appendingPathComponent("MyDatas"), format: .binary,
@@ -48,11 +49,14 @@ public final class PlistStore: Sendable {
     /// The format the store writes.
     public let format: Format
     private let defaultFileURL: @Sendable (String) -> URL?
-    private let fileLocks = Locked<[String: Lock]>([:])
+    /// One lock per plist file, shared by every store in the process, so that two stores (or
+    /// a store and ``Preferences``) opened on the same folder still serialize their writes.
+    private static let fileLocks = KeyLocks()
 
     /// Creates a store over the plist files in `directory`.
     ///
-    /// Temporary files left behind by a write that died before its rename are deleted.
+    /// Temporary files left behind by a write that died before its rename, and older than a
+    /// minute (a younger one may be another store's write in progress), are deleted.
     ///
     /// ```swift
     /// let store = PlistStore(
@@ -189,15 +193,9 @@ public final class PlistStore: Sendable {
 
     // MARK: Internals shared with the writing extension
 
-    /// Runs `body` holding the lock of the file at `url`.
+    /// Runs `body` holding the process-wide lock of the file at `url`.
     func withFileLock<R>(_ url: URL, _ body: () throws -> R) rethrows -> R {
-        let lock = fileLocks.withLock { locks in
-            if let lock = locks[url.lastPathComponent] { return lock }
-            let lock = Lock()
-            locks[url.lastPathComponent] = lock
-            return lock
-        }
-        return try lock.withLock(body)
+        try Self.fileLocks.withLock(url.standardizedFileURL.path, body)
     }
 
     /// Reads the file, or seeds it from its default; call holding the file's lock.

@@ -289,8 +289,8 @@ import Darwin
 
     @Test func openingSweepsStaleTemporariesOnly() throws {
         let folder = try StoreScratchFolder()
-        let stale = folder.file(".p.plist.tmp-old")
-        let fresh = folder.file(".p.plist.tmp-new")
+        let stale = folder.file(".tmp-00000000000000aa")
+        let fresh = folder.file(".tmp-00000000000000bb")
         let unrelated = folder.file(".keep-me")
         for url in [stale, fresh, unrelated] { try Data([0]).write(to: url) }
         try FileManager.default.setAttributes(
@@ -326,6 +326,20 @@ import Darwin
             #expect(shared["w\(writer)-19"] == .int(writer * 100 + 19))
             #expect(try store["private-\(writer)", "own"] == 19)
         }
+    }
+
+    @Test func storesOnTheSameFolderShareTheFileLock() async throws {
+        let folder = try StoreScratchFolder()
+        let stores = (0..<4).map { _ in PlistStore(directory: folder.url, format: .binary) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                group.addTask {
+                    for key in 0..<25 { try store.set(.int(key), forKey: "s\(index)-\(key)", in: "shared") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try stores[0]["shared"].count == 100)
     }
 
     @Test func concurrentFirstReadsSeedOnceWithoutLosingAWrite() async throws {
