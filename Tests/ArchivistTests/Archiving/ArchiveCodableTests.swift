@@ -136,3 +136,16 @@ struct AllKindsBox: Codable, Archivable {
         try codable.archive.encodeSingleValue(value)
     }
 }
+
+@Suite struct ArchiveCodableFoundationTypesTests {
+    struct Priced: Codable, Archivable, Equatable {
+        var price: Decimal?
+        var tags: Set<String>
+        var components: DateComponents
+    }
+
+    @Test func foundationCodableTypesRoundTrip() throws {
+        let value = Priced(price: Decimal(string: "19.99"), tags: ["a"], components: DateComponents(year: 2026, month: 11))
+        #expect(try Archive.decode(Priced.self, from: Archive.encode(value)) == value)
+    }
+}
