@@ -25,6 +25,8 @@ final class Harness {
 
     let options: Options
     private(set) var results: [BenchmarkResult] = []
+    /// Speed ratios printed in the tables, for the chart: (table title, case, baseline, ratio).
+    private(set) var ratios: [(title: String, name: String, baseline: String, ratio: Double)] = []
     /// A scratch folder for suites that touch the disk (the embedded default cache location);
     /// removed when the run ends.
     let scratch: URL
@@ -87,7 +89,9 @@ final class Harness {
         for row in rows {
             var ratio = ""
             if let name = baseline(row.name), let base = rows.first(where: { $0.name == name }), row.medianNS > 0 {
-                ratio = String(format: "%.2f× (%@)", Double(base.medianNS) / Double(row.medianNS), name)
+                let value = Double(base.medianNS) / Double(row.medianNS)
+                ratio = String(format: "%.2f× (%@)", value, name)
+                if name != row.name { ratios.append((title ?? suite, row.name, name, value)) }
             }
             table.append([
                 row.name, Self.format(row.medianNS), Self.format(row.minNS), row.bytes.map(Self.formatBytes) ?? "",
@@ -113,7 +117,9 @@ final class Harness {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let url = directory.appendingPathComponent("results.json")
         try encoder.encode(results).write(to: url)
-        print("\nwrote \(url.path)")
+        let chart = directory.appendingPathComponent("chart.svg")
+        try Data(BenchmarkChart.svg(ratios).utf8).write(to: chart)
+        print("\nwrote \(url.path) and \(chart.path)")
     }
 
     static func format(_ ns: Int64) -> String {
