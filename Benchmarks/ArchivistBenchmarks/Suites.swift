@@ -10,4 +10,5 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
     BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),
+    BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
 ]

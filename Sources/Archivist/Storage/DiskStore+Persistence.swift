@@ -7,18 +7,20 @@ import Darwin
 
 /// Keeping the saved size index honest across crashes.
 ///
-/// The rule: the marker `.archivist/dirty` exists whenever the disk may be ahead of the saved
-/// index. It is created (under the state lock) before the first file change after a save, and
-/// removed only by a save that captured every change, with no change in flight. An open that
-/// finds the marker, or no readable index, rebuilds the index by scanning.
+/// The rule: the marker `.archivist/dirty` reads `D` whenever the disk may be ahead of the
+/// saved index. It is set (under the state lock) before the first file change after a save,
+/// and set back to `C` only by a save that captured every change, with no change in flight.
+/// An open that finds `D`, or no readable index, rebuilds the index by scanning.
+///
+/// This holds across process crashes. The index and marker are not synced, so after a power
+/// loss the index may be stale until a damaged checksum or the next unclean shutdown forces
+/// a scan.
 extension DiskStore {
     /// Creates the marker if needed and counts a mutation in flight.
     func beginMutation() throws {
         try state.withLock { state in
             if !state.dirty {
-                let fd = fileSystem.open(markerPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { throw CacheError.posix("create index marker", path: markerPath, errno: errno) }
-                _ = fileSystem.close(fd)
+                try setMarker(dirty: true)
                 state.dirty = true
             }
             state.inFlight += 1
@@ -56,30 +58,37 @@ extension DiskStore {
     }
 
     private func persistIndex(throwing: Bool) throws {
-        let (bytes, generation, dirty) = state.withLock { state in
+        let (snapshot, generation) = state.withLock { state in
             state.persistScheduled = false
-            return (state.dirty ? state.index.serialized() : [], state.generation, state.dirty)
+            return (state.dirty ? state.index.snapshot() : nil, state.generation)
         }
-        guard dirty else { return }
+        guard let snapshot else { return }
+        let bytes = snapshot.serialized()   // outside the lock: O(n), while reads and writes go on
         _ = try bytes.withUnsafeBytes { raw in
-            try AtomicFile.write([raw], toPath: indexPath, durability: .file, createFolders: false, fileSystem: fileSystem)
+            try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem)
         }
         state.withLock { state in
-            if state.generation == generation && state.inFlight == 0 && state.dirty {
-                _ = fileSystem.unlink(markerPath)
+            if state.generation == generation && state.inFlight == 0 && state.dirty, (try? setMarker(dirty: false)) != nil {
                 state.dirty = false
             }
+        }
+    }
+
+    /// Writes the marker's flag byte.
+    private func setMarker(dirty: Bool) throws {
+        var flag = dirty ? UInt8(ascii: "D") : UInt8(ascii: "C")
+        guard fileSystem.pwrite(markerFD, &flag, 1, 0) == 1 else {
+            throw CacheError.posix("write index marker", path: markerPath, errno: errno)
         }
     }
 
     /// Loads the saved index, or rebuilds it by a scan when the last run left the marker or
     /// the index is missing or damaged; then saves it so the marker goes away.
     func loadOrRebuildIndex() throws {
-        let marker = fileSystem.open(markerPath, O_RDONLY | O_CLOEXEC, 0)
-        if marker >= 0 {
-            _ = fileSystem.close(marker)
-        } else if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
-                  let index = SizeIndex.deserialize(bytes) {
+        var flag: UInt8 = 0
+        let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
+        if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+           let index = SizeIndex.deserialize(bytes) {
             state.withLock { $0.index = index }
             return
         }

@@ -123,45 +123,64 @@ extension DiskStore.SizeIndex {
     private static let magic: [UInt8] = Array("ARCI".utf8)
     private static let version: UInt16 = 1
 
-    /// The index as bytes: magic, version, then each folder that holds entries (its path and
-    /// its records), then a CRC32C of everything before it.
+    /// Each folder's path and entries. The dictionaries are copy-on-write values, so taking a
+    /// snapshot under the lock costs O(folders), and serializing it can happen outside.
     ///
-    /// - Complexity: O(n) in entries.
-    func serialized() -> [UInt8] {
-        var out = Self.magic
-        Self.append(Self.version, &out)
+    /// - Complexity: O(number of folders).
+    func snapshot() -> Snapshot {
+        var folders: [([String], [EntryName: DiskStore.Record])] = []
         func visit(_ node: DiskStore.IndexNode, _ components: [String]) {
-            if !node.entries.isEmpty {
-                out.append(UInt8(components.count))
-                for component in components {
-                    let utf8 = Array(component.utf8)
-                    out.append(UInt8(utf8.count))
-                    out += utf8
-                }
-                Self.append(UInt32(node.entries.count), &out)
-                for (name, record) in node.entries {
-                    switch name {
-                    case .single:
-                        out.append(0)
-                    case .hashed(let digest):
-                        out.append(1)
-                        Self.append(digest.high, &out)
-                        Self.append(digest.low, &out)
-                    }
-                    Self.append(UInt64(bitPattern: record.logical), &out)
-                    Self.append(UInt64(bitPattern: record.allocated), &out)
-                    Self.append(record.lastAccess.bitPattern, &out)
-                }
-            }
+            if !node.entries.isEmpty { folders.append((components, node.entries)) }
             for (name, child) in node.children { visit(child, components + [name]) }
         }
         visit(root, [])
+        return Snapshot(folders: folders)
+    }
+
+    /// A point-in-time copy of the index, to be serialized without holding the lock.
+    struct Snapshot {
+        var folders: [([String], [EntryName: DiskStore.Record])]
+
+        /// The index as bytes: magic, version, then each folder that holds entries (its path
+        /// and its records), then a CRC32C of everything before it.
+        ///
+        /// - Complexity: O(n) in entries.
+        func serialized() -> [UInt8] {
+            DiskStore.SizeIndex.serialize(folders)
+        }
+    }
+
+    private static func serialize(_ folders: [([String], [EntryName: DiskStore.Record])]) -> [UInt8] {
+        var out = Self.magic
+        Self.append(Self.version, &out)
+        for (components, entries) in folders {
+            out.append(UInt8(components.count))
+            for component in components {
+                let utf8 = Array(component.utf8)
+                out.append(UInt8(utf8.count))
+                out += utf8
+            }
+            Self.append(UInt32(entries.count), &out)
+            for (name, record) in entries {
+                switch name {
+                case .single:
+                    out.append(0)
+                case .hashed(let digest):
+                    out.append(1)
+                    Self.append(digest.high, &out)
+                    Self.append(digest.low, &out)
+                }
+                Self.append(UInt64(bitPattern: record.logical), &out)
+                Self.append(UInt64(bitPattern: record.allocated), &out)
+                Self.append(record.lastAccess.bitPattern, &out)
+            }
+        }
         out.append(0xFF)   // end of folders
         Self.append(CRC32C.checksum(out), &out)
         return out
     }
 
-    /// Parses ``serialized()`` output; `nil` for anything damaged, so the caller rescans.
+    /// Parses ``Snapshot/serialized()`` output; `nil` for anything damaged, so the caller rescans.
     ///
     /// - Complexity: O(n) in bytes.
     static func deserialize(_ bytes: [UInt8]) -> DiskStore.SizeIndex? {

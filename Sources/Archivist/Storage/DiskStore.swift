@@ -11,7 +11,7 @@ import Darwin
 /// Every entry is a file `<root>/<folder>/<name>` holding an ``EntryHeader`` and a payload.
 /// The store keeps a ``SizeIndex`` of every entry's logical and allocated size and last access,
 /// so the size of any folder is answered without touching the disk. The index is saved to
-/// `<root>/.archivist/index` shortly after changes; a marker file `.archivist/dirty` exists
+/// `<root>/.archivist/index` shortly after changes; a marker file `.archivist/dirty` says
 /// whenever the saved index may be behind the disk, so after a crash the next open rebuilds
 /// the index with one scan (sweeping stale temporaries on the way) before it answers anything.
 ///
@@ -32,6 +32,10 @@ package final class DiskStore: Sendable {
     /// The root folder's path, without a trailing slash.
     package let rootPath: String
     let fileSystem: FileSystem
+    /// The marker file, open for the store's lifetime: its first byte is `D` while the disk
+    /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
+    /// open file is cheap; creating and deleting a marker would allocate an inode each time.
+    let markerFD: Int32
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -90,14 +94,24 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.fileSystem = fileSystem
         self.state = Locked(State())
-        try fileSystem.makeDirectories(trashPath)
-        try loadOrRebuildIndex()
+        try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
+        let marker = rootPath + "/.archivist/dirty"
+        let fd = fileSystem.open(marker, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        self.markerFD = fd
+        do {
+            try loadOrRebuildIndex()
+        } catch {
+            _ = fileSystem.close(fd)
+            throw error
+        }
         emptyTrash(completion: nil)
     }
 
     deinit {
         let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
         if pending { persistIndex() }
+        _ = fileSystem.close(markerFD)
     }
 
     /// The absolute path of `key`'s file.
@@ -120,8 +134,9 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
         try clearGate.withShared {
-            let path = path(of: key)
-            try keyLocks.withLock(key.relativePath) {
+            let relative = key.relativePath
+            let path = rootPath + "/" + relative
+            try keyLocks.withLock(relative) {
                 try payload.withUnsafeBytes { raw in
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw).encoded()
@@ -149,8 +164,9 @@ package final class DiskStore: Sendable {
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
     package func read<R>(_ key: DiskKey, typeName: String, parameter: String?, _ body: (Entry) throws -> R) throws -> R? {
-        let path = path(of: key)
-        return try keyLocks.withLock(key.relativePath) {
+        let relative = key.relativePath
+        let path = rootPath + "/" + relative
+        return try keyLocks.withLock(relative) {
             guard let bytes = try AtomicFile.read(path: path, fileSystem: fileSystem) else { return nil }
             do {
                 let entry = try bytes.withUnsafeBytes { raw -> Entry in
@@ -195,6 +211,15 @@ package final class DiskStore: Sendable {
                 return removed
             }
         }
+    }
+
+    /// Records an access to `key` that did not touch the disk (a memory-tier hit), for
+    /// least-recently-accessed eviction.
+    ///
+    /// - Complexity: O(1); no file I/O.
+    package func touch(_ key: DiskKey) {
+        let now = Date().timeIntervalSince1970
+        state.withLock { $0.index.touch(key, at: now) }
     }
 
     /// Whether the index holds an entry at `key` (fresh or expired).

@@ -21,6 +21,8 @@ package struct FileSystem: Sendable {
     package var close: @Sendable (_ fd: Int32) -> Int32
     /// `write(fd, buffer, count)`.
     package var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
+    /// `pwrite(fd, buffer, count, offset)`.
+    package var pwrite: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int
     /// `read(fd, buffer, count)`.
     package var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int
     /// A full flush of the file to stable storage: `F_FULLFSYNC` on Darwin, `fsync` elsewhere.
@@ -59,6 +61,13 @@ package struct FileSystem: Sendable {
             Glibc.write(fd, buffer, count)
             #else
             Darwin.write(fd, buffer, count)
+            #endif
+        },
+        pwrite: { fd, buffer, count, offset in
+            #if canImport(Glibc)
+            Glibc.pwrite(fd, buffer, count, offset)
+            #else
+            Darwin.pwrite(fd, buffer, count, offset)
             #endif
         },
         read: { fd, buffer, count in

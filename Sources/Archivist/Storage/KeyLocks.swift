@@ -11,7 +11,13 @@ import Foundation
 /// try locks.withLock("shared-caches/…/value") { try replaceTheFile() }
 /// ```
 package final class KeyLocks: Sendable {
-    private let table = Locked<[String: KeyLock]>([:])
+    private let table = Locked<Table>(Table())
+
+    /// Locks in use by key, and a few idle ones kept for reuse (creating an NSLock allocates).
+    private struct Table {
+        var locks: [String: KeyLock] = [:]
+        var idle: [KeyLock] = []
+    }
 
     /// Creates an empty table.
     package init() {}
@@ -21,9 +27,9 @@ package final class KeyLocks: Sendable {
     /// - Complexity: O(1) plus `body`; waits only for holders of the same key.
     package func withLock<R>(_ key: String, _ body: () throws -> R) rethrows -> R {
         let lock = table.withLock { table in
-            let lock = table[key] ?? KeyLock()
+            let lock = table.locks[key] ?? table.idle.popLast() ?? KeyLock()
             lock.users += 1
-            table[key] = lock
+            table.locks[key] = lock
             return lock
         }
         lock.base.lock()
@@ -40,10 +46,10 @@ package final class KeyLocks: Sendable {
     /// - Complexity: O(1) plus `body`; never waits.
     package func withLockIfAvailable<R>(_ key: String, _ body: () throws -> R) rethrows -> R? {
         let lock = table.withLock { table -> KeyLock? in
-            if table[key] != nil { return nil }
-            let lock = KeyLock()
+            if table.locks[key] != nil { return nil }
+            let lock = table.idle.popLast() ?? KeyLock()
             lock.users = 1
-            table[key] = lock
+            table.locks[key] = lock
             return lock
         }
         guard let lock else { return nil }
@@ -58,7 +64,10 @@ package final class KeyLocks: Sendable {
     private func release(_ key: String, _ lock: KeyLock) {
         table.withLock { table in
             lock.users -= 1
-            if lock.users == 0 { table[key] = nil }
+            if lock.users == 0 {
+                table.locks[key] = nil
+                if table.idle.count < 64 { table.idle.append(lock) }
+            }
         }
     }
 }

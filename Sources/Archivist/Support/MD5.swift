@@ -27,14 +27,18 @@ package enum MD5 {
 
         /// The digest as 32 lowercase hexadecimal characters.
         package var description: String {
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            var out = [UInt8]()
-            out.reserveCapacity(32)
-            for byte in bytes {
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+            String(unsafeUninitializedCapacity: 32) { out in
+                let hex: StaticString = "0123456789abcdef"
+                hex.withUTF8Buffer { digits in
+                    for i in 0..<16 {
+                        let word = i < 8 ? high : low
+                        let byte = Int(truncatingIfNeeded: word >> (UInt64(7 - i % 8) * 8)) & 0xFF
+                        out[2 * i] = digits[byte >> 4]
+                        out[2 * i + 1] = digits[byte & 0x0F]
+                    }
+                }
+                return 32
             }
-            return String(decoding: out, as: UTF8.self)
         }
 
         /// Parses 32 hexadecimal characters (either case); `nil` for anything else.
@@ -99,14 +103,15 @@ package enum MD5 {
             offset += 64
         }
         // Final one or two blocks: the rest, 0x80, zeros, then the bit length (little-endian).
-        var tail = [UInt8](repeating: 0, count: 128)
-        let rest = count - offset
-        for i in 0..<rest { tail[i] = input[offset + i] }
-        tail[rest] = 0x80
-        let blocks = rest + 1 + 8 <= 64 ? 1 : 2
-        let bitLength = UInt64(truncatingIfNeeded: count) &* 8
-        for i in 0..<8 { tail[blocks * 64 - 8 + i] = UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8)) }
-        tail.withUnsafeBytes { raw in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            let rest = count - offset
+            for i in 0..<rest { tail[i] = input[offset + i] }
+            tail[rest] = 0x80
+            let blocks = rest + 1 + 8 <= 64 ? 1 : 2
+            let bitLength = UInt64(truncatingIfNeeded: count) &* 8
+            for i in 0..<8 { tail[blocks * 64 - 8 + i] = UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8)) }
+            let raw = UnsafeRawBufferPointer(tail)
             for b in 0..<blocks {
                 compress(&state, UnsafeRawBufferPointer(rebasing: raw[(b * 64)..<(b * 64 + 64)]))
             }
@@ -139,25 +144,22 @@ package enum MD5 {
 
     /// Processes one 64-byte block.
     private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
-        var words = (0..<16).map { block.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self).littleEndian }
         var a = state.0, b = state.1, c = state.2, d = state.3
-        words.withUnsafeMutableBufferPointer { m in
-            for i in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch i {
-                case 0..<16: f = (b & c) | (~b & d); g = i
-                case 16..<32: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
-                case 32..<48: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
-                default: f = c ^ (b | ~d); g = (7 &* i) & 15
-                }
-                f = f &+ a &+ constants[i] &+ m[g]
-                a = d
-                d = c
-                c = b
-                let s = shifts[i]
-                b = b &+ ((f << s) | (f >> (32 - s)))
+        for i in 0..<64 {
+            var f: UInt32
+            let g: Int
+            switch i {
+            case 0..<16: f = (b & c) | (~b & d); g = i
+            case 16..<32: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
+            case 32..<48: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
+            default: f = c ^ (b | ~d); g = (7 &* i) & 15
             }
+            f = f &+ a &+ constants[i] &+ block.loadUnaligned(fromByteOffset: g &* 4, as: UInt32.self).littleEndian
+            a = d
+            d = c
+            c = b
+            let s = shifts[i]
+            b = b &+ ((f << s) | (f >> (32 - s)))
         }
         state.0 &+= a
         state.1 &+= b

@@ -52,7 +52,7 @@ import Testing
                 expected = store.usage(of: FolderPath([]))
                 try store.flush()
             }
-            #expect(!FileManager.default.fileExists(atPath: dir.path + "/.archivist/dirty"))
+            #expect(try Data(contentsOf: dir.appendingPathComponent(".archivist/dirty")) == Data("C".utf8))
             let reopened = try DiskStore.open(at: dir)
             #expect(reopened.usage(of: FolderPath([])) == expected)
             #expect(expected.entryCount == 50)
@@ -69,7 +69,7 @@ import Testing
             }
             // What a crash mid-write leaves: the marker, a new entry the saved index lacks,
             // and a temporary that never got renamed.
-            try Data().write(to: dir.appendingPathComponent(".archivist/dirty"))
+            try Data("D".utf8).write(to: dir.appendingPathComponent(".archivist/dirty"))
             let payload = [UInt8](repeating: 1, count: 500)
             let header = payload.withUnsafeBytes {
                 EntryHeader(typeName: "t", parameter: "b", writeDate: Date(), expiry: nil, payload: $0)

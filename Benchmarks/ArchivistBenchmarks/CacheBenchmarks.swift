@@ -1,0 +1,182 @@
+import Archivist
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// CacheManager against raw POSIX and the usual in-memory structures: writes, warm reads,
+/// size and clear at growing entry counts, memory-tier hits, and reads from two threads.
+func runCacheBenchmarks(_ harness: Harness) throws {
+    let quick = harness.options.quick
+    let count = quick ? 2_000 : 10_000
+    let kilobyte = Data((0..<1_024).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    // Writes: 1 KB values, durability none, against open/write/close/rename of the same bytes.
+    let writeRoot = harness.scratch.appendingPathComponent("cache-writes", isDirectory: true)
+    let rawFolder = writeRoot.appendingPathComponent("raw").path
+    try FileManager.default.createDirectory(atPath: rawFolder, withIntermediateDirectories: true)
+    let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: writeRoot.appendingPathComponent("cache")),
+                                             configuration: .init(memoryCountLimit: 0))
+    // Interleaved rounds: the kernel's inode allocation and write-back make consecutive runs
+    // of one case drift, so each sample runs both cases back to back.
+    alternate(harness, "cache.write", samples: quick ? 3 : 7, [
+        ("raw POSIX temp+rename", {
+            for i in 0..<count { rawWrite(kilobyte, folder: rawFolder, name: "\(i)") }
+        }),
+        ("CacheManager.store", {
+            for i in 0..<count { try? cache.store(kilobyte, for: .blobs, parameter: "\(i)") }
+        }),
+    ])
+    harness.printTable("cache.write", title: "\(count) × 1 KB writes, durability none") { _ in "raw POSIX temp+rename" }
+
+    // Warm reads (page cache hot), memory tier off so every read goes to the file.
+    let encoded = try Archive.encode(kilobyte)
+    for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: "\(i)") }
+    alternate(harness, "cache.read", samples: quick ? 3 : 9, [
+        ("raw POSIX read+decode", {
+            for i in 0..<count { _ = rawRead(rawFolder + "/\(i)").map { try? Archive.decode(Data.self, from: $0) } }
+        }),
+        ("CacheManager.value (disk)", {
+            for i in 0..<count { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }
+        }),
+    ])
+    harness.printTable("cache.read", title: "\(count) warm 1 KB reads") { _ in "raw POSIX read+decode" }
+
+    // Reads of different keys: one thread reading all, then two threads reading half each.
+    alternate(harness, "cache.threads", samples: quick ? 3 : 9, [
+        ("1 thread", { readRange(cache, 0..<count) }),
+        ("2 threads, different keys", {
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                readRange(cache, half == 0 ? 0..<(count / 2) : (count / 2)..<count)
+            }
+        }),
+    ])
+    harness.printTable("cache.threads", title: "\(count) disk reads: one thread vs two") { _ in "1 thread" }
+    _ = try? cache.clear()
+
+    try runMemoryTierBenchmarks(harness, quick: quick)
+    try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data(kilobyte.prefix(64)))
+}
+
+/// Memory-tier hits against NSCache and a Dictionary behind a lock.
+private func runMemoryTierBenchmarks(_ harness: Harness, quick: Bool) throws {
+    let keys = 1_000
+    let lookups = quick ? 100_000 : 1_000_000
+    let value = Data(repeating: 1, count: 100)
+    let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: harness.scratch.appendingPathComponent("cache-memory")),
+                                             configuration: .init(memoryCountLimit: 2 * keys))
+    let parameters = (0..<keys).map { "key-\($0)" }
+    let nsCache = NSCache<NSString, NSData>()
+    let lock = NSLock()
+    var dictionary: [String: Data] = [:]
+    for parameter in parameters {
+        try cache.store(value, for: .blobs, parameter: parameter)
+        nsCache.setObject(value as NSData, forKey: parameter as NSString)
+        dictionary[parameter] = value
+    }
+    harness.measure("cache.memory", "locked Dictionary") {
+        var hits = 0
+        for i in 0..<lookups {
+            lock.lock()
+            if dictionary[parameters[i % keys]] != nil { hits += 1 }
+            lock.unlock()
+        }
+        return hits
+    }
+    harness.measure("cache.memory", "NSCache") {
+        var hits = 0
+        for i in 0..<lookups where nsCache.object(forKey: parameters[i % keys] as NSString) != nil { hits += 1 }
+        return hits
+    }
+    harness.measure("cache.memory", "CacheManager memory hit") {
+        var hits = 0
+        for i in 0..<lookups where ((try? cache.value(Data.self, for: .blobs, parameter: parameters[i % keys])) ?? nil) != nil {
+            hits += 1
+        }
+        return hits
+    }
+    harness.printTable("cache.memory", title: "\(lookups) memory-tier hits over \(keys) keys") { _ in "locked Dictionary" }
+    _ = try? cache.clear()
+}
+
+/// `totalSize` and `clear()` at growing entry counts: both should stay flat.
+private func runSizeAndClearBenchmarks(_ harness: Harness, quick: Bool, payload: Data) throws {
+    let clock = ContinuousClock()
+    for entries in quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
+        let root = harness.scratch.appendingPathComponent("cache-size-\(entries)", isDirectory: true)
+        let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: root), configuration: .init(memoryCountLimit: 0))
+        for i in 0..<entries { try cache.store(payload, for: .blobs, parameter: "\(i)") }
+        let calls = 10_000
+        harness.measure("cache.size", "\(calls) × totalSize at \(entries) entries") {
+            var sum = 0
+            for _ in 0..<calls { sum &+= cache.totalSize }
+            return sum / calls
+        }
+        let start = clock.now
+        try cache.clear()
+        let elapsed = clock.now - start
+        let ns = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        harness.record(BenchmarkResult(suite: "cache.clear", name: "clear() at \(entries) entries (returns)",
+                                       medianNS: ns, minNS: ns, bytes: nil, samples: 1))
+        // Let the background deletion finish before the next, larger round.
+        _ = try? FileManager.default.removeItem(at: root)
+    }
+    harness.printTable("cache.size", title: "totalSize, 10,000 calls per sample (divide by 10,000 for one call)") { _ in nil }
+    harness.printTable("cache.clear", title: "clear() until it returns (deletion continues in the background)") { _ in nil }
+}
+
+/// Runs each case once per round, `samples` rounds after one warm-up round, and records the
+/// median and minimum of each.
+private func alternate(_ harness: Harness, _ suite: String, samples: Int, _ cases: [(String, () -> Void)]) {
+    let clock = ContinuousClock()
+    var times = Array(repeating: [Int64](), count: cases.count)
+    for round in 0...samples {
+        for (i, (_, body)) in cases.enumerated() {
+            let start = clock.now
+            body()
+            let elapsed = clock.now - start
+            if round > 0 {
+                times[i].append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            }
+        }
+    }
+    for (i, (name, _)) in cases.enumerated() {
+        let sorted = times[i].sorted()
+        harness.record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
+                                       bytes: nil, samples: samples))
+    }
+}
+
+/// The benchmarks' one cache type.
+enum BenchCache: String, CacheType {
+    case blobs
+    var location: CacheLocation { .sharedCaches }
+}
+
+private func readRange(_ cache: CacheManager<BenchCache>, _ range: Range<Int>) {
+    for i in range { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }
+}
+
+/// The baseline write: temporary file, write, close, rename.
+private func rawWrite(_ data: Data, folder: String, name: String) {
+    let temporary = folder + "/.tmp-" + name
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { return }
+    _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    rename(temporary, folder + "/" + name)
+}
+
+/// The baseline read: open, fstat, read, close.
+private func rawRead(_ path: String) -> Data? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { return nil }
+    var data = Data(count: Int(status.st_size))
+    let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    return n == data.count ? data : nil
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// `async` and completion-handler forms: the file I/O runs on a background queue, never on
+/// the caller's executor or thread. Encoding happens on the caller's side (so non-`Sendable`
+/// values never cross threads); decoding happens in the background.
+extension CacheManager {
+    /// Stores `value` (or removes the entry when `nil`) without blocking the caller.
+    ///
+    /// ```swift
+    /// try await cache.store(products, for: .productList)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``store(_:for:parameter:expiry:)``.
+    /// - Complexity: Encodes on the caller; the write runs on a background queue.
+    public func store<T: Archivable & Sendable>(
+        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+    ) async throws {
+        try await offload { try self.store(value, for: type, parameter: parameter, expiry: expiry) }
+    }
+
+    /// Stores a value of a non-`Sendable` type without blocking the caller; it is encoded
+    /// before the call suspends, so the value itself never leaves the caller.
+    ///
+    /// ```swift
+    /// try await cache.store(letters, for: .message)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``store(_:for:parameter:expiry:)``.
+    /// - Complexity: Encodes on the caller; the write runs on a background queue.
+    public func store<T: Archivable>(
+        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+    ) async throws {
+        guard let value else {
+            try await removeValue(for: type, parameter: parameter)
+            return
+        }
+        let data = try encode(value, type, parameter)
+        try await offload { try self.write(data, for: type, parameter: parameter, expiry: expiry, memoryValue: nil) }
+    }
+
+    /// The value stored for `type` and `parameter`, read without blocking the caller.
+    ///
+    /// ```swift
+    /// let cached: [Product]? = try await cache.value(for: .productList)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+    ) async throws -> T? {
+        try await offload { try self.value(T.self, for: type, parameter: parameter) }
+    }
+
+    /// Removes the entry for `type` and `parameter` without blocking the caller.
+    ///
+    /// ```swift
+    /// try await cache.removeValue(for: .hots)
+    /// ```
+    ///
+    /// - Returns: Whether there was an entry.
+    /// - Throws: ``CacheError`` as ``removeValue(for:parameter:)``.
+    /// - Complexity: One `unlink` on a background queue.
+    @discardableResult
+    public func removeValue(for type: Kind, parameter: String? = nil) async throws -> Bool {
+        try await offload { try self.removeValue(for: type, parameter: parameter) }
+    }
+
+    /// Stores `value` (or removes the entry when `nil`) on a background queue, then calls
+    /// `completion` there.
+    ///
+    /// ```swift
+    /// cache.store(products, for: .productList) { result in
+    ///     if case .failure(let error) = result { log(error) }
+    /// }
+    /// ```
+    ///
+    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Complexity: Returns at once; the write runs on a background queue.
+    public func store<T: Archivable & Sendable>(
+        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy,
+        completion: @escaping @Sendable (Result<Void, CacheError>) -> Void
+    ) {
+        DispatchQueue.global().async {
+            completion(Self.result { try self.store(value, for: type, parameter: parameter, expiry: expiry) })
+        }
+    }
+
+    /// Reads the value for `type` and `parameter` on a background queue, then calls
+    /// `completion` there with it (`nil` on a miss).
+    ///
+    /// ```swift
+    /// cache.value([Product].self, for: .productList) { result in show(try? result.get()) }
+    /// ```
+    ///
+    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Complexity: Returns at once; the read runs on a background queue.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        completion: @escaping @Sendable (Result<T?, CacheError>) -> Void
+    ) {
+        DispatchQueue.global().async {
+            completion(Self.result { try self.value(T.self, for: type, parameter: parameter) })
+        }
+    }
+
+    /// Removes the entry for `type` and `parameter` on a background queue, then calls
+    /// `completion` there with whether there was one.
+    ///
+    /// ```swift
+    /// cache.removeValue(for: .hots) { _ in }
+    /// ```
+    ///
+    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Complexity: Returns at once; the removal runs on a background queue.
+    public func removeValue(
+        for type: Kind, parameter: String? = nil, completion: @escaping @Sendable (Result<Bool, CacheError>) -> Void
+    ) {
+        DispatchQueue.global().async {
+            completion(Self.result { try self.removeValue(for: type, parameter: parameter) })
+        }
+    }
+
+    /// Runs `work` on a background queue and resumes with its result.
+    func offload<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Self.result(work)) }
+        }
+    }
+
+    /// `work`'s result, with every error as a ``CacheError``.
+    static func result<R>(_ work: () throws -> R) -> Result<R, CacheError> {
+        do {
+            return .success(try work())
+        } catch let error as CacheError {
+            return .failure(error)
+        } catch {
+            return .failure(CacheError(.fileSystem, "unexpected error", underlyingError: error))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+extension CacheManager {
+    /// What a clear removes. Only what this manager can see is ever cleared: the shared
+    /// caches and its own user's scopes, never another user's.
+    ///
+    /// ```swift
+    /// try cache.clear(.type(.hots))
+    /// try cache.clear(.location(.userCaches))
+    /// try cache.clear(.user)              // sign-out
+    /// ```
+    public enum Scope: Sendable, Hashable {
+        /// The shared caches and this manager's user's caches and documents.
+        case all
+        /// One location (this manager's user's, for a user-scoped one).
+        case location(CacheLocation)
+        /// One cache type's entries.
+        case type(Kind)
+        /// This manager's user's caches and documents (sign-out).
+        case user
+    }
+
+    /// Clears `scope` in O(1): its folders are renamed into a trash folder and deleted in the
+    /// background. Sizes drop at once and reads miss at once.
+    ///
+    /// ```swift
+    /// let freed = try cache.clear()
+    /// ```
+    ///
+    /// - Returns: The logical bytes freed.
+    /// - Throws: ``CacheError``: `noUser` (clearing a user-scoped type without a user),
+    ///   `permissionDenied`, `fileSystem` when a rename fails.
+    /// - Complexity: One `rename` per folder, whatever it holds; waits only for writes already
+    ///   in flight. Deletion happens later on a background queue.
+    @discardableResult
+    public func clear(_ scope: Scope = .all) throws -> Int {
+        try clear(scope, whenDeleted: nil)
+    }
+
+    /// Clears `scope` as ``clear(_:)``, and calls `completion` with the bytes freed once the
+    /// files are deleted.
+    ///
+    /// ```swift
+    /// cache.clear { result in print(try? result.get() as Any, "bytes freed") }
+    /// ```
+    ///
+    /// - Parameter completion: Called once, on a background queue, with the bytes freed or the
+    ///   ``CacheError`` (`noUser`, `permissionDenied`, `fileSystem`). It may call the cache.
+    /// - Complexity: One `rename` per folder on the calling thread; deletion in the background.
+    public func clear(_ scope: Scope = .all, completion: @escaping @Sendable (Result<Int, CacheError>) -> Void) {
+        do {
+            _ = try clear(scope, whenDeleted: completion)
+        } catch {
+            let failure = error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error)
+            DispatchQueue.global().async { completion(.failure(failure)) }
+        }
+    }
+
+    /// Clears `scope` and returns the bytes freed once the files are deleted.
+    ///
+    /// ```swift
+    /// let freed = try await cache.clear()
+    /// ```
+    ///
+    /// - Throws: ``CacheError``: `noUser`, `permissionDenied`, `fileSystem`.
+    /// - Complexity: One `rename` per folder; suspends (without blocking a thread) until the
+    ///   background deletion finishes.
+    @discardableResult
+    public func clear(_ scope: Scope = .all) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            clear(scope) { continuation.resume(with: $0) }
+        }
+    }
+
+    private func clear(_ scope: Scope, whenDeleted: (@Sendable (Result<Int, CacheError>) -> Void)?) throws -> Int {
+        var targets: [(store: DiskStore, folders: [FolderPath])] = []
+        func add(_ folder: FolderPath, in store: DiskStore) {
+            if let i = targets.firstIndex(where: { $0.store === store }) {
+                targets[i].folders.append(folder)
+            } else {
+                targets.append((store, [folder]))
+            }
+        }
+        switch scope {
+        case .all, .user, .location:
+            for location in CacheLocation.allCases {
+                switch scope {
+                case .user where !location.isUserScoped: continue
+                case .location(let only) where only != location: continue
+                default: break
+                }
+                if let folder = folder(for: location) { add(folder, in: disk(for: location)) }
+            }
+        case .type(let type):
+            add(try folder(for: type), in: disk(for: type.location))
+        }
+        clearEpoch.withLock { $0 &+= 1 }
+        let group = DispatchGroup()
+        var freed: Int64 = 0
+        var failure: CacheError?
+        for target in targets {
+            group.enter()   // DiskStore.clear calls its completion whether it succeeds or throws
+            do {
+                freed += try target.store.clear(target.folders) { _ in group.leave() }
+            } catch {
+                failure = failure ?? (error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error))
+            }
+        }
+        if let memory {
+            switch scope {
+            case .all: memory.removeAll()
+            case .location(let location): memory.removeAll { $0.location == location }
+            case .user: memory.removeAll { $0.location.isUserScoped }
+            case .type(let type):
+                let name = type.name
+                memory.removeAll { $0.typeName == name }
+            }
+        }
+        if let failure { throw failure.with(typeName: nil, parameter: nil) }
+        let total = Int(freed)
+        if let whenDeleted { group.notify(queue: .global()) { whenDeleted(.success(total)) } }
+        return total
+    }
+}

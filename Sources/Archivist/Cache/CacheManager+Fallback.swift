@@ -1,0 +1,79 @@
+import Foundation
+
+/// Fetch fresh, fall back to the cache: the offline pattern of a daily story or a letters
+/// list. The fetched value is stored; when the fetch throws, the last stored value is returned
+/// even if it has expired, and only when there is none does the fetch's error propagate.
+extension CacheManager {
+    /// Calls `fetch`; stores and returns its value, or returns the cached value (expired or
+    /// not) when `fetch` throws.
+    ///
+    /// Works for any `Archivable` value, `Sendable` or not: the fallback is decoded from disk.
+    ///
+    /// ```swift
+    /// let story = try cache.value(for: .dailyStory) { try api.dailyStory() }
+    /// if story.isFromCache { showOfflineBanner() }
+    /// ```
+    ///
+    /// - Returns: The fetched value, or the cached one with ``CacheFetchResult/fetchError`` set.
+    ///   If storing the fetched value fails, it is still returned, with
+    ///   ``CacheFetchResult/storeError`` set.
+    /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the
+    ///   cached value cannot be read (`corruptEntry`, `decodingFailed`, …).
+    /// - Complexity: `fetch`, then blocking file I/O to store or read the entry.
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        fetchingWith fetch: () throws -> T
+    ) throws -> CacheFetchResult<T> {
+        let fetched: T
+        do {
+            fetched = try fetch()
+        } catch {
+            return try fallback(T.self, for: type, parameter: parameter, fetchError: error)
+        }
+        let now = Date()
+        do {
+            try store(fetched, for: type, parameter: parameter)
+            return CacheFetchResult(value: fetched, date: now)
+        } catch {
+            return CacheFetchResult(value: fetched, date: now, storeError: error as? CacheError)
+        }
+    }
+
+    /// Awaits `fetch`; stores and returns its value, or returns the cached value (expired or
+    /// not) when `fetch` throws. File I/O runs on a background queue.
+    ///
+    /// ```swift
+    /// let letters = try await cache.value(for: .message) { try await api.letters() }
+    /// ```
+    ///
+    /// - Returns: As ``value(_:for:parameter:fetchingWith:)``.
+    /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the
+    ///   cached value cannot be read.
+    /// - Complexity: `fetch`, then file I/O on a background queue.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        fetchingWith fetch: @Sendable () async throws -> T
+    ) async throws -> CacheFetchResult<T> {
+        let fetched: T
+        do {
+            fetched = try await fetch()
+        } catch {
+            return try await offload { try self.fallback(T.self, for: type, parameter: parameter, fetchError: error) }
+        }
+        let now = Date()
+        do {
+            try await store(fetched, for: type, parameter: parameter)
+            return CacheFetchResult(value: fetched, date: now)
+        } catch {
+            return CacheFetchResult(value: fetched, date: now, storeError: error as? CacheError)
+        }
+    }
+
+    /// The cached value whatever its age, or `fetchError` rethrown when there is none.
+    func fallback<T: Archivable>(_: T.Type, for type: Kind, parameter: String?, fetchError: any Error) throws -> CacheFetchResult<T> {
+        guard let cached = try readFromDisk(T.self, for: type, parameter: parameter, freshness: .any, memoryValue: nil) else {
+            throw fetchError
+        }
+        return CacheFetchResult(value: cached.value, date: cached.writeDate, fetchError: fetchError)
+    }
+}

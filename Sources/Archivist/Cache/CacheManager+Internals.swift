@@ -1,0 +1,155 @@
+import Foundation
+
+extension CacheManager {
+
+    /// Which stored values count as present.
+    enum Freshness {
+        /// Not past their expiry.
+        case unexpired
+        /// Written within this many seconds, whatever the expiry.
+        case writtenWithin(TimeInterval)
+        /// Any, expired or not (the offline fallback).
+        case any
+
+        func accepts(writeDate: Date, expiry: Date?) -> Bool {
+            switch self {
+            case .unexpired: expiry.map { $0 > Date() } ?? true
+            case .writtenWithin(let seconds): Date().timeIntervalSince(writeDate) <= seconds
+            case .any: true
+            }
+        }
+    }
+
+    /// The store and key for an entry.
+    ///
+    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
+    func locate(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey) {
+        let disk = type.location.isDocuments ? documents : caches
+        return (disk, DiskKey(folder: try folder(for: type), name: EntryName(parameter: parameter)))
+    }
+
+    /// The folder of `type`'s entries for this manager's user.
+    func folder(for type: Kind) throws -> FolderPath {
+        if let folder = folders.withLock({ $0[type] }) { return folder }
+        let name = type.name
+        precondition(!name.isEmpty, "a CacheType's name must not be empty")
+        var components = [type.location.folderName]
+        if type.location.isUserScoped {
+            guard let userFolder else {
+                throw CacheError(.noUser, "\(type.location) needs a manager created with a user", typeName: name)
+            }
+            components.append(userFolder)
+        }
+        components.append(MD5.hexDigest(of: name))
+        let folder = FolderPath(components)
+        folders.withLock { $0[type] = folder }
+        return folder
+    }
+
+    /// The folder of `location` for this manager's user; `nil` for a user-scoped location
+    /// without a user.
+    func folder(for location: CacheLocation) -> FolderPath? {
+        if !location.isUserScoped { return FolderPath([location.folderName]) }
+        return userFolder.map { FolderPath([location.folderName, $0]) }
+    }
+
+    /// The store holding `location`.
+    func disk(for location: CacheLocation) -> DiskStore {
+        location.isDocuments ? documents : caches
+    }
+
+    /// Runs `body`, adding the type's name and the parameter to any ``CacheError``.
+    func withContext<R>(_ type: Kind, _ parameter: String?, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as CacheError {
+            throw error.with(typeName: type.name, parameter: parameter)
+        }
+    }
+
+    /// Encodes `value`, wrapping an archive failure.
+    func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> Data {
+        do {
+            return try Archive.encode(value, options: configuration.archiveOptions)
+        } catch {
+            throw CacheError(.encodingFailed, "\(T.self) could not be archived", typeName: type.name,
+                             parameter: parameter, underlyingError: error)
+        }
+    }
+
+    /// Writes encoded bytes; puts `memoryValue` in the memory tier (or drops the memory copy)
+    /// while the entry's lock is held, and drops evicted entries from memory.
+    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryValue: (any Sendable)?) throws {
+        let (disk, key) = try locate(type, parameter)
+        let policy = type.policy
+        let now = Date()
+        let expires = expiry.date(writtenAt: now, policy: policy)
+        let memoryKey = MemoryKey(type, parameter)
+        let evicted = try withContext(type, parameter) {
+            try disk.write(data, to: key, typeName: type.name, parameter: parameter, writeDate: now, expiry: expires,
+                           durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) }) {
+                guard let memory else { return }
+                if let memoryValue, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
+                    memory.setValue(MemoryItem(value: memoryValue, writeDate: now, expiry: expires,
+                                               touchesIndex: policy.byteLimit != nil),
+                                    forKey: memoryKey, cost: data.count)
+                } else {
+                    _ = memory.removeValue(forKey: memoryKey)
+                }
+            }
+        }
+        if let memory, !evicted.isEmpty {
+            let names = Set(evicted.map(\.name))
+            let name = type.name
+            memory.removeAll { $0.typeName == name && names.contains(EntryName(parameter: $0.parameter)) }
+        }
+    }
+
+    /// A `Sendable` value from the memory tier, or from disk (then kept in memory).
+    ///
+    /// The memory-hit path avoids generic tuples and MD5 so it stays close to a dictionary
+    /// lookup.
+    func cachedValue<T: Archivable & Sendable>(
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+    ) throws -> T? {
+        if let memory, let item = memory.value(forKey: MemoryKey(type, parameter)), let value = item.value as? T {
+            guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
+            // Only a byte-limited type ever evicts by last access, so only its hits pay for
+            // recording one in the index.
+            if item.touchesIndex, let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
+            return value
+        }
+        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryValue: { $0 })?.value
+    }
+
+    /// Reads, checks and decodes an entry; with `memoryValue`, keeps the decoded value in the
+    /// memory tier unless a clear raced the read.
+    func readFromDisk<T: Archivable>(
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness, memoryValue: ((T) -> any Sendable)?
+    ) throws -> (value: T, writeDate: Date)? {
+        let (disk, key) = try locate(type, parameter)
+        let epoch = clearEpoch.withLock { $0 }
+        let memoryKey = MemoryKey(type, parameter)
+        let result = try withContext(type, parameter) {
+            try disk.read(key, typeName: type.name, parameter: parameter) { entry -> (value: T, writeDate: Date)? in
+                let header = entry.header
+                guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return nil }
+                let value: T
+                do {
+                    value = try Archive.decode(T.self, from: entry.payload, options: configuration.archiveOptions)
+                } catch {
+                    throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
+                                     fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
+                }
+                if let memory, let memoryValue, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
+                    memory.setValue(MemoryItem(value: memoryValue(value), writeDate: header.writeDate, expiry: header.expiry,
+                                               touchesIndex: type.policy.byteLimit != nil),
+                                    forKey: memoryKey, cost: entry.payload.count)
+                    if clearEpoch.withLock({ $0 }) != epoch { _ = memory.removeValue(forKey: memoryKey) }
+                }
+                return (value, header.writeDate)
+            }
+        }
+        return result ?? nil
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+
+/// An app's caches: each ``CacheType`` maps to MD5-named entry files under shared or per-user
+/// folders, with a memory tier in front, sizes in O(1) and clearing in O(1).
+///
+/// Entries live at `<root>/<location>/[md5(user)/]md5(type name)/<md5(parameter) or "value">`:
+/// no caller string ever becomes a path component unhashed. Folders are 0700 and files 0600
+/// whatever the umask. Each entry file carries a checked header (see ``EntryHeader``) with the
+/// original type name and parameter; a damaged or misplaced entry throws ``CacheError`` once
+/// and is removed, so the next read is a miss. Writes are atomic (temporary file and rename).
+///
+/// Memory tier: values of `Sendable` types (through the overloads constrained to
+/// `Archivable & Sendable`, which Swift picks whenever it can) are kept decoded in an LRU
+/// ``MemoryCache`` in front of the disk. Values of non-`Sendable` types (for example classes
+/// of an object graph) are never shared that way: each read decodes a fresh graph from disk.
+///
+/// Concurrency: `CacheManager` is `Sendable` and safe from any thread or task. File I/O on one
+/// entry never waits for I/O on another; no lock is held while your code (a completion
+/// handler, a fetch closure, a value's `encode`) runs, so that code may call the cache again.
+/// The blocking methods do file I/O on the caller's thread; the `async` and completion-handler
+/// forms do it on a background queue.
+///
+/// ```swift
+/// let cache = try CacheManager<ShopCache>(root: .defaultLocation(for: "Shop"), user: "alice")
+/// try cache.store(products, for: .productList)
+/// let cached: [Product]? = try cache.value(for: .productList)
+/// try cache.store(strategy, for: .apiStrategy, parameter: "/v1/orders")
+/// try cache.store(nil as [Product]?, for: .productList)    // nil removes
+/// let bytes = cache.totalSize
+/// ```
+///
+/// Create one manager per root and user and share it; a second manager on the same root
+/// shares the disk but has its own memory tier, which does not see the first one's writes.
+public final class CacheManager<Kind: CacheType>: Sendable {
+    /// Memory-tier limits and archive options.
+    ///
+    /// ```swift
+    /// let configuration = CacheManager<ShopCache>.Configuration(memoryCountLimit: 200)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The most decoded values the memory tier holds; `0` turns the memory tier off.
+        public var memoryCountLimit: Int
+        /// The most encoded bytes the memory tier's values may stand for; `0` means no limit.
+        public var memoryCostLimit: Int
+        /// Options for encoding and decoding values (limits, allowed subclasses, renames).
+        public var archiveOptions: ArchiveOptions
+
+        /// Creates a configuration: 1,000 values and 32 MiB in memory by default.
+        public init(memoryCountLimit: Int = 1_000, memoryCostLimit: Int = 32 << 20,
+                    archiveOptions: ArchiveOptions = ArchiveOptions()) {
+            self.memoryCountLimit = memoryCountLimit
+            self.memoryCostLimit = memoryCostLimit
+            self.archiveOptions = archiveOptions
+        }
+    }
+
+    /// The folders the manager works in.
+    public let root: CacheRoot
+    /// The signed-in user whose scopes this manager reads and writes, if any.
+    public let user: String?
+    /// The manager's configuration.
+    public let configuration: Configuration
+
+    let caches: DiskStore
+    let documents: DiskStore
+    /// `md5(user)`, the user's folder name.
+    let userFolder: String?
+    let memory: MemoryCache<MemoryKey, MemoryItem>?
+    /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
+    let clearEpoch = Locked<UInt64>(0)
+    /// Each type's folder, hashed once.
+    let folders = Locked<[Kind: FolderPath]>([:])
+
+    /// Opens (creating on first use) the caches under `root` for `user`.
+    ///
+    /// With `user == nil` only ``CacheLocation/sharedCaches`` types can be used; the others
+    /// throw ``CacheError/Code/noUser``. Different users' scopes are separate folders: one
+    /// user's manager can neither read, size nor clear another user's entries.
+    ///
+    /// ```swift
+    /// let cache = try CacheManager<ShopCache>(root: .defaultLocation(for: "Shop"), user: session.userID)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) when
+    ///   the root folders cannot be created or read.
+    /// - Complexity: Blocking file I/O: loads each root's size index on first open in the
+    ///   process, or rebuilds it by one scan after a crash; sweeps stale temporaries and
+    ///   starts deleting leftover trash in the background.
+    public init(root: CacheRoot, user: String? = nil, configuration: Configuration = Configuration()) throws {
+        self.root = root
+        self.user = user
+        self.configuration = configuration
+        self.caches = try DiskStore.open(at: root.caches)
+        self.documents = try DiskStore.open(at: root.documents)
+        self.userFolder = user.map { MD5.hexDigest(of: $0) }
+        self.memory = configuration.memoryCountLimit > 0
+            ? MemoryCache(configuration: .init(countLimit: configuration.memoryCountLimit,
+                                               costLimit: configuration.memoryCostLimit))
+            : nil
+    }
+
+    // MARK: Storing
+
+    /// Stores `value` for `type` (and `parameter`), replacing any previous entry; `nil`
+    /// removes the entry. The value is also kept in the memory tier.
+    ///
+    /// ```swift
+    /// try cache.store(products, for: .productList)
+    /// try cache.store(strategy, for: .apiStrategy, parameter: "/v1/orders", expiry: .after(600))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value, or `nil` to remove the entry.
+    ///   - type: The cache type.
+    ///   - parameter: Tells apart entries of one type (a URL path, an id); hashed, never a path.
+    ///   - expiry: When the entry stops being fresh; by default the type's policy decides.
+    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    /// - Complexity: Blocking file I/O: O(size of the value) to encode and write, plus one
+    ///   eviction pass when the type's byte limit is exceeded.
+    public func store<T: Archivable & Sendable>(
+        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+    ) throws {
+        guard let value else {
+            try removeValue(for: type, parameter: parameter)
+            return
+        }
+        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryValue: value)
+    }
+
+    /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
+    /// memory tier held for the entry is dropped. `nil` removes the entry.
+    ///
+    /// ```swift
+    /// try cache.store(letterGraph, for: .message)   // final class Letter: Archivable
+    /// ```
+    ///
+    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    /// - Complexity: Blocking file I/O: O(size of the value).
+    public func store<T: Archivable>(
+        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+    ) throws {
+        guard let value else {
+            try removeValue(for: type, parameter: parameter)
+            return
+        }
+        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryValue: nil)
+    }
+
+    // MARK: Reading
+
+    /// The value stored for `type` and `parameter`, or `nil` when there is none or it has
+    /// expired. Served from the memory tier when it holds the value.
+    ///
+    /// ```swift
+    /// let cached: [Product]? = try cache.value(for: .productList)
+    /// ```
+    ///
+    /// - Throws: ``CacheError``: `corruptEntry` or `entryMismatch` (the entry has been removed;
+    ///   the next read is a miss), `decodingFailed` (the entry holds another type; it is
+    ///   kept), `noUser`, `permissionDenied`, `fileSystem`.
+    /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O, O(size of the entry).
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+    ) throws -> T? {
+        try cachedValue(T.self, for: type, parameter: parameter, freshness: .unexpired)
+    }
+
+    /// The value of a non-`Sendable` type stored for `type` and `parameter`, decoded afresh
+    /// from disk, or `nil` when there is none or it has expired.
+    ///
+    /// ```swift
+    /// let letters: [Letter]? = try cache.value(for: .message)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Complexity: Blocking file I/O, O(size of the entry).
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+    ) throws -> T? {
+        try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryValue: nil)?.value
+    }
+
+    /// The value stored for `type` if it was written within the last `maxAge` seconds,
+    /// whatever its expiry says.
+    ///
+    /// ```swift
+    /// let recent: [Product]? = try cache.value(for: .productList, maxAge: 300)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+    ) throws -> T? {
+        try cachedValue(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge))
+    }
+
+    /// Whether an entry (fresh or expired) is stored for `type` and `parameter`.
+    ///
+    /// ```swift
+    /// if !cache.contains(.productList) { refresh() }
+    /// ```
+    ///
+    /// - Complexity: O(1), from the size index; no file I/O. `false` for a user-scoped type
+    ///   when the manager has no user.
+    public func contains(_ type: Kind, parameter: String? = nil) -> Bool {
+        guard let (disk, key) = try? locate(type, parameter) else { return false }
+        return disk.contains(key)
+    }
+
+    /// Size, dates and file of the entry for `type` and `parameter`, or `nil` if there is
+    /// none. Expired entries are reported too, with their expiry.
+    ///
+    /// ```swift
+    /// let age = try cache.info(for: .hots).map { Date().timeIntervalSince($0.writeDate) }
+    /// ```
+    ///
+    /// - Throws: ``CacheError``: `corruptEntry`, `entryMismatch` (removed), `noUser`,
+    ///   `permissionDenied`, `fileSystem`.
+    /// - Complexity: Blocking file I/O: reads and checks the entry without decoding it.
+    public func info(for type: Kind, parameter: String? = nil) throws -> CacheEntryInfo? {
+        let (disk, key) = try locate(type, parameter)
+        return try withContext(type, parameter) {
+            try disk.read(key, typeName: type.name, parameter: parameter) { entry in
+                CacheEntryInfo(
+                    typeName: type.name, parameter: parameter, size: entry.fileSize,
+                    allocatedSize: Int(disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payload.count,
+                    writeDate: entry.header.writeDate, expiry: entry.header.expiry,
+                    fileURL: URL(fileURLWithPath: disk.path(of: key)))
+            }
+        }
+    }
+
+    // MARK: Removing
+
+    /// Removes the entry for `type` and `parameter`, on disk and in memory.
+    ///
+    /// ```swift
+    /// try cache.removeValue(for: .apiStrategy, parameter: "/v1/orders")
+    /// ```
+    ///
+    /// - Returns: Whether there was an entry on disk.
+    /// - Throws: ``CacheError``: `noUser`, `permissionDenied`, `readOnlyFileSystem`, `fileSystem`.
+    /// - Complexity: Blocking file I/O: one `unlink`.
+    @discardableResult
+    public func removeValue(for type: Kind, parameter: String? = nil) throws -> Bool {
+        let (disk, key) = try locate(type, parameter)
+        let memoryKey = MemoryKey(type, parameter)
+        return try withContext(type, parameter) {
+            try disk.remove(key) { _ = memory?.removeValue(forKey: memoryKey) }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The two folders a ``CacheManager`` works in: one for caches, one for documents.
+///
+/// ```swift
+/// let root = CacheRoot.defaultLocation(for: "Shop")        // platform folders
+/// let test = CacheRoot(directory: temporaryFolder)          // both in one folder
+/// ```
+public struct CacheRoot: Sendable, Hashable {
+    /// Where ``CacheLocation/sharedCaches`` and ``CacheLocation/userCaches`` live.
+    public var caches: URL
+    /// Where ``CacheLocation/userDocuments`` lives.
+    public var documents: URL
+
+    /// Explicit folders for caches and documents; they may be the same folder.
+    public init(caches: URL, documents: URL) {
+        self.caches = caches
+        self.documents = documents
+    }
+
+    /// Caches and documents in one folder (locations keep them apart inside it).
+    public init(directory: URL) {
+        self.init(caches: directory, documents: directory)
+    }
+
+    /// The platform's folders for an app named `appName`.
+    ///
+    /// On Linux: `$XDG_CACHE_HOME/<appName>` (else `~/.cache/<appName>`) and
+    /// `$XDG_DATA_HOME/<appName>` (else `~/.local/share/<appName>`). On Apple platforms:
+    /// `Caches/<appName>` and `Application Support/<appName>` of the user domain.
+    ///
+    /// `appName` is a programmer's constant used as a folder name as is; an empty name, or one
+    /// containing `/` or NUL, or `.` or `..`, is a programming error and traps.
+    ///
+    /// - Complexity: O(1); no file I/O (folders are created on first use).
+    public static func defaultLocation(for appName: String) -> CacheRoot {
+        precondition(!appName.isEmpty && appName != "." && appName != ".."
+                     && !appName.contains("/") && !appName.contains("\0"),
+                     "CacheRoot.defaultLocation(for:) needs a plain folder name")
+        #if canImport(Darwin)
+        let manager = FileManager.default
+        let caches = manager.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? manager.temporaryDirectory
+        let support = manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? manager.temporaryDirectory
+        #else
+        let environment = ProcessInfo.processInfo.environment
+        let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+        func xdg(_ variable: String, _ fallback: String) -> URL {
+            // The XDG spec says relative values are invalid and must be ignored.
+            if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
+            return home.appendingPathComponent(fallback, isDirectory: true)
+        }
+        let caches = xdg("XDG_CACHE_HOME", ".cache")
+        let support = xdg("XDG_DATA_HOME", ".local/share")
+        #endif
+        return CacheRoot(caches: caches.appendingPathComponent(appName, isDirectory: true),
+                         documents: support.appendingPathComponent(appName, isDirectory: true))
+    }
+}

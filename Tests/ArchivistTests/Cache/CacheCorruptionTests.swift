@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+/// Damaged, foreign and unwritable entries are errors first, then misses; never garbage.
+@Suite struct CacheCorruptionTests {
+    enum Damage: String, CaseIterable { case truncated, zeroLength, bitFlip, foreign, misplaced }
+
+    @Test(arguments: Damage.allCases)
+    func damagedEntriesThrowOnceThenMiss(damage: Damage) throws {
+        try withTemporaryDirectory { dir throws in
+            let root = CacheRoot(directory: dir)
+            let writer = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
+            try writer.store("orders", for: .apiStrategy, parameter: "/v1/orders")
+            try writer.store("users", for: .apiStrategy, parameter: "/v1/users")
+            let url = try #require(try writer.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL
+            var bytes = try Data(contentsOf: url)
+            switch damage {
+            case .truncated: bytes = bytes.prefix(bytes.count - 3)
+            case .zeroLength: bytes = Data()
+            case .bitFlip: bytes[bytes.count - 2] ^= 0x10
+            case .foreign: bytes = Data("{\"not\": \"an entry\"}".utf8)
+            case .misplaced:
+                bytes = try Data(contentsOf: try #require(try writer.info(for: .apiStrategy, parameter: "/v1/users")).fileURL)
+            }
+            try bytes.write(to: url)
+
+            let reader = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
+            let error = #expect(throws: CacheError.self) {
+                try reader.value(String.self, for: .apiStrategy, parameter: "/v1/orders")
+            }
+            #expect(error?.code == (damage == .misplaced ? .entryMismatch : .corruptEntry))
+            #expect(error?.typeName == "apiStrategy")
+            #expect(error?.parameter == "/v1/orders")
+            #expect(error?.fileURL?.standardizedFileURL.path == url.standardizedFileURL.path)
+            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "/v1/orders") == nil)
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+            #expect(reader.totalSize == entryFiles(under: dir).values.reduce(0, +))
+            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "/v1/users") == "users")
+        }
+    }
+
+    @Test func aReadOnlyFolderIsATypedErrorAndTheOldValueStays() throws {
+        try withTemporaryDirectory { dir throws in
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+            try cache.store("old", for: .hots)
+            let folder = try #require(try cache.info(for: .hots)).fileURL.deletingLastPathComponent()
+            let undo = try makeReadOnly(folder)
+            defer { undo() }
+            try #require(!canCreateFile(in: folder), "could not make the folder read-only")
+            let error = #expect(throws: CacheError.self) { try cache.store("new", for: .hots) }
+            #expect(error?.code == .permissionDenied)
+            #expect(error?.errno != nil)
+            #expect(error?.typeName == "hots")
+            #expect(try cache.value(String.self, for: .hots) == "old")
+            let fresh = try CacheManager<ShopCache>(root: CacheRoot(directory: dir.appendingPathComponent(".")))
+            #expect(try fresh.value(String.self, for: .hots) == "old")
+        }
+    }
+}
