@@ -85,7 +85,7 @@ import Archivist
                         await withCheckedContinuation { continuation in
                             items.save(RecordBatch(upserting: [Item(id: 9_000 + worker, title: "bg", date: start)])) { _ in
                                 // Re-entrant: the completion writes and reads the same store.
-                                try? items.update(id: 9_000 + worker) { $0.title = "bg-done" }
+                                _ = try? items.update(id: 9_000 + worker) { $0.title = "bg-done" }
                                 continuation.resume()
                             }
                         }
