@@ -88,18 +88,8 @@ extension KeyedArchiveValidator {
                 throw fail("NS.uuidbytes", "16 bytes")
             }
         case "NSURL":
-            // NSURL(string:) is the parser NSURL's init(coder:) uses (URL(string:) is more lenient):
-            // a string it rejects makes the decode fail.
-            guard let relative = document.value(forKey: "NS.relative", inDictionaryAt: node),
-                  let object = layout.target(ofUIDAt: relative),
-                  let string = document.string(at: layout.objects[object]), !isNull(object), NSURL(string: string) != nil else {
-                throw fail("NS.relative", "a reference to a URL string")
-            }
-            // corelibs decodes NS.base with decodeObject(of:forKey:): an absent key records an
-            // error that makes every later decode fail, so the key must be there.
-            guard let base = document.value(forKey: "NS.base", inDictionaryAt: node), layout.target(ofUIDAt: base) != nil else {
-                throw fail("NS.base", "a reference ($null for none)")
-            }
+            // Its base chain is resolved by resolveURL(instance:in:path:), which needs the layout's URL cache.
+            break
         default:
             break
         }

@@ -10,7 +10,8 @@ import Foundation
 ///    `$objects` is an array whose first entry is `$null`; every UID in bounds;
 /// 3. every `$class` is a UID to a class dictionary with a string `$classname` (and, when
 ///    present, `$classes`/`$classhints` arrays of strings), every name in the allowlist;
-/// 4. Foundation value classes have the fields their corelibs `init(coder:)` force-unwraps;
+/// 4. Foundation value classes have the fields their corelibs `init(coder:)` force-unwraps, and
+///    every `NSURL` resolves against its `NS.base` chain under both Foundation's URL parsers;
 /// 5. the reference graph from `$top` is acyclic and no deeper than ``ArchiveLimits/maxDepth``
 ///    (computed iteratively); on corelibs Foundation, no `NSDictionary` or `NSOrderedSet` holds an instance
 ///    whose decoding may fail.
@@ -52,6 +53,8 @@ struct KeyedArchiveValidator {
         var instanceClass: [Int: String] = [:]
         /// Node index of each instance dictionary's `$class` value, so walks can skip it.
         var classReference: [Int: Int] = [:]
+        /// The URL each `NSURL` instance decodes to, by node index, once checked.
+        var resolvedURLs: [Int: URL] = [:]
 
         /// The object index a UID node refers to, or `nil` when `node` is not a UID.
         func target(ofUIDAt node: Int) -> Int? {
@@ -194,6 +197,7 @@ struct KeyedArchiveValidator {
         let className = try checkClassDescription(layout.objects[classObject], in: document,
                                                   path: ["$objects", "[\(classObject)]"])
         try checkFoundationFields(of: className, instance: node, in: layout, path: path)
+        if className == "NSURL" { try resolveURL(instance: node, in: &layout, path: path) }
         layout.instanceClass[node] = className
         layout.classReference[node] = classValue
         return className
