@@ -69,6 +69,11 @@ extension KeyedArchiveValidator {
             guard keys.count == values.count, !keys.contains(where: isNull), !values.contains(where: isNull) else {
                 throw fail("NS.keys", "as long as NS.objects, without $null")
             }
+            // corelibs traps bridging a dictionary whose key is an array or a dictionary to Swift
+            // (`[AnyHashable: Any]`, which describing or casting an enclosing collection does).
+            if let key = keys.first(where: { isCollection(layout.objects[$0], in: layout) }) {
+                throw fail("NS.keys", "keys that are not arrays or dictionaries (object \(key) is one)")
+            }
         case "NSString", "NSMutableString":
             guard case .string = field("NS.string") else { throw fail("NS.string", "a string") }
         case "NSData", "NSMutableData":
@@ -92,6 +97,22 @@ extension KeyedArchiveValidator {
             break
         default:
             break
+        }
+    }
+
+    /// Whether the `$objects` entry at `node` decodes to an array or dictionary: an instance of
+    /// `NSArray`/`NSDictionary` (or their mutable subclasses), or a plain plist array or dictionary.
+    private func isCollection(_ node: Int, in layout: Layout) -> Bool {
+        switch layout.document.nodes[node] {
+        case .array:
+            return true
+        case .dictionary:
+            guard let name = className(ofInstanceAt: node, in: layout) else {
+                return layout.document.value(forKey: "$class", inDictionaryAt: node) == nil
+            }
+            return Self.dictionaryClassNames.contains(name) || name == "NSArray" || name == "NSMutableArray"
+        default:
+            return false
         }
     }
 }
