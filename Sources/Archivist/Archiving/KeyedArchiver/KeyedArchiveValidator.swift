@@ -161,10 +161,17 @@ struct KeyedArchiveValidator {
               case .dictionary(let keys, let values) = document.nodes[topNode] else {
             throw ArchiveError(.corrupt, "$top is missing or not a dictionary", codingPath: ["$top"])
         }
-        // Every UID anywhere must point into $objects.
+        // Every UID anywhere must point into $objects. No date is NaN: corelibs traps describing
+        // one, and an NSDate key that is NaN never equals itself, so NSDictionary lookups of its
+        // own keys fail (a force unwrap in its description).
         for (index, node) in document.nodes.enumerated() {
-            if case .uid(let value) = node, value >= UInt64(objects.count) {
+            switch node {
+            case .uid(let value) where value >= UInt64(objects.count):
                 throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objects.count) objects), object \(index)")
+            case .date(let seconds) where seconds.isNaN:
+                throw ArchiveError(.corrupt, "date (object \(index)) is not a number")
+            default:
+                continue
             }
         }
         var top: [(key: String, object: Int)] = []
@@ -185,6 +192,11 @@ struct KeyedArchiveValidator {
     private func checkObject(_ object: Int, in layout: inout Layout) throws -> String? {
         let document = layout.document
         let node = layout.objects[object]
+        // NSKeyedArchiver never writes a bare reference as an object; Foundation would hand its
+        // private UID type to the caller (as an NSDictionary key, one that never matches).
+        if case .uid = document.nodes[node] {
+            throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: ["$objects", "[\(object)]"])
+        }
         guard case .dictionary = document.nodes[node] else { return nil }
         let path = ["$objects", "[\(object)]"]
         guard let classValue = document.value(forKey: "$class", inDictionaryAt: node) else {
