@@ -191,15 +191,25 @@ enum FoundationValue: String, CaseIterable, Sendable {
     // MARK: Never crashing, proven in a child process
 
     @Test func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
+        try await runFuzzInChildProcess(seeds: [KeyedArchiveFuzz.seed], flips: 3_000)
+    }
+
+    /// Off by default: runs when `ARCHIVIST_FUZZ_SEEDS` is set (see ``KeyedArchiveFuzz/campaign``).
+    @Test(.enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign"))
+    func longFlipCampaignNeverCrashes() async throws {
+        let campaign = try #require(KeyedArchiveFuzz.campaign)
+        try await runFuzzInChildProcess(seeds: campaign.seeds, flips: campaign.flips)
+    }
+
+    private func runFuzzInChildProcess(seeds: [UInt64], flips: Int) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
-        let seed = KeyedArchiveFuzz.seed
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            KeyedArchiveFuzz.run(seed: KeyedArchiveFuzz.seed, flips: 3_000)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-fuzz-\(UUID()).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = await #expect(processExitsWith: .success) { [seeds, flips, log = log as String] in
+            KeyedArchiveFuzz.run(seeds: seeds, flips: flips, log: log)
         }
-        if let result, result.exitStatus != .exitCode(0) {
-            let log = String(decoding: result.standardErrorContent, as: UTF8.self)
-            Issue.record("child crashed; seed \(seed), last input: \(log.split(separator: "\n").last ?? "none")")
+        if result == nil {
+            Issue.record("child failed; seeds \(seeds), last inputs: \(KeyedArchiveFuzz.lastLines(of: log))")
         }
     }
 }
-
