@@ -157,28 +157,34 @@ package final class DiskStore: Sendable {
     }
 
     /// Reads and checks the entry at `key`, then passes it to `body` while the key's lock is
-    /// still held (errors `body` throws leave the entry in place).
+    /// still held (errors `body` throws leave the entry in place). With `recordingAccess`, the
+    /// read counts as an access for least-recently-accessed eviction.
     ///
     /// - Returns: `body`'s result, or `nil` when there is no entry.
     /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
-    package func read<R>(_ key: DiskKey, typeName: String, parameter: String?, _ body: (Entry) throws -> R) throws -> R? {
+    package func read<R>(
+        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, _ body: (Entry) throws -> R
+    ) throws -> R? {
         let relative = key.relativePath
         let path = rootPath + "/" + relative
         return try keyLocks.withLock(relative) {
-            guard let bytes = try AtomicFile.read(path: path, fileSystem: fileSystem) else { return nil }
+            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
             do {
-                let entry = try bytes.withUnsafeBytes { raw -> Entry in
-                    let (header, length) = try EntryHeader.decode(raw, payloadIncluded: true, path: path)
-                    guard header.typeName == typeName, header.parameter == parameter else {
-                        throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
-                                         fileURL: URL(fileURLWithPath: path))
-                    }
-                    return Entry(header: header, payload: Data(raw[length...]), fileSize: raw.count)
+                let (header, length) = try bytes.withUnsafeBytes { raw in
+                    try EntryHeader.decode(raw, payloadIncluded: true, path: path)
                 }
-                let now = Date().timeIntervalSince1970
-                state.withLock { $0.index.touch(key, at: now) }
+                guard header.typeName == typeName, header.parameter == parameter else {
+                    throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
+                                     fileURL: URL(fileURLWithPath: path))
+                }
+                // A slice shares the buffer the file was read into: the payload is not copied.
+                let entry = Entry(header: header, payload: bytes[(bytes.startIndex + length)...], fileSize: bytes.count)
+                if recordingAccess {
+                    let now = Date().timeIntervalSince1970
+                    state.withLock { $0.index.touch(key, at: now) }
+                }
                 return try body(entry)
             } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
                 discard(key, path: path)
