@@ -14,10 +14,12 @@ struct MemoryKey: Hashable, Sendable {
         self.parameter = parameter
     }
 
-    /// Hashes the parameter only: one string hash per lookup. Entries of different types with
-    /// the same parameter share a hash and are told apart by `==`.
+    /// Hashes the parameter and location but not the type name: one string hash per lookup.
+    /// Entries of different types with the same parameter share a hash and are told apart
+    /// by `==`.
     func hash(into hasher: inout Hasher) {
         hasher.combine(parameter)
+        hasher.combine(location)
     }
 }
 
