@@ -145,7 +145,6 @@ extension CacheManager {
     ) throws -> (value: T, writeDate: Date)? {
         let (disk, key) = try locate(type, parameter)
         let epoch = clearEpoch.withLock { $0 }
-        let memoryKey = MemoryKey(type, parameter)
         let result = try withContext(type, parameter) {
             // Only a byte-limited type evicts by last access, so only its reads record one.
             try disk.read(key, typeName: type.name, parameter: parameter, recordingAccess: type.policy.byteLimit != nil) {
@@ -160,6 +159,7 @@ extension CacheManager {
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
                 }
                 if let memory, let memoryValue, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
+                    let memoryKey = MemoryKey(type, parameter)
                     memory.set(MemoryItem(value: memoryValue(value), writeDate: header.writeDate, expiry: header.expiry,
                                           touchesIndex: type.policy.byteLimit != nil),
                                for: memoryKey, cost: entry.payload.count)
