@@ -3,6 +3,7 @@ import Foundation
 extension CacheManager {
 
     /// Which stored values count as present.
+    @usableFromInline
     enum Freshness {
         /// Not past their expiry.
         case unexpired
@@ -11,6 +12,7 @@ extension CacheManager {
         /// Any, expired or not (the offline fallback).
         case any
 
+        @inlinable
         func accepts(writeDate: Date, expiry: Date?) -> Bool {
             switch self {
             case .unexpired: expiry.map { $0 > Date() } ?? true
@@ -109,6 +111,7 @@ extension CacheManager {
     ///
     /// The memory-hit path avoids generic tuples and MD5 so it stays close to a dictionary
     /// lookup.
+    @inlinable
     func cachedValue<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
@@ -125,16 +128,16 @@ extension CacheManager {
 
     /// The miss path of ``cachedValue(_:for:parameter:freshness:)``, kept out of line so the hit
     /// path does not set up the generic tuples and optionals only the disk read needs.
-    @inline(never)
-    private func cachedValueFromDisk<T: Archivable & Sendable>(
+    @usableFromInline @inline(never)
+    func cachedValueFromDisk<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
         try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryValue: { StoredValue(value: $0) })?.value
     }
 
     /// Records a memory hit as an access in the disk index.
-    @inline(never)
-    private func touch(_ type: Kind, _ parameter: String?) {
+    @usableFromInline @inline(never)
+    func touch(_ type: Kind, _ parameter: String?) {
         if let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
     }
 

@@ -3,11 +3,13 @@ import Foundation
 /// A memory-tier key: the type's name, its location (for clearing by location) and the
 /// parameter, as the caller gave them, so a hit hashes no MD5. Not generic over the cache
 /// type, so the memory tier is fully specialized inside the module.
+@usableFromInline
 struct MemoryKey: Hashable, Sendable {
-    var typeName: String
-    var location: CacheLocation
-    var parameter: String?
+    @usableFromInline var typeName: String
+    @usableFromInline var location: CacheLocation
+    @usableFromInline var parameter: String?
 
+    @inlinable
     init<Kind: CacheType>(_ type: Kind, _ parameter: String?) {
         typeName = type.name
         location = type.location
@@ -17,6 +19,7 @@ struct MemoryKey: Hashable, Sendable {
     /// Hashes the parameter and location but not the type name: one string hash per lookup.
     /// Entries of different types with the same parameter share a hash and are told apart
     /// by `==`.
+    @inlinable
     func hash(into hasher: inout Hasher) {
         hasher.combine(parameter)
         hasher.combine(location)
@@ -24,16 +27,18 @@ struct MemoryKey: Hashable, Sendable {
 }
 
 /// A decoded value in the memory tier, with the dates freshness is judged by.
+@usableFromInline
 struct MemoryItem: Sendable {
-    var value: any MemoryValue
-    var writeDate: Date
-    var expiry: Date?
+    @usableFromInline var value: any MemoryValue
+    @usableFromInline var writeDate: Date
+    @usableFromInline var expiry: Date?
     /// Whether a hit must record an access in the disk index (the type has a byte limit).
-    var touchesIndex: Bool
+    @usableFromInline var touchesIndex: Bool
 }
 
 /// A value kept in the memory tier. Reading it back as the type it was stored as costs a
 /// metatype comparison, not a dynamic cast.
+@usableFromInline
 protocol MemoryValue: Sendable {
     /// Whether the value was stored as exactly a `T`.
     func holds<T>(_ type: T.Type) -> Bool
@@ -55,13 +60,15 @@ struct StoredValue<Value: Sendable>: MemoryValue {
 
 /// The memory tier behind a non-generic class, so the generic ``CacheManager`` calls fully
 /// specialized code here instead of instantiating generic metadata on every hit.
+@usableFromInline
 final class MemoryTier: Sendable {
-    let cache: MemoryCache<MemoryKey, MemoryItem>
+    @usableFromInline let cache: MemoryCache<MemoryKey, MemoryItem>
 
     init(countLimit: Int, costLimit: Int) {
         cache = MemoryCache(configuration: .init(countLimit: countLimit, costLimit: costLimit))
     }
 
+    @inlinable
     func item(_ key: MemoryKey) -> MemoryItem? { cache.value(forKey: key) }
 
     func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, cost: cost) }

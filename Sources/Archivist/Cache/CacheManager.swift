@@ -65,7 +65,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let documents: DiskStore
     /// `md5(user)`, the user's folder name.
     let userFolder: String?
-    let memory: MemoryTier?
+    @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)
     /// Each type's folder, hashed once.
@@ -161,6 +161,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   the next read is a miss), `decodingFailed` (the entry holds another type; it is
     ///   kept), `noUser`, `permissionDenied`, `fileSystem`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O, O(size of the entry).
+    @inlinable
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
