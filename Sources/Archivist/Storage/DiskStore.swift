@@ -100,6 +100,7 @@ package final class DiskStore: Sendable {
         guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
         self.markerFD = fd
         do {
+            sweepInternalTemporaries()
             try loadOrRebuildIndex()
         } catch {
             _ = fileSystem.close(fd)
