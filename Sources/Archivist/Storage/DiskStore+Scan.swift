@@ -22,6 +22,21 @@ extension DiskStore {
         return index
     }
 
+    /// Deletes temporaries a crash left in the store's own `.archivist` folder (from saving
+    /// the index), which the entry scan does not visit.
+    ///
+    /// - Complexity: Blocking file I/O: one listing of a folder of a few files.
+    func sweepInternalTemporaries() {
+        guard let dir = opendir(internalPath) else { return }
+        defer { closedir(dir) }
+        while let item = readdir(dir) {
+            let name = withUnsafePointer(to: &item.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if AtomicFile.isTemporary(name[...]) { _ = fileSystem.unlink(internalPath + "/" + name) }
+        }
+    }
+
     private func scanFolder(_ path: String, components: [String], into index: inout SizeIndex) throws {
         guard let dir = opendir(path) else {
             if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: errno) }
