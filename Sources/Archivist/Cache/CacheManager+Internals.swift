@@ -156,7 +156,8 @@ extension CacheManager {
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return nil }
                 let value: T
                 do {
-                    value = try Archive.decode(T.self, from: entry.payload, options: configuration.archiveOptions)
+                    // The entry header's CRC32C already covered every byte of this payload.
+                    value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
                 } catch {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
@@ -172,5 +173,15 @@ extension CacheManager {
             }
         }
         return result ?? nil
+    }
+}
+
+extension CacheManager {
+    /// The archive options for payloads read from disk: the entry header's CRC32C has just
+    /// covered every byte, so the archive's own checksum is not computed a second time.
+    var verifiedPayloadOptions: ArchiveOptions {
+        var options = configuration.archiveOptions
+        options.verifiesChecksum = false
+        return options
     }
 }

@@ -168,3 +168,19 @@ enum SampleArchives {
         }
     }
 }
+
+@Suite struct ArchiveChecksumOptionTests {
+    /// The storage layer skips the archive's CRC only for bytes its own checksum verified;
+    /// structural checks still run then.
+    @Test func checksumCanBeSkippedButStructureIsStillChecked() throws {
+        var bytes = [UInt8](try Archive.encode(["a", "b"]))
+        bytes[24] ^= 0xFF  // break only the stored checksum
+        var options = ArchiveOptions()
+        #expect(throws: ArchiveError.self) { try Archive.decode([String].self, from: Data(bytes), options: options) }
+        options.verifiesChecksum = false
+        #expect(try Archive.decode([String].self, from: Data(bytes), options: options) == ["a", "b"])
+        bytes[ArchiveFormat.headerSize] = 0x7F  // an unknown tag
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode([String].self, from: Data(bytes), options: options) }
+        #expect(error?.code == .typeMismatch || error?.code == .corrupt)
+    }
+}
