@@ -68,7 +68,10 @@ extra=()
 [ -f "Fuzz/$name.dict" ] && extra+=(-dict="Fuzz/$name.dict")
 # corelibs' property-list parser (inside NSKeyedUnarchiver) leaks on some inputs; that is not
 # ours to fix, so leak checking stays on for the native archive only.
-[ "$name" = keyed ] && extra+=(-detect_leaks=0)
+if [ "$name" = keyed ]; then
+  extra+=(-detect_leaks=0)
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
 
 # libFuzzer prints the stack of a crash itself; Swift's backtracer would only race with ASan.
 export SWIFT_BACKTRACE=enable=no
