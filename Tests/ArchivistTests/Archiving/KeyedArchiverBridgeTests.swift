@@ -127,6 +127,36 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(error.code == .unresolvedReference)
     }
 
+    /// The three refusals Foundation on Linux would die on (a class off the allowlist, a
+    /// cycle through `init(coder:)`, a 100,000-deep chain), in a child process: if any of
+    /// them reached Foundation and crashed, the child's exit status fails this test.
+    @Test func refusalsHoldInAChildProcess() async throws {
+        _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        await #expect(processExitsWith: .success) {
+            func refused(_ expected: ArchiveError.Code, _ body: () throws -> Any) {
+                do {
+                    _ = try body()
+                    exit(EXIT_FAILURE)
+                } catch let error as ArchiveError where error.code == expected {
+                    return
+                } catch {
+                    exit(EXIT_FAILURE)
+                }
+            }
+            refused(.disallowedType) {
+                let data = try KeyedArchiverBridge.archive(NSArray(array: [SecureLetter(content: "x", sent: Date())]))
+                return try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+            }
+            refused(.unresolvedReference) {
+                let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")
+                return try KeyedArchiverBridge.unarchive(NSMutableArray.self, from: data)
+            }
+            refused(.limitExceeded(.depth)) {
+                try KeyedArchiverBridge.unarchive(NSArray.self, from: Data(KeyedArchiveChains.binaryChain(depth: 100_000)))
+            }
+        }
+    }
+
     @Test func hundredThousandDeepChainThrowsDepthLimit() throws {
         let data = Data(KeyedArchiveChains.binaryChain(depth: 100_000))
         let error = try #require(throws: ArchiveError.self) {
