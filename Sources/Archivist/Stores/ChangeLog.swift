@@ -162,7 +162,7 @@ final class ChangeLog {
     }
 
     private func truncate(to length: Int) throws {
-        guard ftruncate(fd, off_t(length)) == 0 else {
+        guard fileSystem.ftruncate(fd, off_t(length)) == 0 else {
             throw CacheError.posix("truncate change log", path: logPath, errno: errno)
         }
         if durability != .none { _ = fileSystem.fsync(fd) }
