@@ -121,7 +121,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   - parameter: Tells apart entries of one type (a URL path, an id); hashed, never a path.
     ///   - expiry: When the entry stops being fresh; by default the type's policy decides.
     /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
-    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
+    ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
+    ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value) to encode and write, plus one
     ///   eviction pass when the type's byte limit is exceeded.
     public func store<T: Archivable & Sendable>(
@@ -142,7 +144,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// ```
     ///
     /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
-    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
+    ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
+    ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value).
     public func store<T: Archivable>(
         _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy

@@ -22,4 +22,23 @@ import Testing
             #expect(store.usage(of: FolderPath([])).entryCount == 1)
         }
     }
+
+    /// Found by the fault sweep: when the folder sync of a `.fileAndFolder` write failed after
+    /// the rename, the store threw as if nothing had changed, yet the new entry was on disk,
+    /// missing from the size index and the memory tier. Now it is counted, served, and the
+    /// error says it is in place.
+    @Test func aFailedFolderSyncAfterTheRenameCountsTheNewEntry() throws {
+        try withTemporaryDirectory { dir throws in
+            let injector = FaultInjector()
+            let cache = try CacheManager<FaultCache>(root: CacheRoot(directory: dir), user: "u",
+                                                     configuration: .init(), fileSystem: injector.fileSystem)
+            try cache.store("old", for: .document)
+            injector.arm(.init(operation: .fsync, n: 2, persistent: false, errno: EIO))   // file, then folder
+            let error = #expect(throws: CacheError.self) { try cache.store("new", for: .document) }
+            #expect(injector.disarm() == 1)
+            #expect(error?.message.contains("in place") == true)
+            #expect(try cache.value(String.self, for: .document) == "new")
+            #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
+        }
+    }
 }
