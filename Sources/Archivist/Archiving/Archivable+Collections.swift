@@ -60,10 +60,17 @@ extension Dictionary: Archivable where Key: Archivable, Value: Archivable {
 
 extension Archivable where Self: RawRepresentable, RawValue: Archivable {
     /// Writes the raw value.
-    public func encode(to archive: ArchiveEncoder) throws { try archive.encodeSingleValue(rawValue) }
+    public func encode(to archive: ArchiveEncoder) throws { try encodeRawValue(to: archive) }
 
     /// Reads the raw value; one that names no case throws ``ArchiveError/Code/typeMismatch``.
-    public init(from archive: ArchiveDecoder) throws {
+    public init(from archive: ArchiveDecoder) throws { try self.init(rawValueFrom: archive) }
+}
+
+extension RawRepresentable where Self: Archivable, RawValue: Archivable {
+    /// The raw-value enum encoding, shared by the plain and the Codable conformances.
+    func encodeRawValue(to archive: ArchiveEncoder) throws { try archive.encodeSingleValue(rawValue) }
+
+    init(rawValueFrom archive: ArchiveDecoder) throws {
         let raw = try archive.decodeSingleValue(RawValue.self)
         guard let value = Self(rawValue: raw) else {
             throw ArchiveError(

@@ -155,7 +155,7 @@ package enum AtomicFile {
     }
 
     /// Writes all of `chunk`, retrying short writes and `EINTR`.
-    private static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+    package static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
         guard var p = chunk.baseAddress else { return }
         var left = chunk.count
         while left > 0 {

@@ -133,19 +133,7 @@ final class ChangeLog {
         let before = size
         do {
             try frame.withUnsafeBytes { raw in
-                var p = raw.baseAddress!
-                var left = raw.count
-                while left > 0 {
-                    let n = fileSystem.write(fd, p, left)
-                    if n > 0 {
-                        p += n
-                        left -= n
-                    } else if n < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        throw CacheError.posix("append to change log", path: logPath, errno: n < 0 ? errno : EIO)
-                    }
-                }
+                try AtomicFile.writeAll(raw, to: fd, path: logPath, fileSystem: fileSystem)
             }
             if durability != .none && fileSystem.fsync(fd) != 0 {
                 throw CacheError.posix("fsync change log", path: logPath, errno: errno)

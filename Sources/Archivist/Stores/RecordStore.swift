@@ -114,6 +114,22 @@ where Record.ID: Archivable & Sendable {
         }
     }
 
+    /// Opens (or creates) the store of one signed-in user: a folder named by the MD5 of
+    /// `user` inside `directory`, created 0700, so another account on the same device opens
+    /// another store and never sees these records (seed 002). The user id never becomes a
+    /// path component as written.
+    ///
+    /// ```swift
+    /// let letters = try RecordStore<Letter>(directory: documents.appendingPathComponent("letters"), user: account)
+    /// ```
+    ///
+    /// - Throws: as ``init(directory:configuration:)``.
+    public convenience init(directory: URL, user: String, configuration: Configuration = Configuration()) throws {
+        try self.init(
+            directory: directory.appendingPathComponent(MD5.hexDigest(of: user), isDirectory: true),
+            configuration: configuration)
+    }
+
     /// The number of records.
     public var count: Int { state.withLock { $0.count } }
 

@@ -12,15 +12,8 @@ extension Archivable where Self: Codable {
 
 extension Archivable where Self: Codable & RawRepresentable, RawValue: Archivable {
     /// Writes the raw value (the same bytes as a non-Codable raw-value enum).
-    public func encode(to archive: ArchiveEncoder) throws { try archive.encodeSingleValue(rawValue) }
+    public func encode(to archive: ArchiveEncoder) throws { try encodeRawValue(to: archive) }
 
     /// Reads the raw value; one that names no case throws ``ArchiveError/Code/typeMismatch``.
-    public init(from archive: ArchiveDecoder) throws {
-        let raw = try archive.decodeSingleValue(RawValue.self)
-        guard let value = Self(rawValue: raw) else {
-            throw ArchiveError(
-                .typeMismatch, "\(raw) is not a raw value of \(Self.self)", typeName: String(describing: Self.self))
-        }
-        self = value
-    }
+    public init(from archive: ArchiveDecoder) throws { try self.init(rawValueFrom: archive) }
 }
