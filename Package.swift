@@ -15,9 +15,15 @@ let package = Package(
             dependencies: ["Archivist"],
             path: "Benchmarks/ArchivistBenchmarks"
         ),
+        // The process the crash tests start and kill (Tests/ArchivistTests/Reliability/).
+        .executableTarget(
+            name: "ArchivistCrashWriter",
+            dependencies: ["Archivist"],
+            path: "Tests/CrashWriter"
+        ),
         .testTarget(
             name: "ArchivistTests",
-            dependencies: ["Archivist"],
+            dependencies: ["Archivist", "ArchivistCrashWriter"],
             path: "Tests/ArchivistTests"
         ),
     ],

@@ -86,12 +86,18 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Complexity: Blocking file I/O: loads each root's size index on first open in the
     ///   process, or rebuilds it by one scan after a crash; sweeps stale temporaries and
     ///   starts deleting leftover trash in the background.
-    public init(root: CacheRoot, user: String? = nil, configuration: Configuration = Configuration()) throws {
+    public convenience init(root: CacheRoot, user: String? = nil, configuration: Configuration = Configuration()) throws {
+        try self.init(root: root, user: user, configuration: configuration, fileSystem: .posix)
+    }
+
+    /// Opens the caches over `fileSystem`, which applies to a root only when it is first opened
+    /// in the process (tests put a fault-injecting file system underneath this way).
+    package init(root: CacheRoot, user: String?, configuration: Configuration, fileSystem: FileSystem) throws {
         self.root = root
         self.user = user
         self.configuration = configuration
-        self.caches = try DiskStore.open(at: root.caches)
-        self.documents = try DiskStore.open(at: root.documents)
+        self.caches = try DiskStore.open(at: root.caches, fileSystem: fileSystem)
+        self.documents = try DiskStore.open(at: root.documents, fileSystem: fileSystem)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
         self.memory = configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
@@ -114,7 +120,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   - parameter: Tells apart entries of one type (a URL path, an id); hashed, never a path.
     ///   - expiry: When the entry stops being fresh; by default the type's policy decides.
     /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
-    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
+    ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
+    ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value) to encode and write, plus one
     ///   eviction pass when the type's byte limit is exceeded.
     public func store<T: Archivable & Sendable>(
@@ -136,7 +144,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// ```
     ///
     /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
-    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays.
+    ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
+    ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
+    ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value).
     public func store<T: Archivable>(
         _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy

@@ -53,12 +53,31 @@ package enum AtomicFile {
     /// Atomically replaces the file at `path` with the concatenation of `chunks`; missing
     /// folders are created 0700 unless `createFolders` is false.
     ///
-    /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``.
+    /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``. A failed folder
+    ///   sync (`.fileAndFolder`) comes after the rename: the new contents are in place then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func write(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
         createFolders: Bool = true, fileSystem fs: FileSystem = .posix
     ) throws -> Sizes {
+        let (sizes, folderSyncFailure) = try replace(
+            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+        if let folderSyncFailure { throw folderSyncFailure }
+        return sizes
+    }
+
+    /// As ``write(_:toPath:durability:createFolders:fileSystem:)``, but a failure of the folder
+    /// sync after the rename is returned, not thrown: the new file is in place by then, so a
+    /// caller keeping an index must count it before reporting the error.
+    ///
+    /// - Returns: The new file's sizes, and the folder sync's error if it failed (its message
+    ///   says the new contents are in place).
+    /// - Throws: ``CacheError`` for any failure before the rename; the old file is untouched.
+    /// - Complexity: Blocking file I/O, O(total bytes).
+    package static func replace(
+        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+    ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
         guard let slash = path.lastIndex(of: "/") else {
             throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
@@ -84,8 +103,15 @@ package enum AtomicFile {
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
             if fs.rename(temporary, path) != 0 { throw CacheError.posix("rename", path: path, errno: errno) }
-            if durability == .fileAndFolder { try fs.syncDirectory(folder) }
-            return Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512)
+            let sizes = Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512)
+            guard durability == .fileAndFolder else { return (sizes, nil) }
+            do {
+                try fs.syncDirectory(folder)
+                return (sizes, nil)
+            } catch var failure as CacheError {
+                failure.message += " after the rename: the new contents are in place but may not survive a power loss"
+                return (sizes, failure)
+            }
         } catch {
             _ = fs.unlink(temporary)
             throw error

@@ -17,23 +17,29 @@ extension DiskStore {
     /// - Throws: ``CacheError`` when the root cannot be listed.
     /// - Complexity: Blocking file I/O: one `lstat` per file under the root.
     func scan() throws -> SizeIndex {
+        sweepInternalTemporaries()
         var index = SizeIndex()
         try scanFolder(rootPath, components: [], into: &index)
         return index
     }
 
-    /// Deletes temporaries a crash left in the store's own `.archivist` folder (from saving
-    /// the index), which the entry scan does not visit.
-    ///
-    /// - Complexity: Blocking file I/O: one listing of a folder of a few files.
+    /// Deletes the temporaries of index saves that a crash interrupted: they sit in
+    /// `.archivist`, which the entry walk skips. (A save runs only while the marker reads `D`,
+    /// so such a temporary always comes with a scan.)
     func sweepInternalTemporaries() {
         guard let dir = opendir(internalPath) else { return }
-        defer { closedir(dir) }
+        var stale: [String] = []
         while let item = readdir(dir) {
-            let name = withUnsafePointer(to: &item.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if AtomicFile.isTemporary(name[...]) { _ = fileSystem.unlink(internalPath + "/" + name) }
+            let name = Self.name(of: item)
+            if AtomicFile.isTemporary(name[...]) { stale.append(name) }
+        }
+        closedir(dir)
+        for name in stale { _ = fileSystem.unlink(internalPath + "/" + name) }
+    }
+
+    private static func name(of item: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: &item.pointee.d_name) {
+            String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
         }
     }
 
@@ -45,9 +51,7 @@ extension DiskStore {
         defer { closedir(dir) }
         let folder = FolderPath(components)
         while let item = readdir(dir) {
-            let name = withUnsafePointer(to: &item.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
+            let name = Self.name(of: item)
             if name == "." || name == ".." || (components.isEmpty && name == ".archivist") { continue }
             let child = path + "/" + name
             var status = stat()

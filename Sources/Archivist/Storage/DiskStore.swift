@@ -135,7 +135,9 @@ package final class DiskStore: Sendable {
     ///
     /// - Returns: The keys evicted to make room.
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
-    ///   `fileSystem`); the previous entry, if any, is untouched.
+    ///   `fileSystem`); the previous entry, if any, is untouched — except when only the folder
+    ///   sync of `.fileAndFolder` failed: the new entry is then in place (and counted, and
+    ///   `onCommit` has run), and the error's message says so.
     /// - Complexity: Blocking file I/O on this key only, O(payload); eviction adds
     ///   O(n log n) in the folder's entries when the limit is exceeded.
     @discardableResult
@@ -150,13 +152,14 @@ package final class DiskStore: Sendable {
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw).encoded()
                     try header.withUnsafeBytes { head in
-                        _ = try mutate {
-                            try AtomicFile.write([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)
-                        } then: { sizes, index in
-                            index.set(key, Record(logical: sizes.logical, allocated: sizes.allocated,
+                        let (_, folderSyncFailure) = try mutate {
+                            try AtomicFile.replace([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)
+                        } then: { result, index in
+                            index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
                                                   lastAccess: writeDate.timeIntervalSince1970))
                         }
                         onCommit()
+                        if let folderSyncFailure { throw folderSyncFailure }
                     }
                 }
             }

@@ -35,6 +35,8 @@ package struct FileSystem: Sendable {
     package var rename: @Sendable (_ from: String, _ to: String) -> Int32
     /// `unlink(path)`.
     package var unlink: @Sendable (_ path: String) -> Int32
+    /// `ftruncate(fd, length)`.
+    package var ftruncate: @Sendable (_ fd: Int32, _ length: off_t) -> Int32
     /// `mkdir(path, mode)`.
     package var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
     /// `chmod(path, mode)`.
@@ -112,6 +114,13 @@ package struct FileSystem: Sendable {
             Glibc.unlink(path)
             #else
             Darwin.unlink(path)
+            #endif
+        },
+        ftruncate: { fd, length in
+            #if canImport(Glibc)
+            Glibc.ftruncate(fd, length)
+            #else
+            Darwin.ftruncate(fd, length)
             #endif
         },
         mkdir: { path, mode in

@@ -24,6 +24,12 @@ final class ChangeLog {
     /// Bytes of entries after the header.
     private(set) var size: Int
     private(set) var generation: UInt64
+    /// A generation the log must be reset to before anything is appended: set once a newer
+    /// snapshot is in place, cleared when a reset completes. Appending to the old log would
+    /// write entries the next open discards as already folded in.
+    private var resetPending: UInt64?
+    /// Whether a failed append may have left bytes past `size` that could not be cut off.
+    private var tailDamaged = false
 
     private init(directory: String, durability: Durability, fileSystem: FileSystem, fd: Int32, size: Int, generation: UInt64) {
         self.directory = directory
@@ -115,7 +121,11 @@ final class ChangeLog {
     }
 
     /// Appends one entry; on failure the log is cut back so no partial entry stays.
+    ///
+    /// A reset or a cut that failed earlier is finished first; if it fails again, nothing is
+    /// appended.
     func append(_ entry: Data) throws {
+        try repair()
         var frame = [UInt8]()
         frame.reserveCapacity(entry.count + 4)
         withUnsafeBytes(of: UInt32(entry.count).littleEndian) { frame += $0 }
@@ -130,16 +140,46 @@ final class ChangeLog {
             }
             size += frame.count
         } catch {
-            try? truncate(to: Self.headerSize + before)
+            do {
+                try truncate(to: Self.headerSize + before)
+            } catch {
+                tailDamaged = true
+            }
             throw error
         }
     }
 
+    /// Finishes a reset or a cut that failed earlier.
+    private func repair() throws {
+        if let target = resetPending {
+            do {
+                try reset(generation: target)
+            } catch {
+                // A reset that completed but could not sync its folder has done its job here.
+                if resetPending != nil { throw error }
+            }
+        }
+        if tailDamaged {
+            try truncate(to: Self.headerSize + size)
+            tailDamaged = false
+        }
+    }
+
+    /// Records that a snapshot of `generation` is in place, so the log must be reset to it
+    /// before the next append.
+    func requireReset(generation: UInt64) {
+        resetPending = generation
+    }
+
     /// Replaces the log with an empty one of `generation` (after a compaction).
+    ///
+    /// Until it completes, ``append(_:)`` retries it first rather than write to the old log.
+    /// - Throws: ``CacheError``; when only the folder sync failed, the reset is complete.
     func reset(generation: UInt64) throws {
+        resetPending = generation
         let header = Self.makeHeader(generation: generation)
-        try header.withUnsafeBytes { raw in
-            _ = try AtomicFile.write([raw], toPath: logPath, durability: durability, fileSystem: fileSystem)
+        let (_, folderSyncFailure) = try header.withUnsafeBytes { raw in
+            try AtomicFile.replace([raw], toPath: logPath, durability: durability, fileSystem: fileSystem)
         }
         let newFD = fileSystem.open(logPath, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
         guard newFD >= 0 else { throw CacheError.posix("open", path: logPath, errno: errno) }
@@ -147,10 +187,13 @@ final class ChangeLog {
         fd = newFD
         size = 0
         self.generation = generation
+        resetPending = nil
+        tailDamaged = false
+        if let folderSyncFailure { throw folderSyncFailure }
     }
 
     private func truncate(to length: Int) throws {
-        guard ftruncate(fd, off_t(length)) == 0 else {
+        guard fileSystem.ftruncate(fd, off_t(length)) == 0 else {
             throw CacheError.posix("truncate change log", path: logPath, errno: errno)
         }
         if durability != .none { _ = fileSystem.fsync(fd) }
@@ -158,6 +201,6 @@ final class ChangeLog {
     }
 }
 
-// Safety: `fd`, `size` and `generation` change only inside `RecordStore.writeLock` (and in
+// Safety: `fd`, `size`, `generation`, `resetPending` and `tailDamaged` change only inside `RecordStore.writeLock` (and in
 // `open`/`replay` before the store is shared).
 extension ChangeLog: @unchecked Sendable {}

@@ -108,13 +108,11 @@ extension RecordStore {
 
     /// Deletes every record.
     ///
-    /// - Throws: ``StoreError`` with an I/O code.
+    /// - Throws: ``StoreError`` with an I/O code; on error nothing changed, unless only the
+    ///   folder sync after the empty snapshot's rename failed (the message says it is in place).
     /// - Complexity: Blocking file I/O: writes an empty snapshot and resets the log.
     public func removeAll() throws {
-        try writing {
-            state.withLock { $0.removeAll() }
-            try compactLocked()
-        }
+        try writing { try compactLocked(removingAll: true) }
     }
 
     /// Folds the change log into a new snapshot now (it also happens by itself once the log
@@ -156,22 +154,36 @@ extension RecordStore {
             return table.snapshotBytes
         }
         if log.size > configuration.compactionThreshold && log.size > snapshotBytes {
-            try compactLocked()
+            // The batch is committed: a failed compaction must not report it as failed. The
+            // log stays as it is (or is reset before the next append) and the next commit
+            // tries again.
+            try? compactLocked()
         }
     }
 
-    /// Writes a snapshot of generation + 1 atomically, then resets the log to that
-    /// generation. A crash between the two leaves a log of the old generation, which the next
-    /// open recognizes as already folded in. Call inside ``writing(_:)``.
-    private func compactLocked() throws {
-        let (records, generation) = state.withLock { ($0.inWriteOrder(), $0.generation + 1) }
+    /// Writes a snapshot of generation + 1 atomically (of no records when `removingAll`),
+    /// then resets the log to that generation. A crash between the two leaves a log of the old
+    /// generation, which the next open recognizes as already folded in; a failed reset is
+    /// retried before the next append. Call inside ``writing(_:)``.
+    ///
+    /// - Throws: Before the snapshot's rename, with nothing changed; after it, only a failed
+    ///   folder sync, whose message says the snapshot is in place.
+    private func compactLocked(removingAll: Bool = false) throws {
+        let (records, generation) = state.withLock { (removingAll ? [] : $0.inWriteOrder(), $0.generation + 1) }
         let bytes = try Archive.encode(
             RecordSnapshot<Record>(generation: generation, records: records), options: configuration.archiveOptions)
-        try AtomicFile.write(bytes, to: URL(fileURLWithPath: log.snapshotPath), durability: log.durability == .none ? .none : .fileAndFolder, fileSystem: log.fileSystem)
-        try log.reset(generation: generation)
+        let (_, folderSyncFailure) = try bytes.withUnsafeBytes { raw in
+            try AtomicFile.replace([raw], toPath: log.snapshotPath, durability: log.durability == .none ? .none : .fileAndFolder,
+                                   fileSystem: log.fileSystem)
+        }
+        // The snapshot is in place: from here on the old log's entries are void.
+        log.requireReset(generation: generation)
         state.withLock {
+            if removingAll { $0.removeAll() }
             $0.generation = generation
             $0.snapshotBytes = bytes.count
         }
+        try? log.reset(generation: generation)   // retried before the next append if it fails
+        if let folderSyncFailure { throw folderSyncFailure }
     }
 }

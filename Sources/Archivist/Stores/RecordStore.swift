@@ -74,12 +74,17 @@ where Record.ID: Archivable & Sendable {
     /// - Throws: ``StoreError`` with `corrupt` when the snapshot cannot be decoded (the log's
     ///   damaged tail is quarantined instead), `permissionDenied`, `noSpace` or `ioFailed`.
     /// - Complexity: Blocking file I/O, O(snapshot + log).
-    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+    public convenience init(directory: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(directory: directory, configuration: configuration, fileSystem: .posix)
+    }
+
+    /// Opens the store over `fileSystem` (tests put a fault-injecting file system underneath).
+    package init(directory: URL, configuration: Configuration, fileSystem: FileSystem) throws {
         self.directory = directory
         self.configuration = configuration
         queue = DispatchQueue(label: "Archivist.RecordStore")
         do {
-            let opened = try ChangeLog.open(directory: directory, durability: configuration.durability)
+            let opened = try ChangeLog.open(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
             log = opened.log
             var table = RecordTable<Record>()
             var generation: UInt64 = 0

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+/// Regression tests for bugs the crash and fault-injection tests found.
+@Suite struct RecoveryRegressionTests {
+    /// Found by the crash test: a kill during a background save of the size index left its
+    /// temporary in `.archivist`, which the rescan's entry walk skips, so it stayed forever.
+    @Test func aRescanSweepsAnInterruptedIndexSave() throws {
+        try withTemporaryDirectory { dir throws in
+            do {
+                let store = try DiskStore.open(at: dir)
+                try store.write(Data([1, 2, 3]), to: DiskKey(folder: FolderPath(["f"]), name: .single),
+                                typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.flush()
+            }
+            let stale = dir.appendingPathComponent(".archivist/.tmp-0123456789abcdef")
+            try Data("half an index".utf8).write(to: stale)
+            try Data("D".utf8).write(to: dir.appendingPathComponent(".archivist/dirty"))
+            let store = try DiskStore.open(at: dir)
+            #expect(!FileManager.default.fileExists(atPath: stale.path))
+            #expect(store.usage(of: FolderPath([])).entryCount == 1)
+        }
+    }
+
+    /// Found by the fault sweep: when the folder sync of a `.fileAndFolder` write failed after
+    /// the rename, the store threw as if nothing had changed, yet the new entry was on disk,
+    /// missing from the size index and the memory tier. Now it is counted, served, and the
+    /// error says it is in place.
+    @Test func aFailedFolderSyncAfterTheRenameCountsTheNewEntry() throws {
+        try withTemporaryDirectory { dir throws in
+            let injector = FaultInjector()
+            let cache = try CacheManager<FaultCache>(root: CacheRoot(directory: dir), user: "u",
+                                                     configuration: .init(), fileSystem: injector.fileSystem)
+            try cache.store("old", for: .document)
+            injector.arm(.init(operation: .fsync, n: 2, persistent: false, errno: EIO))   // file, then folder
+            let error = #expect(throws: CacheError.self) { try cache.store("new", for: .document) }
+            #expect(injector.disarm() == 1)
+            #expect(error?.message.contains("in place") == true)
+            #expect(try cache.value(String.self, for: .document) == "new")
+            #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
+        }
+    }
+
+    private func openRecords(_ dir: URL, _ fileSystem: FileSystem, durability: Durability = .file) throws -> RecordStore<FaultRecord> {
+        try RecordStore<FaultRecord>(directory: dir, configuration: .init(durability: durability), fileSystem: fileSystem)
+    }
+
+    /// Found by the fault sweep: when a compaction wrote its snapshot but could not reopen the
+    /// reset log, later batches were appended to the old, unlinked log and the store reported
+    /// success; the next open had lost them. Now the reset is finished before the next append.
+    @Test func aBatchSavedAfterAnUnfinishedLogResetSurvivesReopening() throws {
+        try withTemporaryDirectory { dir throws in
+            let injector = FaultInjector()
+            do {
+                let store = try openRecords(dir, injector.fileSystem)
+                try store.upsert(FaultRecord(id: 1, text: "one"))
+                // Opens: snapshot temporary, its folder for the sync, log temporary, the new log.
+                injector.arm(.init(operation: .open, n: 4, persistent: false, errno: EIO))
+                try? store.compact()   // the snapshot is in place; only the log's reset is unfinished
+                #expect(injector.disarm() == 1)
+                try store.upsert(FaultRecord(id: 2, text: "two"))
+            }
+            #expect(try openRecords(dir, .posix).all().map(\.id) == [1, 2])
+        }
+    }
+
+    /// Found by the fault sweep: `removeAll` emptied the records in memory before writing the
+    /// empty snapshot, so when that write failed the store claimed to be empty while the disk
+    /// kept everything (and the next batch made the two disagree for good).
+    @Test func aFailedRemoveAllKeepsTheRecords() throws {
+        try withTemporaryDirectory { dir throws in
+            let injector = FaultInjector()
+            let store = try openRecords(dir, injector.fileSystem)
+            try store.upsert(FaultRecord(id: 1, text: "one"))
+            injector.arm(.init(operation: .write, n: 1, persistent: false, errno: ENOSPC))
+            let error = #expect(throws: StoreError.self) { try store.removeAll() }
+            injector.disarm()
+            #expect(error?.code == .noSpace)
+            #expect(store.all().map(\.id) == [1])
+        }
+    }
+
+    /// Found by the fault sweep: a batch whose log append succeeded but whose follow-up
+    /// compaction failed was reported as failed, though it was committed and visible.
+    @Test func aFailedCompactionDoesNotFailTheCommittedBatch() throws {
+        try withTemporaryDirectory { dir throws in
+            let injector = FaultInjector()
+            let store = try RecordStore<FaultRecord>(directory: dir, configuration: .init(durability: .none, compactionThreshold: 0),
+                                                     fileSystem: injector.fileSystem)
+            injector.arm(.init(operation: .rename, n: 1, persistent: true, errno: EIO))   // every snapshot rename
+            try store.upsert(FaultRecord(id: 1, text: "one"))
+            #expect(injector.disarm() == 1)
+            #expect(try openRecords(dir, .posix).all().map(\.id) == [1])
+        }
+    }
+
+    /// An append that failed half-way and whose cut-back failed too left a partial entry;
+    /// the next batch landed after it, and the next open quarantined that good batch with the
+    /// garbage. Now the cut is retried before the next append.
+    @Test func aPartialEntryThatCouldNotBeCutIsCutBeforeTheNextAppend() throws {
+        try withTemporaryDirectory { dir throws in
+            let step = Locked(0)   // 1: write half; 2: then fail with ENOSPC; 3: fail the cut
+            let real = FileSystem.posix
+            var fs = real
+            fs.write = { fd, buffer, count in
+                switch step.withLock({ value -> Int in defer { if value == 1 || value == 2 { value += 1 } }; return value }) {
+                case 1: return real.write(fd, buffer, count / 2)
+                case 2: errno = ENOSPC; return -1
+                default: return real.write(fd, buffer, count)
+                }
+            }
+            fs.ftruncate = { fd, length in
+                if step.withLock({ value -> Bool in defer { if value == 3 { value = 0 } }; return value == 3 }) { errno = EIO; return -1 }
+                return real.ftruncate(fd, length)
+            }
+            do {
+                let store = try openRecords(dir, fs, durability: .none)
+                try store.upsert(FaultRecord(id: 1, text: "one"))
+                step.withLock { $0 = 1 }
+                let error = #expect(throws: StoreError.self) { try store.upsert(FaultRecord(id: 2, text: String(repeating: "x", count: 100))) }
+                #expect(error?.code == .noSpace)
+                #expect(step.withLock { $0 } == 0)
+                try store.upsert(FaultRecord(id: 3, text: "three"))
+            }
+            let reopened = try openRecords(dir, .posix)
+            #expect(reopened.all().map(\.id) == [1, 3])
+            #expect(reopened.recoveredDamage == nil)
+        }
+    }
+}
