@@ -46,11 +46,7 @@ extension ArchiveDecoder {
         case .absent:
             break
         }
-        guard T.self is AnyObject.Type else {
-            throw ArchiveError(
-                .typeMismatch, "expected a \(T.self) value, found an object", typeName: String(describing: T.self),
-                offset: start)
-        }
+        // Callers route only class types here (`read` checks, references are AnyObject).
         let concrete = try concreteType(T.self)
         s.pointee.objects[id] = .building
         let saved = try s.pointee.enterValue(concrete)
