@@ -15,7 +15,10 @@ func runCacheBenchmarks(_ harness: Harness) throws {
 
     // Writes: 1 KB values, durability none, against open/write/close/rename of the same bytes.
     let writeRoot = harness.scratch.appendingPathComponent("cache-writes", isDirectory: true)
-    let rawFolder = writeRoot.appendingPathComponent("raw").path
+    // The raw baseline uses the cache's layout: two more folder levels under the root and
+    // 32-character names, so both sides pay the same path lookups.
+    let rawFolder = writeRoot.appendingPathComponent("raw/shared-caches/" + String(repeating: "ab", count: 16)).path
+    let rawNames = (0..<count).map { String(repeating: "0", count: 32 - String($0, radix: 16).count) + String($0, radix: 16) }
     try FileManager.default.createDirectory(atPath: rawFolder, withIntermediateDirectories: true)
     let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: writeRoot.appendingPathComponent("cache")),
                                              configuration: .init(memoryCountLimit: 0))
@@ -23,7 +26,7 @@ func runCacheBenchmarks(_ harness: Harness) throws {
     // of one case drift, so each sample runs both cases back to back.
     alternate(harness, "cache.write", samples: quick ? 3 : 7, [
         ("raw POSIX temp+rename", {
-            for i in 0..<count { rawWrite(kilobyte, folder: rawFolder, name: "\(i)") }
+            for i in 0..<count { rawWrite(kilobyte, folder: rawFolder, name: rawNames[i]) }
         }),
         ("CacheManager.store", {
             for i in 0..<count { try? cache.store(kilobyte, for: .blobs, parameter: "\(i)") }
@@ -33,10 +36,10 @@ func runCacheBenchmarks(_ harness: Harness) throws {
 
     // Warm reads (page cache hot), memory tier off so every read goes to the file.
     let encoded = try Archive.encode(kilobyte)
-    for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: "\(i)") }
+    for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: rawNames[i]) }
     alternate(harness, "cache.read", samples: quick ? 3 : 9, [
         ("raw POSIX read+decode", {
-            for i in 0..<count { _ = rawRead(rawFolder + "/\(i)").map { try? Archive.decode(Data.self, from: $0) } }
+            for i in 0..<count { _ = rawRead(rawFolder + "/" + rawNames[i]).map { try? Archive.decode(Data.self, from: $0) } }
         }),
         ("CacheManager.value (disk)", {
             for i in 0..<count { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }

@@ -231,3 +231,7 @@ public final class ArchiveDecoder {
             typeName: typeName, offset: storage.pointee.frame.start)
     }
 }
+
+/// A decoder lives for one ``Archive/decode(_:from:options:)`` call on one thread.
+@available(*, unavailable, message: "an ArchiveDecoder is used by one decode call on one thread")
+extension ArchiveDecoder: Sendable {}

@@ -206,3 +206,7 @@ extension ArchiveEncoder {
         }
     }
 }
+
+/// An encoder lives for one ``Archive/encode(_:options:)`` call on one thread.
+@available(*, unavailable, message: "an ArchiveEncoder is used by one encode call on one thread")
+extension ArchiveEncoder: Sendable {}

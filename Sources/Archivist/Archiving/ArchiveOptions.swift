@@ -18,6 +18,10 @@ public struct ArchiveOptions: Sendable {
     /// Values that custom `init(from:)` implementations can read through
     /// ``ArchiveDecoder/userInfo`` (or ``ArchiveEncoder/userInfo``).
     public var userInfo: [String: any Sendable]
+    /// Whether decoding recomputes the archive's CRC32C. Only the storage layer turns this
+    /// off, for payloads whose bytes its own entry checksum has just verified; every
+    /// structural check still runs.
+    package var verifiesChecksum = true
 
     /// Creates options; everything defaults to the safe choice.
     public init(

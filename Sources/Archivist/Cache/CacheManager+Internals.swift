@@ -3,6 +3,7 @@ import Foundation
 extension CacheManager {
 
     /// Which stored values count as present.
+    @usableFromInline
     enum Freshness {
         /// Not past their expiry.
         case unexpired
@@ -11,6 +12,7 @@ extension CacheManager {
         /// Any, expired or not (the offline fallback).
         case any
 
+        @inlinable
         func accepts(writeDate: Date, expiry: Date?) -> Bool {
             switch self {
             case .unexpired: expiry.map { $0 > Date() } ?? true
@@ -79,7 +81,7 @@ extension CacheManager {
 
     /// Writes encoded bytes; puts `memoryValue` in the memory tier (or drops the memory copy)
     /// while the entry's lock is held, and drops evicted entries from memory.
-    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryValue: (any Sendable)?) throws {
+    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryValue: (any MemoryValue)?) throws {
         let (disk, key) = try locate(type, parameter)
         let policy = type.policy
         let now = Date()
@@ -90,11 +92,11 @@ extension CacheManager {
                            durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) }) {
                 guard let memory else { return }
                 if let memoryValue, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
-                    memory.setValue(MemoryItem(value: memoryValue, writeDate: now, expiry: expires,
-                                               touchesIndex: policy.byteLimit != nil),
-                                    forKey: memoryKey, cost: data.count)
+                    memory.set(MemoryItem(value: memoryValue, writeDate: now, expiry: expires,
+                                          touchesIndex: policy.byteLimit != nil),
+                               for: memoryKey, cost: data.count)
                 } else {
-                    _ = memory.removeValue(forKey: memoryKey)
+                    memory.remove(memoryKey)
                 }
             }
         }
@@ -109,47 +111,77 @@ extension CacheManager {
     ///
     /// The memory-hit path avoids generic tuples and MD5 so it stays close to a dictionary
     /// lookup.
+    @inlinable
     func cachedValue<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
-        if let memory, let item = memory.value(forKey: MemoryKey(type, parameter)), let value = item.value as? T {
+        // A value stored as another type falls through to the disk, whose decoding reports it.
+        if let memory, let item = memory.item(MemoryKey(type, parameter)), item.value.holds(T.self) {
             guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
             // Only a byte-limited type ever evicts by last access, so only its hits pay for
             // recording one in the index.
-            if item.touchesIndex, let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
-            return value
+            if item.touchesIndex { touch(type, parameter) }
+            return item.value.load(as: T.self)
         }
-        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryValue: { $0 })?.value
+        return try cachedValueFromDisk(T.self, for: type, parameter: parameter, freshness: freshness)
+    }
+
+    /// The miss path of ``cachedValue(_:for:parameter:freshness:)``, kept out of line so the hit
+    /// path does not set up the generic tuples and optionals only the disk read needs.
+    @usableFromInline @inline(never)
+    func cachedValueFromDisk<T: Archivable & Sendable>(
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+    ) throws -> T? {
+        try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryValue: { StoredValue(value: $0) })?.value
+    }
+
+    /// Records a memory hit as an access in the disk index.
+    @usableFromInline @inline(never)
+    func touch(_ type: Kind, _ parameter: String?) {
+        if let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
     }
 
     /// Reads, checks and decodes an entry; with `memoryValue`, keeps the decoded value in the
     /// memory tier unless a clear raced the read.
     func readFromDisk<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness, memoryValue: ((T) -> any Sendable)?
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness, memoryValue: ((T) -> any MemoryValue)?
     ) throws -> (value: T, writeDate: Date)? {
         let (disk, key) = try locate(type, parameter)
         let epoch = clearEpoch.withLock { $0 }
-        let memoryKey = MemoryKey(type, parameter)
         let result = try withContext(type, parameter) {
-            try disk.read(key, typeName: type.name, parameter: parameter) { entry -> (value: T, writeDate: Date)? in
+            // Only a byte-limited type evicts by last access, so only its reads record one.
+            try disk.read(key, typeName: type.name, parameter: parameter, recordingAccess: type.policy.byteLimit != nil) {
+                entry -> (value: T, writeDate: Date)? in
                 let header = entry.header
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return nil }
                 let value: T
                 do {
-                    value = try Archive.decode(T.self, from: entry.payload, options: configuration.archiveOptions)
+                    // The entry header's CRC32C already covered every byte of this payload.
+                    value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
                 } catch {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
                 }
                 if let memory, let memoryValue, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
-                    memory.setValue(MemoryItem(value: memoryValue(value), writeDate: header.writeDate, expiry: header.expiry,
-                                               touchesIndex: type.policy.byteLimit != nil),
-                                    forKey: memoryKey, cost: entry.payload.count)
-                    if clearEpoch.withLock({ $0 }) != epoch { _ = memory.removeValue(forKey: memoryKey) }
+                    let memoryKey = MemoryKey(type, parameter)
+                    memory.set(MemoryItem(value: memoryValue(value), writeDate: header.writeDate, expiry: header.expiry,
+                                          touchesIndex: type.policy.byteLimit != nil),
+                               for: memoryKey, cost: entry.payload.count)
+                    if clearEpoch.withLock({ $0 }) != epoch { memory.remove(memoryKey) }
                 }
                 return (value, header.writeDate)
             }
         }
         return result ?? nil
+    }
+}
+
+extension CacheManager {
+    /// The archive options for payloads read from disk: the entry header's CRC32C has just
+    /// covered every byte, so the archive's own checksum is not computed a second time.
+    var verifiedPayloadOptions: ArchiveOptions {
+        var options = configuration.archiveOptions
+        options.verifiesChecksum = false
+        return options
     }
 }

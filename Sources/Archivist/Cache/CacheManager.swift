@@ -65,7 +65,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let documents: DiskStore
     /// `md5(user)`, the user's folder name.
     let userFolder: String?
-    let memory: MemoryCache<MemoryKey, MemoryItem>?
+    @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)
     /// Each type's folder, hashed once.
@@ -100,8 +100,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.documents = try DiskStore.open(at: root.documents, fileSystem: fileSystem)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
         self.memory = configuration.memoryCountLimit > 0
-            ? MemoryCache(configuration: .init(countLimit: configuration.memoryCountLimit,
-                                               costLimit: configuration.memoryCostLimit))
+            ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
             : nil
     }
 
@@ -133,7 +132,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try removeValue(for: type, parameter: parameter)
             return
         }
-        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryValue: value)
+        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry,
+                  memoryValue: StoredValue(value: value))
     }
 
     /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
@@ -171,6 +171,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   the next read is a miss), `decodingFailed` (the entry holds another type; it is
     ///   kept), `noUser`, `permissionDenied`, `fileSystem`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O, O(size of the entry).
+    @inlinable
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
@@ -259,7 +260,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         let (disk, key) = try locate(type, parameter)
         let memoryKey = MemoryKey(type, parameter)
         return try withContext(type, parameter) {
-            try disk.remove(key) { _ = memory?.removeValue(forKey: memoryKey) }
+            try disk.remove(key) { memory?.remove(memoryKey) }
         }
     }
 }

@@ -154,6 +154,47 @@ package enum AtomicFile {
         return bytes
     }
 
+    /// Reads the whole file at `path` straight into a `Data`, with no intermediate copy.
+    ///
+    /// - Returns: The bytes, or `nil` when there is no file at `path`.
+    /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`;
+    ///   `corruptEntry` when the path is not a regular file.
+    /// - Complexity: Blocking file I/O, O(n).
+    package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
+        let fd = fs.open(path, O_RDONLY | O_CLOEXEC, 0)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw CacheError.posix("open", path: path, errno: code)
+        }
+        defer { _ = fs.close(fd) }
+        var status = stat()
+        guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
+        }
+        var data = Data(count: Int(status.st_size))
+        var failure: Int32 = 0
+        let count = data.withUnsafeMutableBytes { buffer -> Int in
+            var count = 0
+            while count < buffer.count {
+                let n = fs.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n > 0 {
+                    count += n
+                } else if n == 0 {
+                    break   // the file shrank under us; the reader's checks catch it
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
+            return count
+        }
+        if failure != 0 { throw CacheError.posix("read", path: path, errno: failure) }
+        if count < data.count { data.count = count }
+        return data
+    }
+
     /// Writes all of `chunk`, retrying short writes and `EINTR`.
     package static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
         guard var p = chunk.baseAddress else { return }

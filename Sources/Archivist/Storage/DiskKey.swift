@@ -18,7 +18,13 @@ package struct DiskKey: Hashable, Sendable {
     }
 
     /// `folder/name`, relative to the store's root.
-    package var relativePath: String { folder.relativePath + "/" + name.fileName }
+    package var relativePath: String {
+        var path = folder.relativePath
+        path.reserveCapacity(path.utf8.count + 33)
+        path += "/"
+        path += name.fileName
+        return path
+    }
 }
 
 /// A folder below a store's root, as path components.

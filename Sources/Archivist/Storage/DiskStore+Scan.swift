@@ -26,7 +26,7 @@ extension DiskStore {
     /// Deletes the temporaries of index saves that a crash interrupted: they sit in
     /// `.archivist`, which the entry walk skips. (A save runs only while the marker reads `D`,
     /// so such a temporary always comes with a scan.)
-    private func sweepInternalTemporaries() {
+    func sweepInternalTemporaries() {
         guard let dir = opendir(internalPath) else { return }
         var stale: [String] = []
         while let item = readdir(dir) {

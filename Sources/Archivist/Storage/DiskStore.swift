@@ -100,6 +100,7 @@ package final class DiskStore: Sendable {
         guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
         self.markerFD = fd
         do {
+            sweepInternalTemporaries()
             try loadOrRebuildIndex()
         } catch {
             _ = fileSystem.close(fd)
@@ -115,7 +116,16 @@ package final class DiskStore: Sendable {
     }
 
     /// The absolute path of `key`'s file.
-    package func path(of key: DiskKey) -> String { rootPath + "/" + key.relativePath }
+    package func path(of key: DiskKey) -> String {
+        let name = key.name.fileName
+        var path = rootPath
+        path.reserveCapacity(path.utf8.count + key.folder.relativePath.utf8.count + name.utf8.count + 2)
+        path += "/"
+        path += key.folder.relativePath
+        path += "/"
+        path += name
+        return path
+    }
 
     /// Atomically writes an entry, then evicts least recently accessed entries of the same
     /// folder while the folder holds more than `byteLimit` bytes.
@@ -136,9 +146,8 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
         try clearGate.withShared {
-            let relative = key.relativePath
-            let path = rootPath + "/" + relative
-            try keyLocks.withLock(relative) {
+            let path = path(of: key)
+            try keyLocks.withLock(path) {
                 try payload.withUnsafeBytes { raw in
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw).encoded()
@@ -160,28 +169,29 @@ package final class DiskStore: Sendable {
     }
 
     /// Reads and checks the entry at `key`, then passes it to `body` while the key's lock is
-    /// still held (errors `body` throws leave the entry in place).
+    /// still held (errors `body` throws leave the entry in place). With `recordingAccess`, the
+    /// read counts as an access for least-recently-accessed eviction.
     ///
     /// - Returns: `body`'s result, or `nil` when there is no entry.
     /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
-    package func read<R>(_ key: DiskKey, typeName: String, parameter: String?, _ body: (Entry) throws -> R) throws -> R? {
-        let relative = key.relativePath
-        let path = rootPath + "/" + relative
-        return try keyLocks.withLock(relative) {
-            guard let bytes = try AtomicFile.read(path: path, fileSystem: fileSystem) else { return nil }
+    package func read<R>(
+        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, _ body: (Entry) throws -> R
+    ) throws -> R? {
+        let path = path(of: key)
+        return try keyLocks.withLock(path) {
+            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
             do {
-                let entry = try bytes.withUnsafeBytes { raw -> Entry in
-                    let (header, length) = try EntryHeader.decode(raw, payloadIncluded: true, path: path)
-                    guard header.typeName == typeName, header.parameter == parameter else {
-                        throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
-                                         fileURL: URL(fileURLWithPath: path))
-                    }
-                    return Entry(header: header, payload: Data(raw[length...]), fileSize: raw.count)
+                let (header, length) = try bytes.withUnsafeBytes { raw in
+                    try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
                 }
-                let now = Date().timeIntervalSince1970
-                state.withLock { $0.index.touch(key, at: now) }
+                // A slice shares the buffer the file was read into: the payload is not copied.
+                let entry = Entry(header: header, payload: bytes[(bytes.startIndex + length)...], fileSize: bytes.count)
+                if recordingAccess {
+                    let now = Date().timeIntervalSince1970
+                    state.withLock { $0.index.touch(key, at: now) }
+                }
                 return try body(entry)
             } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
                 discard(key, path: path)
@@ -201,7 +211,7 @@ package final class DiskStore: Sendable {
     package func remove(_ key: DiskKey, onCommit: () -> Void = {}) throws -> Bool {
         try clearGate.withShared {
             let path = path(of: key)
-            return try keyLocks.withLock(key.relativePath) {
+            return try keyLocks.withLock(path) {
                 let removed = try mutate { () -> Bool in
                     if fileSystem.unlink(path) == 0 { return true }
                     let code = errno
@@ -265,8 +275,8 @@ package final class DiskStore: Sendable {
         for (name, _) in candidates where name != spared.name {
             if usage(of: folder).logicalBytes <= limit { break }
             let key = DiskKey(folder: folder, name: name)
-            let removed = keyLocks.withLockIfAvailable(key.relativePath) { () -> Bool in
-                let path = path(of: key)
+            let path = path(of: key)
+            let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
                 return (try? mutate {
                     fileSystem.unlink(path) == 0 || errno == ENOENT
                 } then: { gone, index in

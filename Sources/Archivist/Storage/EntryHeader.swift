@@ -92,7 +92,13 @@ package struct EntryHeader: Sendable, Equatable {
     /// - Returns: The header and its length in bytes (where the payload starts).
     /// - Throws: ``CacheError`` with code `corruptEntry` (and `path`) for any inconsistency.
     /// - Complexity: O(n) when the payload is checked, O(length of the names) otherwise.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String) throws -> (EntryHeader, Int) {
+    ///
+    /// With `expected` names, an entry recording other names throws `entryMismatch`, and the
+    /// names are compared as bytes instead of being decoded into new strings.
+    package static func decode(
+        _ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String,
+        expected: (typeName: String, parameter: String?)? = nil
+    ) throws -> (EntryHeader, Int) {
         func corrupt(_ why: String) -> CacheError {
             CacheError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
         }
@@ -118,10 +124,27 @@ package struct EntryHeader: Sendable, Equatable {
         let expires = Double(bitPattern: load(24, as: UInt64.self))
         let payloadLength = load(32, as: UInt64.self)
         guard written.isFinite, expires.isFinite, payloadLength <= UInt64(Int.max) else { throw corrupt("bad header values") }
-        guard let name = String(validatingUTF8Bytes: bytes[fixedSize..<(fixedSize + nameLength)]),
-              let param = String(validatingUTF8Bytes: bytes[(fixedSize + nameLength)..<headerLength])
-        else { throw corrupt("names are not UTF-8") }
-        var header = EntryHeader(typeName: name, parameter: flags & 1 != 0 ? param : nil,
+        let nameBytes = bytes[fixedSize..<(fixedSize + nameLength)]
+        let paramBytes = bytes[(fixedSize + nameLength)..<headerLength]
+        let name: String
+        let parameter: String?
+        if let expected {
+            guard expected.typeName.utf8.elementsEqual(nameBytes), (flags & 1 != 0) == (expected.parameter != nil),
+                  (expected.parameter ?? "").utf8.elementsEqual(paramBytes)
+            else {
+                throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
+                                 fileURL: URL(fileURLWithPath: path))
+            }
+            name = expected.typeName
+            parameter = expected.parameter
+        } else {
+            guard let decodedName = String(validatingUTF8Bytes: nameBytes),
+                  let decodedParameter = String(validatingUTF8Bytes: paramBytes)
+            else { throw corrupt("names are not UTF-8") }
+            name = decodedName
+            parameter = flags & 1 != 0 ? decodedParameter : nil
+        }
+        var header = EntryHeader(typeName: name, parameter: parameter,
                                  writeDate: Date(timeIntervalSince1970: written),
                                  expiry: flags & 2 != 0 ? Date(timeIntervalSince1970: expires) : nil,
                                  payload: UnsafeRawBufferPointer(start: nil, count: 0))

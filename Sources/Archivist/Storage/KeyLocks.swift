@@ -6,6 +6,9 @@ import Foundation
 /// interleave their renames and index updates, while I/O on different keys never waits
 /// behind one global lock. The table's own lock is held only to find or drop an entry.
 ///
+/// Keys are hashed once and the table is keyed by the hash: two keys whose 64-bit hashes
+/// collide share a lock, which costs concurrency, never correctness.
+///
 /// ```swift
 /// let locks = KeyLocks()
 /// try locks.withLock("shared-caches/…/value") { try replaceTheFile() }
@@ -15,7 +18,7 @@ package final class KeyLocks: Sendable {
 
     /// Locks in use by key, and a few idle ones kept for reuse (creating an NSLock allocates).
     private struct Table {
-        var locks: [String: KeyLock] = [:]
+        var locks: [Int: KeyLock] = [:]
         var idle: [KeyLock] = []
     }
 
@@ -25,7 +28,8 @@ package final class KeyLocks: Sendable {
     /// Runs `body` while holding the lock for `key`.
     ///
     /// - Complexity: O(1) plus `body`; waits only for holders of the same key.
-    package func withLock<R>(_ key: String, _ body: () throws -> R) rethrows -> R {
+    package func withLock<R>(_ name: String, _ body: () throws -> R) rethrows -> R {
+        let key = name.hashValue
         let lock = table.withLock { table in
             let lock = table.locks[key] ?? table.idle.popLast() ?? KeyLock()
             lock.users += 1
@@ -44,7 +48,8 @@ package final class KeyLocks: Sendable {
     /// running `body` if someone else holds it.
     ///
     /// - Complexity: O(1) plus `body`; never waits.
-    package func withLockIfAvailable<R>(_ key: String, _ body: () throws -> R) rethrows -> R? {
+    package func withLockIfAvailable<R>(_ name: String, _ body: () throws -> R) rethrows -> R? {
+        let key = name.hashValue
         let lock = table.withLock { table -> KeyLock? in
             if table.locks[key] != nil { return nil }
             let lock = table.idle.popLast() ?? KeyLock()
@@ -61,7 +66,7 @@ package final class KeyLocks: Sendable {
         return try body()
     }
 
-    private func release(_ key: String, _ lock: KeyLock) {
+    private func release(_ key: Int, _ lock: KeyLock) {
         table.withLock { table in
             lock.users -= 1
             if lock.users == 0 {

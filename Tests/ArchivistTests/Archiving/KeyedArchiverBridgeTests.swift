@@ -127,6 +127,36 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(error.code == .unresolvedReference)
     }
 
+    /// The three refusals Foundation on Linux would die on (a class off the allowlist, a
+    /// cycle through `init(coder:)`, a 100,000-deep chain), in a child process: if any of
+    /// them reached Foundation and crashed, the child's exit status fails this test.
+    @Test func refusalsHoldInAChildProcess() async throws {
+        _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        await #expect(processExitsWith: .success) {
+            func refused(_ expected: ArchiveError.Code, _ body: () throws -> Any) {
+                do {
+                    _ = try body()
+                    exit(EXIT_FAILURE)
+                } catch let error as ArchiveError where error.code == expected {
+                    return
+                } catch {
+                    exit(EXIT_FAILURE)
+                }
+            }
+            refused(.disallowedType) {
+                let data = try KeyedArchiverBridge.archive(NSArray(array: [SecureLetter(content: "x", sent: Date())]))
+                return try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+            }
+            refused(.unresolvedReference) {
+                let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")
+                return try KeyedArchiverBridge.unarchive(NSMutableArray.self, from: data)
+            }
+            refused(.limitExceeded(.depth)) {
+                try KeyedArchiverBridge.unarchive(NSArray.self, from: Data(KeyedArchiveChains.binaryChain(depth: 100_000)))
+            }
+        }
+    }
+
     @Test func hundredThousandDeepChainThrowsDepthLimit() throws {
         let data = Data(KeyedArchiveChains.binaryChain(depth: 100_000))
         let error = try #require(throws: ArchiveError.self) {
@@ -191,15 +221,25 @@ enum FoundationValue: String, CaseIterable, Sendable {
     // MARK: Never crashing, proven in a child process
 
     @Test func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
+        try await runFuzzInChildProcess(seeds: [KeyedArchiveFuzz.seed], flips: 3_000)
+    }
+
+    /// Off by default: runs when `ARCHIVIST_FUZZ_SEEDS` is set (see ``KeyedArchiveFuzz/campaign``).
+    @Test(.enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign"))
+    func longFlipCampaignNeverCrashes() async throws {
+        let campaign = try #require(KeyedArchiveFuzz.campaign)
+        try await runFuzzInChildProcess(seeds: campaign.seeds, flips: campaign.flips)
+    }
+
+    private func runFuzzInChildProcess(seeds: [UInt64], flips: Int) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
-        let seed = KeyedArchiveFuzz.seed
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            KeyedArchiveFuzz.run(seed: KeyedArchiveFuzz.seed, flips: 3_000)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-fuzz-\(UUID()).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = await #expect(processExitsWith: .success) { [seeds, flips, log = log as String] in
+            KeyedArchiveFuzz.run(seeds: seeds, flips: flips, log: log)
         }
-        if let result, result.exitStatus != .exitCode(0) {
-            let log = String(decoding: result.standardErrorContent, as: UTF8.self)
-            Issue.record("child crashed; seed \(seed), last input: \(log.split(separator: "\n").last ?? "none")")
+        if result == nil {
+            Issue.record("child failed; seeds \(seeds), last inputs: \(KeyedArchiveFuzz.lastLines(of: log))")
         }
     }
 }
-

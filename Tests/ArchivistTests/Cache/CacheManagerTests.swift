@@ -166,6 +166,29 @@ import Testing
         }
     }
 
+    @Test func sendableValuesAreServedFromTheMemoryTier() throws {
+        try withTemporaryDirectory { dir throws in
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+            try cache.store(products, for: .hots)
+            let url = try #require(try cache.info(for: .hots)).fileURL
+            try FileManager.default.removeItem(at: url)            // behind the cache's back
+            #expect(try cache.value([Product].self, for: .hots) == products)
+            let noMemory = try CacheManager<ShopCache>(root: CacheRoot(directory: dir),
+                                                       configuration: .init(memoryCountLimit: 0))
+            #expect(try noMemory.value([Product].self, for: .hots) == nil)
+        }
+    }
+
+    @Test func aMemoryHitOfAnotherTypeFallsBackToTheDiskAndReportsTheMismatch() throws {
+        try withTemporaryDirectory { dir throws in
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+            try cache.store("text", for: .hots)
+            let error = #expect(throws: CacheError.self) { try cache.value([Product].self, for: .hots) }
+            #expect(error?.code == .decodingFailed)
+            #expect(try cache.value(String.self, for: .hots) == "text")
+        }
+    }
+
     @Test func aManagerWithoutUserRefusesUserScopedTypes() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))

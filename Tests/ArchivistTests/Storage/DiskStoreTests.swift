@@ -77,7 +77,9 @@ import Testing
             try Data(header.encoded() + payload).write(
                 to: dir.appendingPathComponent(folder.relativePath + "/" + EntryName(parameter: "b").fileName))
             try Data("half".utf8).write(to: dir.appendingPathComponent(folder.relativePath + "/.tmp-0123456789abcdef"))
+            try Data("half".utf8).write(to: dir.appendingPathComponent(".archivist/.tmp-00000000000000ff"))
             let store = try DiskStore.open(at: dir)
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/.archivist/.tmp-00000000000000ff"))
             #expect(store.usage(of: folder).entryCount == 2)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(dir))
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + folder.relativePath + "/.tmp-0123456789abcdef"))
@@ -106,6 +108,18 @@ import Testing
             let reopened = try DiskStore.open(at: dir)
             #expect(reopened.usage(of: FolderPath([])).logicalBytes == expected.logicalBytes)
             #expect(reopened.usage(of: FolderPath([])).entryCount == expected.entryCount)
+        }
+    }
+
+    @Test func theMarkerSaysDirtyFromTheFirstChangeUntilASave() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            let marker = dir.appendingPathComponent(".archivist/dirty")
+            #expect(try Data(contentsOf: marker) == Data("C".utf8))
+            try write(store, key(["m"], nil), bytes: 10, parameter: nil)
+            #expect(try Data(contentsOf: marker) == Data("D".utf8))
+            try store.flush()
+            #expect(try Data(contentsOf: marker) == Data("C".utf8))
         }
     }
 

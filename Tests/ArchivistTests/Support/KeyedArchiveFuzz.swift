@@ -3,48 +3,86 @@ import Foundation
 
 /// Feeds the bridge every fixture, every truncation of it and seeded random byte changes. Run
 /// inside an exit test: a trap or stack overflow kills only the child process. Before each
-/// input a line naming it goes to standard error, so the parent can report the culprit.
+/// input a line naming it goes to a log file, so the parent can name the culprit after a crash
+/// (a failed exit test hands back no output).
 enum KeyedArchiveFuzz {
-    /// The seed of the random byte changes; printed with any failure.
+    /// The seed of the committed test's random byte changes; printed with any failure.
     static let seed: UInt64 = 0xA5C1_1BE5
 
-    static func run(seed: UInt64, flips: Int) {
+    /// A longer campaign asked for through the environment, or `nil`:
+    /// `ARCHIVIST_FUZZ_SEEDS=1,2,3 ARCHIVIST_FUZZ_FLIPS=40000 swift test --filter longFlipCampaign`.
+    static var campaign: (seeds: [UInt64], flips: Int)? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let seeds = environment["ARCHIVIST_FUZZ_SEEDS"]?.split(separator: ",").compactMap({ UInt64($0) }),
+              !seeds.isEmpty else { return nil }
+        return (seeds, environment["ARCHIVIST_FUZZ_FLIPS"].flatMap { Int($0) } ?? 40_000)
+    }
+
+    /// Every fixture and two generated archives, in a fixed order (the seeds depend on it).
+    static func corpus() throws -> [(name: String, bytes: [UInt8])] {
         var corpus: [(name: String, bytes: [UInt8])] = []
+        for path in KeyedArchiveFixtures.paths {
+            corpus.append((path, [UInt8](try KeyedArchiveFixtures.data(path))))
+        }
+        let values = NSArray(array: FoundationValue.allCases.map(\.object) + [SecureLetter(content: "x", sent: Date())])
+        corpus.append(("generated values", [UInt8](try KeyedArchiverBridge.archive(values))))
+        corpus.append(("generated xml chain", Array(KeyedArchiveChains.xmlChain(depth: 20).utf8)))
+        return corpus
+    }
+
+    /// Runs the whole corpus, its truncations, then `flips` rounds of 1–5 random byte changes
+    /// for each seed. Exits the process with a failure on an error that is not an `ArchiveError`.
+    static func run(seeds: [UInt64], flips: Int, log path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let log = FileHandle(forWritingAtPath: path) else {
+            fail("could not create the log \(path)")
+        }
+        let corpus: [(name: String, bytes: [UInt8])]
         do {
-            for path in KeyedArchiveFixtures.paths {
-                corpus.append((path, [UInt8](try KeyedArchiveFixtures.data(path))))
-            }
-            let values = NSArray(array: FoundationValue.allCases.map(\.object) + [SecureLetter(content: "x", sent: Date())])
-            corpus.append(("generated values", [UInt8](try KeyedArchiverBridge.archive(values))))
-            corpus.append(("generated xml chain", Array(KeyedArchiveChains.xmlChain(depth: 20).utf8)))
+            corpus = try self.corpus()
         } catch {
             fail("could not build the corpus: \(error)")
         }
         for (name, bytes) in corpus {
-            attempt(Data(bytes), "\(name) whole")
+            attempt(Data(bytes), "\(name) whole", log: log)
             let step = bytes.count <= 2_048 ? 1 : 7
             for length in stride(from: 0, to: bytes.count, by: step) {
-                attempt(Data(bytes[..<length]), "\(name) truncated to \(length)")
+                attempt(Data(bytes[..<length]), "\(name) truncated to \(length)", log: log)
             }
         }
-        var rng = SplitMix64(seed: seed)
-        for round in 0..<flips {
-            let (name, original) = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
-            var bytes = original
-            for _ in 0...Int.random(in: 0..<4, using: &rng) {
-                bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+        for seed in seeds {
+            var rng = SplitMix64(seed: seed)
+            for round in 0..<flips {
+                let (name, bytes) = mutation(of: corpus, using: &rng)
+                attempt(Data(bytes), "\(name) flip round \(round) (seed \(seed))", log: log)
             }
-            attempt(Data(bytes), "\(name) flip round \(round) (seed \(seed))")
         }
     }
 
-    private static func attempt(_ data: Data, _ label: String) {
-        FileHandle.standardError.write(Data((label + "\n").utf8))
+    /// One round: a corpus entry with 1–5 bytes replaced by random values.
+    static func mutation(of corpus: [(name: String, bytes: [UInt8])], using rng: inout SplitMix64) -> (String, [UInt8]) {
+        let (name, original) = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
+        var bytes = original
+        for _ in 0...Int.random(in: 0..<4, using: &rng) {
+            bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+        }
+        return (name, bytes)
+    }
+
+    /// The last lines of a log `run` wrote: the input being decoded when the child died.
+    static func lastLines(of path: String, count: Int = 3) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "no log at \(path)" }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(count).joined(separator: " | ")
+    }
+
+    private static func attempt(_ data: Data, _ label: String, log: FileHandle) {
+        log.write(Data((label + "\n").utf8))
         do {
             _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureLetter.self], from: data)
         } catch is ArchiveError {
             // A typed error is a correct answer.
         } catch {
+            log.write(Data("untyped error \(error)\n".utf8))
             fail("\(label): untyped error \(error)")
         }
     }

@@ -52,7 +52,8 @@ struct BinaryPropertyListReader {
         }
         // The offset table must fit between its start and the trailer; this also bounds `count`.
         let (tableBytes, overflow) = count.multipliedReportingOverflow(by: UInt64(offsetSize))
-        guard !overflow, table + tableBytes <= UInt64(trailer) else {
+        // Subtract, never add: `table + tableBytes` overflows for a count near 2^64.
+        guard !overflow, tableBytes <= UInt64(trailer) - table else {
             throw ArchiveError(.truncated, "offset table runs past the trailer", offset: Int(table))
         }
         guard count <= UInt64(limits.maxObjectCount) else {

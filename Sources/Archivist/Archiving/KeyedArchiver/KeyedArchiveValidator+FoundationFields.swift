@@ -69,12 +69,18 @@ extension KeyedArchiveValidator {
             guard keys.count == values.count, !keys.contains(where: isNull), !values.contains(where: isNull) else {
                 throw fail("NS.keys", "as long as NS.objects, without $null")
             }
+            // corelibs traps bridging a dictionary whose key is an array or a dictionary to Swift
+            // (`[AnyHashable: Any]`, which describing or casting an enclosing collection does).
+            if let key = keys.first(where: { isCollection(layout.objects[$0], in: layout) }) {
+                throw fail("NS.keys", "keys that are not arrays or dictionaries (object \(key) is one)")
+            }
         case "NSString", "NSMutableString":
             guard case .string = field("NS.string") else { throw fail("NS.string", "a string") }
         case "NSData", "NSMutableData":
             guard case .data = field("NS.data") else { throw fail("NS.data", "data") }
         case "NSDate":
             switch field("NS.time") {
+            case .real(let seconds)? where seconds.isNaN: throw fail("NS.time", "a number, not NaN")
             case nil, .real?, .integer?: break
             default: throw fail("NS.time", "a number")
             }
@@ -88,20 +94,26 @@ extension KeyedArchiveValidator {
                 throw fail("NS.uuidbytes", "16 bytes")
             }
         case "NSURL":
-            // NSURL(string:) is the parser NSURL's init(coder:) uses (URL(string:) is more lenient):
-            // a string it rejects makes the decode fail.
-            guard let relative = document.value(forKey: "NS.relative", inDictionaryAt: node),
-                  let object = layout.target(ofUIDAt: relative),
-                  let string = document.string(at: layout.objects[object]), !isNull(object), NSURL(string: string) != nil else {
-                throw fail("NS.relative", "a reference to a URL string")
-            }
-            // corelibs decodes NS.base with decodeObject(of:forKey:): an absent key records an
-            // error that makes every later decode fail, so the key must be there.
-            guard let base = document.value(forKey: "NS.base", inDictionaryAt: node), layout.target(ofUIDAt: base) != nil else {
-                throw fail("NS.base", "a reference ($null for none)")
-            }
+            // Its base chain is resolved by resolveURL(instance:in:path:), which needs the layout's URL cache.
+            break
         default:
             break
+        }
+    }
+
+    /// Whether the `$objects` entry at `node` decodes to an array or dictionary: an instance of
+    /// `NSArray`/`NSDictionary` (or their mutable subclasses), or a plain plist array or dictionary.
+    private func isCollection(_ node: Int, in layout: Layout) -> Bool {
+        switch layout.document.nodes[node] {
+        case .array:
+            return true
+        case .dictionary:
+            guard let name = className(ofInstanceAt: node, in: layout) else {
+                return layout.document.value(forKey: "$class", inDictionaryAt: node) == nil
+            }
+            return Self.dictionaryClassNames.contains(name) || name == "NSArray" || name == "NSMutableArray"
+        default:
+            return false
         }
     }
 }

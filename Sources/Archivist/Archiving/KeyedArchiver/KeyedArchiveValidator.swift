@@ -10,7 +10,8 @@ import Foundation
 ///    `$objects` is an array whose first entry is `$null`; every UID in bounds;
 /// 3. every `$class` is a UID to a class dictionary with a string `$classname` (and, when
 ///    present, `$classes`/`$classhints` arrays of strings), every name in the allowlist;
-/// 4. Foundation value classes have the fields their corelibs `init(coder:)` force-unwraps;
+/// 4. Foundation value classes have the fields their corelibs `init(coder:)` force-unwraps, and
+///    every `NSURL` resolves against its `NS.base` chain under both Foundation's URL parsers;
 /// 5. the reference graph from `$top` is acyclic and no deeper than ``ArchiveLimits/maxDepth``
 ///    (computed iteratively); on corelibs Foundation, no `NSDictionary` or `NSOrderedSet` holds an instance
 ///    whose decoding may fail.
@@ -52,6 +53,8 @@ struct KeyedArchiveValidator {
         var instanceClass: [Int: String] = [:]
         /// Node index of each instance dictionary's `$class` value, so walks can skip it.
         var classReference: [Int: Int] = [:]
+        /// The URL each `NSURL` instance decodes to, by node index, once checked.
+        var resolvedURLs: [Int: URL] = [:]
 
         /// The object index a UID node refers to, or `nil` when `node` is not a UID.
         func target(ofUIDAt node: Int) -> Int? {
@@ -158,10 +161,17 @@ struct KeyedArchiveValidator {
               case .dictionary(let keys, let values) = document.nodes[topNode] else {
             throw ArchiveError(.corrupt, "$top is missing or not a dictionary", codingPath: ["$top"])
         }
-        // Every UID anywhere must point into $objects.
+        // Every UID anywhere must point into $objects. No date is NaN: corelibs traps describing
+        // one, and an NSDate key that is NaN never equals itself, so NSDictionary lookups of its
+        // own keys fail (a force unwrap in its description).
         for (index, node) in document.nodes.enumerated() {
-            if case .uid(let value) = node, value >= UInt64(objects.count) {
+            switch node {
+            case .uid(let value) where value >= UInt64(objects.count):
                 throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objects.count) objects), object \(index)")
+            case .date(let seconds) where seconds.isNaN:
+                throw ArchiveError(.corrupt, "date (object \(index)) is not a number")
+            default:
+                continue
             }
         }
         var top: [(key: String, object: Int)] = []
@@ -182,6 +192,11 @@ struct KeyedArchiveValidator {
     private func checkObject(_ object: Int, in layout: inout Layout) throws -> String? {
         let document = layout.document
         let node = layout.objects[object]
+        // NSKeyedArchiver never writes a bare reference as an object; Foundation would hand its
+        // private UID type to the caller (as an NSDictionary key, one that never matches).
+        if case .uid = document.nodes[node] {
+            throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: ["$objects", "[\(object)]"])
+        }
         guard case .dictionary = document.nodes[node] else { return nil }
         let path = ["$objects", "[\(object)]"]
         guard let classValue = document.value(forKey: "$class", inDictionaryAt: node) else {
@@ -194,6 +209,7 @@ struct KeyedArchiveValidator {
         let className = try checkClassDescription(layout.objects[classObject], in: document,
                                                   path: ["$objects", "[\(classObject)]"])
         try checkFoundationFields(of: className, instance: node, in: layout, path: path)
+        if className == "NSURL" { try resolveURL(instance: node, in: &layout, path: path) }
         layout.instanceClass[node] = className
         layout.classReference[node] = classValue
         return className
