@@ -145,10 +145,14 @@ enum FaultCache: String, CacheType, CaseIterable {
             live.documents.waitForTrash()
         }
         cache = nil
-        let reopened = try open(.posix)
-        failures += check(reopened, expected, root, label: "reopened")
-        reopened.caches.waitForTrash()
-        reopened.documents.waitForTrash()
+        do {
+            let reopened = try open(.posix)
+            failures += check(reopened, expected, root, label: "reopened")
+            reopened.caches.waitForTrash()
+            reopened.documents.waitForTrash()
+        }
+        let open = openDescriptors(under: dir)
+        if !open.isEmpty { failures.append("open descriptors under the folder: \(open)") }
         // The sweep of a crash's temporaries is best effort: one whose unlink failed stays
         // (uncounted) until the next unclean open.
         let leftovers = temporaries(under: dir)

@@ -137,8 +137,20 @@ final class FaultInjector: Sendable {
     }
 }
 
-/// The descriptors this process has open on files under `folder`, from /proc/self/fd.
+/// The descriptors this process has open on files under `folder`, from /proc/self/fd, once
+/// none is left or after two seconds: a store's delayed index save may hold the last
+/// reference for a moment, so its descriptor closes on that thread a little later.
 func openDescriptors(under folder: URL) -> [String] {
+    let deadline = ContinuousClock.now + .seconds(2)
+    var open = openDescriptorsNow(under: folder)
+    while !open.isEmpty && ContinuousClock.now < deadline {
+        usleep(1_000)
+        open = openDescriptorsNow(under: folder)
+    }
+    return open
+}
+
+private func openDescriptorsNow(under folder: URL) -> [String] {
     let prefix = folder.standardizedFileURL.resolvingSymlinksInPath().path + "/"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
     return names.compactMap { name in
