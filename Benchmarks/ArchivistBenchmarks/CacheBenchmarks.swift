@@ -11,41 +11,10 @@ import Darwin
 func runCacheBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     let count = quick ? 2_000 : 10_000
-    let kilobyte = Data((0..<1_024).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-
-    // Writes: 1 KB values, durability none, against open/write/close/rename of the same bytes.
-    let writeRoot = harness.scratch.appendingPathComponent("cache-writes", isDirectory: true)
-    // The raw baseline uses the cache's layout: two more folder levels under the root and
-    // 32-character names, so both sides pay the same path lookups.
-    let rawFolder = writeRoot.appendingPathComponent("raw/shared-caches/" + String(repeating: "ab", count: 16)).path
-    let rawNames = (0..<count).map { String(repeating: "0", count: 32 - String($0, radix: 16).count) + String($0, radix: 16) }
-    try FileManager.default.createDirectory(atPath: rawFolder, withIntermediateDirectories: true)
-    let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: writeRoot.appendingPathComponent("cache")),
-                                             configuration: .init(memoryCountLimit: 0))
-    // Interleaved rounds: the kernel's inode allocation and write-back make consecutive runs
-    // of one case drift, so each sample runs both cases back to back.
-    alternate(harness, "cache.write", samples: quick ? 3 : 7, [
-        ("raw POSIX temp+rename", {
-            for i in 0..<count { rawWrite(kilobyte, folder: rawFolder, name: rawNames[i]) }
-        }),
-        ("CacheManager.store", {
-            for i in 0..<count { try? cache.store(kilobyte, for: .blobs, parameter: "\(i)") }
-        }),
-    ])
-    harness.printTable("cache.write", title: "\(count) × 1 KB writes, durability none") { _ in "raw POSIX temp+rename" }
-
-    // Warm reads (page cache hot), memory tier off so every read goes to the file.
-    let encoded = try Archive.encode(kilobyte)
-    for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: rawNames[i]) }
-    alternate(harness, "cache.read", samples: quick ? 3 : 9, [
-        ("raw POSIX read+decode", {
-            for i in 0..<count { _ = rawRead(rawFolder + "/" + rawNames[i]).map { try? Archive.decode(Data.self, from: $0) } }
-        }),
-        ("CacheManager.value (disk)", {
-            for i in 0..<count { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }
-        }),
-    ])
-    harness.printTable("cache.read", title: "\(count) warm 1 KB reads") { _ in "raw POSIX read+decode" }
+    let cache = try benchmarkWritesAndReads(harness, valueSize: 1_024, count: count, label: "1 KB")
+    // The larger shapes: 1,000 × 100 KB and 10 × 10 MB (fewer in quick mode).
+    _ = try benchmarkWritesAndReads(harness, valueSize: 100 * 1_024, count: quick ? 200 : 1_000, label: "100 KB")
+    _ = try benchmarkWritesAndReads(harness, valueSize: 10 * 1_024 * 1_024, count: quick ? 3 : 10, label: "10 MB")
 
     // Reads of different keys: one thread reading all, then two threads reading half each.
     alternate(harness, "cache.threads", samples: quick ? 3 : 9, [
@@ -60,7 +29,7 @@ func runCacheBenchmarks(_ harness: Harness) throws {
     _ = try? cache.clear()
 
     try runMemoryTierBenchmarks(harness, quick: quick)
-    try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data(kilobyte.prefix(64)))
+    try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
 }
 
 /// Memory-tier hits against NSCache and a Dictionary behind a lock.
@@ -182,4 +151,50 @@ private func rawRead(_ path: String) -> Data? {
     var data = Data(count: Int(status.st_size))
     let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
     return n == data.count ? data : nil
+}
+
+/// Writes then warm reads of `count` values of `valueSize` bytes, against raw POSIX in the
+/// same run; returns the cache (memory tier off) holding the values.
+private func benchmarkWritesAndReads(
+    _ harness: Harness, valueSize: Int, count: Int, label: String
+) throws -> CacheManager<BenchCache> {
+    let value = Data((0..<valueSize).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let quick = harness.options.quick
+    let writeSuite = "cache.write.\(label)", readSuite = "cache.read.\(label)"
+
+    // Writes: values of `valueSize` bytes, durability none, against open/write/close/rename of the same bytes.
+    let writeRoot = harness.scratch.appendingPathComponent("cache-writes-\(valueSize)", isDirectory: true)
+    // The raw baseline uses the cache's layout: two more folder levels under the root and
+    // 32-character names, so both sides pay the same path lookups.
+    let rawFolder = writeRoot.appendingPathComponent("raw/shared-caches/" + String(repeating: "ab", count: 16)).path
+    let rawNames = (0..<count).map { String(repeating: "0", count: 32 - String($0, radix: 16).count) + String($0, radix: 16) }
+    try FileManager.default.createDirectory(atPath: rawFolder, withIntermediateDirectories: true)
+    let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: writeRoot.appendingPathComponent("cache")),
+                                             configuration: .init(memoryCountLimit: 0))
+    // Interleaved rounds: the kernel's inode allocation and write-back make consecutive runs
+    // of one case drift, so each sample runs both cases back to back.
+    alternate(harness, writeSuite, samples: quick ? 3 : 7, [
+        ("raw POSIX temp+rename", {
+            for i in 0..<count { rawWrite(value, folder: rawFolder, name: rawNames[i]) }
+        }),
+        ("CacheManager.store", {
+            for i in 0..<count { try? cache.store(value, for: .blobs, parameter: "\(i)") }
+        }),
+    ])
+    harness.printTable(writeSuite, title: "\(count) × \(label) writes, durability none") { _ in "raw POSIX temp+rename" }
+
+    // Warm reads (page cache hot), memory tier off so every read goes to the file.
+    let encoded = try Archive.encode(value)
+    for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: rawNames[i]) }
+    alternate(harness, readSuite, samples: quick ? 3 : 9, [
+        ("raw POSIX read+decode", {
+            for i in 0..<count { _ = rawRead(rawFolder + "/" + rawNames[i]).map { try? Archive.decode(Data.self, from: $0) } }
+        }),
+        ("CacheManager.value (disk)", {
+            for i in 0..<count { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }
+        }),
+    ])
+    harness.printTable(readSuite, title: "\(count) warm \(label) reads") { _ in "raw POSIX read+decode" }
+
+    return cache
 }
