@@ -72,4 +72,21 @@ public enum Archive {
             return value
         }
     }
+
+    /// The CRC32C of a whole archive that ``encode(_:options:)`` just returned, derived from
+    /// the checksum stored in its header (which covers everything after the header) instead of
+    /// a second pass over the bytes; `nil` for anything that is not such an archive.
+    ///
+    /// - Complexity: O(log n).
+    package static func checksumOfEncoded(_ data: Data) -> UInt32? {
+        let headerSize = ArchiveFormat.headerSize
+        guard data.count >= headerSize else { return nil }
+        return data.withUnsafeBytes { raw -> UInt32? in
+            let header = UnsafeRawBufferPointer(rebasing: raw[0..<headerSize])
+            guard UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == UInt64(data.count)
+            else { return nil }
+            let stored = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
+            return CRC32C.combine(CRC32C.checksum(header), stored, length: data.count - headerSize)
+        }
+    }
 }

@@ -89,7 +89,8 @@ extension CacheManager {
         let memoryKey = MemoryKey(type, parameter)
         let evicted = try withContext(type, parameter) {
             try disk.write(data, to: key, typeName: type.name, parameter: parameter, writeDate: now, expiry: expires,
-                           durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) }) {
+                           durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
+                           payloadChecksum: Archive.checksumOfEncoded(data)) {
                 guard let memory else { return }
                 if let memoryValue, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
                     memory.set(MemoryItem(value: memoryValue, writeDate: now, expiry: expires,

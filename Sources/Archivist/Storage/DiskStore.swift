@@ -143,14 +143,15 @@ package final class DiskStore: Sendable {
     @discardableResult
     package func write(
         _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, onCommit: () -> Void = {}
+        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
+        onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
         try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 try payload.withUnsafeBytes { raw in
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
-                                             expiry: expiry, payload: raw).encoded()
+                                             expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         let (_, folderSyncFailure) = try mutate {
                             try AtomicFile.replace([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)

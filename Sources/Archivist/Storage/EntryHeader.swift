@@ -52,14 +52,18 @@ package struct EntryHeader: Sendable, Equatable {
     /// The longest parameter accepted.
     static let maxParameterLength = 16 * 1024 * 1024
 
-    /// A header describing `payload`.
-    package init(typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payload: UnsafeRawBufferPointer) {
+    /// A header describing `payload`. Pass `payloadChecksum` when the caller already knows
+    /// the payload's CRC32C (a freshly encoded archive), to skip a pass over the bytes.
+    package init(
+        typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payload: UnsafeRawBufferPointer,
+        payloadChecksum: UInt32? = nil
+    ) {
         self.typeName = typeName
         self.parameter = parameter
         self.writeDate = writeDate
         self.expiry = expiry
         self.payloadLength = payload.count
-        self.payloadChecksum = CRC32C.checksum(payload)
+        self.payloadChecksum = payloadChecksum ?? CRC32C.checksum(payload)
     }
 
     /// The header's bytes, to be followed by the payload.

@@ -67,3 +67,62 @@ public enum CRC32C {
         return t
     }()
 }
+
+extension CRC32C {
+    /// The checksum of `A` followed by `B`, from `checksum(A)`, `checksum(B)` and B's length,
+    /// without reading the bytes again (zlib's `crc32_combine`, for the Castagnoli
+    /// polynomial): multiply A's checksum by x^(8·length) modulo the polynomial.
+    ///
+    /// ```swift
+    /// let whole = CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count)
+    /// ```
+    ///
+    /// - Complexity: O(log `length`).
+    public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
+        guard length > 0 else { return first }
+        return multiplyModP(xToThe8nModP(length), first) ^ second
+    }
+
+    private static let reflectedPolynomial: UInt32 = 0x82F6_3B78
+
+    /// a·b modulo the polynomial, both in reflected bit order.
+    private static func multiplyModP(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var m: UInt32 = 1 << 31
+        var p: UInt32 = 0
+        var b = b
+        while true {
+            if a & m != 0 {
+                p ^= b
+                if a & (m &- 1) == 0 { break }
+            }
+            m >>= 1
+            b = b & 1 != 0 ? (b >> 1) ^ reflectedPolynomial : b >> 1
+        }
+        return p
+    }
+
+    /// x^(2^k) modulo the polynomial for k in 0..<32.
+    private static let xToThe2k: [UInt32] = {
+        var table = [UInt32](repeating: 0, count: 32)
+        var p: UInt32 = 1 << 30  // x^1
+        table[0] = p
+        for k in 1..<32 {
+            p = multiplyModP(p, p)
+            table[k] = p
+        }
+        return table
+    }()
+
+    /// x^(8·n) modulo the polynomial.
+    private static func xToThe8nModP(_ n: Int) -> UInt32 {
+        var p: UInt32 = 1 << 31  // x^0
+        var k = 3
+        var n = UInt64(n)
+        while n != 0 {
+            if n & 1 != 0 { p = multiplyModP(xToThe2k[k & 31], p) }
+            n >>= 1
+            k += 1
+        }
+        return p
+    }
+}

@@ -184,3 +184,14 @@ enum SampleArchives {
         #expect(error?.code == .typeMismatch || error?.code == .corrupt)
     }
 }
+
+@Suite struct ArchiveEncodedChecksumTests {
+    @Test func derivedChecksumEqualsAFullPass() throws {
+        for value in [["a"], Array(repeating: "x", count: 5_000), []] {
+            let data = try Archive.encode(value)
+            #expect(Archive.checksumOfEncoded(data) == CRC32C.checksum(data))
+        }
+        #expect(Archive.checksumOfEncoded(Data([1, 2, 3])) == nil)
+        #expect(Archive.checksumOfEncoded(try Archive.encode(1) + Data([0])) == nil, "a length that disagrees")
+    }
+}

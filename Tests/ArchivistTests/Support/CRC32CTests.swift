@@ -23,4 +23,14 @@ import Testing
             #expect(CRC32C.checksum(bytes[cut...], seed: first) == CRC32C.checksum(bytes), "cut \(cut)")
         }
     }
+
+    @Test func combineEqualsTheChecksumOfTheConcatenation() {
+        var rng = SplitMix64(seed: 7)
+        for length in [0, 1, 3, 8, 28, 1_000, 70_001] {
+            let a = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let b = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            #expect(CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
+                    "seed 7, length \(length)")
+        }
+    }
 }
