@@ -119,6 +119,25 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(error.code == .typeMismatch)
     }
 
+    /// CoreFoundation's binary plist parser leaks the second key and its value of a dictionary
+    /// that repeats a key (104 bytes per parse under LeakSanitizer): the validator refuses such
+    /// a dictionary before Foundation sees it, in both formats.
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func repeatedDictionaryKeyIsRefused(format: PropertyListSerialization.PropertyListFormat) throws {
+        let archive = try KeyedArchiverBridge.archive(SecureLetter(content: "x", sent: Date(timeIntervalSince1970: 0)))
+        let plist = try PropertyListSerialization.propertyList(from: archive, format: nil)
+        var bytes = [UInt8](try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0))
+        // "$objects" and "$version" have the same length: renaming one repeats the other.
+        let from = Array("$objects".utf8), to = Array("$version".utf8)
+        let start = try #require((0...(bytes.count - from.count)).first { Array(bytes[$0..<($0 + from.count)]) == from })
+        bytes.replaceSubrange(start..<(start + from.count), with: to)
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(SecureLetter.self, from: Data(bytes))
+        }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("twice"), "\(error)")
+    }
+
     @Test func circularFixtureThrowsUnresolvedReference() throws {
         let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")
         let error = try #require(throws: ArchiveError.self) {
