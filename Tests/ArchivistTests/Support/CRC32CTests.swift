@@ -33,4 +33,32 @@ import Testing
                     "seed 7, length \(length)")
         }
     }
+
+    /// The interleaved loop against the definition, one bit at a time: every length around the
+    /// three-block boundaries, unaligned starts and a nonzero seed.
+    @Test(arguments: [0, 1, 7, 8, 9, 63, 767, 768, 769, 775, 776, 1_535, 1_536, 1_537, 2_303, 2_304, 2_305, 10_000, 100_003])
+    func interleavedLoopMatchesTheBitwiseDefinition(length: Int) {
+        var rng = SplitMix64(seed: UInt64(length) &+ 11)
+        let bytes = (0..<(length + 8)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        for offset in [0, 1, 3, 7] {
+            let slice = Array(bytes[offset..<(offset + length)])
+            let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+            bytes.withUnsafeBytes { raw in
+                let unaligned = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
+                #expect(CRC32C.checksum(unaligned) == Self.bitwise(slice), "length \(length), offset \(offset)")
+                #expect(CRC32C.checksum(unaligned, seed: seed) == Self.bitwise(slice, seed: seed),
+                        "length \(length), offset \(offset), seed \(seed)")
+            }
+        }
+    }
+
+    /// CRC-32C by its definition: the reflected polynomial applied one bit at a time.
+    static func bitwise(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+        var crc = ~seed
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return ~crc
+    }
 }
