@@ -35,7 +35,7 @@ extension CacheManager {
             return
         }
         let data = try encode(value, type, parameter)
-        try await offload { try self.write(data, for: type, parameter: parameter, expiry: expiry, memoryValue: nil) }
+        try await offload { try self.write(data, for: type, parameter: parameter, expiry: expiry, memoryItem: nil) }
     }
 
     /// The value stored for `type` and `parameter`, read without blocking the caller.

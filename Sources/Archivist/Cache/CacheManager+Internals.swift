@@ -79,9 +79,9 @@ extension CacheManager {
         }
     }
 
-    /// Writes encoded bytes; puts `memoryValue` in the memory tier (or drops the memory copy)
-    /// while the entry's lock is held, and drops evicted entries from memory.
-    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryValue: (any MemoryValue)?) throws {
+    /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
+    /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
+    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
         let (disk, key) = try locate(type, parameter)
         let policy = type.policy
         let now = Date()
@@ -92,10 +92,8 @@ extension CacheManager {
                            durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
                            payloadChecksum: Archive.checksumOfEncoded(data)) {
                 guard let memory else { return }
-                if let memoryValue, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
-                    memory.set(MemoryItem(value: memoryValue, writeDate: now, expiry: expires,
-                                          touchesIndex: policy.byteLimit != nil),
-                               for: memoryKey, cost: data.count)
+                if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
+                    memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: data.count)
                 } else {
                     memory.remove(memoryKey)
                 }
@@ -117,12 +115,12 @@ extension CacheManager {
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
         // A value stored as another type falls through to the disk, whose decoding reports it.
-        if let memory, let item = memory.item(MemoryKey(type, parameter)), item.value.holds(T.self) {
+        if let memory, let item = memory.item(MemoryKey(type, parameter)), let value = item.value(as: T.self) {
             guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
             // Only a byte-limited type ever evicts by last access, so only its hits pay for
             // recording one in the index.
             if item.touchesIndex { touch(type, parameter) }
-            return item.value.load(as: T.self)
+            return value
         }
         return try cachedValueFromDisk(T.self, for: type, parameter: parameter, freshness: freshness)
     }
@@ -133,7 +131,7 @@ extension CacheManager {
     func cachedValueFromDisk<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
-        try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryValue: { StoredValue(value: $0) })?.value
+        try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: StoredItem.init)?.value
     }
 
     /// Records a memory hit as an access in the disk index.
@@ -142,10 +140,11 @@ extension CacheManager {
         if let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
     }
 
-    /// Reads, checks and decodes an entry; with `memoryValue`, keeps the decoded value in the
+    /// Reads, checks and decodes an entry; with `memoryItem`, keeps the decoded value in the
     /// memory tier unless a clear raced the read.
     func readFromDisk<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness, memoryValue: ((T) -> any MemoryValue)?
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
+        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?
     ) throws -> (value: T, writeDate: Date)? {
         let (disk, key) = try locate(type, parameter)
         let epoch = clearEpoch.withLock { $0 }
@@ -163,10 +162,9 @@ extension CacheManager {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
                 }
-                if let memory, let memoryValue, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
+                if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
                     let memoryKey = MemoryKey(type, parameter)
-                    memory.set(MemoryItem(value: memoryValue(value), writeDate: header.writeDate, expiry: header.expiry,
-                                          touchesIndex: type.policy.byteLimit != nil),
+                    memory.set(memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil),
                                for: memoryKey, cost: entry.payload.count)
                     if clearEpoch.withLock({ $0 }) != epoch { memory.remove(memoryKey) }
                 }

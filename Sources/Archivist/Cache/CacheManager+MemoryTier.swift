@@ -27,36 +27,58 @@ struct MemoryKey: Hashable, Sendable {
 }
 
 /// A decoded value in the memory tier, with the dates freshness is judged by.
+///
+/// A class, so that a hit copies one reference out of the tier's lock (one retain) rather than
+/// an existential value and two dates through value witnesses, which cost about a third of a
+/// hit. The only subclass is ``StoredItem``; reading the value back as the type it was stored
+/// as costs a metatype comparison, not a dynamic cast.
 @usableFromInline
-struct MemoryItem: Sendable {
-    @usableFromInline var value: any MemoryValue
-    @usableFromInline var writeDate: Date
-    @usableFromInline var expiry: Date?
+class MemoryItem: @unchecked Sendable {
+    // Safety: every stored property is an immutable `Sendable` value, and the only subclass,
+    // `StoredItem`, adds one immutable `Sendable` value.
+
+    /// The static type the value was stored as.
+    @usableFromInline let valueType: ObjectIdentifier
+    /// When the entry was written.
+    @usableFromInline let writeDate: Date
+    /// When the entry stops being fresh, if ever.
+    @usableFromInline let expiry: Date?
     /// Whether a hit must record an access in the disk index (the type has a byte limit).
-    @usableFromInline var touchesIndex: Bool
-}
+    @usableFromInline let touchesIndex: Bool
 
-/// A value kept in the memory tier. Reading it back as the type it was stored as costs a
-/// metatype comparison, not a dynamic cast.
-@usableFromInline
-protocol MemoryValue: Sendable {
-    /// Whether the value was stored as exactly a `T`.
-    func holds<T>(_ type: T.Type) -> Bool
-    /// The value, which ``holds(_:)`` said is a `T`.
-    func load<T>(as type: T.Type) -> T
-}
+    fileprivate init(valueType: Any.Type, writeDate: Date, expiry: Date?, touchesIndex: Bool) {
+        self.valueType = ObjectIdentifier(valueType)
+        self.writeDate = writeDate
+        self.expiry = expiry
+        self.touchesIndex = touchesIndex
+    }
 
-/// The one ``MemoryValue`` implementation: a value of a known static type.
-struct StoredValue<Value: Sendable>: MemoryValue {
-    let value: Value
-
-    func holds<T>(_: T.Type) -> Bool { Value.self == T.self }
-
-    func load<T>(as _: T.Type) -> T {
-        precondition(Value.self == T.self, "load(as:) after holds(_:) returned false")
-        return unsafeBitCast(value, to: T.self)
+    /// The value, if it was stored as exactly a `T`; `nil` otherwise.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    final func value<T: Sendable>(as _: T.Type) -> T? {
+        guard valueType == ObjectIdentifier(T.self) else { return nil }
+        // `valueType` is set only by `StoredItem<Value>` to `Value.self`, so this is one.
+        return unsafeDowncast(self, to: StoredItem<T>.self).value
     }
 }
+
+/// The one ``MemoryItem`` subclass: a value of a known static type.
+@usableFromInline
+final class StoredItem<Value: Sendable>: MemoryItem, @unchecked Sendable {
+    // Safety: adds one immutable `Sendable` value to an immutable base.
+    @usableFromInline let value: Value
+
+    init(_ value: Value, writeDate: Date, expiry: Date?, touchesIndex: Bool) {
+        self.value = value
+        super.init(valueType: Value.self, writeDate: writeDate, expiry: expiry, touchesIndex: touchesIndex)
+    }
+}
+
+/// Builds the memory item for a value once its dates are known: what a write or a disk read
+/// hands down to put the value in the memory tier.
+typealias MemoryItemMaker = (_ writeDate: Date, _ expiry: Date?, _ touchesIndex: Bool) -> MemoryItem
 
 /// The memory tier behind a non-generic class, so the generic ``CacheManager`` calls fully
 /// specialized code here instead of instantiating generic metadata on every hit.

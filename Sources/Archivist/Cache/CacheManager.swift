@@ -133,7 +133,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             return
         }
         try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry,
-                  memoryValue: StoredValue(value: value))
+                  memoryItem: { StoredItem(value, writeDate: $0, expiry: $1, touchesIndex: $2) })
     }
 
     /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
@@ -155,7 +155,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try removeValue(for: type, parameter: parameter)
             return
         }
-        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryValue: nil)
+        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryItem: nil)
     }
 
     // MARK: Reading
@@ -190,7 +190,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
-        try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryValue: nil)?.value
+        try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
     }
 
     /// The value stored for `type` if it was written within the last `maxAge` seconds,
