@@ -30,30 +30,26 @@ private func compare<Hand: Archivable, Model: Codable & Archivable>(
     objectClasses: [AnyClass]
 ) throws {
     let json = try JSONEncoder().encode(codable)
-    harness.measure(suite, "JSON encode") { try? JSONEncoder().encode(codable).count }
-    harness.measure(suite, "JSON decode") { _ = try? JSONDecoder().decode(Model.self, from: json); return json.count }
-
     let handData = try Archive.encode(hand)
-    harness.measure(suite, "Archivist hand-written encode") { try? Archive.encode(hand).count }
-    harness.measure(suite, "Archivist hand-written decode") {
-        _ = try? Archive.decode(Hand.self, from: handData)
-        return handData.count
-    }
     let codableData = try Archive.encode(codable)
-    harness.measure(suite, "Archivist Codable encode") { try? Archive.encode(codable).count }
-    harness.measure(suite, "Archivist Codable decode") {
-        _ = try? Archive.decode(Model.self, from: codableData)
-        return codableData.count
-    }
-
     let plist = PropertyListEncoder()
     plist.outputFormat = .binary
     let plistData = try plist.encode(codable)
-    harness.measure(suite, "PropertyList(binary) encode") { try? plist.encode(codable).count }
-    harness.measure(suite, "PropertyList(binary) decode") {
-        _ = try? PropertyListDecoder().decode(Model.self, from: plistData)
-        return plistData.count
-    }
+    // Round-robin, so that a burst of load elsewhere on the machine slows JSON and Archivist
+    // alike rather than all samples of one of them.
+    harness.measureInterleaved(suite, [
+        ("JSON encode", { try? JSONEncoder().encode(codable).count }),
+        ("JSON decode", { _ = try? JSONDecoder().decode(Model.self, from: json); return json.count }),
+        ("Archivist hand-written encode", { try? Archive.encode(hand).count }),
+        ("Archivist hand-written decode", { _ = try? Archive.decode(Hand.self, from: handData); return handData.count }),
+        ("Archivist Codable encode", { try? Archive.encode(codable).count }),
+        ("Archivist Codable decode", { _ = try? Archive.decode(Model.self, from: codableData); return codableData.count }),
+        ("PropertyList(binary) encode", { try? plist.encode(codable).count }),
+        ("PropertyList(binary) decode", {
+            _ = try? PropertyListDecoder().decode(Model.self, from: plistData)
+            return plistData.count
+        }),
+    ])
 
     let keyed = try NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true)
     let keyedSamples = harness.options.quick ? 1 : 3

@@ -17,12 +17,13 @@ func runCacheBenchmarks(_ harness: Harness) throws {
     _ = try benchmarkWritesAndReads(harness, valueSize: 10 * 1_024 * 1_024, count: quick ? 3 : 10, label: "10 MB")
 
     // Reads of different keys: one thread reading all, then two threads reading half each.
-    alternate(harness, "cache.threads", samples: quick ? 3 : 9, [
-        ("1 thread", { readRange(cache, 0..<count) }),
+    harness.measureInterleaved("cache.threads", samples: quick ? 3 : 9, [
+        ("1 thread", { readRange(cache, 0..<count); return nil }),
         ("2 threads, different keys", {
             DispatchQueue.concurrentPerform(iterations: 2) { half in
                 readRange(cache, half == 0 ? 0..<(count / 2) : (count / 2)..<count)
             }
+            return nil
         }),
     ])
     harness.printTable("cache.threads", title: "\(count) disk reads: one thread vs two") { _ in "1 thread" }
@@ -48,27 +49,32 @@ private func runMemoryTierBenchmarks(_ harness: Harness, quick: Bool) throws {
         nsCache.setObject(value as NSData, forKey: parameter as NSString)
         dictionary[parameter] = value
     }
-    harness.measure("cache.memory", "locked Dictionary") {
-        var hits = 0
-        for i in 0..<lookups {
-            lock.lock()
-            if dictionary[parameters[i % keys]] != nil { hits += 1 }
-            lock.unlock()
-        }
-        return hits
-    }
-    harness.measure("cache.memory", "NSCache") {
-        var hits = 0
-        for i in 0..<lookups where nsCache.object(forKey: parameters[i % keys] as NSString) != nil { hits += 1 }
-        return hits
-    }
-    harness.measure("cache.memory", "CacheManager memory hit") {
-        var hits = 0
-        for i in 0..<lookups where ((try? cache.value(Data.self, for: .blobs, parameter: parameters[i % keys])) ?? nil) != nil {
-            hits += 1
-        }
-        return hits
-    }
+    harness.measureInterleaved("cache.memory", [
+        ("locked Dictionary", {
+            var hits = 0
+            for i in 0..<lookups {
+                lock.lock()
+                if dictionary[parameters[i % keys]] != nil { hits += 1 }
+                lock.unlock()
+            }
+            precondition(hits == lookups)
+            return nil
+        }),
+        ("NSCache", {
+            var hits = 0
+            for i in 0..<lookups where nsCache.object(forKey: parameters[i % keys] as NSString) != nil { hits += 1 }
+            precondition(hits == lookups, "NSCache evicted entries")
+            return nil
+        }),
+        ("CacheManager memory hit", {
+            var hits = 0
+            for i in 0..<lookups where ((try? cache.value(Data.self, for: .blobs, parameter: parameters[i % keys])) ?? nil) != nil {
+                hits += 1
+            }
+            precondition(hits == lookups)
+            return nil
+        }),
+    ])
     harness.printTable("cache.memory", title: "\(lookups) memory-tier hits over \(keys) keys") { _ in "locked Dictionary" }
     _ = try? cache.clear()
 }
@@ -99,27 +105,6 @@ private func runSizeAndClearBenchmarks(_ harness: Harness, quick: Bool, payload:
     harness.printTable("cache.clear", title: "clear() until it returns (deletion continues in the background)") { _ in nil }
 }
 
-/// Runs each case once per round, `samples` rounds after one warm-up round, and records the
-/// median and minimum of each.
-private func alternate(_ harness: Harness, _ suite: String, samples: Int, _ cases: [(String, () -> Void)]) {
-    let clock = ContinuousClock()
-    var times = Array(repeating: [Int64](), count: cases.count)
-    for round in 0...samples {
-        for (i, (_, body)) in cases.enumerated() {
-            let start = clock.now
-            body()
-            let elapsed = clock.now - start
-            if round > 0 {
-                times[i].append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-            }
-        }
-    }
-    for (i, (name, _)) in cases.enumerated() {
-        let sorted = times[i].sorted()
-        harness.record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
-                                       bytes: nil, samples: samples))
-    }
-}
 
 /// The benchmarks' one cache type.
 enum BenchCache: String, CacheType {
@@ -173,12 +158,14 @@ private func benchmarkWritesAndReads(
                                              configuration: .init(memoryCountLimit: 0))
     // Interleaved rounds: the kernel's inode allocation and write-back make consecutive runs
     // of one case drift, so each sample runs both cases back to back.
-    alternate(harness, writeSuite, samples: quick ? 3 : 7, [
+    harness.measureInterleaved(writeSuite, samples: quick ? 3 : 7, [
         ("raw POSIX temp+rename", {
             for i in 0..<count { rawWrite(value, folder: rawFolder, name: rawNames[i]) }
+            return nil
         }),
         ("CacheManager.store", {
             for i in 0..<count { try? cache.store(value, for: .blobs, parameter: "\(i)") }
+            return nil
         }),
     ])
     harness.printTable(writeSuite, title: "\(count) × \(label) writes, durability none") { _ in "raw POSIX temp+rename" }
@@ -186,12 +173,14 @@ private func benchmarkWritesAndReads(
     // Warm reads (page cache hot), memory tier off so every read goes to the file.
     let encoded = try Archive.encode(value)
     for i in 0..<count { rawWrite(encoded, folder: rawFolder, name: rawNames[i]) }
-    alternate(harness, readSuite, samples: quick ? 3 : 9, [
+    harness.measureInterleaved(readSuite, samples: quick ? 3 : 9, [
         ("raw POSIX read+decode", {
             for i in 0..<count { _ = rawRead(rawFolder + "/" + rawNames[i]).map { try? Archive.decode(Data.self, from: $0) } }
+            return nil
         }),
         ("CacheManager.value (disk)", {
             for i in 0..<count { _ = try? cache.value(Data.self, for: .blobs, parameter: "\(i)") }
+            return nil
         }),
     ])
     harness.printTable(readSuite, title: "\(count) warm \(label) reads") { _ in "raw POSIX read+decode" }

@@ -71,11 +71,40 @@ final class Harness {
         return result
     }
 
+    /// Runs the cases round-robin: one warm-up round, then `samples` rounds of each case once,
+    /// and records each case's median and minimum. A burst of load from elsewhere on the shared
+    /// machine then slows every case of a round alike instead of all samples of one case, so
+    /// the ratios between cases hold.
+    ///
+    /// Each body returns the byte count it produced (or `nil`), recorded with the timing.
+    func measureInterleaved(_ suite: String, samples: Int? = nil, _ cases: [(String, () -> Int?)]) {
+        let count = samples ?? sampleCount
+        let clock = ContinuousClock()
+        var times = Array(repeating: [Int64](), count: cases.count)
+        var bytes = Array(repeating: Int?.none, count: cases.count)
+        for round in 0...count {
+            for (i, (_, body)) in cases.enumerated() {
+                let start = clock.now
+                bytes[i] = body()
+                let elapsed = clock.now - start
+                if round > 0 {
+                    times[i].append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                }
+            }
+        }
+        for (i, (name, _)) in cases.enumerated() {
+            let sorted = times[i].sorted()
+            record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
+                                   bytes: bytes[i], samples: count))
+        }
+    }
+
     /// Records a result measured by the suite itself (for timings that need their own setup
     /// per sample).
     func record(_ result: BenchmarkResult) {
         results.append(result)
-        print("  \(result.name): \(Self.format(result.medianNS))")
+        print("  \(result.name): \(Self.format(result.medianNS))",
+              terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
     }
 
     /// Prints the suite's table: median, minimum, bytes, and speed relative to the row that
