@@ -43,101 +43,7 @@ package struct FileSystem: Sendable {
     package var chmod: @Sendable (_ path: String, _ mode: mode_t) -> Int32
 
     /// The operating system's own calls.
-    package static let posix = FileSystem(
-        open: { path, flags, mode in
-            #if canImport(Glibc)
-            Glibc.open(path, flags, mode)
-            #else
-            Darwin.open(path, flags, mode)
-            #endif
-        },
-        close: { fd in
-            #if canImport(Glibc)
-            Glibc.close(fd)
-            #else
-            Darwin.close(fd)
-            #endif
-        },
-        write: { fd, buffer, count in
-            #if canImport(Glibc)
-            Glibc.write(fd, buffer, count)
-            #else
-            Darwin.write(fd, buffer, count)
-            #endif
-        },
-        pwrite: { fd, buffer, count, offset in
-            #if canImport(Glibc)
-            Glibc.pwrite(fd, buffer, count, offset)
-            #else
-            Darwin.pwrite(fd, buffer, count, offset)
-            #endif
-        },
-        read: { fd, buffer, count in
-            #if canImport(Glibc)
-            Glibc.read(fd, buffer, count)
-            #else
-            Darwin.read(fd, buffer, count)
-            #endif
-        },
-        fsync: { fd in
-            #if canImport(Glibc)
-            Glibc.fsync(fd)
-            #else
-            // fsync on Apple platforms only reaches the drive's cache; F_FULLFSYNC asks the
-            // drive to flush it. Some file systems refuse it, so fall back to fsync.
-            Darwin.fcntl(fd, F_FULLFSYNC) == 0 ? 0 : Darwin.fsync(fd)
-            #endif
-        },
-        fstat: { fd, status in
-            #if canImport(Glibc)
-            Glibc.fstat(fd, &status)
-            #else
-            Darwin.fstat(fd, &status)
-            #endif
-        },
-        fchmod: { fd, mode in
-            #if canImport(Glibc)
-            Glibc.fchmod(fd, mode)
-            #else
-            Darwin.fchmod(fd, mode)
-            #endif
-        },
-        rename: { from, to in
-            #if canImport(Glibc)
-            Glibc.rename(from, to)
-            #else
-            Darwin.rename(from, to)
-            #endif
-        },
-        unlink: { path in
-            #if canImport(Glibc)
-            Glibc.unlink(path)
-            #else
-            Darwin.unlink(path)
-            #endif
-        },
-        ftruncate: { fd, length in
-            #if canImport(Glibc)
-            Glibc.ftruncate(fd, length)
-            #else
-            Darwin.ftruncate(fd, length)
-            #endif
-        },
-        mkdir: { path, mode in
-            #if canImport(Glibc)
-            Glibc.mkdir(path, mode)
-            #else
-            Darwin.mkdir(path, mode)
-            #endif
-        },
-        chmod: { path, mode in
-            #if canImport(Glibc)
-            Glibc.chmod(path, mode)
-            #else
-            Darwin.chmod(path, mode)
-            #endif
-        }
-    )
+    package static let posix = posixFileSystem
 }
 
 extension FileSystem {
@@ -184,3 +90,30 @@ extension FileSystem {
         }
     }
 }
+
+/// The real system calls behind ``FileSystem/posix``. Declared outside the type so that each
+/// name below resolves to the C function of Glibc or Darwin, not to the `FileSystem` property
+/// of the same name.
+private let posixFileSystem = FileSystem(
+    open: { path, flags, mode in open(path, flags, mode) },
+    close: { fd in close(fd) },
+    write: { fd, buffer, count in write(fd, buffer, count) },
+    pwrite: { fd, buffer, count, offset in pwrite(fd, buffer, count, offset) },
+    read: { fd, buffer, count in read(fd, buffer, count) },
+    fsync: { fd in
+        #if canImport(Darwin)
+        // fsync on Apple platforms only reaches the drive's cache; F_FULLFSYNC asks the
+        // drive to flush it. Some file systems refuse it, so fall back to fsync.
+        fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd)
+        #else
+        fsync(fd)
+        #endif
+    },
+    fstat: { fd, status in fstat(fd, &status) },
+    fchmod: { fd, mode in fchmod(fd, mode) },
+    rename: { from, to in rename(from, to) },
+    unlink: { path in unlink(path) },
+    ftruncate: { fd, length in ftruncate(fd, length) },
+    mkdir: { path, mode in mkdir(path, mode) },
+    chmod: { path, mode in chmod(path, mode) }
+)
