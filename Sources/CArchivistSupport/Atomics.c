@@ -1,0 +1,19 @@
+#include "CArchivistSupport.h"
+#include <stdatomic.h>
+
+// The casts are sound for naturally aligned 64-bit words: on every platform Archivist builds
+// for, _Atomic uint64_t has the size and alignment of uint64_t and is lock-free, so the same
+// word can be shared through a memory-mapped file by several processes.
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "atomic word size");
+
+uint64_t archivist_atomic_load_u64(const uint64_t *address) {
+    return atomic_load_explicit((const _Atomic uint64_t *)address, memory_order_seq_cst);
+}
+
+void archivist_atomic_store_u64(uint64_t *address, uint64_t value) {
+    atomic_store_explicit((_Atomic uint64_t *)address, value, memory_order_seq_cst);
+}
+
+uint64_t archivist_atomic_add_u64(uint64_t *address, uint64_t delta) {
+    return atomic_fetch_add_explicit((_Atomic uint64_t *)address, delta, memory_order_seq_cst) + delta;
+}
