@@ -24,9 +24,15 @@ let package = Package(
             dependencies: ["Archivist"],
             path: "Tests/CrashWriter"
         ),
+        // The processes the multi-process tests start: several open one store at once.
+        .executableTarget(
+            name: "ArchivistProcessWorker",
+            dependencies: ["Archivist"],
+            path: "Tests/ProcessWorker"
+        ),
         .testTarget(
             name: "ArchivistTests",
-            dependencies: ["Archivist", "ArchivistCrashWriter"],
+            dependencies: ["Archivist", "ArchivistCrashWriter", "ArchivistProcessWorker"],
             path: "Tests/ArchivistTests"
         ),
     ],

@@ -27,14 +27,7 @@ extension DiskStore {
     /// `.archivist`, which the entry walk skips. (A save runs only while the marker reads `D`,
     /// so such a temporary always comes with a scan.)
     func sweepInternalTemporaries() {
-        guard let dir = opendir(internalPath) else { return }
-        var stale: [String] = []
-        while let item = readdir(dir) {
-            let name = Self.name(of: item)
-            if AtomicFile.isTemporary(name[...]) { stale.append(name) }
-        }
-        closedir(dir)
-        for name in stale { _ = fileSystem.unlink(internalPath + "/" + name) }
+        TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem)
     }
 
     private static func name(of item: UnsafeMutablePointer<dirent>) -> String {
@@ -62,14 +55,11 @@ extension DiskStore {
                     try scanFolder(child, components: components + [name], into: &index)
                 }
             case S_IFREG:
+                let modified = TemporaryName.modificationTime(status)
                 if AtomicFile.isTemporary(name[...]) {
-                    _ = fileSystem.unlink(child)
+                    // Another live process may be writing it: only an abandoned one goes.
+                    if TemporaryName.isAbandoned(name[...], modified: modified) { _ = fileSystem.unlink(child) }
                 } else if !components.isEmpty, let entry = EntryName(fileName: name[...]) {
-                    #if canImport(Darwin)
-                    let modified = Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
-                    #else
-                    let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
-                    #endif
                     index.set(DiskKey(folder: folder, name: entry),
                               Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512,
                                      lastAccess: modified))

@@ -41,6 +41,8 @@ package struct FileSystem: Sendable {
     package var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
     /// `chmod(path, mode)`.
     package var chmod: @Sendable (_ path: String, _ mode: mode_t) -> Int32
+    /// `flock(fd, operation)`: `LOCK_SH`, `LOCK_EX` or `LOCK_UN`, optionally with `LOCK_NB`.
+    package var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
 
     /// The operating system's own calls.
     package static let posix = posixFileSystem
@@ -115,5 +117,6 @@ private let posixFileSystem = FileSystem(
     unlink: { path in unlink(path) },
     ftruncate: { fd, length in ftruncate(fd, length) },
     mkdir: { path, mode in mkdir(path, mode) },
-    chmod: { path, mode in chmod(path, mode) }
+    chmod: { path, mode in chmod(path, mode) },
+    flock: { fd, operation in flock(fd, operation) }
 )

@@ -51,9 +51,7 @@ final class ChangeLog {
     ) throws -> (log: ChangeLog, snapshot: Data?) {
         let directory = url.standardizedFileURL.path
         try fileSystem.makeDirectories(directory)
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory) {
-            for name in names where AtomicFile.isTemporary(Substring(name)) { _ = fileSystem.unlink(directory + "/" + name) }
-        }
+        TemporaryName.sweepAbandoned(inFolder: directory, fileSystem: fileSystem)
         let snapshot = try AtomicFile.read(path: directory + "/records.snapshot", fileSystem: fileSystem).map { Data($0) }
         let logPath = directory + "/records.log"
         var header = try AtomicFile.read(path: logPath, limit: headerSize, fileSystem: fileSystem)

@@ -30,20 +30,12 @@ enum StoreFile {
         }
     }
 
-    /// Deletes temporary files left in `folder` by writes that died before their rename and
-    /// that are older than `age` seconds (younger ones may belong to a write in progress in
-    /// another store on the same folder).
+    /// Deletes temporary files left in `folder` by writes that died before their rename;
+    /// temporaries of live writers, in this process or another, stay (see ``TemporaryName``).
     ///
     /// - Complexity: O(n) in the folder's entries; blocking file I/O. Errors are ignored.
-    static func sweepTemporaries(in folder: URL, olderThan age: TimeInterval = 60) {
-        let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: folder.path) else { return }
-        let cutoff = Date().addingTimeInterval(-age)
-        for name in names where AtomicFile.isTemporary(name[...]) {
-            let url = folder.appendingPathComponent(name)
-            let modified = (try? manager.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-            if let modified, modified < cutoff { try? manager.removeItem(at: url) }
-        }
+    static func sweepTemporaries(in folder: URL) {
+        TemporaryName.sweepAbandoned(inFolder: folder.path)
     }
 
     private static func storeError(_ error: any Error, _ message: String, _ url: URL) -> StoreError {

@@ -92,7 +92,7 @@ enum FaultCache: String, CacheType, CaseIterable {
         if scenario == .openAfterCrash {
             cache = nil   // closes the stores; then fake an unclean shutdown with a stale temporary
             try Data("D".utf8).write(to: root.caches.appendingPathComponent(".archivist/dirty"))
-            try Data("half".utf8).write(to: root.caches.appendingPathComponent("shared-caches/.tmp-0123456789abcdef"))
+            try Data("half".utf8).write(to: root.caches.appendingPathComponent("shared-caches/" + abandonedTemporaryName()))
         }
 
         injector.arm(plan)

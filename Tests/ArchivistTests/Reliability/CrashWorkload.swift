@@ -132,48 +132,8 @@ struct CrashModel {
     }
 }
 
-/// A child process started with `posix_spawn`, so the test can SIGKILL it at any moment.
-struct ChildProcess {
-    let pid: pid_t
-
-    /// Starts `executable` with `arguments` and this process's environment.
-    init(_ executable: String, _ arguments: [String]) throws {
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, nil, nil, &argv, &envp)
-        guard result == 0 else { throw CacheError.posix("posix_spawn", path: executable, errno: result) }
-        self.pid = pid
-    }
-
-    /// Sends SIGKILL and reaps the child; returns its wait status.
-    func kill() -> Int32 {
-        #if canImport(Glibc)
-        _ = Glibc.kill(pid, SIGKILL)
-        #else
-        _ = Darwin.kill(pid, SIGKILL)
-        #endif
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
-    }
-}
-
 /// The crash writer's executable, built by `swift test` next to the test bundle (the test
 /// target depends on it). `ARCHIVIST_CRASH_WRITER` overrides the search.
 func crashWriterPath() -> String? {
-    if let path = ProcessInfo.processInfo.environment["ARCHIVIST_CRASH_WRITER"] { return path }
-    let me = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-    var folder = me.resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<5 {   // on macOS the test binary sits inside a bundle: X.xctest/Contents/MacOS
-        let candidate = folder.appendingPathComponent("ArchivistCrashWriter").path
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        folder.deleteLastPathComponent()
-    }
-    return nil
+    executableNextToTests(named: "ArchivistCrashWriter", override: "ARCHIVIST_CRASH_WRITER")
 }

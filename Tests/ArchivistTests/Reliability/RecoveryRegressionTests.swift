@@ -14,7 +14,7 @@ import Testing
                                 typeName: "t", parameter: nil, expiry: nil, durability: .none)
                 try store.flush()
             }
-            let stale = dir.appendingPathComponent(".archivist/.tmp-0123456789abcdef")
+            let stale = dir.appendingPathComponent(".archivist/" + abandonedTemporaryName())
             try Data("half an index".utf8).write(to: stale)
             try Data("D".utf8).write(to: dir.appendingPathComponent(".archivist/dirty"))
             let store = try DiskStore.open(at: dir)

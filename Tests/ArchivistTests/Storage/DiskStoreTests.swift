@@ -76,13 +76,13 @@ import Testing
             }
             try Data(header.encoded() + payload).write(
                 to: dir.appendingPathComponent(folder.relativePath + "/" + EntryName(parameter: "b").fileName))
-            try Data("half".utf8).write(to: dir.appendingPathComponent(folder.relativePath + "/.tmp-0123456789abcdef"))
-            try Data("half".utf8).write(to: dir.appendingPathComponent(".archivist/.tmp-00000000000000ff"))
+            try Data("half".utf8).write(to: dir.appendingPathComponent(folder.relativePath + "/" + abandonedTemporaryName(1)))
+            try Data("half".utf8).write(to: dir.appendingPathComponent(".archivist/" + abandonedTemporaryName(2)))
             let store = try DiskStore.open(at: dir)
-            #expect(!FileManager.default.fileExists(atPath: dir.path + "/.archivist/.tmp-00000000000000ff"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/.archivist/" + abandonedTemporaryName(2)))
             #expect(store.usage(of: folder).entryCount == 2)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(dir))
-            #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + folder.relativePath + "/.tmp-0123456789abcdef"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + folder.relativePath + "/" + abandonedTemporaryName(1)))
         }
     }
 

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Names of temporary files that say which process owns them, so that a sweep run by one
+/// process never deletes a temporary another live process is still writing.
+///
+/// Several processes may share one cache root or store folder (an app and its extensions in
+/// an app-group container, several workers of a service). Each one's atomic writes create
+/// temporaries in the shared folders; a process that opens the folder after a crash sweeps
+/// the leftovers. A name is
+///
+///     .tmp-<pid>.<namespace>.<incarnation>.<counter>      (lowercase hex fields)
+///
+/// where `namespace` identifies the PID namespace on Linux (0 elsewhere) and `incarnation` is
+/// a random number drawn once per process, so that a process whose PID was reused is told apart
+/// from its predecessor. A temporary is *abandoned* — safe to delete — when:
+/// - it is older than ``abandonAge`` whatever its name (no write takes that long), or
+/// - its owner is in this PID namespace and is not alive (`kill(pid, 0)` fails with `ESRCH`), or
+/// - its owner has this process's PID in this namespace but another incarnation: it was the
+///   process that held the PID before us, so it is dead.
+/// A temporary of this very process, or of a live process, or of another namespace, is kept
+/// until it is ``abandonAge`` old. Names in the older random-hex form are judged by age only.
+///
+/// Making a name costs no system call: a per-process counter replaces the random suffix.
+package enum TemporaryName {
+    /// A temporary older than this is abandoned whoever made it: ten minutes, far longer than
+    /// any single write takes, and short enough that a temporary of a process whose PID was
+    /// reused does not linger.
+    package static let abandonAge: Double = 600
+
+    /// A fresh temporary file name (no folder), unique within this process.
+    package static func make() -> String {
+        let serial = counter.withLock { value -> UInt64 in
+            value &+= 1
+            return value
+        }
+        return ownerPrefix + String(serial, radix: 16)
+    }
+
+    /// Whether the temporary `name`, last modified at `modified` (seconds since 1970), may be
+    /// deleted: see the type's discussion.
+    ///
+    /// - Complexity: O(1); at most one `kill(pid, 0)` system call.
+    package static func isAbandoned(_ name: Substring, modified: Double, now: Double = currentTime()) -> Bool {
+        if now - modified > abandonAge { return true }
+        guard let owner = Owner(name: name), owner.namespace == identity.namespace else { return false }
+        if owner.pid == identity.pid { return owner.incarnation != identity.incarnation }
+        if kill(owner.pid, 0) == 0 { return false }
+        return errno == ESRCH
+    }
+
+    /// Deletes the abandoned temporaries directly inside the folder at `path`, and returns
+    /// how many it deleted. Temporaries of live writers, in this process or another, stay.
+    ///
+    /// - Complexity: O(n) in the folder's entries, one `lstat` per temporary; blocking file
+    ///   I/O. Errors are ignored: a folder that cannot be read has nothing to sweep.
+    @discardableResult
+    package static func sweepAbandoned(inFolder path: String, fileSystem: FileSystem = .posix) -> Int {
+        guard let dir = opendir(path) else { return 0 }
+        var names: [String] = []
+        while let item = readdir(dir) {
+            let name = withUnsafePointer(to: &item.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if AtomicFile.isTemporary(name[...]) { names.append(name) }
+        }
+        closedir(dir)
+        var swept = 0
+        let now = currentTime()
+        for name in names {
+            var status = stat()
+            let child = path + "/" + name
+            guard lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                  isAbandoned(name[...], modified: modificationTime(status), now: now)
+            else { continue }
+            if fileSystem.unlink(child) == 0 { swept += 1 }
+        }
+        return swept
+    }
+
+    /// A file's modification time in seconds since 1970.
+    package static func modificationTime(_ status: stat) -> Double {
+        #if canImport(Darwin)
+        Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
+        #else
+        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        #endif
+    }
+
+    /// The wall-clock time in seconds since 1970.
+    package static func currentTime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// The owner fields of a temporary name made by ``make()``.
+    struct Owner: Equatable {
+        var pid: pid_t
+        var namespace: UInt64
+        var incarnation: UInt64
+
+        init(pid: pid_t, namespace: UInt64, incarnation: UInt64) {
+            self.pid = pid
+            self.namespace = namespace
+            self.incarnation = incarnation
+        }
+
+        init?(name: Substring) {
+            guard name.hasPrefix(AtomicFile.temporaryPrefix) else { return nil }
+            let fields = name.dropFirst(AtomicFile.temporaryPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
+            guard fields.count == 4, fields.allSatisfy({ $0.count <= 16 }),
+                  let pid = Int32(fields[0], radix: 16), pid > 0,
+                  let namespace = UInt64(fields[1], radix: 16),
+                  let incarnation = UInt64(fields[2], radix: 16),
+                  UInt64(fields[3], radix: 16) != nil
+            else { return nil }
+            self.init(pid: pid, namespace: namespace, incarnation: incarnation)
+        }
+    }
+
+    /// This process's owner fields, drawn once.
+    static let identity = Owner(pid: getpid(), namespace: pidNamespace(), incarnation: UInt64.random(in: 1 ... .max))
+
+    /// The prefix every temporary of this process shares.
+    static let ownerPrefix = AtomicFile.temporaryPrefix
+        + String(identity.pid, radix: 16) + "." + String(identity.namespace, radix: 16) + "."
+        + String(identity.incarnation, radix: 16) + "."
+
+    private static let counter = Locked<UInt64>(0)
+
+    /// The inode number of this process's PID namespace on Linux (`/proc/self/ns/pid` reads
+    /// `pid:[4026531836]`), so that workers in different containers sharing a volume never
+    /// judge each other's PIDs; 0 where there are no such namespaces or `/proc` is absent.
+    private static func pidNamespace() -> UInt64 {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/self/ns/pid", &buffer, buffer.count - 1)
+        guard count > 0 else { return 0 }
+        let text = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let open = text.firstIndex(of: "["), let close = text.lastIndex(of: "]"), open < close else { return 0 }
+        return UInt64(text[text.index(after: open)..<close]) ?? 0
+        #else
+        return 0
+        #endif
+    }
+}

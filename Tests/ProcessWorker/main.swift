@@ -1,0 +1,24 @@
+// The worker processes of the multi-process tests (Tests/ArchivistTests/MultiProcess/): each
+// test starts several of these on one store and checks, from a fresh process or the test
+// itself, that nothing committed was lost.
+//
+// Usage: ArchivistProcessWorker <mode> <arguments...>
+//
+// Each mode lives in a file of its own (`<Area>Worker.swift`) as a function taking the
+// arguments after the mode; register it in `modes` below. A worker exits 0 when all went
+// well and 1 with a message on standard error otherwise, so the test can tell.
+import Foundation
+
+let modes: [String: ([String]) throws -> Void] = [
+    "lock-counter": lockCounter,
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let mode = arguments.first, let run = modes[mode] else {
+    fail("usage: ArchivistProcessWorker <\(modes.keys.sorted().joined(separator: "|"))> <arguments...>")
+}
+do {
+    try run(Array(arguments.dropFirst()))
+} catch {
+    fail("\(mode): \(error)")
+}
