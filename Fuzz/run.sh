@@ -35,14 +35,28 @@ work="$root/.build-fuzz/$name"
 mkdir -p "$work/corpus"
 cd "$root"
 
-# Rebuild only when a source changed.
+# Rebuild only when a source changed. The library's C target (Sources/CArchivistSupport) is
+# compiled by the toolchain's clang with the same sanitizers and imported through a module map
+# written here, as SwiftPM would.
 binary="$work/fuzzer"
+sanitizers="${FUZZ_SANITIZERS:-fuzzer,address}"
 mapfile -t library < <(find Sources/Archivist -name '*.swift' | sort)
+mapfile -t c_sources < <(find Sources/CArchivistSupport -name '*.c' | sort)
 sources=("${library[@]}" "${files[@]}")
-if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" Fuzz/run.sh -newer "$binary" 2>/dev/null)" ]; then
-  echo "building $binary (swiftc -O -sanitize=${FUZZ_SANITIZERS:-fuzzer,address})" >&2
-  swiftc -O -sanitize="${FUZZ_SANITIZERS:-fuzzer,address}" -parse-as-library -module-name Archivist -package-name Archivist \
-    -swift-version 6 -use-ld=lld "${sources[@]}" -o "$binary"
+if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" Sources/CArchivistSupport Fuzz/run.sh -newer "$binary" 2>/dev/null)" ]; then
+  echo "building $binary (swiftc -O -sanitize=$sanitizers)" >&2
+  clang="$(dirname "$(command -v swiftc)")/clang"
+  include="$root/Sources/CArchivistSupport/include"
+  mkdir -p "$work/c"
+  printf 'module CArchivistSupport {\n  header "%s/CArchivistSupport.h"\n  export *\n}\n' "$include" > "$work/c/module.modulemap"
+  objects=()
+  for source in "${c_sources[@]}"; do
+    object="$work/c/$(basename "$source" .c).o"
+    "$clang" -O2 -fsanitize="${sanitizers/fuzzer/fuzzer-no-link}" -I "$include" -c "$source" -o "$object"
+    objects+=("$object")
+  done
+  swiftc -O -sanitize="$sanitizers" -parse-as-library -module-name Archivist -package-name Archivist \
+    -swift-version 6 -use-ld=lld -I "$work/c" "${sources[@]}" "${objects[@]}" -o "$binary"
 fi
 
 # Seeds: the generated archives, and for keyed the fixtures (never committed, see README there).

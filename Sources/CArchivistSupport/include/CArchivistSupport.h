@@ -3,9 +3,14 @@
 // - Atomic operations on memory that several processes map (a shared change counter file):
 //   Swift's `Synchronization.Atomic` lives only inside Swift values, never at an address in a
 //   memory-mapped file, so these wrap C11 `<stdatomic.h>` on a plain pointer.
+// - CRC-32C on the CPU's instructions (SSE 4.2 on x86_64, the ARMv8 CRC32 extension on arm64):
+//   Swift reaches them only with a CPU flag for the whole module, and the Swift 6.3.1 compiler
+//   crashes on `_mm_crc32_u64` without one.
 #ifndef CARCHIVIST_SUPPORT_H
 #define CARCHIVIST_SUPPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -20,6 +25,17 @@ void archivist_atomic_store_u64(uint64_t *address, uint64_t value);
 
 /// Atomically adds `delta` to the 64-bit word at `address` (8-byte aligned); returns the new value.
 uint64_t archivist_atomic_add_u64(uint64_t *address, uint64_t delta);
+
+/// Whether this CPU has CRC-32C instructions that `archivist_crc32c_hardware` can use.
+/// Asks the CPU once per process (cpuid on x86_64, the auxiliary vector on Linux arm64).
+bool archivist_crc32c_hardware_available(void);
+
+/// The CRC-32C (Castagnoli) of `count` bytes at `bytes`, continuing from `seed` (0, or the
+/// result for the bytes before), computed with the CPU's CRC-32C instructions.
+///
+/// Call only after `archivist_crc32c_hardware_available()` returned true: on a CPU without
+/// the instructions this traps with an illegal instruction.
+uint32_t archivist_crc32c_hardware(uint32_t seed, const void *bytes, size_t count);
 
 #ifdef __cplusplus
 }

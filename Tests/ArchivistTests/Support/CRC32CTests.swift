@@ -52,6 +52,61 @@ import Testing
         }
     }
 
+    /// Hardware, software and the bit-at-a-time definition agree on every length up to past
+    /// the short interleaved loop (three 256-byte blocks) and a second round of it, at every
+    /// start alignment 0...15, with and without a seed.
+    @Test func hardwareAndSoftwareMatchTheDefinitionOnEveryLengthAndAlignment() {
+        var rng = SplitMix64(seed: 20_261_123)
+        let bytes = (0..<(1_600 + 16)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            for offset in 0..<16 {
+                let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+                // The definition extended one byte at a time: prefix n's register, then byte n.
+                var reference: UInt32 = ~0, seededReference = ~seed
+                for length in 0...1_600 {
+                    let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
+                    let software = CRC32C.softwareChecksum(piece), seededSoftware = CRC32C.softwareChecksum(piece, seed: seed)
+                    #expect(software == ~reference, "length \(length), offset \(offset)")
+                    #expect(seededSoftware == ~seededReference, "length \(length), offset \(offset), seed \(seed)")
+                    if CRC32C.usesHardware, let start = piece.baseAddress {
+                        #expect(CRC32C.hardwareChecksum(start, length, seed: 0) == software, "length \(length), offset \(offset)")
+                        #expect(CRC32C.hardwareChecksum(start, length, seed: seed) == seededSoftware,
+                                "length \(length), offset \(offset), seed \(seed)")
+                    }
+                    #expect(CRC32C.checksum(piece, seed: seed) == seededSoftware)
+                    guard offset + length < raw.count else { break }
+                    reference = Self.bitwiseStep(reference, raw[offset + length])
+                    seededReference = Self.bitwiseStep(seededReference, raw[offset + length])
+                }
+            }
+        }
+    }
+
+    /// Around the long interleaved loop's rounds (three 8 KB blocks) and in seeded random
+    /// buffers of random lengths and starts, hardware equals software.
+    @Test(.enabled(if: CRC32C.usesHardware), arguments: [8_191, 24_575, 24_576, 24_577, 25_343, 25_344, 49_152, 49_160, 1_000_003])
+    func hardwareMatchesSoftwareOnLargeInputs(length: Int) {
+        var rng = SplitMix64(seed: UInt64(length) &* 31)
+        let bytes = (0..<(length + 16)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            for _ in 0..<4 {
+                let offset = Int.random(in: 0..<16, using: &rng)
+                let count = Int.random(in: (length / 2)...length, using: &rng)
+                let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+                let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)])
+                let hardware = piece.baseAddress.map { CRC32C.hardwareChecksum($0, count, seed: seed) }
+                #expect(hardware == CRC32C.softwareChecksum(piece, seed: seed), "seed \(length &* 31), count \(count), offset \(offset)")
+            }
+        }
+    }
+
+    /// One byte into the register by the definition (the register is the inverted checksum).
+    static func bitwiseStep(_ register: UInt32, _ byte: UInt8) -> UInt32 {
+        var crc = register ^ UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        return crc
+    }
+
     /// CRC-32C by its definition: the reflected polynomial applied one bit at a time.
     static func bitwise(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         var crc = ~seed
