@@ -21,6 +21,11 @@ final class Harness {
         var quick = false
         /// Where `results.json` is written; `nil` to skip.
         var outputDirectory: URL? = URL(fileURLWithPath: "docs/benchmarks", isDirectory: true)
+        /// The folder the disk suites make their scratch folder in: `--root`, else the
+        /// `ARCHIVIST_BENCHMARK_ROOT` environment variable, else the temporary folder. Point it
+        /// at another file system (a journaled ext4 image on a loop device) to measure there.
+        var root: URL? = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_ROOT"]
+            .map { URL(fileURLWithPath: $0, isDirectory: true) }
     }
 
     let options: Options
@@ -33,7 +38,7 @@ final class Harness {
 
     init(options: Options) throws {
         self.options = options
-        scratch = FileManager.default.temporaryDirectory
+        scratch = (options.root ?? FileManager.default.temporaryDirectory)
             .appendingPathComponent("ArchivistBenchmarks-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
@@ -48,14 +53,17 @@ final class Harness {
         options.suites.isEmpty || options.suites.contains { suite.localizedCaseInsensitiveContains($0) }
     }
 
-    /// Runs `body` once to warm up, then `samples` times, and records the median and minimum.
+    /// Runs `body` once to warm up (unless `warmUp` is false: for cases that take seconds),
+    /// then `samples` times, and records the median and minimum.
     ///
     /// `body` returns the byte count it produced (or `nil`), recorded with the timing.
     @discardableResult
-    func measure(_ suite: String, _ name: String, samples: Int? = nil, _ body: () throws -> Int?) rethrows -> BenchmarkResult {
+    func measure(
+        _ suite: String, _ name: String, samples: Int? = nil, warmUp: Bool = true, _ body: () throws -> Int?
+    ) rethrows -> BenchmarkResult {
         let count = samples ?? sampleCount
         let clock = ContinuousClock()
-        var bytes = try body()
+        var bytes = warmUp ? try body() : nil
         var times: [Int64] = []
         for _ in 0..<count {
             let start = clock.now

@@ -11,4 +11,6 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
     BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),
     BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
+    BenchmarkSuite(name: "cache-shapes", run: runCacheShapeBenchmarks),
+    BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
 ]

@@ -2,8 +2,10 @@ import Foundation
 
 // ArchivistBenchmarks: compares Archivist with Foundation's encoders and raw file I/O.
 //
-//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--no-output]
+//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--no-output] [--root DIR]
 //
+// --root DIR (or ARCHIVIST_BENCHMARK_ROOT=DIR) puts the disk suites' scratch folder in DIR, to
+// measure another file system.
 // Each suite prints a table with ratios to its baseline; all results are written to
 // docs/benchmarks/results.json (relative to the working directory) unless --no-output.
 
@@ -29,8 +31,14 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         options.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
+    case "--root":
+        guard let path = arguments.popFirst() else {
+            print("--root needs a folder")
+            exit(2)
+        }
+        options.root = URL(fileURLWithPath: path, isDirectory: true)
     case "--help", "-h":
-        print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output]")
+        print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]")
         exit(0)
     default:
         print("unknown argument \(argument); see --help")

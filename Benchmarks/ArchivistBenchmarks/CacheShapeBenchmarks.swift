@@ -1,0 +1,194 @@
+import Archivist
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue 11's shapes, measured the way a new user would: a fresh root per repetition, one
+/// cache type with the key as parameter, the memory tier off, 10,000 single-model entries
+/// (~170 B of JSON each) and 1,000 × 100 KB `Data`; after each fill, warm gets, one
+/// `totalSize` and `clear()`. The reference is raw POSIX as an app would write it by hand (MD5
+/// of the key as the file name in one flat folder, JSONEncoder for models, temporary file +
+/// rename, no fsync), run in the same repetitions, the two stores taking turns going first.
+func runCacheShapeBenchmarks(_ harness: Harness) throws {
+    let quick = harness.options.quick
+    let repetitions = quick ? 3 : 7
+    let models = (0..<(quick ? 2_000 : 10_000)).map(ShapeModel.init)
+    let blob = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+    let keys = (0..<max(models.count, 1_000)).map { "item-\($0)" }
+    let blobCount = quick ? 200 : 1_000
+    let jsonSize = try JSONEncoder().encode(models[models.count / 2]).count
+
+    let clock = ContinuousClock()
+    var times: [String: [Int64]] = [:]  // "suite|case" → samples
+    func time(_ suite: String, _ name: String, _ body: () throws -> Void) rethrows {
+        let start = clock.now
+        try body()
+        let elapsed = clock.now - start
+        times["\(suite)|\(name)", default: []].append(
+            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+    }
+
+    for repetition in 0..<repetitions {
+        let base = harness.scratch.appendingPathComponent("shapes-\(repetition)", isDirectory: true)
+        var stores: [any ShapeStore] = [
+            try RawPOSIXShapeStore(folder: base.appendingPathComponent("raw", isDirectory: true)),
+            try ArchivistShapeStore(folder: base.appendingPathComponent("archivist", isDirectory: true)),
+        ]
+        if repetition % 2 == 1 { stores.reverse() }
+        for shape in ["shapes.models", "shapes.blobs"] {
+            for store in stores {
+                let count = shape == "shapes.models" ? models.count : blobCount
+                // The previous fill's dirty pages would otherwise be written back during this one.
+                sync()
+                if shape == "shapes.models" {
+                    try time(shape, "\(store.name) set") {
+                        for i in 0..<count { try store.store(models[i], key: keys[i]) }
+                    }
+                    try time(shape, "\(store.name) get (warm)") {
+                        for i in 0..<count where try store.model(key: keys[i]) != models[i] {
+                            throw CacheShapeError.wrongValue(keys[i])
+                        }
+                    }
+                } else {
+                    try time(shape, "\(store.name) set") {
+                        for i in 0..<count { try store.store(blob, key: keys[i]) }
+                    }
+                    try time(shape, "\(store.name) get (warm)") {
+                        for i in 0..<count where try store.data(key: keys[i])?.count != blob.count {
+                            throw CacheShapeError.wrongValue(keys[i])
+                        }
+                    }
+                }
+                try time(shape, "\(store.name) totalSize") { _ = try store.totalSize() }
+                sync()
+                try time(shape, "\(store.name) clear") { try store.clear() }
+            }
+        }
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    for (shape, title) in [
+        ("shapes.models", "\(models.count) single-model entries (\(jsonSize) B of JSON each), fresh root per repetition"),
+        ("shapes.blobs", "\(blobCount) × 100 KB Data entries, fresh root per repetition"),
+    ] {
+        for store in ["raw POSIX", "Archivist"] {
+            for operation in ["set", "get (warm)", "totalSize", "clear"] {
+                let name = "\(store) \(operation)"
+                let samples = (times["\(shape)|\(name)"] ?? []).sorted()
+                guard !samples.isEmpty else { continue }
+                harness.record(BenchmarkResult(suite: shape, name: name, medianNS: samples[samples.count / 2],
+                                               minNS: samples[0], bytes: nil, samples: samples.count))
+            }
+        }
+        harness.printTable(shape, title: title) { name in
+            name.hasPrefix("Archivist ") ? "raw POSIX " + name.dropFirst("Archivist ".count) : name
+        }
+    }
+}
+
+/// A product row of about 170 bytes of JSON: the single-model entry of the shapes.
+struct ShapeModel: Codable, Archivable, Equatable {
+    var id: Int, sku: String, title: String, price: Double, currency: String, inStock: Bool, tags: [String]
+    var updatedAt: Date
+
+    init(_ i: Int) {
+        id = i; sku = "SKU-\(100_000 + i)-EU"; title = "Product number \(i), blue cotton"
+        price = Double(i % 10_000) / 100; currency = "EUR"
+        inStock = i % 3 != 0; tags = ["sale", "tag-\(i % 17)", "new"]
+        updatedAt = Date(timeIntervalSinceReferenceDate: 785_000_000 + Double(i))
+    }
+}
+
+private enum CacheShapeError: Error {
+    case wrongValue(String)
+    case system(String, Int32)
+}
+
+/// What the shapes do with a store.
+private protocol ShapeStore {
+    var name: String { get }
+    func store(_ model: ShapeModel, key: String) throws
+    func model(key: String) throws -> ShapeModel?
+    func store(_ data: Data, key: String) throws
+    func data(key: String) throws -> Data?
+    func totalSize() throws -> Int
+    func clear() throws
+}
+
+/// Archivist: one cache type, the key as parameter, the memory tier off.
+private struct ArchivistShapeStore: ShapeStore {
+    let cache: CacheManager<BenchCache>
+    var name: String { "Archivist" }
+
+    init(folder: URL) throws {
+        cache = try CacheManager(root: CacheRoot(directory: folder), configuration: .init(memoryCountLimit: 0))
+    }
+
+    func store(_ model: ShapeModel, key: String) throws { try cache.store(model, for: .blobs, parameter: key) }
+    func model(key: String) throws -> ShapeModel? { try cache.value(ShapeModel.self, for: .blobs, parameter: key) }
+    func store(_ data: Data, key: String) throws { try cache.store(data, for: .blobs, parameter: key) }
+    func data(key: String) throws -> Data? { try cache.value(Data.self, for: .blobs, parameter: key) }
+    func totalSize() throws -> Int { Int(cache.totalSize) }
+    func clear() throws { try cache.clear() }
+}
+
+/// Raw POSIX as written by hand: MD5 file names in one flat folder, JSON for models,
+/// temporary file + rename, no fsync; size and clear walk the folder.
+private final class RawPOSIXShapeStore: ShapeStore {
+    let folder: String
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+    var name: String { "raw POSIX" }
+
+    init(folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.folder = folder.path
+    }
+
+    private func name(of key: String) -> String { MD5.hexDigest(of: key) }
+
+    func store(_ model: ShapeModel, key: String) throws { try store(encoder.encode(model), key: key) }
+
+    func model(key: String) throws -> ShapeModel? {
+        try data(key: key).map { try decoder.decode(ShapeModel.self, from: $0) }
+    }
+
+    func store(_ data: Data, key: String) throws {
+        guard rawWrite(data, folder: folder, name: name(of: key)) else { throw CacheShapeError.system("write", errno) }
+    }
+
+    func data(key: String) throws -> Data? { rawRead(folder + "/" + name(of: key)) }
+
+    func totalSize() throws -> Int {
+        var total = 0
+        try forEachEntry { directory, entry in
+            var status = stat()
+            guard fstatat(directory, entry, &status, 0) == 0 else { throw CacheShapeError.system("fstatat", errno) }
+            total += Int(status.st_size)
+        }
+        return total
+    }
+
+    func clear() throws {
+        try forEachEntry { directory, entry in
+            guard unlinkat(directory, entry, 0) == 0 else { throw CacheShapeError.system("unlinkat", errno) }
+        }
+    }
+
+    /// Calls `body` with the folder's descriptor and each entry's name except `.` and `..`.
+    private func forEachEntry(_ body: (Int32, UnsafePointer<CChar>) throws -> Void) throws {
+        guard let directory = opendir(folder) else { throw CacheShapeError.system("opendir", errno) }
+        defer { closedir(directory) }
+        let descriptor = dirfd(directory)
+        while let entry = readdir(directory) {
+            try withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                try UnsafeRawPointer(tuple).withMemoryRebound(to: CChar.self, capacity: 256) { name in
+                    if strcmp(name, ".") != 0, strcmp(name, "..") != 0 { try body(descriptor, name) }
+                }
+            }
+        }
+    }
+}
