@@ -1,23 +1,27 @@
 import Archivist
 import Foundation
 
-/// Seed workloads through every encoder: (a) 10,000 tasks, (b) 1,000 users × 20 letters with
-/// back-references, (c) a story with a 1 MB image. Ratios are to JSONEncoder/JSONDecoder.
-func runArchivingBenchmarks(_ harness: Harness) throws {
-    let quick = harness.options.quick
-    let tasks = (0..<(quick ? 2_000 : 10_000)).map(HandTask.init)
+/// Seed workloads through every encoder, one suite each (`--suite archiving` runs all three):
+/// (a) 10,000 tasks, (b) 1,000 users × 20 letters with back-references, (c) a story with a
+/// 1 MB image. Ratios are to JSONEncoder/JSONDecoder.
+func runTaskArchivingBenchmarks(_ harness: Harness) throws {
+    let tasks = (0..<(harness.options.quick ? 2_000 : 10_000)).map(HandTask.init)
     try compare(
         harness, suite: "archiving.tasks", title: "(a) \(tasks.count) tasks (seed 000)",
         hand: tasks, codable: tasks.map(CodableTask.init), objects: tasks.map(ObjectTask.init) as NSArray,
         objectClasses: [NSArray.self, ObjectTask.self, NSString.self, NSDate.self])
+}
 
-    let users = (0..<(quick ? 200 : 1_000)).map { HandUser($0, letters: 20) }
+func runLetterArchivingBenchmarks(_ harness: Harness) throws {
+    let users = (0..<(harness.options.quick ? 200 : 1_000)).map { HandUser($0, letters: 20) }
     try compare(
         harness, suite: "archiving.letters", title: "(b) \(users.count) users × 20 letters with back-references (seed 002)",
         hand: users, codable: users.map(CodableUser.init), objects: users.map(ObjectUser.init) as NSArray,
         objectClasses: [NSArray.self, ObjectUser.self, ObjectLetter.self, NSString.self])
     for user in users { user.letters.removeAll() }
+}
 
+func runStoryArchivingBenchmarks(_ harness: Harness) throws {
     let story = Story(imageBytes: 1_000_000)
     try compare(
         harness, suite: "archiving.story", title: "(c) a story with a 1 MB image (seed 000)",

@@ -6,7 +6,9 @@ struct BenchmarkSuite: Sendable {
 
 /// Every suite, in the order they run. Register new suites here.
 let allSuites: [BenchmarkSuite] = [
-    BenchmarkSuite(name: "archiving", run: runArchivingBenchmarks),
+    BenchmarkSuite(name: "archiving.tasks", run: runTaskArchivingBenchmarks),
+    BenchmarkSuite(name: "archiving.letters", run: runLetterArchivingBenchmarks),
+    BenchmarkSuite(name: "archiving.story", run: runStoryArchivingBenchmarks),
     BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
     BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),

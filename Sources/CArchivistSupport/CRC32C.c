@@ -35,11 +35,10 @@ static uint32_t multiply_mod_p(uint32_t a, uint32_t b) {
     return p;
 }
 
-/// x^(8·n) modulo the polynomial.
-static uint32_t x_to_the_8n_mod_p(size_t n) {
+/// x^n modulo the polynomial.
+static uint32_t x_to_the_n_mod_p(uint64_t n) {
     uint32_t power = 1u << 30; // x^1, squared below into x^(2^k)
     uint32_t p = 1u << 31;     // x^0
-    for (int k = 0; k < 3; k++) power = multiply_mod_p(power, power);
     while (n) {
         if (n & 1) p = multiply_mod_p(power, p);
         power = multiply_mod_p(power, power);
@@ -56,18 +55,20 @@ static int hardware_present;
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 static void fill_shift_table(uint32_t table[4][256], size_t length) {
-    uint32_t factor = x_to_the_8n_mod_p(length);
+    uint32_t factor = x_to_the_n_mod_p(8 * (uint64_t)length);
     for (unsigned byte = 0; byte < 4; byte++)
         for (uint32_t value = 0; value < 256; value++)
             table[byte][value] = multiply_mod_p(factor, value << (8 * byte));
 }
 
 static int cpu_has_crc32c(void);
+static void setup_vector_folding(void);
 
 static void setup(void) {
     fill_shift_table(shift_long, CRC32C_LONG);
     fill_shift_table(shift_short, CRC32C_SHORT);
     hardware_present = cpu_has_crc32c();
+    setup_vector_folding();
 }
 
 bool archivist_crc32c_hardware_available(void) {
@@ -79,7 +80,7 @@ bool archivist_crc32c_hardware_available(void) {
 
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <nmmintrin.h>
+#include <immintrin.h>
 #define CRC32C_TARGET __attribute__((target("sse4.2")))
 #define CRC32C_HAVE_INSTRUCTIONS 1
 
@@ -92,6 +93,90 @@ static int cpu_has_crc32c(void) {
 CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return _mm_crc32_u64(crc, value); }
 CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
     return _mm_crc32_u8((uint32_t)crc, value);
+}
+
+// Carry-less multiplication folding, on CPUs with AVX-512 and VPCLMULQDQ: 256 bytes a round in
+// four 512-bit accumulators, four times what `crc32` can take. A 128-bit chunk X followed by L
+// bits contributes X·x^L; split X = H·x^64 + Lo (H the first eight bytes, in the low lane),
+// that is H·(x^(64+L) mod P) + Lo·(x^L mod P), at most 95 bits, which is XORed into the chunk
+// L bits ahead. A reflected carry-less product of a 64-bit lane and a 32-bit constant lands 33
+// bits higher, hence the constants x^(L+31) and x^(L-33). The last chunk, run through `crc32`
+// from a zero register, gives the register; the starting register is XORed into the first
+// four bytes instead (the update is linear).
+#define FOLD_TARGET __attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.2")))
+#define FOLD_MINIMUM 1024
+
+/// Whether the CPU and the OS support 512-bit registers and VPCLMULQDQ.
+static int cpu_has_vector_folding(void) {
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27)) /* OSXSAVE */) return 0;
+    if (!(ecx & (1u << 1)) /* PCLMULQDQ */ || __get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    if (!(ebx & (1u << 16)) /* AVX512F */ || !(ecx & (1u << 10)) /* VPCLMULQDQ */) return 0;
+    unsigned low, high;
+    __asm__("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    return (low & 0xe6) == 0xe6; // SSE, AVX, opmask and both halves of the ZMM state saved
+}
+
+static int vector_folding_present;
+/// Per distance in bytes (256, 192, 128, 64, 48, 32, 16): (x^(L+31), x^(L-33)) modulo P.
+static uint64_t fold_constants[7][2];
+static const size_t fold_distances[7] = {256, 192, 128, 64, 48, 32, 16};
+
+static void setup_vector_folding(void) {
+    for (int i = 0; i < 7; i++) {
+        uint64_t bits = 8 * (uint64_t)fold_distances[i];
+        fold_constants[i][0] = x_to_the_n_mod_p(bits + 31);
+        fold_constants[i][1] = x_to_the_n_mod_p(bits - 33);
+    }
+    vector_folding_present = cpu_has_crc32c() && cpu_has_vector_folding();
+}
+
+FOLD_TARGET static inline __m512i fold_constant512(int i) {
+    return _mm512_broadcast_i32x4(_mm_set_epi64x((long long)fold_constants[i][1], (long long)fold_constants[i][0]));
+}
+
+/// `x` moved forward by the constant's distance, XORed with `data`.
+FOLD_TARGET static inline __m512i fold512(__m512i x, __m512i k, __m512i data) {
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00), _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
+}
+
+FOLD_TARGET static inline __m128i fold128(__m128i x, int i) {
+    __m128i k = _mm_set_epi64x((long long)fold_constants[i][1], (long long)fold_constants[i][0]);
+    return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+/// Folds whole 256-byte rounds of at least one; returns the register after them.
+FOLD_TARGET static uint64_t fold_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) {
+    const unsigned char *p = *cursor;
+    size_t n = *length;
+    __m512i x0 = _mm512_loadu_si512((const void *)p), x1 = _mm512_loadu_si512((const void *)(p + 64));
+    __m512i x2 = _mm512_loadu_si512((const void *)(p + 128)), x3 = _mm512_loadu_si512((const void *)(p + 192));
+    x0 = _mm512_xor_si512(x0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)(uint32_t)crc)));
+    p += 256;
+    n -= 256;
+    const __m512i k256 = fold_constant512(0);
+    while (n >= 256) {
+        x0 = fold512(x0, k256, _mm512_loadu_si512((const void *)p));
+        x1 = fold512(x1, k256, _mm512_loadu_si512((const void *)(p + 64)));
+        x2 = fold512(x2, k256, _mm512_loadu_si512((const void *)(p + 128)));
+        x3 = fold512(x3, k256, _mm512_loadu_si512((const void *)(p + 192)));
+        p += 256;
+        n -= 256;
+    }
+    // Four accumulators into the last, then its four chunks into the last chunk.
+    x3 = fold512(x0, fold_constant512(1), x3);
+    x3 = fold512(x1, fold_constant512(2), x3);
+    x3 = fold512(x2, fold_constant512(3), x3);
+    __m128i last = _mm512_extracti32x4_epi32(x3, 3);
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 0), 4));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 1), 5));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 2), 6));
+    uint64_t result = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    result = _mm_crc32_u64(result, (uint64_t)_mm_extract_epi64(last, 1));
+    *cursor = p;
+    *length = n;
+    return result;
 }
 
 #elif defined(__aarch64__) || defined(__arm64__)
@@ -116,6 +201,11 @@ static int cpu_has_crc32c(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 
 static int cpu_has_crc32c(void) { return 0; }
 #endif
 
+#define FOLD_MINIMUM SIZE_MAX
+static const int vector_folding_present = 0;
+static void setup_vector_folding(void) {}
+static uint64_t fold_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) { (void)cursor; (void)length; return crc; }
+
 CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return __crc32cd((uint32_t)crc, value); }
 CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
     return __crc32cb((uint32_t)crc, value);
@@ -123,6 +213,7 @@ CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
 
 #else
 static int cpu_has_crc32c(void) { return 0; }
+static void setup_vector_folding(void) {}
 #endif
 
 // MARK: - The checksum
@@ -173,7 +264,8 @@ CRC32C_TARGET uint32_t archivist_crc32c_hardware(uint32_t seed, const void *byte
         count--;
     }
     if (count >= 3 * CRC32C_SHORT) {
-        pthread_once(&setup_once, setup); // the shift tables
+        pthread_once(&setup_once, setup); // the shift tables and fold constants
+        if (count >= FOLD_MINIMUM && vector_folding_present) crc = fold_rounds(crc, &p, &count);
         crc = interleaved(crc, &p, &count, CRC32C_LONG, shift_long);
         crc = interleaved(crc, &p, &count, CRC32C_SHORT, shift_short);
     }
