@@ -44,7 +44,8 @@ public protocol Archivable: SendableMetatype {
     ///
     /// Defaults to the unqualified type name (`String(describing: Self.self)`). Override it to
     /// keep archives readable after renaming the Swift type, or list the old name in
-    /// ``formerArchiveTypeNames``.
+    /// ``formerArchiveTypeNames``. A generic type's default name embeds its parameters' names
+    /// (`Box<Task>`), so renaming `Task` would change it too: give generic types a fixed name.
     static var archiveTypeName: String { get }
 
     /// The schema version written with this type; read it back while decoding with

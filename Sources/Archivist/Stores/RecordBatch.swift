@@ -30,6 +30,35 @@ where Record.ID: Archivable & Sendable {
 }
 
 extension RecordBatch: Archivable {
+    /// `RecordBatch`, whatever the record type is called, so that renaming the record type
+    /// (with ``Archivable/formerArchiveTypeNames`` or ``ArchiveOptions/renamedTypes``) keeps
+    /// every change-log entry readable.
+    public static var archiveTypeName: String { "RecordBatch" }
+
+    /// The names change logs written before version 2 of the log format used: the generic
+    /// default `RecordBatch<Name>`, for the record type's Swift name, its archive name and
+    /// each of its former archive names.
+    public static var formerArchiveTypeNames: [String] {
+        var names = [String(describing: Record.self), Record.archiveTypeName] + Record.formerArchiveTypeNames
+        names = names.map(legacyName(wrapping:))
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
+    /// The name a change-log entry had when the record type was archived as `recordTypeName`
+    /// (before the batch had a fixed name).
+    static func legacyName(wrapping recordTypeName: String) -> String { "RecordBatch<\(recordTypeName)>" }
+
+    /// `options` with each of its ``ArchiveOptions/renamedTypes`` also applied to the batches
+    /// of old change logs, whose names embed the record type's old name.
+    static func decodingOptions(_ options: ArchiveOptions) -> ArchiveOptions {
+        var extended = options
+        for old in options.renamedTypes.keys where extended.renamedTypes[legacyName(wrapping: old)] == nil {
+            extended.renamedTypes[legacyName(wrapping: old)] = archiveTypeName
+        }
+        return extended
+    }
+
     /// Writes the upserts and deletes (one change-log entry).
     public func encode(to archive: ArchiveEncoder) throws {
         try archive.encode(upserts, forKey: "upserts")

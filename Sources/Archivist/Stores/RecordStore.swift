@@ -97,7 +97,8 @@ where Record.ID: Archivable & Sendable {
             }
             var damage: Damage?
             if log.generation == generation {
-                let replay = try log.replay(as: RecordBatch<Record>.self, options: configuration.archiveOptions) {
+                let replay = try log.replay(
+                    as: RecordBatch<Record>.self, options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions)) {
                     table.apply(upserts: $0.upserts, deletes: $0.deletes)
                 }
                 if let bad = replay { damage = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) }
