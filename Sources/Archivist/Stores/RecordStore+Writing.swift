@@ -41,7 +41,7 @@ extension RecordStore {
     /// ```
     ///
     /// - Returns: The record as saved.
-    /// - Throws: ``StoreError`` with `notFound`, an error `body` throws, or an I/O code; on
+    /// - Throws: ``StoreError`` with `notFound`, the error `body` throws (unchanged), or an I/O code; on
     ///   error nothing changed.
     /// - Complexity: Blocking file I/O: one log append, independent of the store's size.
     @discardableResult
@@ -50,7 +50,11 @@ extension RecordStore {
             guard var record = record(id: id) else {
                 throw StoreError(.notFound, "no record with id \(id)", fileURL: directory)
             }
-            try body(&record)
+            do {
+                try body(&record)
+            } catch {
+                throw CallerError(error: error)
+            }
             var batch = RecordBatch(upserting: [record])
             if record.id != id { batch.delete(id: id) }
             try commit(batch)
@@ -134,6 +138,8 @@ extension RecordStore {
             return try body()
         } catch let error as StoreError {
             throw error
+        } catch let error as CallerError {
+            throw error.error
         } catch {
             throw StoreError(wrapping: error, fileURL: directory)
         }
@@ -186,4 +192,10 @@ extension RecordStore {
         try? log.reset(generation: generation)   // retried before the next append if it fails
         if let folderSyncFailure { throw folderSyncFailure }
     }
+}
+
+/// An error thrown by a caller's closure (the body of ``RecordStore/update(id:_:)``), carried
+/// through ``RecordStore/writing(_:)`` so that it reaches the caller unchanged.
+struct CallerError: Error {
+    var error: any Error
 }
