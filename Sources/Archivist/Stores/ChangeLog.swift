@@ -7,115 +7,175 @@ import Darwin
 
 /// The append-only change log of a ``RecordStore``, plus its snapshot file.
 ///
-/// `records.log` is a 16-byte header (`"ARVL"`, version u16 = 1, flags u16 = 0, generation
-/// u64, little-endian) followed by entries, each a u32 little-endian length and a native
-/// archive (which carries its own CRC32C). An entry is committed once its bytes are written
-/// (and synced, per the durability); replay stops at the first incomplete or corrupt entry.
+/// `records.log` (format version 2) is a 24-byte header — `"ARVL"`, version u16 = 2, flags
+/// u16 = 0, generation u64, the CRC32C of those 16 bytes u32, zero u32; little-endian —
+/// followed by entries, each a u32 little-endian length and a native archive (which carries
+/// its own CRC32C). Version 1 logs (a 16-byte header without the checksum) are still read
+/// and appended to until their next reset, which writes version 2. See
+/// `docs/ArchiveFormat.md`.
+///
+/// The header's generation says which snapshot the entries apply to. A log is discarded
+/// only with proof that it is folded in (a checksummed generation older than the snapshot's,
+/// or no entries at all); anything else that does not fit — a header whose checksum fails, a
+/// generation newer than the snapshot's, an old unchecksummed log with entries — is moved to
+/// a quarantine file and reported.
 final class ChangeLog {
     static let magic: [UInt8] = Array("ARVL".utf8)
-    static let headerSize = 16
+    /// The header of version 2 logs, which this code writes.
+    static let headerSize = 24
+    /// The header of version 1 logs (no checksum).
+    static let legacyHeaderSize = 16
 
     let logPath: String
     let snapshotPath: String
     let directory: String
     let durability: Durability
     let fileSystem: FileSystem
-    private var fd: Int32
-    /// Bytes of entries after the header.
-    private(set) var size: Int
-    private(set) var generation: UInt64
+    private var fd: Int32 = -1
+    /// The header size of the open log (16 for a version 1 log, else 24).
+    private(set) var headerSize = ChangeLog.headerSize
+    /// The generation in the open log's header.
+    private(set) var generation: UInt64 = 0
+    /// The file offset just past the last entry read or appended.
+    private(set) var end = ChangeLog.headerSize
     /// A generation the log must be reset to before anything is appended: set once a newer
     /// snapshot is in place, cleared when a reset completes. Appending to the old log would
     /// write entries the next open discards as already folded in.
     private var resetPending: UInt64?
-    /// Whether a failed append may have left bytes past `size` that could not be cut off.
+    /// Whether a failed append may have left bytes past `end` that could not be cut off.
     private var tailDamaged = false
 
-    private init(directory: String, durability: Durability, fileSystem: FileSystem, fd: Int32, size: Int, generation: UInt64) {
-        self.directory = directory
+    /// Bytes of entries after the header.
+    var size: Int { end - headerSize }
+
+    /// A log in `url` (the folder is created 0700); nothing is read until
+    /// ``load(snapshotGeneration:as:options:apply:)``. Temporaries of dead writers are swept.
+    init(directory url: URL, durability: Durability, fileSystem: FileSystem = .posix) throws {
+        directory = url.standardizedFileURL.path
         logPath = directory + "/records.log"
         snapshotPath = directory + "/records.snapshot"
         self.durability = durability
         self.fileSystem = fileSystem
-        self.fd = fd
-        self.size = size
-        self.generation = generation
-    }
-
-    deinit { _ = fileSystem.close(fd) }
-
-    /// Opens the log in `directory` (creating folder and log), sweeps leftover temporaries,
-    /// and reads the snapshot's bytes if there is one.
-    static func open(
-        directory url: URL, durability: Durability, fileSystem: FileSystem = .posix
-    ) throws -> (log: ChangeLog, snapshot: Data?) {
-        let directory = url.standardizedFileURL.path
         try fileSystem.makeDirectories(directory)
         TemporaryName.sweepAbandoned(inFolder: directory, fileSystem: fileSystem)
-        let snapshot = try AtomicFile.read(path: directory + "/records.snapshot", fileSystem: fileSystem).map { Data($0) }
-        let logPath = directory + "/records.log"
-        var header = try AtomicFile.read(path: logPath, limit: headerSize, fileSystem: fileSystem)
-        if header == nil || header!.count < headerSize {
-            // Missing, or torn while being created: start an empty log of generation 0. (A
-            // snapshot of a later generation makes the caller reset it again.)
-            let fresh = makeHeader(generation: 0)
-            try fresh.withUnsafeBytes { raw in
-                _ = try AtomicFile.write([raw], toPath: logPath, durability: durability, fileSystem: fileSystem)
-            }
-            header = fresh
-        }
-        guard let header, Array(header[0..<4]) == magic, header[4] == 1, header[5] == 0, header[6] == 0, header[7] == 0 else {
+    }
+
+    deinit { if fd >= 0 { _ = fileSystem.close(fd) } }
+
+    /// The snapshot's bytes, or `nil` when there is none.
+    func readSnapshot() throws -> Data? {
+        try AtomicFile.read(path: snapshotPath, fileSystem: fileSystem).map { Data($0) }
+    }
+
+    /// A version 2 header of `generation`.
+    static func makeHeader(generation: UInt64) -> [UInt8] {
+        var bytes = magic + [2, 0, 0, 0]
+        withUnsafeBytes(of: generation.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: CRC32C.checksum(bytes).littleEndian) { bytes += $0 }
+        return bytes + [0, 0, 0, 0]
+    }
+
+    /// What a log's first bytes say.
+    enum Header: Equatable {
+        /// No log, or fewer bytes than a header: no entries.
+        case absent
+        /// A readable header.
+        case valid(version: Int, generation: UInt64)
+        /// A version 2 header whose checksum fails.
+        case damaged
+    }
+
+    /// Reads a header from the start of `bytes`.
+    ///
+    /// - Throws: ``StoreError`` `corrupt` when the bytes are not a change log or of an unknown version.
+    func parseHeader(_ bytes: [UInt8]) throws -> Header {
+        guard bytes.count >= Self.legacyHeaderSize else { return .absent }
+        guard Array(bytes[0..<4]) == Self.magic, bytes[5] == 0, bytes[6] == 0, bytes[7] == 0,
+              bytes[4] == 1 || bytes[4] == 2
+        else {
             throw StoreError(.corrupt, "records.log has an unknown header", fileURL: URL(fileURLWithPath: logPath))
         }
-        let generation = header[8..<16].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-        let fd = fileSystem.open(logPath, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CacheError.posix("open", path: logPath, errno: errno) }
-        var status = stat()
-        guard fileSystem.fstat(fd, &status) == 0 else {
-            _ = fileSystem.close(fd)
-            throw CacheError.posix("fstat", path: logPath, errno: errno)
+        let generation = Self.uint64(bytes, at: 8)
+        guard bytes[4] == 2 else { return .valid(version: 1, generation: generation) }
+        guard bytes.count >= Self.headerSize,
+              Self.uint32(bytes, at: 16) == CRC32C.checksum(bytes[0..<16]), Self.uint32(bytes, at: 20) == 0
+        else { return .damaged }
+        return .valid(version: 2, generation: generation)
+    }
+
+    /// Opens the log afresh and replays it onto a snapshot of `snapshotGeneration`: every
+    /// complete entry goes to `apply`. Whatever cannot be trusted is quarantined and its size
+    /// and file returned: a torn or corrupt tail; or the whole log when its header is damaged,
+    /// its generation is newer than the snapshot's, or it is an unchecksummed version 1 log
+    /// whose entries the generation alone would discard.
+    func load<Entry: Archivable>(
+        snapshotGeneration: UInt64, as type: Entry.Type, options: ArchiveOptions, apply: (Entry) -> Void
+    ) throws -> (bytes: Int, url: URL)? {
+        resetPending = nil
+        tailDamaged = false
+        try reopen()
+        let bytes = try readFromFD(offset: 0)
+        switch try parseHeader(bytes) {
+        case .absent:
+            try reset(generation: snapshotGeneration)
+            return nil
+        case .damaged:
+            return try quarantineAll(bytes, from: 0, generation: snapshotGeneration)
+        case .valid(let version, let logGeneration):
+            headerSize = version == 1 ? Self.legacyHeaderSize : Self.headerSize
+            generation = logGeneration
+            end = headerSize
+            if logGeneration > snapshotGeneration {
+                return try quarantineAll(bytes, from: 0, generation: snapshotGeneration)
+            }
+            if logGeneration < snapshotGeneration {
+                // Version 2: a checksummed older generation proves a compaction folded it in.
+                // Version 1: only an empty log is proof that nothing is lost.
+                if version == 1 && bytes.count > headerSize {
+                    return try quarantineAll(bytes, from: headerSize, generation: snapshotGeneration)
+                }
+                try reset(generation: snapshotGeneration)
+                return nil
+            }
+            return try replay(bytes, from: headerSize, as: type, options: options, apply: apply)
         }
-        let log = ChangeLog(
-            directory: directory, durability: durability, fileSystem: fileSystem, fd: fd,
-            size: Int(status.st_size) - headerSize, generation: generation)
-        return (log, snapshot)
     }
 
-    static func makeHeader(generation: UInt64) -> [UInt8] {
-        var bytes = magic + [1, 0, 0, 0]
-        withUnsafeBytes(of: generation.littleEndian) { bytes += $0 }
-        return bytes
-    }
-
-    /// Decodes every complete entry in order and hands it to `apply`. A torn or corrupt tail is
-    /// copied to a quarantine file and cut off the log.
-    func replay<Entry: Archivable>(
+    /// Reads and applies the entries appended after ``end`` (by another process); a torn or
+    /// corrupt tail — possible only when its writer died, since every append holds the
+    /// store's file lock — is quarantined and cut off.
+    ///
+    /// - Returns: The quarantined tail, if any.
+    func readNewEntries<Entry: Archivable>(
         as type: Entry.Type, options: ArchiveOptions, apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
-        guard let bytes = try AtomicFile.read(path: logPath, fileSystem: fileSystem) else { return nil }
-        var offset = Self.headerSize
-        var damagedAt: Int?
-        while offset < bytes.count {
-            guard bytes.count - offset >= 4 else { damagedAt = offset; break }
-            let length = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            guard length <= bytes.count - offset - 4 else { damagedAt = offset; break }
-            let start = offset + 4
-            do {
-                let entry = try Archive.decode(Entry.self, from: Data(bytes[start..<(start + length)]), options: options)
-                apply(entry)
-            } catch {
-                damagedAt = offset
-                break
-            }
-            offset = start + length
-        }
-        guard let damagedAt else { return nil }
-        let quarantine = URL(fileURLWithPath: directory + "/records.log.quarantine-\(UInt64(Date().timeIntervalSince1970 * 1_000))")
-        try Data(bytes[damagedAt...]).withUnsafeBytes { raw in
-            _ = try AtomicFile.write([raw], toPath: quarantine.path, durability: durability, fileSystem: fileSystem)
-        }
-        try truncate(to: damagedAt)
-        return (bytes.count - damagedAt, quarantine)
+        let bytes = try readFromFD(offset: end)
+        guard !bytes.isEmpty else { return nil }
+        return try replay(bytes, from: 0, fileOffset: end, as: type, options: options, apply: apply)
+    }
+
+    /// How the log file at ``logPath`` compares with what this log has read.
+    enum FileState {
+        /// The same file, of the expected generation, with nothing past ``end``.
+        case current
+        /// The same file with entries past ``end`` (another process appended).
+        case grown
+        /// Another file or generation, or a pending repair: reload from disk.
+        case replaced
+    }
+
+    /// Compares the file at ``logPath`` with the open one and what was read of it.
+    ///
+    /// - Complexity: Two system calls (`stat`, `fstat`).
+    func state(expectedGeneration expected: UInt64) -> FileState {
+        guard fd >= 0, resetPending == nil, !tailDamaged, generation == expected else { return .replaced }
+        var atPath = stat()
+        var open = stat()
+        guard stat(logPath, &atPath) == 0, fileSystem.fstat(fd, &open) == 0,
+              atPath.st_ino == open.st_ino, atPath.st_dev == open.st_dev
+        else { return .replaced }
+        if Int(open.st_size) == end { return .current }
+        return Int(open.st_size) > end ? .grown : .replaced
     }
 
     /// Appends one entry; on failure the log is cut back so no partial entry stays.
@@ -128,7 +188,7 @@ final class ChangeLog {
         frame.reserveCapacity(entry.count + 4)
         withUnsafeBytes(of: UInt32(entry.count).littleEndian) { frame += $0 }
         frame += entry
-        let before = size
+        let before = end
         do {
             try frame.withUnsafeBytes { raw in
                 try AtomicFile.writeAll(raw, to: fd, path: logPath, fileSystem: fileSystem)
@@ -136,10 +196,10 @@ final class ChangeLog {
             if durability != .none && fileSystem.fsync(fd) != 0 {
                 throw CacheError.posix("fsync change log", path: logPath, errno: errno)
             }
-            size += frame.count
+            end += frame.count
         } catch {
             do {
-                try truncate(to: Self.headerSize + before)
+                try truncate(to: before)
             } catch {
                 tailDamaged = true
             }
@@ -158,7 +218,7 @@ final class ChangeLog {
             }
         }
         if tailDamaged {
-            try truncate(to: Self.headerSize + size)
+            try truncate(to: end)
             tailDamaged = false
         }
     }
@@ -179,26 +239,124 @@ final class ChangeLog {
         let (_, folderSyncFailure) = try header.withUnsafeBytes { raw in
             try AtomicFile.replace([raw], toPath: logPath, durability: durability, fileSystem: fileSystem)
         }
-        let newFD = fileSystem.open(logPath, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
-        guard newFD >= 0 else { throw CacheError.posix("open", path: logPath, errno: errno) }
-        _ = fileSystem.close(fd)
-        fd = newFD
-        size = 0
+        try reopen()
+        headerSize = Self.headerSize
+        end = headerSize
         self.generation = generation
         resetPending = nil
         tailDamaged = false
         if let folderSyncFailure { throw folderSyncFailure }
     }
 
+    // MARK: - Reading and quarantining
+
+    /// Opens the file at ``logPath`` (creating it empty if missing) in place of the open one.
+    private func reopen() throws {
+        let newFD = fileSystem.open(logPath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard newFD >= 0 else { throw CacheError.posix("open", path: logPath, errno: errno) }
+        var status = stat()
+        if fileSystem.fstat(newFD, &status) == 0, status.st_mode & 0o777 != 0o600 {
+            _ = fileSystem.fchmod(newFD, 0o600)   // the umask may have stripped bits
+        }
+        if fd >= 0 { _ = fileSystem.close(fd) }
+        fd = newFD
+    }
+
+    /// The open log's bytes from `offset` to its end.
+    private func readFromFD(offset: Int) throws -> [UInt8] {
+        var status = stat()
+        guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: logPath, errno: errno) }
+        let capacity = max(0, Int(status.st_size) - offset)
+        guard capacity > 0 else { return [] }
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw CacheError.posix("lseek", path: logPath, errno: errno) }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = 0
+            while count < capacity {
+                let n = fileSystem.read(fd, buffer.baseAddress! + count, capacity - count)
+                if n > 0 {
+                    count += n
+                } else if n == 0 {
+                    break
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
+        }
+        if failure != 0 { throw CacheError.posix("read", path: logPath, errno: failure) }
+        return bytes
+    }
+
+    /// Decodes the entries in `bytes` from `start` (`bytes[0]` is at file offset
+    /// `fileOffset`), applying each and advancing ``end``; quarantines a bad tail.
+    private func replay<Entry: Archivable>(
+        _ bytes: [UInt8], from start: Int, fileOffset: Int = 0, as type: Entry.Type, options: ArchiveOptions,
+        apply: (Entry) -> Void
+    ) throws -> (bytes: Int, url: URL)? {
+        var offset = start
+        var damagedAt: Int?
+        while offset < bytes.count {
+            guard bytes.count - offset >= 4 else { damagedAt = offset; break }
+            let length = Int(Self.uint32(bytes, at: offset))
+            guard length <= bytes.count - offset - 4 else { damagedAt = offset; break }
+            let entryStart = offset + 4
+            do {
+                let entry = try Archive.decode(Entry.self, from: Data(bytes[entryStart..<(entryStart + length)]), options: options)
+                apply(entry)
+            } catch {
+                damagedAt = offset
+                break
+            }
+            offset = entryStart + length
+            end = fileOffset + offset
+        }
+        guard let damagedAt else { return nil }
+        let url = try quarantine(bytes[damagedAt...])
+        try truncate(to: fileOffset + damagedAt)
+        return (bytes.count - damagedAt, url)
+    }
+
+    /// Copies `bytes[start...]` to a quarantine file and starts an empty log of `generation`.
+    private func quarantineAll(_ bytes: [UInt8], from start: Int, generation: UInt64) throws -> (bytes: Int, url: URL) {
+        let url = try quarantine(bytes[start...])
+        try reset(generation: generation)
+        return (bytes.count - start, url)
+    }
+
+    /// Writes `bytes` to a new `records.log.quarantine-<milliseconds>-<pid>-<n>` file.
+    private func quarantine(_ bytes: ArraySlice<UInt8>) throws -> URL {
+        let serial = Self.quarantineCounter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        let name = "records.log.quarantine-\(UInt64(Date().timeIntervalSince1970 * 1_000))-\(getpid())-\(serial)"
+        let url = URL(fileURLWithPath: directory + "/" + name)
+        _ = try bytes.withUnsafeBytes { raw in
+            try AtomicFile.replace([raw], toPath: url.path, durability: durability, fileSystem: fileSystem)
+        }
+        return url
+    }
+
+    private static let quarantineCounter = Locked(0)
+
     private func truncate(to length: Int) throws {
         guard fileSystem.ftruncate(fd, off_t(length)) == 0 else {
             throw CacheError.posix("truncate change log", path: logPath, errno: errno)
         }
         if durability != .none { _ = fileSystem.fsync(fd) }
-        size = length - Self.headerSize
+        end = length
+    }
+
+    private static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+    }
+
+    private static func uint64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
     }
 }
 
-// Safety: `fd`, `size`, `generation`, `resetPending` and `tailDamaged` change only inside `RecordStore.writeLock` (and in
-// `open`/`replay` before the store is shared).
+// Safety: every `var` changes only inside `RecordStore.writeLock` (and in `load` before the
+// store is shared).
 extension ChangeLog: @unchecked Sendable {}

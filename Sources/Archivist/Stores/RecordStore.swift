@@ -60,10 +60,11 @@ where Record.ID: Archivable & Sendable {
     public let directory: URL
     /// The configuration the store was opened with.
     public let configuration: Configuration
-    /// The damage set aside on open, if any.
-    public let recoveredDamage: Damage?
+    /// The damage set aside on open (or later, when catching up with the log), if any.
+    public var recoveredDamage: Damage? { damage.withLock { $0 } }
 
     let state: Locked<RecordTable<Record>>
+    let damage = Locked<Damage?>(nil)
     /// Serializes writers; recursive so a writer's callback can write again on its thread.
     let writeLock = NSRecursiveLock()
     let log: ChangeLog
@@ -83,36 +84,35 @@ where Record.ID: Archivable & Sendable {
         self.directory = directory
         self.configuration = configuration
         queue = DispatchQueue(label: "Archivist.RecordStore")
+        state = Locked(RecordTable())
         do {
-            let opened = try ChangeLog.open(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
-            log = opened.log
-            var table = RecordTable<Record>()
-            var generation: UInt64 = 0
-            if let bytes = opened.snapshot {
-                let snapshot = try Archive.decode(
-                    RecordSnapshot<Record>.self, from: bytes, options: configuration.archiveOptions)
-                generation = snapshot.generation
-                for record in snapshot.records { table.upsert(record) }
-                table.snapshotBytes = bytes.count
-            }
-            var damage: Damage?
-            if log.generation == generation {
-                let replay = try log.replay(
-                    as: RecordBatch<Record>.self, options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions)) {
-                    table.apply(upserts: $0.upserts, deletes: $0.deletes)
-                }
-                if let bad = replay { damage = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) }
-            } else {
-                // A crash after a compaction wrote the snapshot but before it reset the log:
-                // the log's changes are already in the snapshot.
-                try log.reset(generation: generation)
-            }
-            recoveredDamage = damage
-            table.generation = generation
-            state = Locked(table)
+            log = try ChangeLog(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
+            try reloadFromDisk()
         } catch {
             throw StoreError(wrapping: error, fileURL: directory)
         }
+    }
+
+    /// Replaces the records in memory with the snapshot plus the change log, setting aside
+    /// what cannot be trusted (see ``ChangeLog/load(snapshotGeneration:as:options:apply:)``).
+    /// Call inside the write lock, or before the store is shared.
+    func reloadFromDisk() throws {
+        var table = RecordTable<Record>(sequencesAfter: state.withLock { $0.lastSequence })
+        if let bytes = try log.readSnapshot() {
+            let snapshot = try Archive.decode(
+                RecordSnapshot<Record>.self, from: bytes, options: configuration.archiveOptions)
+            table.generation = snapshot.generation
+            for record in snapshot.records { table.upsert(record) }
+            table.snapshotBytes = bytes.count
+        }
+        let bad = try log.load(
+            snapshotGeneration: table.generation, as: RecordBatch<Record>.self,
+            options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions)
+        ) {
+            table.apply(upserts: $0.upserts, deletes: $0.deletes)
+        }
+        state.withLock { $0 = table }
+        if let bad { damage.withLock { $0 = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) } }
     }
 
     /// Opens (or creates) the store of one signed-in user: a folder named by the MD5 of

@@ -11,6 +11,19 @@ struct RecordTable<Record: Identifiable> {
 
     var count: Int { entries.count }
 
+    /// An empty table.
+    init() {}
+
+    /// An empty table whose write sequence numbers continue after `last`, so that a table
+    /// reloaded from disk never reuses the sequence number of a write in the table it replaces.
+    init(sequencesAfter last: Int) { nextSequence = last + 1 }
+
+    /// The sequence number of the latest write (or one less than the next).
+    var lastSequence: Int { nextSequence - 1 }
+
+    /// The sequence number of the write that last stored the record with identifier `id`.
+    func sequence(of id: Record.ID) -> Int? { entries[id]?.sequence }
+
     func record(id: Record.ID) -> Record? { entries[id]?.record }
 
     mutating func upsert(_ record: Record) {
