@@ -11,6 +11,8 @@ import Foundation
 
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
+    "records-upsert": recordsUpsert,
+    "records-mixed": recordsMixed,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

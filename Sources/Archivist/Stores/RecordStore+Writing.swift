@@ -7,11 +7,11 @@ extension RecordStore {
     ///   `permissionDenied`, `ioFailed`); on error nothing changed.
     /// - Complexity: Blocking file I/O: one log append, independent of the store's size.
     public func insert(_ record: Record) throws {
-        try writing {
-            guard !contains(id: record.id) else {
+        try commit {
+            guard self.record(id: record.id) == nil else {
                 throw StoreError(.alreadyExists, "a record with id \(record.id) exists", fileURL: directory)
             }
-            try commit(RecordBatch(upserting: [record]))
+            return (RecordBatch(upserting: [record]), ())
         }
     }
 
@@ -20,7 +20,7 @@ extension RecordStore {
     /// - Throws: ``StoreError`` with an I/O code; on error nothing changed.
     /// - Complexity: Blocking file I/O: one log append, independent of the store's size.
     public func upsert(_ record: Record) throws {
-        try writing { try commit(RecordBatch(upserting: [record])) }
+        try commit(RecordBatch(upserting: [record]))
     }
 
     /// Upserts every record as one all-or-nothing batch.
@@ -28,7 +28,7 @@ extension RecordStore {
     /// - Throws: ``StoreError``; on error none of the records was written.
     /// - Complexity: Blocking file I/O: one log append of all the records.
     public func upsert<S: Sequence>(contentsOf records: S) throws where S.Element == Record {
-        try writing { try commit(RecordBatch(upserting: Array(records))) }
+        try commit(RecordBatch(upserting: Array(records)))
     }
 
     /// Changes one record in place and saves it.
@@ -47,18 +47,31 @@ extension RecordStore {
     @discardableResult
     public func update(id: Record.ID, _ body: (inout Record) throws -> Void) throws -> Record {
         try writing {
-            guard var record = record(id: id) else {
-                throw StoreError(.notFound, "no record with id \(id)", fileURL: directory)
+            // The body runs without the cross-process lock (never held across a caller's
+            // closure); if another process changed this record meanwhile, it runs again on
+            // the new value.
+            while true {
+                try crossProcessLock.withExclusive { try catchUpLocked() }
+                guard var record = record(id: id) else {
+                    throw StoreError(.notFound, "no record with id \(id)", fileURL: directory)
+                }
+                let committed = try watching(id) { isTouched in
+                    do {
+                        try body(&record)
+                    } catch {
+                        throw CallerError(error: error)
+                    }
+                    return try crossProcessLock.withExclusive { () throws -> Bool in
+                        try catchUpLocked()
+                        guard !isTouched() else { return false }
+                        var batch = RecordBatch(upserting: [record])
+                        if record.id != id { batch.delete(id: id) }
+                        try appendLocked(batch)
+                        return true
+                    }
+                }
+                if committed { return record }
             }
-            do {
-                try body(&record)
-            } catch {
-                throw CallerError(error: error)
-            }
-            var batch = RecordBatch(upserting: [record])
-            if record.id != id { batch.delete(id: id) }
-            try commit(batch)
-            return record
         }
     }
 
@@ -68,12 +81,11 @@ extension RecordStore {
     /// - Throws: ``StoreError`` with an I/O code; on error nothing changed.
     @discardableResult
     public func delete(id: Record.ID) throws -> Bool {
-        try writing {
-            guard contains(id: id) else { return false }
+        try commit {
+            guard self.record(id: id) != nil else { return (RecordBatch(), false) }
             var batch = RecordBatch<Record>()
             batch.delete(id: id)
-            try commit(batch)
-            return true
+            return (batch, true)
         }
     }
 
@@ -83,7 +95,7 @@ extension RecordStore {
     /// - Throws: ``StoreError``; on error nothing changed.
     /// - Complexity: Blocking file I/O: one log append.
     public func save(_ batch: RecordBatch<Record>) throws {
-        try writing { try commit(batch) }
+        try commit(batch)
     }
 
     /// Applies a batch in the background and calls `completion` there (seed 002's
@@ -116,7 +128,12 @@ extension RecordStore {
     ///   folder sync after the empty snapshot's rename failed (the message says it is in place).
     /// - Complexity: Blocking file I/O: writes an empty snapshot and resets the log.
     public func removeAll() throws {
-        try writing { try compactLocked(removingAll: true) }
+        try writing {
+            try crossProcessLock.withExclusive {
+                try catchUpLocked()
+                try compactLocked(removingAll: true)
+            }
+        }
     }
 
     /// Folds the change log into a new snapshot now (it also happens by itself once the log
@@ -125,7 +142,28 @@ extension RecordStore {
     /// - Throws: ``StoreError`` with an I/O code; the store stays usable and consistent.
     /// - Complexity: Blocking file I/O, O(n).
     public func compact() throws {
-        try writing { try compactLocked() }
+        try writing {
+            try crossProcessLock.withExclusive {
+                try catchUpLocked()
+                try compactLocked()
+            }
+        }
+    }
+
+    /// Reads the changes other processes committed since this one last wrote or refreshed.
+    ///
+    /// Reads (``record(id:)``, ``all()``, queries) answer from memory without touching the
+    /// disk; every write catches up by itself first, so upsert-by-id and
+    /// ``insert(_:)``'s duplicate check hold across processes. Call `refresh()` to see
+    /// another process's writes before reading.
+    ///
+    /// - Throws: ``StoreError`` with an I/O code, or `corrupt` when a new snapshot cannot
+    ///   be decoded; a torn tail left by a writer that died is set aside and reported in
+    ///   ``recoveredDamage``.
+    /// - Complexity: Two `stat`s when nothing changed; O(new entries) after appends; O(n)
+    ///   after another process compacted.
+    public func refresh() throws {
+        try writing { try crossProcessLock.withExclusive { try catchUpLocked() } }
     }
 
     // MARK: - Internals
@@ -145,8 +183,30 @@ extension RecordStore {
         }
     }
 
-    /// Appends the batch to the log, then makes it visible. Call inside ``writing(_:)``.
+    /// Commits a batch of this process's: under the cross-process lock, catches up with
+    /// other processes, appends, and makes it visible.
     private func commit(_ batch: RecordBatch<Record>) throws {
+        guard !batch.isEmpty else { return }
+        try commit { (batch, ()) }
+    }
+
+    /// Under the cross-process lock, catches up with other processes, asks `prepare` (this
+    /// file's own code, never a caller's closure) for the batch from the current records,
+    /// and appends it; `prepare` may throw to refuse.
+    private func commit<R>(_ prepare: () throws -> (RecordBatch<Record>, R)) throws -> R {
+        try writing {
+            try crossProcessLock.withExclusive {
+                try catchUpLocked()
+                let (batch, result) = try prepare()
+                try appendLocked(batch)
+                return result
+            }
+        }
+    }
+
+    /// Appends the batch to the log, then makes it visible; compacts when the log has grown
+    /// enough. Call inside ``writing(_:)`` and the cross-process lock, caught up.
+    private func appendLocked(_ batch: RecordBatch<Record>) throws {
         guard !batch.isEmpty else { return }
         let entry: Data
         do {
@@ -170,7 +230,8 @@ extension RecordStore {
     /// Writes a snapshot of generation + 1 atomically (of no records when `removingAll`),
     /// then resets the log to that generation. A crash between the two leaves a log of the old
     /// generation, which the next open recognizes as already folded in; a failed reset is
-    /// retried before the next append. Call inside ``writing(_:)``.
+    /// retried before the next append. Call inside ``writing(_:)`` and the cross-process lock,
+    /// caught up, so the snapshot holds every process's committed changes.
     ///
     /// - Throws: Before the snapshot's rename, with nothing changed; after it, only a failed
     ///   folder sync, whose message says the snapshot is in place.

@@ -68,6 +68,12 @@ where Record.ID: Archivable & Sendable {
     /// Serializes writers; recursive so a writer's callback can write again on its thread.
     let writeLock = NSRecursiveLock()
     let log: ChangeLog
+    /// Every process's writers take it around catching up, appending and compacting; it is
+    /// never held across a caller's closure or while idle (`records.lock`).
+    let crossProcessLock: FileLock
+    /// Records an ``update(id:_:)`` is changing outside the cross-process lock, and whether
+    /// another process has changed them since (see ``watching(_:_:)``).
+    let watches = Locked<[(id: Record.ID, touched: Bool)]>([])
     let queue: DispatchQueue
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
@@ -87,7 +93,8 @@ where Record.ID: Archivable & Sendable {
         state = Locked(RecordTable())
         do {
             log = try ChangeLog(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
-            try reloadFromDisk()
+            crossProcessLock = FileLock(path: log.directory + "/records.lock", fileSystem: fileSystem)
+            try crossProcessLock.withExclusive { try reloadFromDisk() }
         } catch {
             throw StoreError(wrapping: error, fileURL: directory)
         }
