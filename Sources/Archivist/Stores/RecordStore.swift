@@ -24,6 +24,13 @@ import Foundation
 /// Thread safety: `Sendable`; any thread or task may read and write. Writers are serialized
 /// (the change log has one end) and re-entrant: an ``update(id:_:)`` closure may read or write
 /// the store again. Readers never wait for a writer's disk I/O.
+///
+/// Several processes may open and write the same folder at once (an app and its extension in
+/// an app-group container, several workers of a service): every write first catches up with
+/// what the others appended, under the folder's cross-process lock (`records.lock`, held only
+/// for the catch-up and the append, never across a caller's closure), so no committed change
+/// is lost and compactions include everybody's. Reads answer from memory: they see other
+/// processes' writes after this process's next write or ``refresh()``.
 public final class RecordStore<Record: Archivable & Identifiable & Sendable>: Sendable
 where Record.ID: Archivable & Sendable {
     /// How a store writes.

@@ -53,6 +53,7 @@ private struct WorkerRecord: Codable, Archivable, Identifiable, Sendable {
             let fresh = try open(url)
             #expect(fresh.count == 600 && fresh.recoveredDamage == nil)
             #expect(fresh.record(id: "b-0")?.count == 8)
+            print("RecordStore cross-process lock, longest hold: \(first.crossProcessLock.longestHold) (compacting 600 records)")
         }
     }
 
