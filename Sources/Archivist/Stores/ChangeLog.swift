@@ -44,6 +44,9 @@ final class ChangeLog {
     private var resetPending: UInt64?
     /// Whether a failed append may have left bytes past `end` that could not be cut off.
     private var tailDamaged = false
+    /// Whether a load failed midway, so that what was read may not have reached the
+    /// records in memory: the next catch-up must load again.
+    private var loadIncomplete = false
 
     /// Bytes of entries after the header.
     var size: Int { end - headerSize }
@@ -113,8 +116,19 @@ final class ChangeLog {
     ) throws -> (bytes: Int, url: URL)? {
         resetPending = nil
         tailDamaged = false
+        loadIncomplete = true
         try reopen()
         let bytes = try readFromFD(offset: 0)
+        let damage = try trust(bytes, snapshotGeneration: snapshotGeneration, as: type, options: options, apply: apply)
+        loadIncomplete = false
+        return damage
+    }
+
+    /// The body of ``load(snapshotGeneration:as:options:apply:)``: judges the log's `bytes`.
+    private func trust<Entry: Archivable>(
+        _ bytes: [UInt8], snapshotGeneration: UInt64, as type: Entry.Type, options: ArchiveOptions,
+        apply: (Entry) -> Void
+    ) throws -> (bytes: Int, url: URL)? {
         switch try parseHeader(bytes) {
         case .absent:
             try reset(generation: snapshotGeneration)
@@ -168,7 +182,7 @@ final class ChangeLog {
     ///
     /// - Complexity: Two system calls (`stat`, `fstat`).
     func state(expectedGeneration expected: UInt64) -> FileState {
-        guard fd >= 0, resetPending == nil, !tailDamaged, generation == expected else { return .replaced }
+        guard fd >= 0, resetPending == nil, !tailDamaged, !loadIncomplete, generation == expected else { return .replaced }
         var atPath = stat()
         var open = stat()
         guard stat(logPath, &atPath) == 0, fileSystem.fstat(fd, &open) == 0,
