@@ -11,6 +11,8 @@ import Foundation
 
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
+    "plist-set": plistSet,
+    "preferences-set": preferencesSet,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
