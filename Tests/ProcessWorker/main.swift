@@ -13,6 +13,8 @@ let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "records-upsert": recordsUpsert,
     "records-mixed": recordsMixed,
+    "plist-set": plistSet,
+    "preferences-set": preferencesSet,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

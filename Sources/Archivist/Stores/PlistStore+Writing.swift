@@ -3,8 +3,9 @@ import Foundation
 extension PlistStore {
     /// Stores `value` for `key` in the plist called `name`, keeping the file's other keys.
     ///
-    /// The file is read, changed and replaced atomically while holding that file's lock, so
-    /// concurrent writers of different keys all land. A missing file is first seeded from its
+    /// The file is read, changed and replaced atomically while holding that file's lock (see
+    /// the type's discussion), so concurrent writers of different keys all land, whether they
+    /// are threads of this process or other processes. A missing file is first seeded from its
     /// default, if it has one. Writing a value equal to the stored one does not touch the disk.
     ///
     /// ```swift
@@ -64,16 +65,21 @@ extension PlistStore {
     public func write(_ root: [String: PlistValue], to name: String) throws {
         let url = try fileURL(for: name)
         let data = try encode(root, for: url)
-        try withFileLock(url) { try StoreFile.writeAtomically(data, to: url) }
+        try PlistFileLock.withExclusive(forPlistAt: url) {
+            _ = try write(data, of: root, to: url, replacing: try FileStamp.of(url))
+        }
     }
 
     /// Reads the root dictionary of the plist called `name`, lets `body` change it, and writes
     /// it back, all while holding that file's lock: the way to do a read-modify-write (add,
-    /// delete, update a record) that no concurrent writer can interleave with.
+    /// delete, update a record) that no concurrent writer, in this process or another, can
+    /// interleave with.
     ///
     /// The file is written only when `body` changed the dictionary. If `body` throws, nothing
-    /// is written. `body` must not write to the same plist through this store (that would
-    /// deadlock); reading it is fine.
+    /// is written. Every other writer of the file, in every process, waits while `body` runs:
+    /// keep it to changing the dictionary — no waiting, no network, no other file's I/O.
+    /// `body` must not write to the same plist (its write would be overwritten); reading it is
+    /// fine.
     ///
     /// ```swift
     /// let count = try store.update("taskData") { tasks in
@@ -93,20 +99,28 @@ extension PlistStore {
     public func update<Result>(
         _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> Result {
+        try modify(name, body).result
+    }
+
+    /// As ``update(_:_:)``, also returning the root as written (or as read, when unchanged).
+    func modify<Result>(
+        _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
+    ) throws -> (result: Result, snapshot: PlistSnapshot) {
         let url = try fileURL(for: name)
-        return try withFileLock(url) {
+        return try PlistFileLock.withExclusive(forPlistAt: url) {
             let old = try loadOrSeed(name, at: url)
-            var root = old
+            var root = old.root
             let result = try body(&root)
-            if root != old { try StoreFile.writeAtomically(try encode(root, for: url), to: url) }
-            return result
+            guard root != old.root else { return (result, old) }
+            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: old.stamp))
         }
     }
 
     /// Deletes the file of the plist called `name`; the next read seeds it again from its
     /// default, if it has one. Deleting a missing file does nothing.
     ///
-    /// This is also the way out of a ``StoreError/Code/corrupt`` file.
+    /// This is also the way out of a ``StoreError/Code/corrupt`` file. The hidden lock file
+    /// beside it stays: another process may hold it open.
     ///
     /// ```swift
     /// try store.removeFile(named: "taskData")
@@ -116,7 +130,9 @@ extension PlistStore {
     /// - Complexity: O(1); blocking file I/O.
     public func removeFile(named name: String) throws {
         let url = try fileURL(for: name)
-        try withFileLock(url) {
+        guard try FileStamp.of(url) != nil else { return forget(url) }
+        try PlistFileLock.withExclusive(forPlistAt: url) {
+            defer { forget(url) }
             do {
                 try FileManager.default.removeItem(at: url)
             } catch CocoaError.fileNoSuchFile {

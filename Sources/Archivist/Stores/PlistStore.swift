@@ -14,11 +14,19 @@ import Foundation
 /// does with `NSBundle`'s `taskData.plist`.
 ///
 /// **Safety.** Every write replaces the file atomically (temporary file, `fsync`, rename), so
-/// a reader sees the old root or the new one. Writers to the same file are serialized by a
-/// lock for that file, shared by all stores in the process, so concurrent
-/// ``set(_:forKey:in:)-(PlistValue,_,_)`` calls never lose each other's keys; reads and writes
-/// of other files do not wait. The lock is per process: two processes writing the same file
-/// can still overwrite each other's changes.
+/// a reader sees the old root or the new one. Every read-modify-write (``set(_:forKey:in:)-(PlistValue,_,_)``,
+/// ``removeValue(forKey:in:)``, ``update(_:_:)``, …) holds the file's lock — a `flock` on the
+/// hidden file `.lock.<name>` beside it, respected by every store and ``Preferences`` of every
+/// process — so writers of different keys never lose each other's keys, in one process or in
+/// several (an app and its extensions in an app-group container, several workers of a
+/// service). The lock is held only while one read-modify-write runs, never while idle, and
+/// reads never take it. Reads and writes of other files do not wait.
+///
+/// **Reading is cheap when nothing changed.** A store remembers the root it last read or
+/// wrote for each file with the file's stamp (device, inode, size, modification time to the
+/// nanosecond); a read whose `stat` shows the same stamp is served from memory, and any change
+/// — by this process or another — is read from the file. Writers keep the modification times
+/// of a file strictly increasing, so a stamp never comes back.
 ///
 /// ```swift
 /// let store = PlistStore(directory: documents.appendingPathComponent("MyDatas"), format: .binary,
@@ -49,14 +57,16 @@ public final class PlistStore: Sendable {
     /// The format the store writes.
     public let format: Format
     private let defaultFileURL: @Sendable (String) -> URL?
-    /// One lock per plist file, shared by every store in the process, so that two stores (or
-    /// a store and ``Preferences``) opened on the same folder still serialize their writes.
-    private static let fileLocks = KeyLocks()
+    /// The root last read or written per file path, with the file's stamp then.
+    private let snapshots = Locked<[String: PlistSnapshot]>([:])
+    /// How many files' roots a store remembers; beyond that, it forgets some.
+    static let snapshotLimit = 32
 
     /// Creates a store over the plist files in `directory`.
     ///
-    /// Temporary files left behind by a write that died before its rename, and older than a
-    /// minute (a younger one may be another store's write in progress), are deleted.
+    /// Temporary files left behind by writes that died before their rename are deleted:
+    /// those whose owning process is dead, or that are older than ten minutes (see
+    /// ``TemporaryName``); a live process's write in progress keeps its temporary.
     ///
     /// ```swift
     /// let store = PlistStore(
@@ -112,11 +122,10 @@ public final class PlistStore: Sendable {
     /// - Throws: ``StoreError``: `corrupt` when the file (or the default) is not a plist with a
     ///   dictionary root, `notRepresentable` when it holds an integer beyond `Int`,
     ///   `invalidName`, `permissionDenied` or `ioFailed`.
-    /// - Complexity: O(n) in the file's size; blocking file I/O (a write too, when seeding).
+    /// - Complexity: One `stat` when the file is unchanged since this store last read or wrote
+    ///   it; otherwise O(n) in the file's size. Blocking file I/O (a write too, when seeding).
     public func root(of name: String) throws -> [String: PlistValue] {
-        let url = try fileURL(for: name)
-        if let data = try StoreFile.contents(of: url) { return try Self.decodeRoot(data, from: url) }
-        return try withFileLock(url) { try loadOrSeed(name, at: url) }
+        try snapshot(of: name).root
     }
 
     /// The root dictionary of the plist called `name`, as in the seed's `PlistManager`.
@@ -191,23 +200,90 @@ public final class PlistStore: Sendable {
         try value(Value.self, forKey: key, in: name) ?? defaultValue
     }
 
-    // MARK: Internals shared with the writing extension
+    // MARK: Internals shared with the writing extension and Preferences
 
-    /// Runs `body` holding the process-wide lock of the file at `url`.
-    func withFileLock<R>(_ url: URL, _ body: () throws -> R) rethrows -> R {
-        try Self.fileLocks.withLock(url.standardizedFileURL.path, body)
+    /// The current root of the plist called `name` and its file's stamp: from memory when the
+    /// file is the version this store last saw, else read; a missing file is seeded under its
+    /// lock when it has a default.
+    func snapshot(of name: String) throws -> PlistSnapshot {
+        let url = try fileURL(for: name)
+        if let current = try currentSnapshot(at: url) { return current }
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
+        return try PlistFileLock.withExclusive(forPlistAt: url) {
+            try currentSnapshot(at: url) ?? seed(url, from: defaultURL)
+        }
+    }
+
+    /// The file's current root, or `nil` when the file does not exist.
+    func currentSnapshot(at url: URL) throws -> PlistSnapshot? {
+        guard let stamp = try FileStamp.of(url) else {
+            forget(url)
+            return nil
+        }
+        if let known = snapshots.withLock({ $0[url.path] }), known.stamp == stamp { return known }
+        guard let (data, readStamp) = try StoreFile.stampedContents(of: url) else {
+            forget(url)
+            return nil
+        }
+        let snapshot = PlistSnapshot(stamp: readStamp, root: try Self.decodeRoot(data, from: url))
+        remember(snapshot, for: url)
+        return snapshot
     }
 
     /// Reads the file, or seeds it from its default; call holding the file's lock.
-    func loadOrSeed(_ name: String, at url: URL) throws -> [String: PlistValue] {
-        if let data = try StoreFile.contents(of: url) { return try Self.decodeRoot(data, from: url) }
-        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return [:] }
+    func loadOrSeed(_ name: String, at url: URL) throws -> PlistSnapshot {
+        if let current = try currentSnapshot(at: url) { return current }
+        return try seed(url, from: defaultFileURL(try Self.baseName(name)))
+    }
+
+    /// Writes the missing file from its default, if it has one; call holding its lock.
+    private func seed(_ url: URL, from defaultURL: URL?) throws -> PlistSnapshot {
+        guard let defaultURL else { return PlistSnapshot(stamp: nil, root: [:]) }
         guard let data = try StoreFile.contents(of: defaultURL) else {
             throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
         }
         let root = try Self.decodeRoot(data, from: defaultURL)
-        try StoreFile.writeAtomically(try encode(root, for: url), to: url)
-        return root
+        return try write(try encode(root, for: url), of: root, to: url, replacing: nil)
+    }
+
+    /// Replaces the file with `data` (the encoding of `root`) and remembers the new version —
+    /// as a read will see it: XML keeps dates to the second, so an XML file is decoded again;
+    /// binary keeps every value exactly. Call holding the file's lock, with the stamp of the
+    /// version being replaced.
+    func write(
+        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
+    ) throws -> PlistSnapshot {
+        do {
+            try StoreFile.writeAtomically(data, to: url)
+        } catch {
+            // The rename may have happened (a failed folder sync): keep the stamps increasing.
+            _ = FileStamp.makeNewer(url, than: previous)
+            forget(url)
+            throw error
+        }
+        let stamp = FileStamp.makeNewer(url, than: previous)
+        guard let written = format == .binary ? root : try? Self.decodeRoot(data, from: url) else {
+            forget(url)   // cannot happen for data just encoded; the next read parses the file
+            return PlistSnapshot(stamp: nil, root: root)
+        }
+        let snapshot = PlistSnapshot(stamp: stamp, root: written)
+        remember(snapshot, for: url)
+        return snapshot
+    }
+
+    /// Forgets the remembered root of the file at `url`.
+    func forget(_ url: URL) {
+        snapshots.withLock { $0[url.path] = nil }
+    }
+
+    private func remember(_ snapshot: PlistSnapshot, for url: URL) {
+        guard snapshot.stamp != nil else { return forget(url) }
+        snapshots.withLock { snapshots in
+            if snapshots[url.path] == nil, snapshots.count >= Self.snapshotLimit, let any = snapshots.keys.first {
+                snapshots[any] = nil
+            }
+            snapshots[url.path] = snapshot
+        }
     }
 
     /// Encodes `root` in the store's format.
@@ -259,4 +335,11 @@ public final class PlistStore: Sendable {
         }
         return base
     }
+}
+
+/// A plist file's root dictionary and the ``FileStamp`` of the version it was read from or
+/// written as (`nil` when the file does not exist or changed while it was read).
+struct PlistSnapshot: Sendable {
+    var stamp: FileStamp?
+    var root: [String: PlistValue]
 }

@@ -4,10 +4,14 @@ import Foundation
 /// (`[userDefaults setBool:YES forKey:@"firstLogin"]`) with keys that carry their type and
 /// default.
 ///
-/// The whole file is loaded when the preferences are opened and kept in memory, so reads are
-/// lock-protected dictionary lookups that never touch the disk. Each write goes through to the
-/// file at once (atomically, through ``PlistStore``) and only then updates memory, so there is
-/// no `synchronize()` to forget; if the write fails, memory keeps the old value too.
+/// The whole file is loaded when the preferences are opened and kept in memory. A read costs
+/// one `stat` of the file and a dictionary lookup: when the file's stamp (device, inode,
+/// size, modification time to the nanosecond) is the one last seen, memory answers; when
+/// another process, or another `Preferences` or ``PlistStore`` on the file, changed it, the
+/// file is read again first — a value whose `set` has returned anywhere is what the next read
+/// returns. Each write goes through to the file at once (atomically, through ``PlistStore``,
+/// under the file's cross-process lock) and only then updates memory, so there is no
+/// `synchronize()` to forget; if the write fails, memory keeps the old value too.
 ///
 /// **Wrong types read as the default.** A value of another type than the key's (left by an
 /// older app version, or written through another key of the same name) reads as the key's
@@ -15,11 +19,11 @@ import Foundation
 /// ``storedValue(for:)`` to see the stored value strictly, with a thrown
 /// ``StoreError/Code/typeMismatch``. The next ``set(_:for:)`` replaces the stray value.
 ///
-/// **Threads.** Any thread or task may read and write. Writes are serialized among
-/// themselves (a write of one key never loses another's), and reads never wait for the disk.
-/// Changes made to the file behind the object's back (by another `Preferences` or
-/// ``PlistStore`` on the same file) are merged by the next write and visible after
-/// ``reload()``.
+/// **Threads and processes.** Any thread or task, and any number of processes (an app and
+/// its extensions sharing an app-group container), may read and write one preferences file.
+/// Writes hold the file's lock (see ``PlistStore``), so a write of one key never loses
+/// another's; reads never wait for a writer. When the file cannot be read (another writer
+/// left it corrupt), reads serve the values last read and the next write throws.
 ///
 /// ```swift
 /// let preferences = try Preferences(store: PlistStore(directory: libraryPreferences, format: .binary))
@@ -35,9 +39,8 @@ public final class Preferences: Sendable {
     public let name: String
     /// The file the preferences live in, as in `print(preferences.fileURL.path)`.
     public let fileURL: URL
-    private let cache: Locked<[String: PlistValue]>
-    /// Serializes writes so that the cache is replaced in the order the file was.
-    private let writeLock = Lock()
+    /// The file's root as last read or written, with the file's stamp then.
+    private let remembered: Locked<PlistSnapshot>
 
     /// Opens the preferences kept in the plist called `name` of `store`, reading the file
     /// (or seeding it from the store's default for `name`).
@@ -57,7 +60,7 @@ public final class Preferences: Sendable {
         self.store = store
         self.name = name
         self.fileURL = try store.fileURL(for: name)
-        self.cache = Locked(try store.root(of: name))
+        self.remembered = Locked(try store.snapshot(of: name))
     }
 
     /// The value of `key`, or its default when it is absent or stored with another type.
@@ -66,7 +69,7 @@ public final class Preferences: Sendable {
     /// let isFirstLogin = preferences[.firstLogin]
     /// ```
     ///
-    /// - Complexity: O(1) expected; no file I/O.
+    /// - Complexity: O(1) expected: one `stat`; O(n) in the file's size when it changed.
     public subscript<Value>(key: PreferenceKey<Value>) -> Value {
         value(for: key)
     }
@@ -78,10 +81,10 @@ public final class Preferences: Sendable {
     /// let launches = preferences.value(for: Keys.launchCount)
     /// ```
     ///
-    /// - Complexity: O(1) expected (O(n) for an array or dictionary value of n elements); no
-    ///   file I/O.
+    /// - Complexity: O(1) expected (O(n) for an array or dictionary value of n elements): one
+    ///   `stat`; O(n) in the file's size when it changed.
     public func value<Value>(for key: PreferenceKey<Value>) -> Value {
-        guard let stored = cache.withLock({ $0[key.name] }) else { return key.defaultValue }
+        guard let stored = currentRoot()[key.name] else { return key.defaultValue }
         return Value(plistValue: stored) ?? key.defaultValue
     }
 
@@ -94,9 +97,9 @@ public final class Preferences: Sendable {
     /// ```
     ///
     /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch``.
-    /// - Complexity: O(1) expected; no file I/O.
+    /// - Complexity: as ``value(for:)``.
     public func storedValue<Value>(for key: PreferenceKey<Value>) throws -> Value? {
-        guard let stored = cache.withLock({ $0[key.name] }) else { return nil }
+        guard let stored = currentRoot()[key.name] else { return nil }
         return try PlistStore.convert(stored, to: Value.self, key: key.name, url: fileURL)
     }
 
@@ -138,29 +141,36 @@ public final class Preferences: Sendable {
         try change { $0.removeAll() }
     }
 
-    /// Re-reads the file, picking up changes written by someone else.
+    /// Re-reads the file now, reporting an error that reads hide (they serve the values last
+    /// read when the file cannot be read). Reads already notice changes made by others, so
+    /// this is not needed to see them.
     ///
     /// ```swift
     /// try preferences.reload()
     /// ```
     ///
     /// - Throws: as ``init(store:name:)``; memory keeps the old values.
-    /// - Complexity: O(n) in the file's size; blocking file I/O.
+    /// - Complexity: as ``value(for:)``.
     public func reload() throws {
-        try writeLock.withLock {
-            let root = try store.root(of: name)
-            cache.withLock { $0 = root }
-        }
+        let current = try store.snapshot(of: name)
+        remembered.withLock { $0 = current }
     }
 
-    /// Applies `body` to the file's root through the store, then publishes the written root.
+    /// The file's root: from memory when the file's stamp is the one last seen, else read
+    /// (or, when it cannot be read, the root last read).
+    private func currentRoot() -> [String: PlistValue] {
+        let known = remembered.withLock { $0 }
+        if let stamp = known.stamp, (try? FileStamp.of(fileURL)) == stamp { return known.root }
+        guard let current = try? store.snapshot(of: name) else { return known.root }
+        // Two readers may race here; a stale winner is read again by the next read (its
+        // stamp differs from the file's), so memory is never trusted beyond one `stat`.
+        remembered.withLock { $0 = current }
+        return current.root
+    }
+
+    /// Applies `body` to the file's root through the store, then remembers the written root.
     private func change(_ body: (inout [String: PlistValue]) -> Void) throws {
-        try writeLock.withLock {
-            let root = try store.update(name) { root in
-                body(&root)
-                return root
-            }
-            cache.withLock { $0 = root }
-        }
+        let written = try store.modify(name) { root in body(&root) }.snapshot
+        remembered.withLock { $0 = written }
     }
 }

@@ -15,6 +15,20 @@ enum StoreFile {
         }
     }
 
+    /// Reads the whole file at `url` with the ``FileStamp`` of the version read, or returns
+    /// `nil` when it does not exist. The stamp is `nil` when the file changed while it was
+    /// read (the stamps before and after differ), so a caller never pairs contents with the
+    /// stamp of another version.
+    ///
+    /// - Throws: ``StoreError`` (`permissionDenied`, `ioFailed`) naming the file.
+    /// - Complexity: O(n) blocking file I/O, plus two `stat`s.
+    static func stampedContents(of url: URL) throws -> (data: Data, stamp: FileStamp?)? {
+        let before = try FileStamp.of(url)
+        guard let data = try contents(of: url) else { return nil }
+        let after = try FileStamp.of(url)
+        return (data, before == after ? after : nil)
+    }
+
     /// Replaces the file at `url` with `data` atomically through ``AtomicFile``: a temporary
     /// file (0600) in the same folder, `fsync`, rename, and a sync of the folder, so a reader
     /// sees the old contents or the new even if the process dies midway, and the new file
@@ -38,7 +52,9 @@ enum StoreFile {
         TemporaryName.sweepAbandoned(inFolder: folder.path)
     }
 
-    private static func storeError(_ error: any Error, _ message: String, _ url: URL) -> StoreError {
+    /// `error` as a ``StoreError`` naming `url`: a ``CacheError``'s code mapped to the
+    /// nearest store code, anything else as `ioFailed`.
+    static func storeError(_ error: any Error, _ message: String, _ url: URL) -> StoreError {
         guard let cacheError = error as? CacheError else {
             return StoreError(.ioFailed, message, fileURL: url, underlyingError: error)
         }

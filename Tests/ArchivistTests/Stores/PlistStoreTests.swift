@@ -280,8 +280,11 @@ import Darwin
         let directory = folder.url.appendingPathComponent("Plists")
         let store = PlistStore(directory: directory)
         for index in 0..<5 { try store.set(.int(index), forKey: "k\(index)", in: "p") }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["p.plist"])
+        // The plist, and the empty lock file every process writing it locks.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".lock.p", "p.plist"])
         let fileMode = try FileManager.default.attributesOfItem(atPath: try store.fileURL(for: "p").path)[.posixPermissions] as? Int
+        let lockMode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(".lock.p").path)[.posixPermissions] as? Int
+        #expect(lockMode == 0o600)
         let folderMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
         #expect(fileMode == 0o600)
         #expect(folderMode == 0o700)

@@ -113,18 +113,33 @@ private enum Keys {
         #expect(preferences[Keys.launchCount] == 1)
     }
 
-    @Test func writesMergeOutsideChangesAndReloadSeesThem() throws {
+    @Test func readsServeOutsideChangesAndWritesMergeThem() throws {
         let folder = try StoreScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
+        let other = try Preferences(store: PlistStore(directory: folder.url))
         try store.set("outside", forKey: "userName", in: "Preferences")
-        #expect(preferences[Keys.userName] == "guest", "memory is not re-read behind the caller's back")
+        #expect(preferences[Keys.userName] == "outside", "a change by another store is read at once")
         try preferences.set(7, for: Keys.launchCount)
-        #expect(preferences[Keys.userName] == "outside", "a write merges into the file and publishes it")
+        #expect(other[Keys.launchCount] == 7, "and one by another Preferences")
+        #expect(other[Keys.userName] == "outside")
         try store.set("again", forKey: "userName", in: "Preferences")
         try preferences.reload()
         #expect(preferences[Keys.userName] == "again")
         #expect(preferences[Keys.launchCount] == 7)
+    }
+
+    @Test(arguments: [PlistStore.Format.xml, .binary])
+    func quickSuccessiveChangesOfOneSizeAreAllSeen(format: PlistStore.Format) throws {
+        // Same size, same key, one after another within a clock tick: only the stamps'
+        // strictly increasing modification times tell the versions apart.
+        let folder = try StoreScratchFolder()
+        let writer = try Preferences(store: PlistStore(directory: folder.url, format: format))
+        let reader = try Preferences(store: PlistStore(directory: folder.url, format: format))
+        for round in 0..<200 {
+            try writer.set(round % 10, for: Keys.launchCount)
+            #expect(reader[Keys.launchCount] == round % 10)
+        }
     }
 
     @Test func concurrentWritersFromManyTasksAllLand() async throws {

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The cross-process lock of one plist file: a ``FileLock`` on the hidden file
+/// `.lock.<name>` beside `<name>.plist`, which every ``PlistStore`` and ``Preferences`` of
+/// every process writing that file takes around its read-modify-write.
+///
+/// One `FileLock` per lock file serves the whole process (threads queue on its condition,
+/// processes on `flock`), so a table here hands it out by path. Locks nobody holds are kept for
+/// reuse, a few at most; the others are dropped, closing their descriptors.
+///
+/// The lock file is never deleted (deleting a lock file another process has open would let
+/// two writers lock two different files); it is empty and created 0600.
+package enum PlistFileLock {
+    /// How many idle locks (open descriptors) the process keeps for reuse.
+    static let idleLimit = 16
+
+    private struct Entry {
+        var lock: FileLock
+        var users: Int
+    }
+
+    private static let table = Locked<[String: Entry]>([:])
+    private static let longestHoldNanoseconds = Locked<Int64>(0)
+
+    /// The path of the lock file of the plist at `url`.
+    static func lockPath(for url: URL) -> String {
+        let url = url.standardizedFileURL   // one lock instance however the folder was spelled
+        let base = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(".lock." + base).path
+    }
+
+    /// Runs `body` holding the plist's lock exclusively, against every thread of this process
+    /// and every other process. The plist's folder is created (0700) first if missing.
+    ///
+    /// Call it around a read-modify-write only, never around a caller's waiting or I/O of
+    /// other files: the lock is held for exactly as long as `body` runs.
+    ///
+    /// - Throws: ``StoreError`` naming the plist when the folder or lock file cannot be made
+    ///   or locked; what `body` throws, unchanged.
+    /// - Complexity: `flock` and its release around `body`, plus waiting for other holders.
+    static func withExclusive<R>(forPlistAt url: URL, _ body: () throws -> R) throws -> R {
+        let path = lockPath(for: url)
+        let lock = acquire(path)
+        defer { release(path, lock) }
+        var bodyError: (any Error)?
+        func run() throws -> R {
+            try lock.withExclusive {
+                do {
+                    return try body()
+                } catch {
+                    bodyError = error
+                    throw error
+                }
+            }
+        }
+        do {
+            return try run()
+        } catch where bodyError == nil && (error as? CacheError)?.errno == ENOENT {
+            // The plist's folder does not exist yet: a first write creates it.
+            do {
+                try FileSystem.posix.makeDirectories(url.deletingLastPathComponent().path)
+                return try run()
+            } catch {
+                if let bodyError { throw bodyError }
+                throw StoreFile.storeError(error, "cannot lock", url)
+            }
+        } catch {
+            if let bodyError { throw bodyError }
+            throw StoreFile.storeError(error, "cannot lock", url)
+        }
+    }
+
+    /// The longest time, so far in this process, that any plist's lock was held.
+    package static var longestHold: Duration { .nanoseconds(longestHoldNanoseconds.withLock { $0 }) }
+
+    private static func acquire(_ path: String) -> FileLock {
+        table.withLock { table in
+            var entry = table[path] ?? Entry(lock: FileLock(path: path), users: 0)
+            entry.users += 1
+            table[path] = entry
+            return entry.lock
+        }
+    }
+
+    private static func release(_ path: String, _ lock: FileLock) {
+        let held = lock.longestHold.components
+        let nanoseconds = held.seconds &* 1_000_000_000 &+ held.attoseconds / 1_000_000_000
+        longestHoldNanoseconds.withLock { $0 = max($0, nanoseconds) }
+        table.withLock { table in
+            table[path]?.users -= 1
+            guard table.count > idleLimit else { return }
+            for (idlePath, entry) in table where entry.users == 0 && table.count > idleLimit {
+                table[idlePath] = nil
+            }
+        }
+    }
+}
