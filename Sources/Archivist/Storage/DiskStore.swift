@@ -134,8 +134,8 @@ package final class DiskStore: Sendable {
     /// memory tier updated there stays in step with the disk.
     ///
     /// - Returns: The keys evicted to make room.
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
-    ///   `fileSystem`); the previous entry, if any, is untouched — except when only the folder
+    /// - Throws: ``CacheError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
+    ///   `diskFull`, `fileSystem`); the previous entry, if any, is untouched — except when only the folder
     ///   sync of `.fileAndFolder` failed: the new entry is then in place (and counted, and
     ///   `onCommit` has run), and the error's message says so.
     /// - Complexity: Blocking file I/O on this key only, O(payload); eviction adds
@@ -146,7 +146,8 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
         onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
-        try clearGate.withShared {
+        try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
+        return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 try payload.withUnsafeBytes { raw in
