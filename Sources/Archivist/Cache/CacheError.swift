@@ -24,7 +24,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: Sendable, Hashable, CustomStringConvertible {
         /// The entry file is truncated, has a bad magic, version or checksum, or is not an
-        /// Archivist entry at all. It has been removed; the next read is a miss.
+        /// Archivist entry at all — or the entry's path holds no regular file but a folder, a
+        /// FIFO or a symbolic link (never followed). It has been removed (a folder moved into
+        /// the trash); the next read is a miss.
         case corruptEntry
         /// The entry file is intact but belongs to another type name or parameter (an MD5
         /// collision or a misplaced file). It has been removed; the next read is a miss.
@@ -36,6 +38,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         case decodingFailed
         /// A user-scoped cache type was used by a manager created without a user.
         case noUser
+        /// The cache type's name is over 64 KiB or the parameter over 16 MiB of UTF-8, more
+        /// than an entry's header records; nothing was written.
+        case keyTooLong
         /// The file system refused access (`EACCES`, `EPERM`).
         case permissionDenied
         /// The file system is mounted read-only (`EROFS`).
@@ -53,6 +58,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case .encodingFailed: "encoding failed"
             case .decodingFailed: "decoding failed"
             case .noUser: "no user"
+            case .keyTooLong: "key too long"
             case .permissionDenied: "permission denied"
             case .readOnlyFileSystem: "read-only file system"
             case .diskFull: "disk full"

@@ -82,6 +82,8 @@ extension CacheManager {
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
     func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
+        // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
+        try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
         let (disk, key) = try locate(type, parameter)
         let policy = type.policy
         let now = Date()

@@ -134,8 +134,8 @@ package final class DiskStore: Sendable {
     /// memory tier updated there stays in step with the disk.
     ///
     /// - Returns: The keys evicted to make room.
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
-    ///   `fileSystem`); the previous entry, if any, is untouched — except when only the folder
+    /// - Throws: ``CacheError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
+    ///   `diskFull`, `fileSystem`); the previous entry, if any, is untouched — except when only the folder
     ///   sync of `.fileAndFolder` failed: the new entry is then in place (and counted, and
     ///   `onCommit` has run), and the error's message says so.
     /// - Complexity: Blocking file I/O on this key only, O(payload); eviction adds
@@ -146,16 +146,18 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
         onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
-        try clearGate.withShared {
+        try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
+        return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 try payload.withUnsafeBytes { raw in
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
-                        let (_, folderSyncFailure) = try mutate {
-                            try AtomicFile.replace([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)
+                        let (_, folderSyncFailure, _) = try mutate {
+                            try replaceEntry([head, raw], at: path, durability: durability)
                         } then: { result, index in
+                            if result.clearedFolder { _ = index.detach(folderShadowing(key)) }
                             index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
                                                   lastAccess: writeDate.timeIntervalSince1970))
                         }
@@ -182,8 +184,9 @@ package final class DiskStore: Sendable {
     ) throws -> R? {
         let path = path(of: key)
         return try keyLocks.withLock(path) {
-            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
             do {
+                // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
+                guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
                 let (header, length) = try bytes.withUnsafeBytes { raw in
                     try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
                 }
@@ -213,13 +216,11 @@ package final class DiskStore: Sendable {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let removed = try mutate { () -> Bool in
-                    if fileSystem.unlink(path) == 0 { return true }
-                    let code = errno
-                    if code == ENOENT || code == ENOTDIR { return false }
-                    throw CacheError.posix("unlink", path: path, errno: code)
-                } then: { _, index in
+                let removed = try mutate {
+                    try removeItem(at: path)
+                } then: { removed, index in
                     index.remove(key)
+                    if removed { _ = index.detach(folderShadowing(key)) }
                 }
                 onCommit()
                 return removed
@@ -257,13 +258,14 @@ package final class DiskStore: Sendable {
         state.withLock { $0.index.usage(of: folder) }
     }
 
-    /// Removes a bad entry file and forgets it; failures are ignored since the caller is
-    /// already reporting the entry as bad.
+    /// Removes a bad entry file (or whatever else is at its path, a folder into the trash) and
+    /// forgets it; failures are ignored since the caller is already reporting the entry as bad.
     func discard(_ key: DiskKey, path: String) {
         _ = try? mutate {
-            _ = fileSystem.unlink(path)
-        } then: { _, index in
+            (try? removeItem(at: path)) ?? false
+        } then: { removed, index in
             index.remove(key)
+            if removed { _ = index.detach(folderShadowing(key)) }
         }
     }
 
