@@ -1,4 +1,5 @@
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// Keyed archives whose objects share what they hold ("billion laughs" DAGs): small on disk,
 /// exponential once unfolded into a tree. Built without Foundation, like ``KeyedArchiveChains``.

@@ -1,3 +1,5 @@
+import Archivist
+
 extension KeyedArchiveValidator {
     /// Walks the object graph from `$top` without recursion and returns its depth in references.
     ///

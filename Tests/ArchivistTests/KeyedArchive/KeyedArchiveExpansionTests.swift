@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// Keyed archives that are small but unfold exponentially ("billion laughs"): the validator
 /// must refuse them before Foundation builds the graph, because the first use of the result
