@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Archivist", targets: ["Archivist"]),
+        .library(name: "ArchivistKeyedArchive", targets: ["ArchivistKeyedArchive"]),
         .executable(name: "ArchivistBenchmarks", targets: ["ArchivistBenchmarks"]),
     ],
     targets: [
@@ -13,6 +14,9 @@ let package = Package(
         // memory shared between processes (and hardware CRC32C).
         .target(name: "CArchivistSupport", path: "Sources/CArchivistSupport"),
         .target(name: "Archivist", dependencies: ["CArchivistSupport"], path: "Sources/Archivist"),
+        // NSKeyedArchiver archives: the validating Foundation bridge, plist readers and writer.
+        // Built on the core; the core does not know it.
+        .target(name: "ArchivistKeyedArchive", dependencies: ["Archivist"], path: "Sources/ArchivistKeyedArchive"),
         .executableTarget(
             name: "ArchivistBenchmarks",
             dependencies: ["Archivist"],
@@ -32,7 +36,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ArchivistTests",
-            dependencies: ["Archivist", "ArchivistCrashWriter", "ArchivistProcessWorker"],
+            dependencies: ["Archivist", "ArchivistKeyedArchive", "ArchivistCrashWriter", "ArchivistProcessWorker"],
             path: "Tests/ArchivistTests"
         ),
     ],

@@ -40,7 +40,7 @@ cd "$root"
 # written here, as SwiftPM would.
 binary="$work/fuzzer"
 sanitizers="${FUZZ_SANITIZERS:-fuzzer,address}"
-mapfile -t library < <(find Sources/Archivist -name '*.swift' | sort)
+mapfile -t library < <(find Sources/Archivist Sources/ArchivistKeyedArchive -name '*.swift' | sort)
 mapfile -t c_sources < <(find Sources/CArchivistSupport -name '*.c' | sort)
 sources=("${library[@]}" "${files[@]}")
 if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" Sources/CArchivistSupport Fuzz/run.sh -newer "$binary" 2>/dev/null)" ]; then

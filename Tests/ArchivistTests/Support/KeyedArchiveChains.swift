@@ -1,4 +1,5 @@
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// Keyed archives of nested NSArrays (`[[[…]]]`), built without Foundation so their depth is
 /// not limited by Foundation's own encoder.

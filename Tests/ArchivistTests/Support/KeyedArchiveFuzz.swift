@@ -1,5 +1,6 @@
 import Foundation
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// Feeds the bridge every fixture, every truncation of it and seeded random byte changes. Run
 /// inside an exit test: a trap or stack overflow kills only the child process. Before each

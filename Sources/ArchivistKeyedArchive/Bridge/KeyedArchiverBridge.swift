@@ -1,3 +1,4 @@
+import Archivist
 import Foundation
 
 /// Stores `NSSecureCoding` objects through Foundation's `NSKeyedArchiver` and reads them back

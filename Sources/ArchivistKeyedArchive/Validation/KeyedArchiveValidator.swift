@@ -1,3 +1,4 @@
+import Archivist
 import Foundation
 
 /// Checks a keyed archive completely before any of its bytes reach `NSKeyedUnarchiver`.

@@ -1,3 +1,4 @@
+import Archivist
 import Foundation
 
 extension KeyedArchiveValidator {

@@ -1,3 +1,5 @@
+import Archivist
+
 /// What ``KeyedArchiverBridge/validate(_:allowedClassNames:limits:)`` learned about a keyed
 /// archive that passed every check.
 ///

@@ -1,3 +1,4 @@
+import Archivist
 import Foundation
 
 /// Reads the XML property list format without trusting it: a small iterative scanner for the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// The bridge's own bounded property-list readers, on inputs the fuzzers found.
 @Suite struct PropertyListReaderTests {

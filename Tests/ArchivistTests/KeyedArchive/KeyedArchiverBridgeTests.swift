@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// An NSSecureCoding class of the tests' own, with an optional reference to another letter.
 final class SecureLetter: NSObject, NSSecureCoding {

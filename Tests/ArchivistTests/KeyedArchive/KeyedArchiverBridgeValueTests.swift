@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// Values that decode but crash corelibs as soon as the caller uses them — describes them, or
 /// casts an enclosing collection to Swift: an `NSDictionary` keyed by an array or dictionary

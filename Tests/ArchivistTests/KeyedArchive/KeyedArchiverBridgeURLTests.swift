@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+@testable import ArchivistKeyedArchive
 
 /// `NSURL` inside keyed archives: corelibs' `NSURL.init(coder:)` bridges its `NS.base` to
 /// `URL`, which traps on strings Swift's URL parser rejects. The validator resolves every URL

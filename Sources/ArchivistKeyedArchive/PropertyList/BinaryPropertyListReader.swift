@@ -1,3 +1,5 @@
+import Archivist
+
 /// Reads Apple's binary property list format (`bplist00`) without trusting a single byte.
 ///
 /// Every offset, count and object reference is checked against the input before use; counts

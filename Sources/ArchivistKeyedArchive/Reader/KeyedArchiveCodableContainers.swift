@@ -1,0 +1,143 @@
+import Archivist
+import Foundation
+
+/// The keyed container: an instance's fields or a string-keyed dictionary's entries.
+struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: KeyedArchiveValueDecoder
+    let entries: [String: KeyedArchiveItem]
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
+
+    private func child(_ key: Key) throws -> KeyedArchiveValueDecoder {
+        guard let item = entries[key.stringValue] else {
+            throw decoder.error(.keyNotFound, "no value for \(key.stringValue)", key: key)
+        }
+        return try decoder.nested(item, key: key)
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try child(key).isNil }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try nonNil(key).bool() }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try nonNil(key).string() }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try nonNil(key).double() }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try nonNil(key).double()) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try nonNil(key).integer(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try nonNil(key).integer(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try nonNil(key).integer(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try nonNil(key).integer(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try nonNil(key).integer(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try nonNil(key).integer(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try nonNil(key).integer(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try nonNil(key).integer(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try nonNil(key).integer(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try nonNil(key).integer(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try nonNil(key).decode(type) }
+
+    /// The child for `key`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
+    private func nonNil(_ key: Key) throws -> KeyedArchiveValueDecoder {
+        let child = try child(key)
+        guard !child.isNil else { throw decoder.error(.valueNotFound, "\(key.stringValue) is nil", key: key) }
+        return child
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try nonNil(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try nonNil(key).unkeyedContainer() }
+
+    func superDecoder() throws -> any Decoder { decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
+}
+
+/// The unkeyed container: an array's, set's or ordered set's elements.
+struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: KeyedArchiveValueDecoder
+    let elements: [KeyedArchiveItem]
+    private(set) var currentIndex = 0
+
+    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem]) {
+        self.decoder = decoder
+        self.elements = elements
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private mutating func next() throws -> KeyedArchiveValueDecoder {
+        let key = IndexKey(intValue: currentIndex)
+        guard !isAtEnd else { throw decoder.error(.valueNotFound, "no element at \(currentIndex)", key: key) }
+        let child = try decoder.nested(elements[currentIndex], key: key)
+        currentIndex += 1
+        return child
+    }
+
+    private mutating func nonNil() throws -> KeyedArchiveValueDecoder {
+        let index = currentIndex
+        let child = try next()
+        guard !child.isNil else { throw decoder.error(.valueNotFound, "element \(index) is nil", key: IndexKey(intValue: index)) }
+        return child
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { return false }
+        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex)).isNil
+        if isNil { currentIndex += 1 }
+        return isNil
+    }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try nonNil().bool() }
+    mutating func decode(_ type: String.Type) throws -> String { try nonNil().string() }
+    mutating func decode(_ type: Double.Type) throws -> Double { try nonNil().double() }
+    mutating func decode(_ type: Float.Type) throws -> Float { Float(try nonNil().double()) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try nonNil().integer(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try nonNil().integer(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try nonNil().integer(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try nonNil().integer(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try nonNil().integer(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try nonNil().integer(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try nonNil().integer(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try nonNil().integer(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try nonNil().integer(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try nonNil().integer(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try nonNil().decode(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try nonNil().container(keyedBy: type)
+    }
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try nonNil().unkeyedContainer() }
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+/// The single-value container: a string, number, date, data, URL or UUID.
+struct KeyedArchiveSingleValueContainer: SingleValueDecodingContainer {
+    let decoder: KeyedArchiveValueDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.isNil }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool() }
+    func decode(_ type: String.Type) throws -> String { try decoder.string() }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.double() }
+    func decode(_ type: Float.Type) throws -> Float { Float(try decoder.double()) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
+}
+
+/// An array index as a coding key.
+struct IndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "[\(intValue ?? 0)]" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}

@@ -1,0 +1,232 @@
+import Archivist
+import Foundation
+
+extension KeyedArchive {
+    /// Decodes the object under `key` of `$top` (`root` by default) as a `Decodable` type whose
+    /// coding keys match the archive's field names: an archive written on iOS by a class's
+    /// `encode(with:)` reads straight into a Swift struct.
+    ///
+    /// Instances and string-keyed `NSDictionary`s decode as keyed containers; `NSArray`,
+    /// `NSSet` and `NSOrderedSet` as unkeyed ones; strings, numbers, `Date`, `Data`, `URL`
+    /// (resolved against its base) and `UUID` as single values. An absent field or `$null`
+    /// is `nil` for optionals.
+    ///
+    /// ```swift
+    /// struct Note: Decodable { var title: String; var created: Date; var tags: [String] }
+    /// let note = try KeyedArchive(data: data).decode(Note.self)
+    /// ```
+    ///
+    /// - Throws: `ArchiveError` with the coding path: `.keyNotFound`, `.valueNotFound`,
+    ///   `.typeMismatch`, `.limitExceeded(.depth)` past `maxDepth` (so a cyclic graph throws
+    ///   instead of recursing), or the model's own error wrapped (`.invalidValue`,
+    ///   `underlyingError` kept).
+    public func decode<T: Decodable>(_ type: T.Type, key: String = "root") throws -> T {
+        guard let reference = top[key] else {
+            throw ArchiveError(.keyNotFound, "$top has no \(key)", codingPath: ["$top", key])
+        }
+        let decoder = KeyedArchiveValueDecoder(
+            archive: self, item: .object(reference), codingPath: [], budget: KeyedArchiveDecodingBudget(limits.maxObjectCount))
+        do {
+            return try decoder.decode(T.self)
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw ArchiveError(.invalidValue, "\(T.self) failed to decode: \(error)", typeName: "\(T.self)", underlyingError: error)
+        }
+    }
+
+    /// Reads `data` and decodes its root as a `T`; see ``decode(_:key:)``.
+    ///
+    /// ```swift
+    /// let note = try KeyedArchive.decode(Note.self, from: data)
+    /// ```
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, limits: ArchiveLimits = .init()) throws -> T {
+        try KeyedArchive(data: data, limits: limits).decode(type)
+    }
+}
+
+/// A value being decoded: an inline field, or an object of the table.
+enum KeyedArchiveItem {
+    case field(KeyedArchiveField)
+    case object(KeyedArchiveReference)
+
+    init(_ field: KeyedArchiveField) {
+        if case .reference(let target) = field { self = .object(target) } else { self = .field(field) }
+    }
+}
+
+/// How many more values one decode may produce. Value types copy a shared object once per
+/// path, so a small archive that shares along exponentially many paths would otherwise never
+/// finish decoding (the same "billion laughs" the validator bounds).
+final class KeyedArchiveDecodingBudget {
+    private var remaining: Int
+
+    init(_ limit: Int) { remaining = limit }
+
+    /// Takes one value from the budget; `false` once it is spent.
+    func spend() -> Bool {
+        remaining -= 1
+        return remaining >= 0
+    }
+}
+
+/// The `Decoder` over a ``KeyedArchive``.
+struct KeyedArchiveValueDecoder: Decoder {
+    let archive: KeyedArchive
+    let item: KeyedArchiveItem
+    let codingPath: [any CodingKey]
+    let budget: KeyedArchiveDecodingBudget
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(archive: KeyedArchive, item: KeyedArchiveItem, codingPath: [any CodingKey], budget: KeyedArchiveDecodingBudget) {
+        self.archive = archive
+        self.item = item
+        self.codingPath = codingPath
+        self.budget = budget
+    }
+
+    var path: [String] { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } }
+
+    func error(_ code: ArchiveError.Code, _ message: String, key: (any CodingKey)? = nil) -> ArchiveError {
+        var path = self.path
+        if let key { path.append(key.intValue.map { "[\($0)]" } ?? key.stringValue) }
+        var typeName: String?
+        if case .object(let reference) = item { typeName = archive.classChain(of: reference).first }
+        return ArchiveError(code, message, codingPath: path, typeName: typeName)
+    }
+
+    /// The object the item names, if it is one.
+    var resolved: KeyedArchiveObject? {
+        if case .object(let reference) = item { return archive[reference] }
+        return nil
+    }
+
+    var isNil: Bool {
+        switch resolved {
+        case .null?, .nsNull?: true
+        default: false
+        }
+    }
+
+    func nested(_ item: KeyedArchiveItem, key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+        guard codingPath.count < archive.limits.maxDepth else {
+            throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
+        }
+        guard budget.spend() else {
+            throw error(.limitExceeded(.objectCount),
+                        "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
+                            + "are copied into each value type that holds them", key: key)
+        }
+        return KeyedArchiveValueDecoder(archive: archive, item: item, codingPath: codingPath + [key], budget: budget)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        var entries: [String: KeyedArchiveItem] = [:]
+        switch (item, resolved) {
+        case (_, .instance(let instance)?):
+            for (key, value) in instance.fields { entries[key] = KeyedArchiveItem(value) }
+        case (_, .dictionary(let keys, let values)?):
+            for (key, value) in zip(keys, values) {
+                guard case .string(let name) = archive[key] else {
+                    throw error(.typeMismatch, "dictionary key \(key) is not a string")
+                }
+                entries[name] = .object(value)
+            }
+        case (.field(.dictionary(let fields)), _), (_, .plist(.dictionary(let fields))?):
+            for (key, value) in fields { entries[key] = KeyedArchiveItem(value) }
+        default:
+            throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
+        }
+        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let elements: [KeyedArchiveItem]
+        switch (item, resolved) {
+        case (_, .array(let references)?), (_, .set(let references)?), (_, .orderedSet(let references)?):
+            elements = references.map { .object($0) }
+        case (.field(.array(let fields)), _), (_, .plist(.array(let fields))?):
+            elements = fields.map(KeyedArchiveItem.init)
+        default:
+            throw error(.typeMismatch, "expected an array, set or ordered set, found \(describe())")
+        }
+        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }
+
+    func describe() -> String {
+        switch item {
+        case .object(let reference): archive[reference].kindDescription
+        case .field(let field): "an inline \(field)"
+        }
+    }
+
+    // MARK: Scalars
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        switch type {
+        case is Date.Type:
+            if case .field(.date(let value)) = item { return value as! T }
+            if case .date(let value)? = resolved { return value as! T }
+            throw error(.typeMismatch, "expected a date, found \(describe())")
+        case is Data.Type:
+            if case .field(.data(let value)) = item { return value as! T }
+            if case .data(let value)? = resolved { return value as! T }
+            throw error(.typeMismatch, "expected data, found \(describe())")
+        case is UUID.Type:
+            if case .uuid(let value)? = resolved { return value as! T }
+            if let value = try? string(), let uuid = UUID(uuidString: value) { return uuid as! T }
+            throw error(.typeMismatch, "expected a UUID, found \(describe())")
+        case is URL.Type:
+            if case .object(let reference) = item, case .url = archive[reference] {
+                do {
+                    return try archive.url(at: reference) as! T
+                } catch var failure as ArchiveError {
+                    failure.codingPath = path + failure.codingPath
+                    throw failure
+                }
+            }
+            if let value = try? string(), let url = URL(string: value) { return url as! T }
+            throw error(.typeMismatch, "expected a URL, found \(describe())")
+        default:
+            return try T(from: self)
+        }
+    }
+
+    func string() throws -> String {
+        if case .field(.string(let value)) = item { return value }
+        if case .string(let value)? = resolved { return value }
+        throw error(.typeMismatch, "expected a string, found \(describe())")
+    }
+
+    func bool() throws -> Bool {
+        switch (item, resolved) {
+        case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
+        case (.field(.integer(let value)), _) where value == 0 || value == 1: return value == 1
+        case (_, .integer(let value)?) where value == 0 || value == 1: return value == 1
+        default: throw error(.typeMismatch, "expected a Boolean, found \(describe())")
+        }
+    }
+
+    func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let converted: T?
+        switch (item, resolved) {
+        case (.field(.integer(let value)), _), (_, .integer(let value)?): converted = T(exactly: value)
+        case (.field(.unsignedInteger(let value)), _), (_, .unsignedInteger(let value)?): converted = T(exactly: value)
+        case (.field(.real(let value)), _), (_, .real(let value)?): converted = T(exactly: value)
+        default: throw error(.typeMismatch, "expected an integer, found \(describe())")
+        }
+        guard let converted else { throw error(.typeMismatch, "the number does not fit in \(T.self)") }
+        return converted
+    }
+
+    func double() throws -> Double {
+        switch (item, resolved) {
+        case (.field(.real(let value)), _), (_, .real(let value)?): return value
+        case (.field(.integer(let value)), _), (_, .integer(let value)?): return Double(value)
+        case (.field(.unsignedInteger(let value)), _), (_, .unsignedInteger(let value)?): return Double(value)
+        default: throw error(.typeMismatch, "expected a number, found \(describe())")
+        }
+    }
+}

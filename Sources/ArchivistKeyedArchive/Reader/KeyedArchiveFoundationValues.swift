@@ -1,0 +1,79 @@
+import Archivist
+import Foundation
+
+/// Maps instances of the Foundation value classes to Swift values by the fields their
+/// `encode(with:)` writes (`NS.string`, `NS.objects`, `NS.keys`, `NS.time`, `NS.uuidbytes`, …).
+/// `NSURL` is mapped once the whole table is read (its `NS.relative` is another object).
+enum KeyedArchiveFoundationValues {
+    /// The object an instance stands for: a typed Foundation value, or the instance itself.
+    ///
+    /// - Throws: `.corrupt` naming the field when a Foundation value class has a field of the
+    ///   wrong type (a missing collection field reads as empty, as Foundation does).
+    static func object(for instance: KeyedArchiveInstance, path: [String]) throws -> KeyedArchiveObject {
+        let className = instance.className
+        let fields = instance.fields
+        func fail(_ key: String, _ expectation: String) -> ArchiveError {
+            ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path + [key], typeName: className)
+        }
+        func references(_ key: String) throws -> [KeyedArchiveReference] {
+            switch fields[key] {
+            case nil: return []
+            case .array(let elements)?:
+                return try elements.map { element in
+                    guard case .reference(let target) = element else { throw fail(key, "an array of references") }
+                    return target
+                }
+            default: throw fail(key, "an array of references")
+            }
+        }
+        switch className {
+        case "NSString", "NSMutableString":
+            guard case .string(let value)? = fields["NS.string"] else { throw fail("NS.string", "a string") }
+            return .string(value)
+        case "NSNumber":
+            switch fields["NS.number"] {
+            case .integer(let value)?: return .integer(value)
+            case .unsignedInteger(let value)?: return .unsignedInteger(value)
+            case .real(let value)?: return .real(value)
+            case .bool(let value)?: return .bool(value)
+            default: throw fail("NS.number", "a number")
+            }
+        case "NSData", "NSMutableData":
+            guard case .data(let bytes)? = fields["NS.data"] else { throw fail("NS.data", "data") }
+            return .data(bytes)
+        case "NSDate":
+            switch fields["NS.time"] {
+            case nil: return .date(Date(timeIntervalSinceReferenceDate: 0))
+            case .real(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case .integer(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+            default: throw fail("NS.time", "a number")
+            }
+        case "NSUUID":
+            guard case .data(let bytes)? = fields["NS.uuidbytes"], bytes.count == 16 else { throw fail("NS.uuidbytes", "16 bytes") }
+            let b = Array(bytes)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case "NSNull":
+            return .nsNull
+        case "NSArray", "NSMutableArray":
+            return .array(try references("NS.objects"))
+        case "NSSet", "NSMutableSet":
+            return .set(try references("NS.objects"))
+        case "NSOrderedSet", "NSMutableOrderedSet":
+            if fields["NS.objects"] != nil { return .orderedSet(try references("NS.objects")) }
+            // Older archives: NS.object.0, NS.object.1, …
+            var elements: [KeyedArchiveReference] = []
+            while let element = fields["NS.object.\(elements.count)"] {
+                guard case .reference(let target) = element else { throw fail("NS.object.\(elements.count)", "a reference") }
+                elements.append(target)
+            }
+            return .orderedSet(elements)
+        case "NSDictionary", "NSMutableDictionary":
+            let keys = try references("NS.keys")
+            let values = try references("NS.objects")
+            guard keys.count == values.count else { throw fail("NS.keys", "as long as NS.objects") }
+            return .dictionary(keys: keys, values: values)
+        default:
+            return .instance(instance)
+        }
+    }
+}
