@@ -22,11 +22,13 @@ extension RecordStore {
             ) { batch in
                 state.withLock { $0.apply(upserts: batch.upserts, deletes: batch.deletes) }
                 markWatches { id in batch.upserts.contains { $0.id == id } || batch.deletes.contains(id) }
+                notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: true, isReload: false))
             }
             if let bad { damage.withLock { $0 = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) } }
         case .replaced:
             try reloadFromDisk()
             markWatches { _ in true }
+            notify(Change(upserted: [], deleted: [], isFromAnotherProcess: true, isReload: true))
         }
     }
 

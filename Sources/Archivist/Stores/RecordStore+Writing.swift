@@ -219,6 +219,7 @@ extension RecordStore {
             table.apply(upserts: batch.upserts, deletes: batch.deletes)
             return table.snapshotBytes
         }
+        notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: false, isReload: false))
         if log.size > configuration.compactionThreshold && log.size > snapshotBytes {
             // The batch is committed: a failed compaction must not report it as failed. The
             // log stays as it is (or is reset before the next append) and the next commit
@@ -250,6 +251,7 @@ extension RecordStore {
             $0.generation = generation
             $0.snapshotBytes = bytes.count
         }
+        if removingAll { notify(Change(upserted: [], deleted: [], isFromAnotherProcess: false, isReload: true)) }
         try? log.reset(generation: generation)   // retried before the next append if it fails
         if let folderSyncFailure { throw folderSyncFailure }
     }
