@@ -48,22 +48,30 @@ extension RecordStore {
     public func update(id: Record.ID, _ body: (inout Record) throws -> Void) throws -> Record {
         try writing {
             // The body runs without the cross-process lock (never held across a caller's
-            // closure); if another process changed this record meanwhile, it runs again on
-            // the new value.
+            // closure), on the record as this process last saw it. The catch-up before the
+            // append tells whether another process changed that record meanwhile; then the
+            // body runs again on the new value, and its outcome — saved or thrown — is always
+            // decided on the latest one.
             while true {
-                try crossProcessLock.withExclusive { try catchUpLocked() }
                 guard var record = record(id: id) else {
-                    throw StoreError(.notFound, "no record with id \(id)", fileURL: directory)
+                    let stillMissing = try crossProcessLock.withExclusive {
+                        try catchUpLocked()
+                        return self.record(id: id) == nil
+                    }
+                    if stillMissing { throw StoreError(.notFound, "no record with id \(id)", fileURL: directory) }
+                    continue
                 }
                 let committed = try watching(id) { isTouched in
+                    var bodyError: (any Error)?
                     do {
                         try body(&record)
                     } catch {
-                        throw CallerError(error: error)
+                        bodyError = error
                     }
                     return try crossProcessLock.withExclusive { () throws -> Bool in
                         try catchUpLocked()
                         guard !isTouched() else { return false }
+                        if let bodyError { throw CallerError(error: bodyError) }
                         var batch = RecordBatch(upserting: [record])
                         if record.id != id { batch.delete(id: id) }
                         try appendLocked(batch)
