@@ -28,7 +28,7 @@ extension RecordStore {
     /// Events are buffered without bound until iterated; end the iteration (or cancel its
     /// task) to stop the polling.
     ///
-    /// - Complexity: Each poll takes the store's lock and makes two `stat` calls; a poll that
+    /// - Complexity: Each poll takes the store's lock and makes one `fstat` call; a poll that
     ///   finds other processes' entries costs what ``refresh()`` costs.
     public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream()

@@ -10,7 +10,7 @@ extension RecordStore {
     /// Brings the records in memory up to date with the log on disk. Call inside
     /// ``writing(_:)`` and the cross-process lock.
     ///
-    /// - Complexity: Two `stat`s when nothing changed; O(new entries) after another process
+    /// - Complexity: One `fstat` when nothing changed; O(new entries) after another process
     ///   appended; O(snapshot + log) after it compacted or reset the log.
     func catchUpLocked() throws {
         switch log.state(expectedGeneration: state.withLock { $0.generation }) {

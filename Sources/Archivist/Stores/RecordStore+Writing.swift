@@ -168,7 +168,7 @@ extension RecordStore {
     /// - Throws: ``StoreError`` with an I/O code, or `corrupt` when a new snapshot cannot
     ///   be decoded; a torn tail left by a writer that died is set aside and reported in
     ///   ``recoveredDamage``.
-    /// - Complexity: Two `stat`s when nothing changed; O(new entries) after appends; O(n)
+    /// - Complexity: One `fstat` when nothing changed; O(new entries) after appends; O(n)
     ///   after another process compacted.
     public func refresh() throws {
         try writing { try crossProcessLock.withExclusive { try catchUpLocked() } }
