@@ -10,7 +10,7 @@ extension RecordStore {
     /// Brings the records in memory up to date with the log on disk. Call inside
     /// ``writing(_:)`` and the cross-process lock.
     ///
-    /// - Complexity: Two `stat`s when nothing changed; O(new entries) after another process
+    /// - Complexity: One `fstat` when nothing changed; O(new entries) after another process
     ///   appended; O(snapshot + log) after it compacted or reset the log.
     func catchUpLocked() throws {
         switch log.state(expectedGeneration: state.withLock { $0.generation }) {
@@ -22,11 +22,13 @@ extension RecordStore {
             ) { batch in
                 state.withLock { $0.apply(upserts: batch.upserts, deletes: batch.deletes) }
                 markWatches { id in batch.upserts.contains { $0.id == id } || batch.deletes.contains(id) }
+                notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: true, isReload: false))
             }
             if let bad { damage.withLock { $0 = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) } }
         case .replaced:
             try reloadFromDisk()
             markWatches { _ in true }
+            notify(Change(upserted: [], deleted: [], isFromAnotherProcess: true, isReload: true))
         }
     }
 

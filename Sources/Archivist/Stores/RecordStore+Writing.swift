@@ -48,22 +48,30 @@ extension RecordStore {
     public func update(id: Record.ID, _ body: (inout Record) throws -> Void) throws -> Record {
         try writing {
             // The body runs without the cross-process lock (never held across a caller's
-            // closure); if another process changed this record meanwhile, it runs again on
-            // the new value.
+            // closure), on the record as this process last saw it. The catch-up before the
+            // append tells whether another process changed that record meanwhile; then the
+            // body runs again on the new value, and its outcome — saved or thrown — is always
+            // decided on the latest one.
             while true {
-                try crossProcessLock.withExclusive { try catchUpLocked() }
                 guard var record = record(id: id) else {
-                    throw StoreError(.notFound, "no record with id \(id)", fileURL: directory)
+                    let stillMissing = try crossProcessLock.withExclusive {
+                        try catchUpLocked()
+                        return self.record(id: id) == nil
+                    }
+                    if stillMissing { throw StoreError(.notFound, "no record with id \(id)", fileURL: directory) }
+                    continue
                 }
                 let committed = try watching(id) { isTouched in
+                    var bodyError: (any Error)?
                     do {
                         try body(&record)
                     } catch {
-                        throw CallerError(error: error)
+                        bodyError = error
                     }
                     return try crossProcessLock.withExclusive { () throws -> Bool in
                         try catchUpLocked()
                         guard !isTouched() else { return false }
+                        if let bodyError { throw CallerError(error: bodyError) }
                         var batch = RecordBatch(upserting: [record])
                         if record.id != id { batch.delete(id: id) }
                         try appendLocked(batch)
@@ -160,7 +168,7 @@ extension RecordStore {
     /// - Throws: ``StoreError`` with an I/O code, or `corrupt` when a new snapshot cannot
     ///   be decoded; a torn tail left by a writer that died is set aside and reported in
     ///   ``recoveredDamage``.
-    /// - Complexity: Two `stat`s when nothing changed; O(new entries) after appends; O(n)
+    /// - Complexity: One `fstat` when nothing changed; O(new entries) after appends; O(n)
     ///   after another process compacted.
     public func refresh() throws {
         try writing { try crossProcessLock.withExclusive { try catchUpLocked() } }
@@ -219,6 +227,7 @@ extension RecordStore {
             table.apply(upserts: batch.upserts, deletes: batch.deletes)
             return table.snapshotBytes
         }
+        notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: false, isReload: false))
         if log.size > configuration.compactionThreshold && log.size > snapshotBytes {
             // The batch is committed: a failed compaction must not report it as failed. The
             // log stays as it is (or is reset before the next append) and the next commit
@@ -250,6 +259,7 @@ extension RecordStore {
             $0.generation = generation
             $0.snapshotBytes = bytes.count
         }
+        if removingAll { notify(Change(upserted: [], deleted: [], isFromAnotherProcess: false, isReload: true)) }
         try? log.reset(generation: generation)   // retried before the next append if it fails
         if let folderSyncFailure { throw folderSyncFailure }
     }

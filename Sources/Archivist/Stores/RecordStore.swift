@@ -82,6 +82,8 @@ where Record.ID: Archivable & Sendable {
     /// another process has changed them since (see ``watching(_:_:)``).
     let watches = Locked<[(id: Record.ID, touched: Bool)]>([])
     let queue: DispatchQueue
+    /// The iterators of ``changes(pollingInterval:)``.
+    let observers = Locked(ChangeObservers<Change>())
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
     ///

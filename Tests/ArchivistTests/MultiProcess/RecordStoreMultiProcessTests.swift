@@ -57,6 +57,29 @@ private struct WorkerRecord: Codable, Archivable, Identifiable, Sendable {
         }
     }
 
+    /// `update(id:)` runs its closure on this process's copy first; when another opener
+    /// changed the record, the closure's outcome is decided on the new value.
+    @Test func updateDecidesOnTheLatestValueOfAnyOpener() throws {
+        struct Stale: Error {}
+        try withTemporaryDirectory { url in
+            let first = try open(url)
+            let second = try open(url)
+            try first.insert(record("shared", 0))
+            try second.update(id: "shared") { $0.count = 5 }
+            var runs = 0
+            let saved = try first.update(id: "shared") { value in
+                runs += 1
+                guard value.count == 5 else { throw Stale() }
+                value.count += 1
+            }
+            #expect(saved.count == 6 && runs == 2)
+            try second.insert(record("only-second", 1))
+            #expect(try first.update(id: "only-second") { $0.count = 2 }.count == 2)
+            try second.refresh()
+            #expect(second.record(id: "shared")?.count == 6 && second.record(id: "only-second")?.count == 2)
+        }
+    }
+
     @Test func threeWorkersUpsertingDistinctIdsLoseNothing() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         try withTemporaryDirectory { url in

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+/// Issue 8 item 7: `changes()` reports this process's writes and, once read, other processes'.
+@Suite(.timeLimit(.minutes(1))) struct RecordStoreChangesTests {
+    private let configuration = RecordStore<Diligence>.Configuration(durability: .none)
+
+    @Test func ownWritesAndOtherOpenersWritesArrive() async throws {
+        try await withTemporaryDirectory { url in
+            let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
+            let other = try RecordStore<Diligence>(directory: url, configuration: configuration)
+            var changes = store.changes(pollingInterval: nil).makeAsyncIterator()
+            try store.upsert(Diligence(id: 1))
+            let own = try #require(await changes.next())
+            #expect(own.upserted == [1] && !own.isFromAnotherProcess && !own.isReload)
+
+            try other.upsert(Diligence(id: 2))
+            var batch = RecordBatch<Diligence>()
+            batch.delete(id: 1)
+            try await other.save(batch)
+            try store.refresh()
+            let first = try #require(await changes.next())
+            let second = try #require(await changes.next())
+            #expect(first.upserted == [2] && first.isFromAnotherProcess)
+            #expect(second.deleted == [1] && second.isFromAnotherProcess)
+
+            try other.compact()
+            try store.refresh()
+            let reload = try #require(await changes.next())
+            #expect(reload.isReload && reload.isFromAnotherProcess)
+            #expect(store.all().map(\.id) == [2])
+        }
+    }
+
+    @Test func pollingPicksUpAnotherOpenersWriteWithoutAWriteHere() async throws {
+        try await withTemporaryDirectory { url in
+            let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
+            let other = try RecordStore<Diligence>(directory: url, configuration: configuration)
+            let changes = store.changes(pollingInterval: .milliseconds(10))
+            try other.upsert(Diligence(id: 5))
+            for await change in changes where change.upserted.contains(5) {
+                #expect(change.isFromAnotherProcess)
+                break
+            }
+            #expect(store.contains(id: 5))
+        }
+    }
+}
