@@ -29,6 +29,9 @@
 ///   | debug + ASan | 2.8 / 3.9 KiB | 5.1 / 8.2 KiB |
 ///
 ///   So the deepest default chain needs at most about 420 KiB (Codable decode under ASan).
+///   Other recursive shapes charge more per level and fit with more room: a tree through an
+///   array of children (49 hand-written or 32 `Codable` levels) or an indirect `Codable` enum
+///   list (49 levels) at the default decodes on a 256 KiB thread in a debug build.
 ///   Raise ``maxDepth`` only for threads with bigger stacks (8 MiB: about 20 times more).
 public struct ArchiveLimits: Sendable, Hashable {
     /// Which limit was exceeded.
