@@ -180,7 +180,7 @@ extension ArchiveEncoder {
             try write(archivable)
             return
         }
-        let saved = try storage.pointee.enterValue(nil)
+        let saved = try storage.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { storage.pointee.leaveValue(saved) }
         try value.encode(to: CodableArchiveEncoder(archive: self, target: .frame(id: storage.pointee.frame.id)))
         try storage.pointee.finishValue()

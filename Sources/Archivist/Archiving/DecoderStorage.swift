@@ -17,6 +17,8 @@ struct DecoderStorage {
         var expected: (any Archivable.Type)?
         /// The reader's bound outside this value, restored when it is left.
         var outerEnd = 0
+        /// What this value charged to the depth (more once a Codable conformance took over).
+        var weight = 0
     }
 
     enum Slot {
@@ -133,16 +135,11 @@ struct DecoderStorage {
 
     // MARK: Frames
 
-    mutating func enterValue(_ expected: (any Archivable.Type)?) throws -> Frame {
-        depth += 1
-        if _slowPath(depth > limits.maxDepth) {
-            depth -= 1
-            throw ArchiveError(
-                .limitExceeded(.depth), "nesting deeper than \(limits.maxDepth) while decoding",
-                offset: reader.pos)
-        }
+    /// Enters a nested value, charging `weight` to the depth (see ``ArchiveLimits/maxDepth``).
+    mutating func enterValue(_ expected: (any Archivable.Type)?, weight: Int = ArchiveLimits.levelWeight) throws -> Frame {
+        try chargeDepth(weight)
         let saved = frame
-        frame = Frame(mode: .pending, start: reader.pos, expected: expected, outerEnd: reader.end)
+        frame = Frame(mode: .pending, start: reader.pos, expected: expected, outerEnd: reader.end, weight: weight)
         return saved
     }
 
@@ -163,8 +160,29 @@ struct DecoderStorage {
     /// the decoder usable).
     mutating func leaveValue(_ saved: Frame) {
         reader.end = frame.outerEnd
+        depth -= frame.weight
         frame = saved
-        depth -= 1
+    }
+
+    /// Raises the current value's charge to a Codable level's: its containers take about twice
+    /// the stack of a hand-written level (see ``ArchiveLimits/maxDepth``).
+    mutating func chargeCodableLevel() throws {
+        let extra = ArchiveLimits.codableLevelWeight - frame.weight
+        guard extra > 0 else { return }
+        try chargeDepth(extra)
+        frame.weight += extra
+    }
+
+    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit.
+    mutating func chargeDepth(_ weight: Int) throws {
+        depth += weight
+        if _slowPath(depth > limits.maxDepth) {
+            depth -= weight
+            throw ArchiveError(
+                .limitExceeded(.depth),
+                "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
+                offset: reader.pos)
+        }
     }
 
     /// Opens the pending value as a keyed record, checking its type against the expected one.

@@ -14,6 +14,8 @@ struct EncoderStorage {
         var id = 0
         /// `open.count` when the frame began: nested Codable containers above it belong to it.
         var baseLevel = 0
+        /// What this value charged to the depth (more once a Codable conformance took over).
+        var weight = 0
     }
 
     /// A nested container opened through Codable's `nestedContainer`/`nestedUnkeyedContainer`
@@ -56,24 +58,40 @@ struct EncoderStorage {
 
     // MARK: Frames
 
-    mutating func enterValue(_ type: (any Archivable.Type)?) throws -> Frame {
-        depth += 1
-        if _slowPath(depth > limits.maxDepth) {
-            depth -= 1
-            throw ArchiveError(
-                .limitExceeded(.depth), "nesting deeper than \(limits.maxDepth) while encoding",
-                typeName: String(describing: type))
-        }
+    /// Enters a nested value, charging `weight` to the depth (see ``ArchiveLimits/maxDepth``).
+    mutating func enterValue(_ type: (any Archivable.Type)?, weight: Int = ArchiveLimits.levelWeight) throws -> Frame {
+        try chargeDepth(weight, type: type)
         let saved = frame
-        frame = Frame(mode: .pending, type: type, lengthOffset: -1, id: nextID, baseLevel: open.count)
+        frame = Frame(mode: .pending, type: type, lengthOffset: -1, id: nextID, baseLevel: open.count, weight: weight)
         nextID &+= 1
         return saved
     }
 
     mutating func leaveValue(_ saved: Frame) {
         if open.count > frame.baseLevel { open.removeSubrange(frame.baseLevel...) }
+        depth -= frame.weight
         frame = saved
-        depth -= 1
+    }
+
+    /// Raises the current value's charge to a Codable level's: its containers take about twice
+    /// the stack of a hand-written level (see ``ArchiveLimits/maxDepth``).
+    mutating func chargeCodableLevel() throws {
+        let extra = ArchiveLimits.codableLevelWeight - frame.weight
+        guard extra > 0 else { return }
+        try chargeDepth(extra, type: frame.type)
+        frame.weight += extra
+    }
+
+    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit.
+    mutating func chargeDepth(_ weight: Int, type: (any Archivable.Type)?) throws {
+        depth += weight
+        if _slowPath(depth > limits.maxDepth) {
+            depth -= weight
+            throw ArchiveError(
+                .limitExceeded(.depth),
+                "nesting deeper than maxDepth \(limits.maxDepth) while encoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
+                typeName: String(describing: type))
+        }
     }
 
     mutating func finishValue() throws {

@@ -41,10 +41,12 @@ package enum PlistFileLock {
     static func withExclusive<R>(forPlistAt url: URL, _ body: () throws -> R) throws -> R {
         let path = lockPath(for: url)
         let lock = acquire(path)
-        defer { release(path, lock) }
+        defer { release(path) }
         var bodyError: (any Error)?
         func run() throws -> R {
             try lock.withExclusive {
+                let start = DispatchTime.now().uptimeNanoseconds
+                defer { noteHold(since: start) }
                 do {
                     return try body()
                 } catch {
@@ -70,7 +72,8 @@ package enum PlistFileLock {
         }
     }
 
-    /// The longest time, so far in this process, that any plist's lock was held.
+    /// The longest time, so far in this process, that any plist's lock was held (measured
+    /// from inside the lock, around the read-modify-write).
     package static var longestHold: Duration { .nanoseconds(longestHoldNanoseconds.withLock { $0 }) }
 
     private static func acquire(_ path: String) -> FileLock {
@@ -82,10 +85,15 @@ package enum PlistFileLock {
         }
     }
 
-    private static func release(_ path: String, _ lock: FileLock) {
-        let held = lock.longestHold.components
-        let nanoseconds = held.seconds &* 1_000_000_000 &+ held.attoseconds / 1_000_000_000
-        longestHoldNanoseconds.withLock { $0 = max($0, nanoseconds) }
+    /// Records a hold that began at `start` (`uptimeNanoseconds`), while still holding the
+    /// lock: the same span `FileLock.longestHold` measures, less the unlock call. (Reading
+    /// `FileLock.longestHold` after the release could wait for another thread's `flock`.)
+    private static func noteHold(since start: UInt64) {
+        let held = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
+        longestHoldNanoseconds.withLock { $0 = max($0, held) }
+    }
+
+    private static func release(_ path: String) {
         table.withLock { table in
             table[path]?.users -= 1
             guard table.count > idleLimit else { return }

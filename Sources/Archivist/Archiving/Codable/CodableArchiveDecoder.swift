@@ -45,7 +45,7 @@ extension ArchiveDecoder {
             return try readOpened(archivable, as: T.self)
         }
         let s = storage
-        let saved = try s.pointee.enterValue(nil)
+        let saved = try s.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { s.pointee.leaveValue(saved) }
         let value = try T(from: CodableArchiveDecoder(archive: self))
         try s.pointee.finishValue()
