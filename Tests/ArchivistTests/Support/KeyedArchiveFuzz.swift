@@ -79,6 +79,12 @@ enum KeyedArchiveFuzz {
     private static func attempt(_ data: Data, _ label: String, log: FileHandle) {
         log.write(Data((label + "\n").utf8))
         do {
+            // The pure-Swift reader first: it must give a typed answer for every input too.
+            var limits = ArchiveLimits()
+            limits.maxObjectCount = 100_000
+            if let archive = try? KeyedArchive(data: data, limits: limits) {
+                _ = try? archive.decode(KeyedArchiveAnyValue.self)
+            }
             _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureLetter.self], from: data)
         } catch is ArchiveError {
             // A typed error is a correct answer.
@@ -91,5 +97,32 @@ enum KeyedArchiveFuzz {
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data((message + "\n").utf8))
         exit(EXIT_FAILURE)
+    }
+}
+
+/// Decodes whatever a keyed archive holds through the pure-Swift reader's `Decoder`, walking
+/// every container, so fuzzing reaches the whole decoding path.
+struct KeyedArchiveAnyValue: Decodable {
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: AnyKey.self) {
+            for key in container.allKeys { _ = try? container.decode(KeyedArchiveAnyValue.self, forKey: key) }
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            while !container.isAtEnd, (try? container.decode(KeyedArchiveAnyValue.self)) != nil {}
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        _ = try? single.decode(String.self)
+        _ = try? single.decode(Double.self)
+        _ = try? single.decode(Date.self)
+        _ = try? single.decode(URL.self)
     }
 }
