@@ -60,6 +60,41 @@ enum KeyedArchiveFuzz {
         }
     }
 
+    /// Mutation fuzzing of the pure-Swift reader alone (no Foundation, so it is fast): `cases`
+    /// rounds of 1–5 byte changes per seed, each read into a table and decoded through the
+    /// `Decoder`. Exits the process with a failure on an error that is not an `ArchiveError`.
+    static func runReader(seeds: [UInt64], cases: Int, log path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let log = FileHandle(forWritingAtPath: path) else {
+            fail("could not create the log \(path)")
+        }
+        let corpus: [(name: String, bytes: [UInt8])]
+        do {
+            corpus = try self.corpus()
+        } catch {
+            fail("could not build the corpus: \(error)")
+        }
+        var limits = ArchiveLimits()
+        limits.maxObjectCount = 100_000
+        for seed in seeds {
+            var rng = SplitMix64(seed: seed)
+            for round in 0..<cases {
+                let (name, bytes) = mutation(of: corpus, using: &rng)
+                // The round number alone reproduces the input from the seed; logging every
+                // 1,000th keeps the log cheap, and the last one bounds where to replay from.
+                if round % 1_000 == 0 { log.write(Data("\(name) reader round \(round) (seed \(seed))\n".utf8)) }
+                do {
+                    let archive = try KeyedArchive(data: Data(bytes), limits: limits)
+                    _ = try? archive.decode(KeyedArchiveAnyValue.self)
+                } catch is ArchiveError {
+                    continue
+                } catch {
+                    fail("\(name) reader round \(round) (seed \(seed)): untyped error \(error)")
+                }
+            }
+        }
+    }
+
     /// One round: a corpus entry with 1–5 bytes replaced by random values.
     static func mutation(of corpus: [(name: String, bytes: [UInt8])], using rng: inout SplitMix64) -> (String, [UInt8]) {
         let (name, original) = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
