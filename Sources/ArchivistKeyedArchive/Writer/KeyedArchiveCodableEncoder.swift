@@ -57,6 +57,8 @@ enum KeyedArchiveEncodedValue {
 /// What one `encode(to:)` produced.
 final class KeyedArchiveEncodedContent {
     var keyed: [(key: String, value: KeyedArchiveEncodedValue)]?
+    /// Position of each key in ``keyed``.
+    var keyedIndex: [String: Int] = [:]
     var unkeyed: [KeyedArchiveEncodedValue]?
     var single: KeyedArchiveEncodedValue?
     var classChain: [String]?

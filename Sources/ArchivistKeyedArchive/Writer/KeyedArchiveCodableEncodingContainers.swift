@@ -6,14 +6,16 @@ struct KeyedArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContaine
     let encoder: KeyedArchiveValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
+    /// Sets a field in place (the content is shared by every container of this value, and
+    /// copying its arrays on each write made encoding quadratic in the number of fields).
     private func set(_ key: Key, _ value: KeyedArchiveEncodedValue) {
-        var fields = encoder.content.keyed ?? []
-        if let index = fields.firstIndex(where: { $0.key == key.stringValue }) {
-            fields[index].value = value
+        let content = encoder.content
+        if let index = content.keyedIndex[key.stringValue] {
+            content.keyed?[index].value = value
         } else {
-            fields.append((key.stringValue, value))
+            content.keyedIndex[key.stringValue] = content.keyed?.count ?? 0
+            content.keyed?.append((key.stringValue, value))
         }
-        encoder.content.keyed = fields
     }
 
     mutating func encodeNil(forKey key: Key) throws { set(key, .object(0)) }
@@ -46,7 +48,8 @@ struct KeyedArchiveUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
     var count: Int { encoder.content.unkeyed?.count ?? 0 }
 
-    private func append(_ value: KeyedArchiveEncodedValue) { encoder.content.unkeyed = (encoder.content.unkeyed ?? []) + [value] }
+    /// Appends in place (rebuilding the array on each element made encoding quadratic).
+    private func append(_ value: KeyedArchiveEncodedValue) { encoder.content.unkeyed?.append(value) }
 
     mutating func encodeNil() throws { append(.object(0)) }
     mutating func encode<T: Encodable>(_ value: T) throws { append(try encoder.value(value, key: "[\(count)]")) }
