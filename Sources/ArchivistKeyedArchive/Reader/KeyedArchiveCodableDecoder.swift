@@ -189,6 +189,12 @@ struct KeyedArchiveValueDecoder: Decoder {
     // MARK: Scalars
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // Metatype comparisons first: most values are none of the special types, and a
+        // pointer comparison is far cheaper than a dynamic cast of the metatype.
+        if T.self == String.self { return try string() as! T }
+        guard T.self == Date.self || T.self == Data.self || T.self == UUID.self || T.self == URL.self else {
+            return try T(from: self)
+        }
         switch type {
         case is Date.Type:
             if case .field(.date(let value)) = item { return value as! T }

@@ -70,6 +70,7 @@ struct KeyedArchiveCodableWriter {
 
     /// Writes `value` and returns its object index (once per class instance).
     func object<T: Encodable>(for value: T, codingPath: [String]) throws -> Int {
+        if T.self == String.self { return try state.plainObject(.string(value as! String)) }
         switch value {
         case let value as String: return try state.plainObject(.string(value))
         case let value as Data: return try state.plainObject(.data([UInt8](value)))
@@ -92,23 +93,26 @@ struct KeyedArchiveCodableWriter {
         }
     }
 
-    /// The plain plist value of a number or Boolean, or `nil`.
-    static func scalar(_ value: Any) -> PropertyListDocument.Node? {
+    /// The plain plist value of a number or Boolean, or `nil`. Compares metatypes first (a
+    /// pointer comparison) so that the common types cost one cast, not a chain of them.
+    static func scalar<T>(_ value: T) -> PropertyListDocument.Node? {
+        let type = ObjectIdentifier(T.self)
+        if type == ObjectIdentifier(Int.self) { return .integer(Int64(value as! Int)) }
+        if type == ObjectIdentifier(Bool.self) { return .bool(value as! Bool) }
+        if type == ObjectIdentifier(Double.self) { return .real(value as! Double) }
+        if type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Date.self) { return nil }
         switch value {
-        case let value as Bool: .bool(value)
-        case let value as Int: .integer(Int64(value))
-        case let value as Int8: .integer(Int64(value))
-        case let value as Int16: .integer(Int64(value))
-        case let value as Int32: .integer(Int64(value))
-        case let value as Int64: .integer(value)
-        case let value as UInt: UInt64(value) <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(UInt64(value))
-        case let value as UInt8: .integer(Int64(value))
-        case let value as UInt16: .integer(Int64(value))
-        case let value as UInt32: .integer(Int64(value))
-        case let value as UInt64: value <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(value)
-        case let value as Double: .real(value)
-        case let value as Float: .real(Double(value))
-        default: nil
+        case let value as Int8: return .integer(Int64(value))
+        case let value as Int16: return .integer(Int64(value))
+        case let value as Int32: return .integer(Int64(value))
+        case let value as Int64: return .integer(value)
+        case let value as UInt: return UInt64(value) <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(UInt64(value))
+        case let value as UInt8: return .integer(Int64(value))
+        case let value as UInt16: return .integer(Int64(value))
+        case let value as UInt32: return .integer(Int64(value))
+        case let value as UInt64: return value <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(value)
+        case let value as Float: return .real(Double(value))
+        default: return nil
         }
     }
 
