@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "ArchivistKeyedArchive", dependencies: ["Archivist"], path: "Sources/ArchivistKeyedArchive"),
         .executableTarget(
             name: "ArchivistBenchmarks",
-            dependencies: ["Archivist"],
+            dependencies: ["Archivist", "ArchivistKeyedArchive"],
             path: "Benchmarks/ArchivistBenchmarks"
         ),
         // The process the crash tests start and kill (Tests/ArchivistTests/Reliability/).

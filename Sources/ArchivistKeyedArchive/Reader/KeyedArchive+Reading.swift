@@ -248,13 +248,13 @@ struct KeyedArchiveTableReader {
         for index in objects.indices {
             guard case .instance(let instance) = objects[index], instance.className == "NSURL" else { continue }
             let path = ["$objects", "[\(index)]"]
-            let relative: String
+            var relative: String?
             switch instance.fields["NS.relative"] {
             case .string(let value)?: relative = value
-            case .reference(let target)?:
-                guard case .string(let value) = objects[target.index] else { fallthrough }
-                relative = value
-            default:
+            case .reference(let target)?: if case .string(let value) = objects[target.index] { relative = value }
+            default: break
+            }
+            guard let relative else {
                 throw ArchiveError(.corrupt, "NSURL.NS.relative must be a string", codingPath: path + ["NS.relative"], typeName: "NSURL")
             }
             var base: KeyedArchiveReference?

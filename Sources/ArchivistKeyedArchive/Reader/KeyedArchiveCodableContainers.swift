@@ -4,7 +4,7 @@ import Foundation
 /// The keyed container: an instance's fields or a string-keyed dictionary's entries.
 struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: KeyedArchiveValueDecoder
-    let entries: [String: KeyedArchiveItem]
+    let entries: KeyedArchiveKeyedEntries
 
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }

@@ -70,6 +70,27 @@ final class KeyedArchiveDecodingBudget {
     }
 }
 
+/// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
+/// or an `NSDictionary`'s entries.
+enum KeyedArchiveKeyedEntries {
+    case fields([String: KeyedArchiveField])
+    case items([String: KeyedArchiveItem])
+
+    subscript(key: String) -> KeyedArchiveItem? {
+        switch self {
+        case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
+        case .items(let items): items[key]
+        }
+    }
+
+    var keys: [String] {
+        switch self {
+        case .fields(let fields): Array(fields.keys)
+        case .items(let items): Array(items.keys)
+        }
+    }
+}
+
 /// The `Decoder` over a ``KeyedArchive``.
 struct KeyedArchiveValueDecoder: Decoder {
     let archive: KeyedArchive
@@ -121,19 +142,22 @@ struct KeyedArchiveValueDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        var entries: [String: KeyedArchiveItem] = [:]
+        let entries: KeyedArchiveKeyedEntries
         switch (item, resolved) {
         case (_, .instance(let instance)?):
-            for (key, value) in instance.fields { entries[key] = KeyedArchiveItem(value) }
+            // The instance's own field table, shared, not copied: this runs once per object.
+            entries = .fields(instance.fields)
         case (_, .dictionary(let keys, let values)?):
+            var items: [String: KeyedArchiveItem] = [:]
             for (key, value) in zip(keys, values) {
                 guard case .string(let name) = archive[key] else {
                     throw error(.typeMismatch, "dictionary key \(key) is not a string")
                 }
-                entries[name] = .object(value)
+                items[name] = .object(value)
             }
+            entries = .items(items)
         case (.field(.dictionary(let fields)), _), (_, .plist(.dictionary(let fields))?):
-            for (key, value) in fields { entries[key] = KeyedArchiveItem(value) }
+            entries = .fields(fields)
         default:
             throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
         }
@@ -165,6 +189,12 @@ struct KeyedArchiveValueDecoder: Decoder {
     // MARK: Scalars
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // Metatype comparisons first: most values are none of the special types, and a
+        // pointer comparison is far cheaper than a dynamic cast of the metatype.
+        if T.self == String.self { return try string() as! T }
+        guard T.self == Date.self || T.self == Data.self || T.self == UUID.self || T.self == URL.self else {
+            return try T(from: self)
+        }
         switch type {
         case is Date.Type:
             if case .field(.date(let value)) = item { return value as! T }

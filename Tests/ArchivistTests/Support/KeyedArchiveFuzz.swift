@@ -60,6 +60,41 @@ enum KeyedArchiveFuzz {
         }
     }
 
+    /// Mutation fuzzing of the pure-Swift reader alone (no Foundation, so it is fast): `cases`
+    /// rounds of 1–5 byte changes per seed, each read into a table and decoded through the
+    /// `Decoder`. Exits the process with a failure on an error that is not an `ArchiveError`.
+    static func runReader(seeds: [UInt64], cases: Int, log path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let log = FileHandle(forWritingAtPath: path) else {
+            fail("could not create the log \(path)")
+        }
+        let corpus: [(name: String, bytes: [UInt8])]
+        do {
+            corpus = try self.corpus()
+        } catch {
+            fail("could not build the corpus: \(error)")
+        }
+        var limits = ArchiveLimits()
+        limits.maxObjectCount = 100_000
+        for seed in seeds {
+            var rng = SplitMix64(seed: seed)
+            for round in 0..<cases {
+                let (name, bytes) = mutation(of: corpus, using: &rng)
+                // The round number alone reproduces the input from the seed; logging every
+                // 1,000th keeps the log cheap, and the last one bounds where to replay from.
+                if round % 1_000 == 0 { log.write(Data("\(name) reader round \(round) (seed \(seed))\n".utf8)) }
+                do {
+                    let archive = try KeyedArchive(data: Data(bytes), limits: limits)
+                    _ = try? archive.decode(KeyedArchiveAnyValue.self)
+                } catch is ArchiveError {
+                    continue
+                } catch {
+                    fail("\(name) reader round \(round) (seed \(seed)): untyped error \(error)")
+                }
+            }
+        }
+    }
+
     /// One round: a corpus entry with 1–5 bytes replaced by random values.
     static func mutation(of corpus: [(name: String, bytes: [UInt8])], using rng: inout SplitMix64) -> (String, [UInt8]) {
         let (name, original) = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
@@ -79,6 +114,12 @@ enum KeyedArchiveFuzz {
     private static func attempt(_ data: Data, _ label: String, log: FileHandle) {
         log.write(Data((label + "\n").utf8))
         do {
+            // The pure-Swift reader first: it must give a typed answer for every input too.
+            var limits = ArchiveLimits()
+            limits.maxObjectCount = 100_000
+            if let archive = try? KeyedArchive(data: data, limits: limits) {
+                _ = try? archive.decode(KeyedArchiveAnyValue.self)
+            }
             _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureLetter.self], from: data)
         } catch is ArchiveError {
             // A typed error is a correct answer.
@@ -91,5 +132,32 @@ enum KeyedArchiveFuzz {
     private static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data((message + "\n").utf8))
         exit(EXIT_FAILURE)
+    }
+}
+
+/// Decodes whatever a keyed archive holds through the pure-Swift reader's `Decoder`, walking
+/// every container, so fuzzing reaches the whole decoding path.
+struct KeyedArchiveAnyValue: Decodable {
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: AnyKey.self) {
+            for key in container.allKeys { _ = try? container.decode(KeyedArchiveAnyValue.self, forKey: key) }
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            while !container.isAtEnd, (try? container.decode(KeyedArchiveAnyValue.self)) != nil {}
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        _ = try? single.decode(String.self)
+        _ = try? single.decode(Double.self)
+        _ = try? single.decode(Date.self)
+        _ = try? single.decode(URL.self)
     }
 }

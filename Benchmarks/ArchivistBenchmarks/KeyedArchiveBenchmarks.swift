@@ -1,0 +1,84 @@
+import Archivist
+import ArchivistKeyedArchive
+import Foundation
+
+/// Issue 9's keyed-archive benchmark: the pure-Swift reader and writer (`ArchivistKeyedArchive`)
+/// against corelibs' NSKeyedUnarchiver and NSKeyedArchiver on the same archives: (a) 10,000
+/// tasks, (b) 1,000 users × 20 letters (acyclic, as Foundation on Linux needs). Our writer's
+/// output is checked to be readable by Foundation as the same classes.
+func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
+    let tasks = (0..<(harness.options.quick ? 2_000 : 10_000)).map(HandTask.init)
+    try compareKeyed(
+        harness, suite: "keyed.tasks", title: "(a) \(tasks.count) tasks as keyed archives",
+        models: tasks.map(KeyedTask.init), objects: tasks.map(ObjectTask.init) as NSArray,
+        objectClasses: [NSArray.self, ObjectTask.self, NSString.self, NSDate.self])
+    let users = (0..<(harness.options.quick ? 200 : 1_000)).map { HandUser($0, letters: 20) }
+    try compareKeyed(
+        harness, suite: "keyed.letters", title: "(b) \(users.count) users × 20 letters as keyed archives",
+        models: users.map(KeyedUser.init), objects: users.map(ObjectUser.init) as NSArray,
+        objectClasses: [NSArray.self, ObjectUser.self, ObjectLetter.self, NSString.self])
+    for user in users { user.letters.removeAll() }
+}
+
+private func compareKeyed<Model: Codable & KeyedArchiveClassNamed>(
+    _ harness: Harness, suite: String, title: String, models: [Model], objects: NSArray, objectClasses: [AnyClass]
+) throws {
+    let foundationData = try NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true)
+    let ourData = try KeyedArchiveWriter.encode(models)
+    // Sanity: each side reads the other's output completely.
+    guard try KeyedArchive.decode([Model].self, from: foundationData).count == models.count,
+          (try NSKeyedUnarchiver.unarchivedObject(ofClasses: objectClasses, from: ourData) as? NSArray)?.count == models.count
+    else { throw ArchiveError(.invalidValue, "\(suite): cross-reading failed") }
+    // Foundation takes seconds here, so one cold sample each (as the archiving suites do).
+    harness.measure(suite, "NSKeyedArchiver encode", samples: 1, warmUp: false) {
+        try? NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true).count
+    }
+    harness.measure(suite, "NSKeyedUnarchiver decode", samples: 1, warmUp: false) {
+        _ = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: objectClasses, from: foundationData)
+        return foundationData.count
+    }
+    harness.measure(suite, "KeyedArchiveWriter encode") { try? KeyedArchiveWriter.encode(models).count }
+    harness.measure(suite, "KeyedArchive table only decode") {
+        _ = try? KeyedArchive(data: foundationData)
+        return foundationData.count
+    }
+    harness.measure(suite, "KeyedArchive decode") {
+        _ = try? KeyedArchive.decode([Model].self, from: foundationData)
+        return foundationData.count
+    }
+    harness.printTable(suite, title: title) { $0.hasSuffix("encode") ? "NSKeyedArchiver encode" : "NSKeyedUnarchiver decode" }
+}
+
+/// Seed 000's task with ObjectTask's keys, written as an ObjectTask.
+private struct KeyedTask: Codable, KeyedArchiveClassNamed {
+    static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectTask.self), "NSObject"] }
+    var id: String, name: String, color: String, diligenceTime: Int, isRestMode: Bool, restTime: Int
+    var isFocusMode: Bool, musicName: String, isMusicEnabled: Bool, isAlertEnabled: Bool, alertTime: Date
+
+    init(_ t: HandTask) {
+        id = t.id; name = t.name; color = t.color; diligenceTime = t.diligenceTime; isRestMode = t.isRestMode
+        restTime = t.restTime; isFocusMode = t.isFocusMode; musicName = t.musicName; isMusicEnabled = t.isMusicEnabled
+        isAlertEnabled = t.isAlertEnabled; alertTime = t.alertTime
+    }
+}
+
+/// Seed 002's user with ObjectUser's keys, written as an ObjectUser.
+private struct KeyedUser: Codable, KeyedArchiveClassNamed {
+    static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectUser.self), "NSObject"] }
+    var account: String, writeName: String, letters: [KeyedLetter]
+
+    init(_ user: HandUser) {
+        account = user.account; writeName = user.writeName; letters = user.letters.map(KeyedLetter.init)
+    }
+}
+
+/// Seed 002's letter with ObjectLetter's keys, written as an ObjectLetter.
+private struct KeyedLetter: Codable, KeyedArchiveClassNamed {
+    static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectLetter.self), "NSObject"] }
+    var pkNumber: Int, sender: String, content: String, dateString: String, isRead: Bool, incoming: Bool
+
+    init(_ l: HandLetter) {
+        pkNumber = l.pkNumber; sender = l.sender; content = l.content; dateString = l.dateString
+        isRead = l.isRead; incoming = l.incoming
+    }
+}
