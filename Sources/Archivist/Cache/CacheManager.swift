@@ -68,8 +68,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)
-    /// Each type's folder, hashed once.
-    let folders = Locked<[Kind: FolderPath]>([:])
+    /// Each type's folder, hashed once, with the name it was hashed from.
+    let folders = Locked<[Kind: (name: String, folder: FolderPath)]>([:])
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
