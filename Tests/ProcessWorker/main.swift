@@ -11,6 +11,7 @@ import Foundation
 
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
+    "umask-everything": umaskEverything,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

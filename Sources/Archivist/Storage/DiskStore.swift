@@ -97,7 +97,7 @@ package final class DiskStore: Sendable {
         self.state = Locked(State())
         try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
         let marker = rootPath + "/.archivist/dirty"
-        let fd = fileSystem.open(marker, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
         self.markerFD = fd
         do {
