@@ -36,6 +36,9 @@ package final class DiskStore: Sendable {
     /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
     /// open file is cheap; creating and deleting a marker would allocate an inode each time.
     let markerFD: Int32
+    /// Set when the root refuses writes: it was opened for reading, and every write, removal
+    /// or clear throws this (see `DiskStore+ReadOnly.swift`).
+    let writeRefusal: CacheError?
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -95,25 +98,23 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.fileSystem = fileSystem
         self.state = Locked(State())
-        try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
-        let marker = rootPath + "/.archivist/dirty"
-        let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
         self.markerFD = fd
+        self.writeRefusal = writeRefusal
         do {
             sweepInternalTemporaries()
             try loadOrRebuildIndex()
         } catch {
-            _ = fileSystem.close(fd)
+            if fd >= 0 { _ = fileSystem.close(fd) }
             throw error
         }
-        emptyTrash(completion: nil)
+        if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
     deinit {
         let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
         if pending { persistIndex() }
-        _ = fileSystem.close(markerFD)
+        if markerFD >= 0 { _ = fileSystem.close(markerFD) }
     }
 
     /// The absolute path of `key`'s file.
