@@ -12,6 +12,7 @@ import Foundation
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "umask-everything": umaskEverything,
+    "default-location": defaultLocation,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
