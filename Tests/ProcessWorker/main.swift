@@ -13,6 +13,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "umask-everything": umaskEverything,
     "default-location": defaultLocation,
+    "store-then-exit": storeThenExit,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
