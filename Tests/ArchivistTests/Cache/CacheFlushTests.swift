@@ -48,3 +48,29 @@ enum UmaskCache: String, CacheType, CaseIterable {
         }
     }
 }
+
+/// Trash a previous process left is deleted in the background after the open returns (as
+/// `Reliability.md` says); meanwhile no size counts it, and `flush()` waits for it.
+@Suite struct CacheLeftoverTrashTests {
+    @Test func leftoverTrashIsNeverCountedAndFlushDeletesIt() throws {
+        try withTemporaryDirectory { dir throws in
+            do {
+                let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+                try cache.store("kept", for: .hots)
+            }
+            // What a process that cleared and then died leaves: a big folder in the trash.
+            let leftover = dir.appendingPathComponent(".archivist/trash/0123abcd/deep")
+            try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
+            for i in 0..<200 { try Data(repeating: 1, count: 1_000).write(to: leftover.appendingPathComponent("\(i)")) }
+
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+            // Whether or not the background deletion has started, the sizes are the entries'.
+            #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
+            #expect(cache.totalUsage.entryCount == 1)
+            try cache.flush()
+            #expect(allPaths(under: dir.appendingPathComponent(".archivist/trash")).isEmpty)
+            #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
+            #expect(try cache.value(String.self, for: .hots) == "kept")
+        }
+    }
+}
