@@ -157,9 +157,9 @@ package final class DiskStore: Sendable {
                                              expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         let (_, folderSyncFailure, _) = try mutate {
-                            try replaceEntry([head, raw], at: path, durability: durability)
+                            try replaceEntry([head, raw], at: path, key: key, durability: durability)
                         } then: { result, index in
-                            if result.clearedFolder { _ = index.detach(folderShadowing(key)) }
+                            if let cleared = result.cleared { forget(cleared, for: key, in: &index) }
                             index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
                                                   lastAccess: writeDate.timeIntervalSince1970))
                         }
