@@ -15,6 +15,9 @@ let modes: [String: ([String]) throws -> Void] = [
     "records-mixed": recordsMixed,
     "plist-set": plistSet,
     "preferences-set": preferencesSet,
+    "umask-everything": umaskEverything,
+    "default-location": defaultLocation,
+    "store-then-exit": storeThenExit,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

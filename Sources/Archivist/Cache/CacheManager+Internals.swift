@@ -32,8 +32,10 @@ extension CacheManager {
 
     /// The folder of `type`'s entries for this manager's user.
     func folder(for type: Kind) throws -> FolderPath {
-        if let folder = folders.withLock({ $0[type] }) { return folder }
         let name = type.name
+        // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
+        // the name's bytes, so a cached folder counts only for the very same bytes.
+        if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) { return cached.folder }
         precondition(!name.isEmpty, "a CacheType's name must not be empty")
         var components = [type.location.folderName]
         if type.location.isUserScoped {
@@ -44,7 +46,7 @@ extension CacheManager {
         }
         components.append(MD5.hexDigest(of: name))
         let folder = FolderPath(components)
-        folders.withLock { $0[type] = folder }
+        folders.withLock { $0[type] = (name, folder) }
         return folder
     }
 
@@ -104,7 +106,7 @@ extension CacheManager {
         if let memory, !evicted.isEmpty {
             let names = Set(evicted.map(\.name))
             let name = type.name
-            memory.removeAll { $0.typeName == name && names.contains(EntryName(parameter: $0.parameter)) }
+            memory.removeAll { Bytewise.equal($0.typeName, name) && names.contains(EntryName(parameter: $0.parameter)) }
         }
     }
 

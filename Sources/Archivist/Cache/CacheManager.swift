@@ -13,6 +13,8 @@ import Foundation
 /// `Archivable & Sendable`, which Swift picks whenever it can) are kept decoded in an LRU
 /// ``MemoryCache`` in front of the disk. Values of non-`Sendable` types (for example classes
 /// of an object graph) are never shared that way: each read decodes a fresh graph from disk.
+/// So `Sendable` alone decides it, at compile time: a Codable model that forgot `Sendable`
+/// works, but never hits memory (debug builds say so once per type on standard error).
 ///
 /// Concurrency: `CacheManager` is `Sendable` and safe from any thread or task. File I/O on one
 /// entry never waits for I/O on another; no lock is held while your code (a completion
@@ -68,8 +70,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)
-    /// Each type's folder, hashed once.
-    let folders = Locked<[Kind: FolderPath]>([:])
+    /// Each type's folder, hashed once, with the name it was hashed from.
+    let folders = Locked<[Kind: (name: String, folder: FolderPath)]>([:])
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -81,8 +83,13 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let cache = try CacheManager<ShopCache>(root: .defaultLocation(for: "Shop"), user: session.userID)
     /// ```
     ///
+    /// A root that exists but refuses writes (a read-only mount, a prepopulated cache shipped
+    /// read-only, a folder this process may only read) opens for reading: values, `info`,
+    /// `contains` and sizes work, and every store, removal and clear throws
+    /// `readOnlyFileSystem` (`permissionDenied` when the refusal was `EACCES`).
+    ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) when
-    ///   the root folders cannot be created or read.
+    ///   the root folders cannot be created (a missing root on a read-only disk) or read.
     /// - Complexity: Blocking file I/O: loads each root's size index on first open in the
     ///   process, or rebuilds it by one scan after a crash; sweeps stale temporaries and
     ///   starts deleting leftover trash in the background.
@@ -140,6 +147,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
     /// memory tier held for the entry is dropped. `nil` removes the entry.
     ///
+    /// Swift picks this overload when the value's static type is not `Sendable`, so such
+    /// values never use the memory tier; if that is a surprise, make the type `Sendable`.
+    /// Debug builds say so on standard error, once per type.
+    ///
     /// ```swift
     /// try cache.store(letterGraph, for: .message)   // final class Letter: Archivable
     /// ```
@@ -156,6 +167,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try removeValue(for: type, parameter: parameter)
             return
         }
+        noteMemoryTierSkipped(T.self)
         try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryItem: nil)
     }
 
@@ -182,6 +194,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// The value of a non-`Sendable` type stored for `type` and `parameter`, decoded afresh
     /// from disk, or `nil` when there is none or it has expired.
     ///
+    /// Swift picks this overload when `T` is not `Sendable`: such values never use the memory
+    /// tier (debug builds say so on standard error, once per type).
+    ///
     /// ```swift
     /// let letters: [Letter]? = try cache.value(for: .message)
     /// ```
@@ -191,7 +206,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
-        try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
+        noteMemoryTierSkipped(T.self)
+        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
     }
 
     /// The value stored for `type` if it was written within the last `maxAge` seconds,

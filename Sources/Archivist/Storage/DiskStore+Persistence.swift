@@ -18,6 +18,7 @@ import Darwin
 extension DiskStore {
     /// Creates the marker if needed and counts a mutation in flight.
     func beginMutation() throws {
+        try checkWritable()
         try state.withLock { state in
             if !state.dirty {
                 try setMarker(dirty: true)
@@ -95,7 +96,7 @@ extension DiskStore {
         let index = try scan()
         state.withLock { state in
             state.index = index
-            state.dirty = true
+            state.dirty = writeRefusal == nil   // a read-only root keeps the scan in memory
         }
         persistIndex()
     }

@@ -36,6 +36,9 @@ package final class DiskStore: Sendable {
     /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
     /// open file is cheap; creating and deleting a marker would allocate an inode each time.
     let markerFD: Int32
+    /// Set when the root refuses writes: it was opened for reading, and every write, removal
+    /// or clear throws this (see `DiskStore+ReadOnly.swift`).
+    let writeRefusal: CacheError?
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -70,7 +73,8 @@ package final class DiskStore: Sendable {
     var markerPath: String { internalPath + "/dirty" }
     var trashPath: String { internalPath + "/trash" }
 
-    private static let registry = Locked<[String: WeakStore]>([:])
+    /// Keyed by the path's bytes: two spellings of "é" are two folders on most file systems.
+    private static let registry = Locked<[BytewiseString: WeakStore]>([:])
 
     /// The store for `root`, opened (and its index loaded or rebuilt) on first use in this
     /// process and shared after that. `fileSystem` applies only when the store is first opened.
@@ -82,10 +86,10 @@ package final class DiskStore: Sendable {
         var path = root.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return try registry.withLock { stores in
-            if let store = stores[path]?.store { return store }
+            if let store = stores[BytewiseString(path)]?.store { return store }
             let store = try DiskStore(rootPath: path, fileSystem: fileSystem)
             stores = stores.filter { $0.value.store != nil }
-            stores[path] = WeakStore(store: store)
+            stores[BytewiseString(path)] = WeakStore(store: store)
             return store
         }
     }
@@ -94,25 +98,23 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.fileSystem = fileSystem
         self.state = Locked(State())
-        try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
-        let marker = rootPath + "/.archivist/dirty"
-        let fd = fileSystem.open(marker, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
         self.markerFD = fd
+        self.writeRefusal = writeRefusal
         do {
             sweepInternalTemporaries()
             try loadOrRebuildIndex()
         } catch {
-            _ = fileSystem.close(fd)
+            if fd >= 0 { _ = fileSystem.close(fd) }
             throw error
         }
-        emptyTrash(completion: nil)
+        if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
     deinit {
         let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
         if pending { persistIndex() }
-        _ = fileSystem.close(markerFD)
+        if markerFD >= 0 { _ = fileSystem.close(markerFD) }
     }
 
     /// The absolute path of `key`'s file.
@@ -155,9 +157,9 @@ package final class DiskStore: Sendable {
                                              expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         let (_, folderSyncFailure, _) = try mutate {
-                            try replaceEntry([head, raw], at: path, durability: durability)
+                            try replaceEntry([head, raw], at: path, key: key, durability: durability)
                         } then: { result, index in
-                            if result.clearedFolder { _ = index.detach(folderShadowing(key)) }
+                            if let cleared = result.cleared { forget(cleared, for: key, in: &index) }
                             index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
                                                   lastAccess: writeDate.timeIntervalSince1970))
                         }
