@@ -11,6 +11,7 @@ import Foundation
 
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
+    "cache-write": cacheWrite, "cache-read": cacheRead, "cache-check": cacheCheck, "cache-reopen": cacheReopen,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
