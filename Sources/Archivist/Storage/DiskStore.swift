@@ -10,17 +10,20 @@ import Darwin
 ///
 /// Every entry is a file `<root>/<folder>/<name>` holding an ``EntryHeader`` and a payload.
 /// The store keeps a ``SizeIndex`` of every entry's logical and allocated size and last access,
-/// so the size of any folder is answered without touching the disk. The index is saved to
-/// `<root>/.archivist/index` shortly after changes; a marker file `.archivist/dirty` says
-/// whenever the saved index may be behind the disk, so after a crash the next open rebuilds
-/// the index with one scan (sweeping stale temporaries on the way) before it answers anything.
+/// so the size of any folder is answered without touching the disk. Several processes may open
+/// the same root at once: every committed change is appended to a shared journal under a
+/// short cross-process ``FileLock`` hold, and each process folds in the others' records when
+/// the shared change counter moves (see `DiskStore+Persistence.swift`), so sizes and
+/// `contains` are exact in all of them, and a crash of any one is repaired by one rescan.
 ///
-/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it); the
-/// store assumes no other process writes under its root.
+/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it).
 ///
-/// Concurrency: I/O on one key holds only that key's lock; the index sits behind a lock held
-/// for dictionary updates only. Clearing takes a shared/exclusive gate exclusively for the
-/// moment of its renames, so no write lands half inside a folder being moved to the trash.
+/// Concurrency: writing an entry's bytes holds only that key's lock; its rename (or unlink)
+/// and journal record hold the cross-process lock for a few system calls; the index sits
+/// behind a lock held for dictionary updates only. Clearing takes a shared/exclusive gate
+/// exclusively for the moment of its renames, so no write of this process lands half inside a
+/// folder being moved to the trash; a write of another process whose folder was moved away
+/// writes its entry again.
 ///
 /// ```swift
 /// let store = try DiskStore.open(at: root)
@@ -36,25 +39,16 @@ package final class DiskStore: Sendable {
     /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
     /// open file is cheap; creating and deleting a marker would allocate an inode each time.
     let markerFD: Int32
+    /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
+    let journalFD: Int32
+    /// The counters every process opening the root maps.
+    let shared: SharedCounters
+    /// The cross-process lock around every file change and journal record.
+    let lock: FileLock
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
     let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
-    /// How long after a change the index is saved; a burst of writes costs one save.
-    let persistDelay: DispatchTimeInterval = .milliseconds(500)
-
-    /// The store's mutable state, behind `state`'s lock.
-    struct State {
-        var index = SizeIndex()
-        /// Whether the dirty marker exists on disk.
-        var dirty = false
-        /// Mutations whose file I/O has started but whose index update has not happened.
-        var inFlight = 0
-        /// Counts index changes, so a save can tell whether it captured the latest state.
-        var generation: UInt64 = 0
-        var persistScheduled = false
-    }
-
     /// An entry read back: its checked header and its payload.
     package struct Entry: Sendable {
         /// The entry's header.
@@ -68,6 +62,7 @@ package final class DiskStore: Sendable {
     var internalPath: String { rootPath + "/.archivist" }
     var indexPath: String { internalPath + "/index" }
     var markerPath: String { internalPath + "/dirty" }
+    var journalPath: String { internalPath + "/journal" }
     var trashPath: String { internalPath + "/trash" }
 
     private static let registry = Locked<[String: WeakStore]>([:])
@@ -94,25 +89,35 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.fileSystem = fileSystem
         self.state = Locked(State())
-        try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
-        let marker = rootPath + "/.archivist/dirty"
+        let folder = rootPath + "/.archivist"
+        try fileSystem.makeDirectories(folder + "/trash")
+        let marker = folder + "/dirty"
         let fd = fileSystem.open(marker, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        let journal = fileSystem.open(folder + "/journal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard journal >= 0 else {
+            let code = errno
+            _ = fileSystem.close(fd)
+            throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
+        }
         self.markerFD = fd
+        self.journalFD = journal
+        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
+            self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem)
             sweepInternalTemporaries()
-            try loadOrRebuildIndex()
+            try lock.withExclusive { try loadOrRebuildIndex() }
         } catch {
             _ = fileSystem.close(fd)
+            _ = fileSystem.close(journal)
             throw error
         }
         emptyTrash(completion: nil)
     }
 
     deinit {
-        let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
-        if pending { persistIndex() }
         _ = fileSystem.close(markerFD)
+        _ = fileSystem.close(journalFD)
     }
 
     /// The absolute path of `key`'s file.
@@ -144,7 +149,7 @@ package final class DiskStore: Sendable {
     package func write(
         _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
-        onCommit: () -> Void = {}
+        origin: UInt = 0, onCommit: () -> Void = {}
     ) throws -> [DiskKey] {
         try clearGate.withShared {
             let path = path(of: key)
@@ -153,14 +158,28 @@ package final class DiskStore: Sendable {
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
-                        let (_, folderSyncFailure) = try mutate {
-                            try AtomicFile.replace([head, raw], toPath: path, durability: durability, fileSystem: fileSystem)
-                        } then: { result, index in
-                            index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
-                                                  lastAccess: writeDate.timeIntervalSince1970))
+                        // A clear in another process may move the folder, temporary and all, to the
+                        // trash between the two halves: then the write is done again (rarely).
+                        var attempts = 0
+                        while true {
+                            attempts += 1
+                            let prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
+                                                                  fileSystem: fileSystem)
+                            let (renamed, _) = try mutate(origin: origin) {
+                                try prepared.rename()
+                            } change: { renamed in
+                                renamed ? .set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
+                                                           lastAccess: writeDate.timeIntervalSince1970)) : nil
+                            }
+                            if !renamed {
+                                if attempts < 8 { continue }
+                                throw CacheError.posix("rename", path: path, errno: ENOENT)
+                            }
+                            let folderSyncFailure = prepared.syncFolderIfAsked()
+                            onCommit()
+                            if let folderSyncFailure { throw folderSyncFailure }
+                            return
                         }
-                        onCommit()
-                        if let folderSyncFailure { throw folderSyncFailure }
                     }
                 }
             }
@@ -209,17 +228,17 @@ package final class DiskStore: Sendable {
     /// - Throws: ``CacheError`` when the file exists but cannot be removed.
     /// - Complexity: Blocking file I/O on this key only.
     @discardableResult
-    package func remove(_ key: DiskKey, onCommit: () -> Void = {}) throws -> Bool {
+    package func remove(_ key: DiskKey, origin: UInt = 0, onCommit: () -> Void = {}) throws -> Bool {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let removed = try mutate { () -> Bool in
+                let (removed, _) = try mutate(origin: origin) { () -> Bool in
                     if fileSystem.unlink(path) == 0 { return true }
                     let code = errno
                     if code == ENOENT || code == ENOTDIR { return false }
                     throw CacheError.posix("unlink", path: path, errno: code)
-                } then: { _, index in
-                    index.remove(key)
+                } change: { removed in
+                    removed ? .remove(key) : nil
                 }
                 onCommit()
                 return removed
@@ -240,37 +259,37 @@ package final class DiskStore: Sendable {
     ///
     /// - Complexity: O(1); no file I/O.
     package func contains(_ key: DiskKey) -> Bool {
-        state.withLock { $0.index.record(key) != nil }
+        readIndex { $0.record(key) != nil }
     }
 
     /// The logical and allocated size the index holds for `key`.
     ///
     /// - Complexity: O(1); no file I/O.
     package func sizes(of key: DiskKey) -> AtomicFile.Sizes? {
-        state.withLock { $0.index.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
+        readIndex { $0.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
     }
 
     /// The usage of `folder` and everything inside it.
     ///
     /// - Complexity: O(1) (a walk of the folder's few components); no file I/O.
     package func usage(of folder: FolderPath) -> DiskUsage {
-        state.withLock { $0.index.usage(of: folder) }
+        readIndex { $0.usage(of: folder) }
     }
 
     /// Removes a bad entry file and forgets it; failures are ignored since the caller is
     /// already reporting the entry as bad.
     func discard(_ key: DiskKey, path: String) {
-        _ = try? mutate {
-            _ = fileSystem.unlink(path)
-        } then: { _, index in
-            index.remove(key)
+        _ = try? mutate(origin: 0) {
+            fileSystem.unlink(path) == 0
+        } change: { removed in
+            removed ? .remove(key) : nil
         }
     }
 
     /// Evicts least recently accessed entries of `folder`, skipping any whose lock is busy.
     private func evict(in folder: FolderPath, downTo limit: Int64, sparing spared: DiskKey) -> [DiskKey] {
-        let candidates = state.withLock { state -> [(EntryName, Record)] in
-            state.index.usage(of: folder).logicalBytes > limit ? state.index.leastRecentlyAccessed(in: folder) : []
+        let candidates = readIndex { index -> [(EntryName, Record)] in
+            index.usage(of: folder).logicalBytes > limit ? index.leastRecentlyAccessed(in: folder) : []
         }
         var evicted = [DiskKey]()
         for (name, _) in candidates where name != spared.name {
@@ -278,30 +297,15 @@ package final class DiskStore: Sendable {
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
-                return (try? mutate {
+                return (try? mutate(origin: 0) {
                     fileSystem.unlink(path) == 0 || errno == ENOENT
-                } then: { gone, index in
-                    if gone { index.remove(key) }
-                }) ?? false
+                } change: { gone in
+                    gone ? .remove(key) : nil
+                })?.0 ?? false
             }
             if removed == true { evicted.append(key) }
         }
         return evicted
-    }
-
-    /// Runs one file mutation inside the crash-safety protocol: the dirty marker exists before
-    /// `io` changes the disk, and `update` brings the index in step with `io`'s result after.
-    func mutate<R>(_ io: () throws -> R, then update: (R, inout SizeIndex) -> Void) throws -> R {
-        try beginMutation()
-        let result: R
-        do {
-            result = try io()
-        } catch {
-            endMutation { _ in }
-            throw error
-        }
-        endMutation { update(result, &$0) }
-        return result
     }
 }
 

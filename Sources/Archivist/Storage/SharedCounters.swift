@@ -1,0 +1,73 @@
+import CArchivistSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A few 64-bit words in a small file that every process opening a store maps with
+/// `MAP_SHARED`, read and written only with the atomics of `CArchivistSupport`.
+///
+/// The words (each 8-byte aligned):
+/// - ``change``: bumped by every committed mutation of any process, after its journal record is
+///   written. A reader that sees it unchanged knows nothing changed; this is the one atomic
+///   load a memory-tier hit pays for coherence.
+/// - ``epoch``: bumped whenever the journal is folded into a new snapshot and truncated; a
+///   process whose epoch is older reloads the snapshot.
+/// - ``intent``: set by the holder of the store's exclusive lock before it changes the disk and
+///   cleared once its journal record is written. A process that takes the lock and finds it set
+///   knows the previous holder died (or failed) in between, and rescans.
+///
+/// Writes to a shared mapping survive the death of the writing process (they live in the page
+/// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
+final class SharedCounters: @unchecked Sendable {
+    // Safety: `base` points at a mapping that lives as long as this object and is touched only
+    // through the C11 atomics.
+
+    private static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
+    private static let length = 4096
+    private let base: UnsafeMutablePointer<UInt64>
+
+    /// Maps (creating it 0600 if needed) the file at `path`.
+    ///
+    /// - Throws: ``CacheError`` when the file cannot be created, sized or mapped.
+    init(path: String, fileSystem: FileSystem) throws {
+        let fd = fileSystem.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CacheError.posix("open shared counters", path: path, errno: errno) }
+        defer { _ = fileSystem.close(fd) }
+        var status = stat()
+        guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        if status.st_size < Self.length, fileSystem.ftruncate(fd, off_t(Self.length)) != 0 {
+            throw CacheError.posix("size shared counters", path: path, errno: errno)
+        }
+        guard let raw = mmap(nil, Self.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
+            throw CacheError.posix("mmap shared counters", path: path, errno: errno)
+        }
+        base = raw.bindMemory(to: UInt64.self, capacity: Self.length / 8)
+        // A fresh (zeroed) file: the first opener claims it. Zero words are valid initial values.
+        _ = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+    }
+
+    deinit { munmap(base, Self.length) }
+
+    /// Where ``change`` lives, for a hit path that loads it directly.
+    var changeAddress: UnsafePointer<UInt64> { UnsafePointer(base + 1) }
+
+    /// The change counter.
+    var change: UInt64 { archivist_atomic_load_u64(base + 1) }
+    /// Bumps the change counter; returns the new value.
+    @discardableResult
+    func bumpChange() -> UInt64 { archivist_atomic_add_u64(base + 1, 1) }
+
+    /// The journal epoch.
+    var epoch: UInt64 { archivist_atomic_load_u64(base + 2) }
+    /// Bumps the journal epoch; returns the new value.
+    func bumpEpoch() -> UInt64 { archivist_atomic_add_u64(base + 2, 1) }
+
+    /// Whether a lock holder's disk change is not yet in the journal.
+    var intent: Bool {
+        get { archivist_atomic_load_u64(base + 3) != 0 }
+        set { archivist_atomic_store_u64(base + 3, newValue ? 1 : 0) }
+    }
+}
