@@ -101,7 +101,7 @@ extension CacheManager {
         for target in targets {
             group.enter()   // DiskStore.clear calls its completion whether it succeeds or throws
             do {
-                freed += try target.store.clear(target.folders) { _ in group.leave() }
+                freed += try target.store.clear(target.folders, origin: originToken) { _ in group.leave() }
             } catch {
                 failure = failure ?? (error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error))
             }

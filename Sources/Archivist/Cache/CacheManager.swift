@@ -29,8 +29,11 @@ import Foundation
 /// let bytes = cache.totalSize
 /// ```
 ///
-/// Create one manager per root and user and share it; a second manager on the same root
-/// shares the disk but has its own memory tier, which does not see the first one's writes.
+/// Several processes may open the same root (an app and its extensions in an app-group
+/// container, several workers of a service), and several managers one root in a process:
+/// sizes and `contains` are exact in each, and a memory tier never serves a value another
+/// process or manager replaced or removed once that write has returned (a hit checks one
+/// shared change counter; see docs/Architecture.md).
 public final class CacheManager<Kind: CacheType>: Sendable {
     /// Memory-tier limits and archive options.
     ///
@@ -70,6 +73,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let clearEpoch = Locked<UInt64>(0)
     /// Each type's folder, hashed once.
     let folders = Locked<[Kind: FolderPath]>([:])
+    /// The memory tier's view of each store's shared change counter.
+    @usableFromInline let cachesWatch: MemoryWatch
+    @usableFromInline let documentsWatch: MemoryWatch
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -98,6 +104,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.configuration = configuration
         self.caches = try DiskStore.open(at: root.caches, fileSystem: fileSystem)
         self.documents = try DiskStore.open(at: root.documents, fileSystem: fileSystem)
+        self.cachesWatch = MemoryWatch(store: caches)
+        self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
         self.memory = configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
@@ -260,7 +268,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         let (disk, key) = try locate(type, parameter)
         let memoryKey = MemoryKey(type, parameter)
         return try withContext(type, parameter) {
-            try disk.remove(key) { memory?.remove(memoryKey) }
+            try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
         }
     }
 }

@@ -5,12 +5,16 @@ extension DiskStore {
         package var folder: FolderPath
         /// The entry changed; `nil` when everything inside `folder` may have changed.
         package var name: EntryName?
-        /// Who made it in this process (the token passed to the write), or 0: another process.
+        /// Who made it in this process (the token passed to the write; 0 for the store's own
+        /// changes such as evictions); 0 for another process's.
         package var origin: UInt
+        /// Whether another process made it (seen in the journal).
+        package var fromOtherProcess: Bool
 
-        init(_ change: Change, origin: UInt) {
+        init(_ change: Change, origin: UInt, fromOtherProcess: Bool) {
             (folder, name) = change.touched
             self.origin = origin
+            self.fromOtherProcess = fromOtherProcess
         }
 
         /// Whether the change may have touched `key`.

@@ -53,9 +53,9 @@ extension DiskStore {
     /// other processes' changes, runs `io`, and journals and applies the change `change`
     /// derives from its result (`nil`: nothing changed).
     ///
-    /// - Returns: `io`'s result and the usage the change removed (an old record's, or a cleared
-    ///   folder's).
-    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> Change?) throws -> (R, DiskUsage) {
+    /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
+    ///   folder's) and the change counter right after it (unchanged when nothing changed).
+    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> Change?) throws -> (R, DiskUsage, UInt64) {
         try lock.withExclusive {
             try catchUpExclusive()
             shared.intent = true
@@ -68,7 +68,7 @@ extension DiskStore {
             }
             guard let change = change(result) else {
                 shared.intent = false
-                return (result, DiskUsage())
+                return (result, DiskUsage(), shared.change)
             }
             var record: [UInt8] = []
             Self.encode(change, into: &record)
@@ -80,7 +80,7 @@ extension DiskStore {
             let removed = state.withLock { state in
                 if appended { state.journalOffset += record.count }
                 state.appliedChange = counter
-                state.changes.append(StoreChange(change, origin: origin))
+                state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
                 return state.index.apply(change)
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
@@ -89,7 +89,7 @@ extension DiskStore {
                 shared.intent = false
                 if offset + record.count > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
             }
-            return (result, removed)
+            return (result, removed, counter)
         }
     }
 
@@ -149,7 +149,7 @@ extension DiskStore {
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
             for change in decoded.changes {
                 state.index.apply(change)
-                state.changes.append(StoreChange(change, origin: 0))
+                state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
             }
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
@@ -182,7 +182,7 @@ extension DiskStore {
             state.appliedEpoch = epoch
             state.appliedChange = counter
             state.snapshotBytes = snapshotBytes
-            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0))   // anything may have changed
+            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
         }
         return !decoded.damaged
     }
@@ -219,7 +219,7 @@ extension DiskStore {
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
                 state.snapshotBytes = bytes.count
-                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0)) }
+                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
             try? setMarker(dirty: false)
             shared.intent = false
@@ -232,7 +232,7 @@ extension DiskStore {
                 state.journalOffset = end
                 state.appliedEpoch = epochNow
                 state.appliedChange = counter
-                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0)) }
+                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
         }
     }

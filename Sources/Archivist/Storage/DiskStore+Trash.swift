@@ -32,7 +32,7 @@ extension DiskStore {
         try clearGate.withExclusive {
             for folder in folders {
                 let source = rootPath + "/" + folder.relativePath
-                let (_, gone) = try mutate(origin: origin) {
+                let (_, gone, _) = try mutate(origin: origin) {
                     try moveToTrash(source)
                 } change: { _ in
                     .clear(folder)

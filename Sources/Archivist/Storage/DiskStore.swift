@@ -136,7 +136,9 @@ package final class DiskStore: Sendable {
     /// folder while the folder holds more than `byteLimit` bytes.
     ///
     /// `onCommit` runs after a successful write while the key's lock is still held, so a
-    /// memory tier updated there stays in step with the disk.
+    /// memory tier updated there stays in step with the disk; it gets the shared change counter
+    /// as of the write (see ``changeCounter``): if the counter has moved on since, another
+    /// write may have followed.
     ///
     /// - Returns: The keys evicted to make room.
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
@@ -149,7 +151,7 @@ package final class DiskStore: Sendable {
     package func write(
         _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
-        origin: UInt = 0, onCommit: () -> Void = {}
+        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try clearGate.withShared {
             let path = path(of: key)
@@ -165,7 +167,7 @@ package final class DiskStore: Sendable {
                             attempts += 1
                             let prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
                                                                   fileSystem: fileSystem)
-                            let (renamed, _) = try mutate(origin: origin) {
+                            let (renamed, _, counter) = try mutate(origin: origin) {
                                 try prepared.rename()
                             } change: { renamed in
                                 renamed ? .set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
@@ -176,7 +178,7 @@ package final class DiskStore: Sendable {
                                 throw CacheError.posix("rename", path: path, errno: ENOENT)
                             }
                             let folderSyncFailure = prepared.syncFolderIfAsked()
-                            onCommit()
+                            onCommit(counter)
                             if let folderSyncFailure { throw folderSyncFailure }
                             return
                         }
@@ -232,7 +234,7 @@ package final class DiskStore: Sendable {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let (removed, _) = try mutate(origin: origin) { () -> Bool in
+                let (removed, _, _) = try mutate(origin: origin) { () -> Bool in
                     if fileSystem.unlink(path) == 0 { return true }
                     let code = errno
                     if code == ENOENT || code == ENOTDIR { return false }
