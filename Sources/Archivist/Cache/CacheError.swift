@@ -24,7 +24,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: Sendable, Hashable, CustomStringConvertible {
         /// The entry file is truncated, has a bad magic, version or checksum, or is not an
-        /// Archivist entry at all. It has been removed; the next read is a miss.
+        /// Archivist entry at all — or the entry's path holds no regular file but a folder, a
+        /// FIFO or a symbolic link (never followed). It has been removed (a folder moved into
+        /// the trash); the next read is a miss.
         case corruptEntry
         /// The entry file is intact but belongs to another type name or parameter (an MD5
         /// collision or a misplaced file). It has been removed; the next read is a miss.

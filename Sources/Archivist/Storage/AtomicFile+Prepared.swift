@@ -31,13 +31,13 @@ extension AtomicFile {
         ///
         /// - Returns: `false` when the temporary is gone — another process cleared (moved away)
         ///   the folder it was in; the caller may prepare it again.
-        /// - Throws: ``CacheError`` when the rename fails otherwise; the temporary is deleted.
+        /// - Throws: ``CacheError`` when the rename fails otherwise; the temporary stays (the
+        ///   caller may clear the way and retry, or ``discard()`` it).
         /// - Complexity: One `rename`.
         package func rename() throws -> Bool {
             if fileSystem.rename(temporary, path) == 0 { return true }
             let code = errno
             if code == ENOENT, access(temporary, F_OK) != 0 { return false }
-            _ = fileSystem.unlink(temporary)
             throw CacheError.posix("rename", path: path, errno: code)
         }
 

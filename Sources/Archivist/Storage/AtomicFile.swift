@@ -81,9 +81,14 @@ package enum AtomicFile {
         createFolders: Bool = true, fileSystem fs: FileSystem = .posix
     ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
         let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
-        guard try prepared.rename() else {
-            throw CacheError.posix("rename", path: path, errno: ENOENT)
+        let renamed: Bool
+        do {
+            renamed = try prepared.rename()
+        } catch {
+            prepared.discard()
+            throw error
         }
+        guard renamed else { throw CacheError.posix("rename", path: path, errno: ENOENT) }
         return (prepared.sizes, prepared.syncFolderIfAsked())
     }
 
@@ -93,7 +98,9 @@ package enum AtomicFile {
     /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`.
     /// - Complexity: Blocking file I/O, O(n).
     package static func read(path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {
-        let fd = fs.open(path, O_RDONLY | O_CLOEXEC, 0)
+        // O_NONBLOCK: opening a FIFO someone left here must not wait for a writer (it is
+        // refused below); it changes nothing for a regular file.
+        let fd = fs.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
@@ -125,15 +132,21 @@ package enum AtomicFile {
 
     /// Reads the whole file at `path` straight into a `Data`, with no intermediate copy.
     ///
-    /// - Returns: The bytes, or `nil` when there is no file at `path`.
+    /// A symbolic link at `path` is not followed: a cache entry is always a regular file, so
+    /// a link (even a dangling one) is reported as not one, like a folder or a FIFO.
+    ///
+    /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`;
     ///   `corruptEntry` when the path is not a regular file.
     /// - Complexity: Blocking file I/O, O(n).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
-        let fd = fs.open(path, O_RDONLY | O_CLOEXEC, 0)
+        let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
+            if code == ELOOP {   // what O_NOFOLLOW reports for a symbolic link
+                throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+            }
             throw CacheError.posix("open", path: path, errno: code)
         }
         defer { _ = fs.close(fd) }

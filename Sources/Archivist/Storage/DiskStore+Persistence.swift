@@ -50,12 +50,12 @@ extension DiskStore {
     var compactionThreshold: Int { max(1 << 20, 2 * state.withLock { $0.snapshotBytes }) }
 
     /// Runs one file mutation under the store's exclusive cross-process lock: catches up with
-    /// other processes' changes, runs `io`, and journals and applies the change `change`
-    /// derives from its result (`nil`: nothing changed).
+    /// other processes' changes, runs `io`, and journals and applies the changes `change`
+    /// derives from its result (none: nothing changed).
     ///
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
-    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> Change?) throws -> (R, DiskUsage, UInt64) {
+    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
         try lock.withExclusive {
             try catchUpExclusive()
             shared.intent = true
@@ -66,12 +66,13 @@ extension DiskStore {
                 shared.intent = false
                 throw error
             }
-            guard let change = change(result) else {
+            let changes = change(result)
+            if changes.isEmpty {
                 shared.intent = false
                 return (result, DiskUsage(), shared.change)
             }
             var record: [UInt8] = []
-            Self.encode(change, into: &record)
+            for change in changes { Self.encode(change, into: &record) }
             let offset = state.withLock { $0.journalOffset }
             let appended = record.withUnsafeBytes {
                 fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset))
@@ -80,8 +81,12 @@ extension DiskStore {
             let removed = state.withLock { state in
                 if appended { state.journalOffset += record.count }
                 state.appliedChange = counter
-                state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
-                return state.index.apply(change)
+                var removed = DiskUsage()
+                for change in changes {
+                    state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
+                    removed = removed + state.index.apply(change)
+                }
+                return removed
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
             // the next exclusive holder (perhaps this process) rescans.
@@ -104,11 +109,17 @@ extension DiskStore {
     }
 
     /// `body`'s answer from an index brought up to date with every process's changes.
+    ///
+    /// When the intent word is set, a writer is between its file change and its record — or
+    /// died there: the shared lock waits for a live one; if the word is still set under it,
+    /// the writer is dead and this process repairs the index under the exclusive lock.
     func readIndex<R>(_ body: (SizeIndex) -> R) -> R {
         let counter = shared.change
-        let current: R? = state.withLock { $0.appliedChange == counter ? body($0.index) : nil }
-        if let current { return current }
-        refresh()
+        if !shared.intent, let current = state.withLock({ $0.appliedChange == counter ? body($0.index) : nil }) {
+            return current
+        }
+        let whole = (try? lock.withShared { catchUp() && !shared.intent }) ?? true
+        if !whole { _ = try? lock.withExclusive { try catchUpExclusive() } }
         return state.withLock { body($0.index) }
     }
 
@@ -269,10 +280,20 @@ extension DiskStore {
     /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
     /// the marker or the intent word says a process died mid-change, or the snapshot is
     /// missing, damaged or of another epoch.
-    func loadOrRebuildIndex() throws {
+    ///
+    /// - Returns: This process's slot in the shared counters, to free when the store goes away.
+    func loadOrRebuildIndex() throws -> Int? {
         var flag: UInt8 = 0
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
-        if !unclean && !shared.intent && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) { return }
-        try saveSnapshotExclusive(scanning: true)
+        let (slot, crashed) = shared.register()
+        do {
+            if !unclean && !crashed && !shared.intent
+                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) { return slot }
+            try saveSnapshotExclusive(scanning: true)
+            return slot
+        } catch {
+            if let slot { shared.unregister(slot) }
+            throw error
+        }
     }
 }

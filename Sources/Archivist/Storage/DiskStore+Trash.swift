@@ -35,7 +35,7 @@ extension DiskStore {
                 let (_, gone, _) = try mutate(origin: origin) {
                     try moveToTrash(source)
                 } change: { _ in
-                    .clear(folder)
+                    [.clear(folder)]
                 }
                 freed.withLock { $0 += gone.logicalBytes }
             }
@@ -44,7 +44,7 @@ extension DiskStore {
     }
 
     /// Renames `source` into the trash; a missing source is already clear.
-    private func moveToTrash(_ source: String) throws {
+    func moveToTrash(_ source: String) throws {
         let target = trashPath + "/" + String(UInt64.random(in: .min ... .max), radix: 16)
         if fileSystem.rename(source, target) == 0 { return }
         var code = errno

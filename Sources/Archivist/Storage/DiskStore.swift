@@ -45,6 +45,8 @@ package final class DiskStore: Sendable {
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
     let lock: FileLock
+    /// This store's slot in `shared` (`nil` when every slot was taken).
+    private let slot = Locked<Int?>(nil)
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -106,7 +108,8 @@ package final class DiskStore: Sendable {
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem)
             sweepInternalTemporaries()
-            try lock.withExclusive { try loadOrRebuildIndex() }
+            let taken = try lock.withExclusive { try loadOrRebuildIndex() }
+            slot.withLock { $0 = taken }
         } catch {
             _ = fileSystem.close(fd)
             _ = fileSystem.close(journal)
@@ -116,6 +119,7 @@ package final class DiskStore: Sendable {
     }
 
     deinit {
+        if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
         _ = fileSystem.close(markerFD)
         _ = fileSystem.close(journalFD)
     }
@@ -141,8 +145,8 @@ package final class DiskStore: Sendable {
     /// write may have followed.
     ///
     /// - Returns: The keys evicted to make room.
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
-    ///   `fileSystem`); the previous entry, if any, is untouched — except when only the folder
+    /// - Throws: ``CacheError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
+    ///   `diskFull`, `fileSystem`); the previous entry, if any, is untouched — except when only the folder
     ///   sync of `.fileAndFolder` failed: the new entry is then in place (and counted, and
     ///   `onCommit` has run), and the error's message says so.
     /// - Complexity: Blocking file I/O on this key only, O(payload); eviction adds
@@ -167,11 +171,19 @@ package final class DiskStore: Sendable {
                             attempts += 1
                             let prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
                                                                   fileSystem: fileSystem)
-                            let (renamed, _, counter) = try mutate(origin: origin) {
-                                try prepared.rename()
-                            } change: { renamed in
-                                renamed ? .set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
-                                                           lastAccess: writeDate.timeIntervalSince1970)) : nil
+                            let renamed: Bool, counter: UInt64
+                            do {
+                                ((renamed, _), _, counter) = try mutate(origin: origin) {
+                                    try renameEntry(prepared)
+                                } change: { (renamed, clearedFolder) -> [Change] in
+                                    guard renamed else { return [] }
+                                    let record = Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
+                                                        lastAccess: writeDate.timeIntervalSince1970)
+                                    return (clearedFolder ? [.clear(folderShadowing(key))] : []) + [.set(key, record)]
+                                }
+                            } catch {
+                                prepared.discard()   // the lock or the catch-up failed before the rename
+                                throw error
                             }
                             if !renamed {
                                 if attempts < 8 { continue }
@@ -203,8 +215,9 @@ package final class DiskStore: Sendable {
     ) throws -> R? {
         let path = path(of: key)
         return try keyLocks.withLock(path) {
-            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
             do {
+                // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
+                guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
                 let (header, length) = try bytes.withUnsafeBytes { raw in
                     try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
                 }
@@ -234,13 +247,10 @@ package final class DiskStore: Sendable {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let (removed, _, _) = try mutate(origin: origin) { () -> Bool in
-                    if fileSystem.unlink(path) == 0 { return true }
-                    let code = errno
-                    if code == ENOENT || code == ENOTDIR { return false }
-                    throw CacheError.posix("unlink", path: path, errno: code)
-                } change: { removed in
-                    removed ? .remove(key) : nil
+                let (removed, _, _) = try mutate(origin: origin) {
+                    try removeItem(at: path)
+                } change: { removed -> [Change] in
+                    removed ? [.remove(key), .clear(folderShadowing(key))] : []
                 }
                 onCommit()
                 return removed
@@ -278,13 +288,13 @@ package final class DiskStore: Sendable {
         readIndex { $0.usage(of: folder) }
     }
 
-    /// Removes a bad entry file and forgets it; failures are ignored since the caller is
-    /// already reporting the entry as bad.
+    /// Removes a bad entry file (or whatever else is at its path, a folder into the trash) and
+    /// forgets it; failures are ignored since the caller is already reporting the entry as bad.
     func discard(_ key: DiskKey, path: String) {
         _ = try? mutate(origin: 0) {
-            fileSystem.unlink(path) == 0
-        } change: { removed in
-            removed ? .remove(key) : nil
+            (try? removeItem(at: path)) ?? false
+        } change: { removed -> [Change] in
+            [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])
         }
     }
 
@@ -301,8 +311,8 @@ package final class DiskStore: Sendable {
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
                 return (try? mutate(origin: 0) {
                     fileSystem.unlink(path) == 0 || errno == ENOENT
-                } change: { gone in
-                    gone ? .remove(key) : nil
+                } change: { gone -> [Change] in
+                    gone ? [.remove(key)] : []
                 })?.0 ?? false
             }
             if removed == true { evicted.append(key) }

@@ -19,6 +19,11 @@ import Darwin
 ///   cleared once its journal record is written. A process that takes the lock and finds it set
 ///   knows the previous holder died (or failed) in between, and rescans.
 ///
+/// - Process slots (from word 8, three words each: pid, PID namespace, incarnation — see
+///   ``TemporaryName``): every process that has the root open holds one, and frees it when its
+///   store goes away. An opener that finds a slot of a dead process knows that process
+///   crashed, possibly mid-write outside the lock, and rescans (which sweeps its temporaries).
+///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
 final class SharedCounters: @unchecked Sendable {
@@ -64,6 +69,47 @@ final class SharedCounters: @unchecked Sendable {
     var epoch: UInt64 { archivist_atomic_load_u64(base + 2) }
     /// Bumps the journal epoch; returns the new value.
     func bumpEpoch() -> UInt64 { archivist_atomic_add_u64(base + 2, 1) }
+
+    private static let firstSlot = 8
+    private static let slotCount = 64
+
+    /// Under the exclusive lock: frees the slots of processes that died with the root open, and
+    /// takes one for this process.
+    ///
+    /// - Returns: The slot taken (`nil` when all are in use), and whether a dead process's
+    ///   slot was found (or all slots were in use, so a crash could go unnoticed): the caller
+    ///   must rescan then.
+    func register() -> (slot: Int?, crashed: Bool) {
+        var crashed = false
+        var free: Int?
+        let me = TemporaryName.identity
+        for i in 0..<Self.slotCount {
+            let word = base + Self.firstSlot + 3 * i
+            let incarnation = archivist_atomic_load_u64(word + 2)
+            if incarnation == 0 {
+                if free == nil { free = i }
+                continue
+            }
+            let owner = TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+                                            namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+            if TemporaryName.isDead(owner) && owner != me {
+                crashed = true
+                archivist_atomic_store_u64(word + 2, 0)
+                if free == nil { free = i }
+            }
+        }
+        guard let slot = free else { return (nil, true) }
+        let word = base + Self.firstSlot + 3 * slot
+        archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: me.pid)))
+        archivist_atomic_store_u64(word + 1, me.namespace)
+        archivist_atomic_store_u64(word + 2, me.incarnation)
+        return (slot, crashed)
+    }
+
+    /// Frees `slot` (the store is going away).
+    func unregister(_ slot: Int) {
+        archivist_atomic_store_u64(base + Self.firstSlot + 3 * slot + 2, 0)
+    }
 
     /// Whether a lock holder's disk change is not yet in the journal.
     var intent: Bool {

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Things at an entry's path that are not entry files — a folder, a FIFO, a symbolic link,
+/// put there by another program or a restore gone wrong. A read reports them as corrupt
+/// entries; removing, discarding and overwriting an entry clear them out of the way, so no
+/// key can be left unreadable and unwritable for good.
+extension DiskStore {
+    /// Removes whatever is at `path`: a file, link or FIFO is unlinked; a folder is renamed
+    /// into the trash and deleted in the background.
+    ///
+    /// - Returns: Whether something was there.
+    /// - Throws: ``CacheError`` when it exists but cannot be removed.
+    /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a folder.
+    func removeItem(at path: String) throws -> Bool {
+        if fileSystem.unlink(path) == 0 { return true }
+        let code = errno
+        if code == ENOENT || code == ENOTDIR { return false }
+        // Linux says EISDIR for a folder, Apple platforms EPERM.
+        var status = stat()
+        if code == EISDIR || code == EPERM, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            try moveToTrash(path)
+            emptyTrash(completion: nil)
+            return true
+        }
+        throw CacheError.posix("unlink", path: path, errno: code)
+    }
+
+    /// The folder a scan would have taken a folder at `key`'s path for, so that whatever it
+    /// counted inside can be dropped from the index together with the folder.
+    func folderShadowing(_ key: DiskKey) -> FolderPath {
+        FolderPath(key.folder.components + [key.name.fileName])
+    }
+}
+
+extension DiskStore {
+    /// Renames a prepared entry file into place (under the store's lock); a folder in the way
+    /// (the rename fails with `EISDIR`) is moved into the trash and the rename tried once more.
+    /// The temporary is deleted when this throws.
+    ///
+    /// - Returns: Whether the entry was renamed (`false`: another process moved the folder,
+    ///   temporary and all, into the trash), and whether a folder was cleared out of the way
+    ///   (its contents must leave the index).
+    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename()``; the old entry is untouched.
+    /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
+    func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool) {
+        do {
+            return (try prepared.rename(), false)
+        } catch let error as CacheError where error.errno == EISDIR {
+            do {
+                guard try removeItem(at: prepared.path) else { throw error }
+                return (try prepared.rename(), true)
+            } catch {
+                prepared.discard()
+                throw error
+            }
+        } catch {
+            prepared.discard()
+            throw error
+        }
+    }
+}
