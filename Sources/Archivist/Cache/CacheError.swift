@@ -38,6 +38,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         case decodingFailed
         /// A user-scoped cache type was used by a manager created without a user.
         case noUser
+        /// The cache type's name is over 64 KiB or the parameter over 16 MiB of UTF-8, more
+        /// than an entry's header records; nothing was written.
+        case keyTooLong
         /// The file system refused access (`EACCES`, `EPERM`).
         case permissionDenied
         /// The file system is mounted read-only (`EROFS`).
@@ -55,6 +58,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case .encodingFailed: "encoding failed"
             case .decodingFailed: "decoding failed"
             case .noUser: "no user"
+            case .keyTooLong: "key too long"
             case .permissionDenied: "permission denied"
             case .readOnlyFileSystem: "read-only file system"
             case .diskFull: "disk full"

@@ -113,7 +113,7 @@ extension CacheManager {
             case .user: memory.removeAll { $0.location.isUserScoped }
             case .type(let type):
                 let name = type.name
-                memory.removeAll { $0.typeName == name }
+                memory.removeAll { Bytewise.equal($0.typeName, name) }
             }
         }
         if let failure { throw failure.with(typeName: nil, parameter: nil) }

@@ -85,7 +85,7 @@ extension CacheManager {
         var entries: [FolderPath: Set<EntryName>] = [:]
         for change in changes { if let name = change.name { entries[change.folder, default: []].insert(name) } }
         var folderOfType: [String: FolderPath] = [:]
-        for (type, folder) in folders.withLock({ $0 }) { folderOfType[type.name] = folder }
+        for (_, entry) in folders.withLock({ $0 }) { folderOfType[entry.name] = entry.folder }
         memory.removeAll { key in
             guard disk(for: key.location) === store else { return false }
             if everything { return true }

@@ -32,8 +32,10 @@ extension CacheManager {
 
     /// The folder of `type`'s entries for this manager's user.
     func folder(for type: Kind) throws -> FolderPath {
-        if let folder = folders.withLock({ $0[type] }) { return folder }
         let name = type.name
+        // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
+        // the name's bytes, so a cached folder counts only for the very same bytes.
+        if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) { return cached.folder }
         precondition(!name.isEmpty, "a CacheType's name must not be empty")
         var components = [type.location.folderName]
         if type.location.isUserScoped {
@@ -44,7 +46,7 @@ extension CacheManager {
         }
         components.append(MD5.hexDigest(of: name))
         let folder = FolderPath(components)
-        folders.withLock { $0[type] = folder }
+        folders.withLock { $0[type] = (name, folder) }
         return folder
     }
 
@@ -82,6 +84,8 @@ extension CacheManager {
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
     func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
+        // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
+        try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
         let (disk, key) = try locate(type, parameter)
         let policy = type.policy
         let now = Date()
@@ -104,7 +108,7 @@ extension CacheManager {
         if let memory, !evicted.isEmpty {
             let names = Set(evicted.map(\.name))
             let name = type.name
-            memory.removeAll { $0.typeName == name && names.contains(EntryName(parameter: $0.parameter)) }
+            memory.removeAll { Bytewise.equal($0.typeName, name) && names.contains(EntryName(parameter: $0.parameter)) }
         }
     }
 

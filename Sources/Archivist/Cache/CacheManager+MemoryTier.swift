@@ -3,6 +3,9 @@ import Foundation
 /// A memory-tier key: the type's name, its location (for clearing by location) and the
 /// parameter, as the caller gave them, so a hit hashes no MD5. Not generic over the cache
 /// type, so the memory tier is fully specialized inside the module.
+///
+/// Names compare as UTF-8 bytes (``Bytewise``), as the disk does: two spellings of "é" are
+/// two keys here as they are two entry files, not one slot shared by both.
 @usableFromInline
 struct MemoryKey: Hashable, Sendable {
     @usableFromInline var typeName: String
@@ -23,6 +26,13 @@ struct MemoryKey: Hashable, Sendable {
     func hash(into hasher: inout Hasher) {
         hasher.combine(parameter)
         hasher.combine(location)
+    }
+
+    /// Byte equality of the names; canonically equivalent strings hash alike, so hashing the
+    /// strings above stays consistent with it.
+    @inlinable
+    static func == (a: MemoryKey, b: MemoryKey) -> Bool {
+        a.location == b.location && Bytewise.equal(a.parameter, b.parameter) && Bytewise.equal(a.typeName, b.typeName)
     }
 }
 

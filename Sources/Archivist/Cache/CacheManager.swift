@@ -71,8 +71,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)
-    /// Each type's folder, hashed once.
-    let folders = Locked<[Kind: FolderPath]>([:])
+    /// Each type's folder, hashed once, with the name it was hashed from.
+    let folders = Locked<[Kind: (name: String, folder: FolderPath)]>([:])
     /// The memory tier's view of each store's shared change counter.
     @usableFromInline let cachesWatch: MemoryWatch
     @usableFromInline let documentsWatch: MemoryWatch
@@ -126,8 +126,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   - value: The value, or `nil` to remove the entry.
     ///   - type: The cache type.
     ///   - parameter: Tells apart entries of one type (a URL path, an id); hashed, never a path.
+    ///     At most 16 MiB of UTF-8 (the type's name: 64 KiB); longer throws `keyTooLong`.
     ///   - expiry: When the entry stops being fresh; by default the type's policy decides.
-    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
+    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `keyTooLong`, `permissionDenied`,
     ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
     ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
     ///   the new value is in place, and the error's message says so.
@@ -151,7 +152,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// try cache.store(letterGraph, for: .message)   // final class Letter: Archivable
     /// ```
     ///
-    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `permissionDenied`,
+    /// - Throws: ``CacheError``: `encodingFailed`, `noUser`, `keyTooLong`, `permissionDenied`,
     ///   `readOnlyFileSystem`, `diskFull`, `fileSystem`. On failure the previous entry stays,
     ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
     ///   the new value is in place, and the error's message says so.

@@ -67,7 +67,8 @@ package final class DiskStore: Sendable {
     var journalPath: String { internalPath + "/journal" }
     var trashPath: String { internalPath + "/trash" }
 
-    private static let registry = Locked<[String: WeakStore]>([:])
+    /// Keyed by the path's bytes: two spellings of "é" are two folders on most file systems.
+    private static let registry = Locked<[BytewiseString: WeakStore]>([:])
 
     /// The store for `root`, opened (and its index loaded or rebuilt) on first use in this
     /// process and shared after that. `fileSystem` applies only when the store is first opened.
@@ -79,10 +80,10 @@ package final class DiskStore: Sendable {
         var path = root.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return try registry.withLock { stores in
-            if let store = stores[path]?.store { return store }
+            if let store = stores[BytewiseString(path)]?.store { return store }
             let store = try DiskStore(rootPath: path, fileSystem: fileSystem)
             stores = stores.filter { $0.value.store != nil }
-            stores[path] = WeakStore(store: store)
+            stores[BytewiseString(path)] = WeakStore(store: store)
             return store
         }
     }
@@ -157,7 +158,8 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
-        try clearGate.withShared {
+        try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
+        return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 try payload.withUnsafeBytes { raw in

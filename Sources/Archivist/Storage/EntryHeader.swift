@@ -47,10 +47,27 @@ package struct EntryHeader: Sendable, Equatable {
     static let version: UInt16 = 1
     /// Bytes before the names.
     static let fixedSize = 48
-    /// The longest type name accepted, so a damaged length cannot ask for a huge allocation.
-    static let maxTypeNameLength = 64 * 1024
-    /// The longest parameter accepted.
-    static let maxParameterLength = 16 * 1024 * 1024
+    /// The longest type name, in bytes of UTF-8, that is written or read back (a damaged
+    /// length cannot ask for a huge allocation). Writer and reader both use this constant.
+    package static let maxTypeNameLength = 64 * 1024
+    /// The longest parameter, in bytes of UTF-8, that is written or read back.
+    package static let maxParameterLength = 16 * 1024 * 1024
+
+    /// Refuses names the reader would reject, before anything is written.
+    ///
+    /// - Throws: ``CacheError`` `keyTooLong` when the type name is over ``maxTypeNameLength``
+    ///   or the parameter over ``maxParameterLength`` bytes of UTF-8.
+    /// - Complexity: O(1) for native strings.
+    package static func checkLengths(typeName: String, parameter: String?) throws {
+        let nameLength = typeName.utf8.count
+        if nameLength > maxTypeNameLength {
+            throw CacheError(.keyTooLong, "the type name is \(nameLength) bytes of UTF-8; an entry records at most \(maxTypeNameLength)")
+        }
+        let parameterLength = parameter?.utf8.count ?? 0
+        if parameterLength > maxParameterLength {
+            throw CacheError(.keyTooLong, "the parameter is \(parameterLength) bytes of UTF-8; an entry records at most \(maxParameterLength)")
+        }
+    }
 
     /// A header describing `payload`. Pass `payloadChecksum` when the caller already knows
     /// the payload's CRC32C (a freshly encoded archive), to skip a pass over the bytes.
