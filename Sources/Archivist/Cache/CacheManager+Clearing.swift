@@ -116,6 +116,7 @@ extension CacheManager {
                 memory.removeAll { Bytewise.equal($0.typeName, name) }
             }
         }
+        for target in targets { publishClear(of: target.folders, in: target.store) }
         if let failure { throw failure.with(typeName: nil, parameter: nil) }
         let total = Int(freed)
         if let whenDeleted { group.notify(queue: .global()) { whenDeleted(.success(total)) } }

@@ -105,6 +105,7 @@ extension CacheManager {
                 }
             }
         }
+        publish(type, .entry(parameter: parameter))
         if let memory, !evicted.isEmpty {
             let names = Set(evicted.map(\.name))
             let name = type.name

@@ -76,6 +76,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// The memory tier's view of each store's shared change counter.
     @usableFromInline let cachesWatch: MemoryWatch
     @usableFromInline let documentsWatch: MemoryWatch
+    /// The subscribers of ``changes(of:)``.
+    let changeHub = ChangeHub<Kind>()
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -110,6 +112,15 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.memory = configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
             : nil
+    }
+
+    deinit {
+        let subscribers = changeHub.lock.withLock { () -> [AsyncStream<CacheChange<Kind>>.Continuation] in
+            changeHub.timer?.cancel()
+            changeHub.timer = nil
+            return changeHub.subscribers.values.map(\.continuation)
+        }
+        for continuation in subscribers { continuation.finish() }
     }
 
     // MARK: Storing
@@ -269,7 +280,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         let (disk, key) = try locate(type, parameter)
         let memoryKey = MemoryKey(type, parameter)
         return try withContext(type, parameter) {
-            try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
+            let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
+            if removed { publish(type, .entry(parameter: parameter)) }
+            return removed
         }
     }
 }

@@ -17,6 +17,9 @@ extension DiskStore {
             self.fromOtherProcess = fromOtherProcess
         }
 
+        /// "Anything may have changed", for an observer that fell too far behind.
+        package static let everything = StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)
+
         /// Whether the change may have touched `key`.
         package func touches(_ key: DiskKey) -> Bool {
             if let name { return name == key.name && folder == key.folder }
