@@ -88,6 +88,7 @@ func cacheWrite(_ arguments: [String]) throws {
     let progress = ProgressFile(path: argument(arguments, 5, "progress file") { $0 }, create: true)
     let cache = try openWorkerCache(root, memory: true)
     var rng = SplitMix64(state: seed)
+    try settlePending(progress, cache, writer)
     // Versions continue from what an earlier incarnation of this writer committed.
     var version: UInt64 = (0..<keys).map { progress.committed($0) >> 1 }.max() ?? 0
     version = max(version, progress.pending.map { $0.state >> 1 } ?? 0)
@@ -120,6 +121,26 @@ func cacheWrite(_ arguments: [String]) throws {
         progress.set(2 + key, state)
         progress.set(0, 0)
     }
+}
+
+/// An earlier incarnation of this writer was killed mid-operation: records what the disk holds
+/// for that key (the committed or the pending state; anything else is a failure) as committed.
+func settlePending(_ progress: ProgressFile, _ cache: CacheManager<WorkerCache>, _ writer: Int) throws {
+    guard let pending = progress.pending else { return }
+    let value = try cache.value(String.self, for: .items, parameter: workerParameter(writer, pending.key))
+    let committed = progress.committed(pending.key)
+    let actual: UInt64
+    if let value {
+        guard let version = workerVersion(value, writer, pending.key) else { fail("settle: torn value for key \(pending.key)") }
+        actual = version << 1 | 1
+    } else {
+        actual = pending.state & 1 == 0 ? pending.state : committed
+    }
+    guard actual == committed || actual == pending.state || (value == nil && committed & 1 == 0) else {
+        fail("settle: key \(pending.key) holds \(actual), committed \(committed), pending \(pending.state)")
+    }
+    progress.set(2 + pending.key, actual)
+    progress.set(0, 0)
 }
 
 /// `cache-read <root> <writers> <keys> <milliseconds> <progress files...>`: reads random keys
@@ -185,7 +206,7 @@ func cacheCheck(_ arguments: [String]) throws {
             }
             if state == nil { problems.append("\(parameter): \(value?.prefix(40).description ?? "nil"), allowed \(allowed)") }
             if cache.contains(.items, parameter: parameter) != (value != nil) {
-                problems.append("\(parameter): contains says \(!(value != nil))")
+                problems.append("\(parameter): contains says \(value == nil)")
             }
             if value != nil { present += 1 }
         }

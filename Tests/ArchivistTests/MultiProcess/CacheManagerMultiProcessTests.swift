@@ -44,4 +44,55 @@ import Darwin
         ChildProcess.waitForAll(writers)
         ChildProcess.waitForAll([try Self.spawn("cache-check", [root, "2", "128"] + progress)])
     }
+
+    /// Three writers and two readers on one root at once: readers never see a torn value or
+    /// one older than what its writer had committed before the read began (the memory tier's
+    /// bound), and a fresh process then finds every committed write, exact sizes and
+    /// `contains`, and no temporary.
+    @Test func writersAndReadersOnOneRootLoseNothingAndReadNothingStale() throws {
+        let folder = try StoreScratchFolder()
+        let root = folder.file("root").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let progress = (0..<3).map { folder.file("progress-\($0)").path }
+        for path in progress { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        let writers = try (0..<3).map { w in
+            try Self.spawn("cache-write", [root, String(w), String(200 + w), "500", "64", progress[w]])
+        }
+        let readers = try (0..<2).map { _ in try Self.spawn("cache-read", [root, "3", "64", "1500"] + progress) }
+        ChildProcess.waitForAll(writers + readers)
+        ChildProcess.waitForAll([try Self.spawn("cache-check", [root, "3", "64"] + progress)])
+    }
+
+    /// `ARCHIVIST_XPROCESS_KILLS` sets the number of kills (120 by default).
+    static let kills = ProcessInfo.processInfo.environment["ARCHIVIST_XPROCESS_KILLS"].flatMap(Int.init) ?? 120
+
+    /// One writer is killed with SIGKILL at random moments and restarted, again and again, while
+    /// two others and a reader go on: the survivors never fail (no lost temporary, no wedged
+    /// lock), and a fresh process finds every committed write (or the killed one's in-flight
+    /// one), exact sizes and `contains`, and no temporary.
+    @Test func killingOneWriterRepeatedlyWhileOthersGoOnLosesNothing() throws {
+        let folder = try StoreScratchFolder()
+        let root = folder.file("root").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let progress = (0..<3).map { folder.file("progress-\($0)").path }
+        for path in progress { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        // Writers 0 and 1 go on throughout (enough operations to outlast the kills).
+        let steady = try (0..<2).map { w in
+            try Self.spawn("cache-write", [root, String(w), String(300 + w), String(40 * Self.kills), "64", progress[w]])
+        }
+        var rng = SplitMix64(seed: 0xDEAD)
+        for round in 0..<Self.kills {
+            let victim = try Self.spawn("cache-write", [root, "2", String(1_000 + round), "0", "64", progress[2]])
+            usleep(UInt32.random(in: 2_000..<40_000, using: &rng))
+            let status = victim.kill()
+            if status & 0x7F != SIGKILL {
+                Issue.record("round \(round): the victim ended by itself, wait status \(status)")
+                break
+            }
+        }
+        let reader = try Self.spawn("cache-read", [root, "3", "64", "300"] + progress)
+        ChildProcess.waitForAll(steady + [reader])
+        // The last incarnation's pending operation is settled by the checker's rules.
+        ChildProcess.waitForAll([try Self.spawn("cache-check", [root, "3", "64"] + progress)])
+    }
 }
