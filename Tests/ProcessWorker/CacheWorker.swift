@@ -121,6 +121,8 @@ func cacheWrite(_ arguments: [String]) throws {
         progress.set(2 + key, state)
         progress.set(0, 0)
     }
+    let store = try DiskStore.open(at: URL(fileURLWithPath: root, isDirectory: true))
+    print("writer \(writer): \(done) operations, longest lock hold \(store.longestLockHold)")
 }
 
 /// An earlier incarnation of this writer was killed mid-operation: records what the disk holds

@@ -64,3 +64,9 @@ extension DiskStore {
     /// Where the shared change counter lives, for a memory tier's one-load coherence check.
     package var changeCounter: UnsafePointer<UInt64> { shared.changeAddress }
 }
+
+extension DiskStore {
+    /// The longest time this process has held the root's cross-process lock, for the figures
+    /// in docs/Reliability.md.
+    package var longestLockHold: Duration { lock.longestHold }
+}
