@@ -234,8 +234,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// if !cache.contains(.productList) { refresh() }
     /// ```
     ///
-    /// - Complexity: O(1), from the size index; no file I/O. `false` for a user-scoped type
-    ///   when the manager has no user.
+    /// - Complexity: O(1), from the size index; no file I/O unless another process wrote
+    ///   since (see ``totalSize``). `false` for a user-scoped type when the manager has no user.
     public func contains(_ type: Kind, parameter: String? = nil) -> Bool {
         guard let (disk, key) = try? locate(type, parameter) else { return false }
         return disk.contains(key)
