@@ -12,6 +12,9 @@ import Foundation
 let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "cache-write": cacheWrite, "cache-read": cacheRead, "cache-check": cacheCheck, "cache-reopen": cacheReopen,
+    "umask-everything": umaskEverything,
+    "default-location": defaultLocation,
+    "store-then-exit": storeThenExit,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -23,6 +23,10 @@ extension CacheManager {
     /// Clears `scope` in O(1): its folders are renamed into a trash folder and deleted in the
     /// background. Sizes drop at once and reads miss at once.
     ///
+    /// Every form of `clear` — this one, the `async` one and the completion-handler one —
+    /// returns (or completes) once the renames are done, without waiting for the deletion;
+    /// ``flush()`` waits for it when you need the disk space back.
+    ///
     /// ```swift
     /// let freed = try cache.clear()
     /// ```
@@ -34,11 +38,12 @@ extension CacheManager {
     ///   in flight. Deletion happens later on a background queue.
     @discardableResult
     public func clear(_ scope: Scope = .all) throws -> Int {
-        try clear(scope, whenDeleted: nil)
+        try clearFolders(scope)
     }
 
-    /// Clears `scope` as ``clear(_:)``, and calls `completion` with the bytes freed once the
-    /// files are deleted.
+    /// Clears `scope` as ``clear(_:)`` on a background queue, then calls `completion` there
+    /// with the bytes freed, once the renames are done (the deletion goes on in the background;
+    /// ``flush()`` waits for it).
     ///
     /// ```swift
     /// cache.clear { result in print(try? result.get() as Any, "bytes freed") }
@@ -46,33 +51,30 @@ extension CacheManager {
     ///
     /// - Parameter completion: Called once, on a background queue, with the bytes freed or the
     ///   ``CacheError`` (`noUser`, `permissionDenied`, `fileSystem`). It may call the cache.
-    /// - Complexity: One `rename` per folder on the calling thread; deletion in the background.
+    /// - Complexity: Returns at once; one `rename` per folder on a background queue.
     public func clear(_ scope: Scope = .all, completion: @escaping @Sendable (Result<Int, CacheError>) -> Void) {
-        do {
-            _ = try clear(scope, whenDeleted: completion)
-        } catch {
-            let failure = error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error)
-            DispatchQueue.global().async { completion(.failure(failure)) }
+        DispatchQueue.global().async {
+            completion(Self.result { try self.clear(scope) })
         }
     }
 
-    /// Clears `scope` and returns the bytes freed once the files are deleted.
+    /// Clears `scope` as ``clear(_:)`` without blocking the caller, and returns the bytes
+    /// freed once the renames are done — the same moment the blocking form returns; the
+    /// deletion goes on in the background (``flush()`` waits for it).
     ///
     /// ```swift
     /// let freed = try await cache.clear()
+    /// try await cache.flush()   // only if the disk space must be back now
     /// ```
     ///
     /// - Throws: ``CacheError``: `noUser`, `permissionDenied`, `fileSystem`.
-    /// - Complexity: One `rename` per folder; suspends (without blocking a thread) until the
-    ///   background deletion finishes.
+    /// - Complexity: One `rename` per folder, on a background queue.
     @discardableResult
     public func clear(_ scope: Scope = .all) async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
-            clear(scope) { continuation.resume(with: $0) }
-        }
+        try await offload { try self.clear(scope) }
     }
 
-    private func clear(_ scope: Scope, whenDeleted: (@Sendable (Result<Int, CacheError>) -> Void)?) throws -> Int {
+    private func clearFolders(_ scope: Scope) throws -> Int {
         var targets: [(store: DiskStore, folders: [FolderPath])] = []
         func add(_ folder: FolderPath, in store: DiskStore) {
             if let i = targets.firstIndex(where: { $0.store === store }) {
@@ -95,13 +97,11 @@ extension CacheManager {
             add(try folder(for: type), in: disk(for: type.location))
         }
         clearEpoch.withLock { $0 &+= 1 }
-        let group = DispatchGroup()
         var freed: Int64 = 0
         var failure: CacheError?
         for target in targets {
-            group.enter()   // DiskStore.clear calls its completion whether it succeeds or throws
             do {
-                freed += try target.store.clear(target.folders, origin: originToken) { _ in group.leave() }
+                freed += try target.store.clear(target.folders, origin: originToken)
             } catch {
                 failure = failure ?? (error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error))
             }
@@ -118,8 +118,6 @@ extension CacheManager {
         }
         for target in targets { publishClear(of: target.folders, in: target.store) }
         if let failure { throw failure.with(typeName: nil, parameter: nil) }
-        let total = Int(freed)
-        if let whenDeleted { group.notify(queue: .global()) { whenDeleted(.success(total)) } }
-        return total
+        return Int(freed)
     }
 }

@@ -89,8 +89,13 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let cache = try CacheManager<ShopCache>(root: .defaultLocation(for: "Shop"), user: session.userID)
     /// ```
     ///
+    /// A root that exists but refuses writes (a read-only mount, a prepopulated cache shipped
+    /// read-only, a folder this process may only read) opens for reading: values, `info`,
+    /// `contains` and sizes work, and every store, removal and clear throws
+    /// `readOnlyFileSystem` (`permissionDenied` when the refusal was `EACCES`).
+    ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) when
-    ///   the root folders cannot be created or read.
+    ///   the root folders cannot be created (a missing root on a read-only disk) or read.
     /// - Complexity: Blocking file I/O: loads each root's size index on first open in the
     ///   process, or rebuilds it by one scan after a crash; sweeps stale temporaries and
     ///   starts deleting leftover trash in the background.

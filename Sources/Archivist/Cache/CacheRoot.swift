@@ -25,9 +25,11 @@ public struct CacheRoot: Sendable, Hashable {
 
     /// The platform's folders for an app named `appName`.
     ///
-    /// On Linux: `$XDG_CACHE_HOME/<appName>` (else `~/.cache/<appName>`) and
-    /// `$XDG_DATA_HOME/<appName>` (else `~/.local/share/<appName>`). On Apple platforms:
-    /// `Caches/<appName>` and `Application Support/<appName>` of the user domain.
+    /// On Linux (the XDG rule): `$XDG_CACHE_HOME/<appName>`, else `$HOME/.cache/<appName>`, and
+    /// `$XDG_DATA_HOME/<appName>`, else `$HOME/.local/share/<appName>`; relative values are
+    /// ignored, and without an absolute `$HOME` the password database's home is used. On
+    /// Apple platforms: `Caches/<appName>` and `Application Support/<appName>` of the user
+    /// domain.
     ///
     /// `appName` is a programmer's constant used as a folder name as is; an empty name, or one
     /// containing `/` or NUL, or `.` or `..`, is a programming error and traps.
@@ -45,7 +47,10 @@ public struct CacheRoot: Sendable, Hashable {
             ?? manager.temporaryDirectory
         #else
         let environment = ProcessInfo.processInfo.environment
-        let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+        // `$HOME` first: under `sudo -H`, a service account or a container it is the home the
+        // process was given; NSHomeDirectory() reads the password database instead.
+        let home = URL(fileURLWithPath: environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory(),
+                       isDirectory: true)
         func xdg(_ variable: String, _ fallback: String) -> URL {
             // The XDG spec says relative values are invalid and must be ignored.
             if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }

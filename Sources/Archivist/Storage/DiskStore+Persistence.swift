@@ -56,7 +56,8 @@ extension DiskStore {
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
     func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
-        try lock.withExclusive {
+        try checkWritable()
+        return try lock.withExclusive {
             try catchUpExclusive()
             shared.intent = true
             let result: R
@@ -128,6 +129,7 @@ extension DiskStore {
     /// - Throws: ``CacheError`` when the snapshot cannot be written.
     /// - Complexity: Blocking file I/O under the exclusive lock, O(entries).
     package func flush() throws {
+        guard writeRefusal == nil else { return }   // nothing can have changed
         try lock.withExclusive {
             try catchUpExclusive()
             try saveSnapshotExclusive(scanning: false)
@@ -205,6 +207,13 @@ extension DiskStore {
     /// rescan. If the snapshot cannot be written, the journal stays as it is (the index in
     /// memory is exact anyway) and the intent word stays set, so a later holder tries again.
     private func saveSnapshotExclusive(scanning: Bool) throws {
+        if writeRefusal != nil {   // a read-only root keeps a scan in memory
+            if scanning {
+                let index = try scan()
+                state.withLock { $0.index = index }
+            }
+            return
+        }
         shared.intent = true
         let index = scanning ? try scan() : nil
         let snapshot = state.withLock { state in
@@ -250,6 +259,7 @@ extension DiskStore {
 
     /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
     private func readJournal(from offset: Int) -> [UInt8]? {
+        if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
         var status = stat()
         guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
         let end = Int(status.st_size)
@@ -285,6 +295,14 @@ extension DiskStore {
     func loadOrRebuildIndex() throws -> Int? {
         var flag: UInt8 = 0
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
+        if writeRefusal != nil {
+            // Nobody can write this root: the saved snapshot, whatever its epoch, and journal.
+            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+               let (_, epoch) = SizeIndex.deserialize(bytes),
+               reload(counter: 0, epoch: epoch, scanIfMissing: false) { return nil }
+            try saveSnapshotExclusive(scanning: true)
+            return nil
+        }
         let (slot, crashed) = shared.register()
         do {
             if !unclean && !crashed && !shared.intent

@@ -47,6 +47,9 @@ package final class DiskStore: Sendable {
     let lock: FileLock
     /// This store's slot in `shared` (`nil` when every slot was taken).
     private let slot = Locked<Int?>(nil)
+    /// Set when the root refuses writes: it was opened for reading, and every write, removal
+    /// or clear throws this (see `DiskStore+ReadOnly.swift`).
+    let writeRefusal: CacheError?
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -93,36 +96,37 @@ package final class DiskStore: Sendable {
         self.fileSystem = fileSystem
         self.state = Locked(State())
         let folder = rootPath + "/.archivist"
-        try fileSystem.makeDirectories(folder + "/trash")
-        let marker = folder + "/dirty"
-        let fd = fileSystem.open(marker, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CacheError.posix("open index marker", path: marker, errno: errno) }
-        let journal = fileSystem.open(folder + "/journal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard journal >= 0 else {
+        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
+        let journal = writeRefusal == nil
+            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC)
+            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0)   // may be missing: -1
+        guard journal >= 0 || writeRefusal != nil else {
             let code = errno
-            _ = fileSystem.close(fd)
+            if fd >= 0 { _ = fileSystem.close(fd) }
             throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
         }
         self.markerFD = fd
+        self.writeRefusal = writeRefusal
         self.journalFD = journal
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
-            self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem)
+            self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
+                                         readOnly: writeRefusal != nil)
             sweepInternalTemporaries()
             let taken = try lock.withExclusive { try loadOrRebuildIndex() }
             slot.withLock { $0 = taken }
         } catch {
-            _ = fileSystem.close(fd)
-            _ = fileSystem.close(journal)
+            if fd >= 0 { _ = fileSystem.close(fd) }
+            if journal >= 0 { _ = fileSystem.close(journal) }
             throw error
         }
-        emptyTrash(completion: nil)
+        if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
     deinit {
         if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
-        _ = fileSystem.close(markerFD)
-        _ = fileSystem.close(journalFD)
+        if markerFD >= 0 { _ = fileSystem.close(markerFD) }
+        if journalFD >= 0 { _ = fileSystem.close(journalFD) }
     }
 
     /// The absolute path of `key`'s file.

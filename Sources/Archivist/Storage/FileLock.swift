@@ -158,13 +158,8 @@ package final class FileLock {
 
     private func openIfNeeded() throws {
         if opened { return }
-        var descriptor = fileSystem.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            var status = stat()
-            if fileSystem.fstat(descriptor, &status) == 0, status.st_mode & 0o777 != 0o600 {
-                _ = fileSystem.fchmod(descriptor, 0o600)   // the umask may have stripped bits
-            }
-        } else {
+        var descriptor = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
+        if descriptor < 0 {
             let code = errno
             guard code == EROFS || code == EACCES else { throw CacheError.posix("open lock file", path: path, errno: code) }
             descriptor = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0)

@@ -78,6 +78,20 @@ extension FileSystem {
         }
     }
 
+    /// Opens `path` with `flags | O_CREAT`, creating it 0600 whatever the umask: a file this
+    /// call creates is private to its owner even when the umask stripped every bit (which
+    /// would make it 0000, and unopenable by its own non-root owner next time).
+    ///
+    /// - Returns: The descriptor, or -1 with `errno` set, as `open`.
+    /// - Complexity: One `open` and one `fstat`; one `fchmod` when the mode is not 0600.
+    package func openCreatingPrivately(_ path: String, _ flags: Int32) -> Int32 {
+        let fd = open(path, flags | O_CREAT, 0o600)
+        guard fd >= 0 else { return fd }
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & 0o777 != 0o600 { _ = fchmod(fd, 0o600) }
+        return fd
+    }
+
     /// Opens a folder and flushes it, so that a rename inside it survives a power loss.
     ///
     /// - Complexity: Blocking file I/O.

@@ -33,12 +33,22 @@ final class SharedCounters: @unchecked Sendable {
     private static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
     private static let length = 4096
     private let base: UnsafeMutablePointer<UInt64>
+    /// Whether `base` is the shared mapping (rather than private memory).
+    private let mapped: Bool
 
-    /// Maps (creating it 0600 if needed) the file at `path`.
+    /// Maps (creating it 0600 if needed) the file at `path`; with `readOnly` (a root that
+    /// refuses writes, which no process can change) the counters are private memory instead.
     ///
     /// - Throws: ``CacheError`` when the file cannot be created, sized or mapped.
-    init(path: String, fileSystem: FileSystem) throws {
-        let fd = fileSystem.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    init(path: String, fileSystem: FileSystem, readOnly: Bool) throws {
+        if readOnly {
+            base = .allocate(capacity: Self.length / 8)
+            base.initialize(repeating: 0, count: Self.length / 8)
+            mapped = false
+            return
+        }
+        mapped = true
+        let fd = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw CacheError.posix("open shared counters", path: path, errno: errno) }
         defer { _ = fileSystem.close(fd) }
         var status = stat()
@@ -54,7 +64,9 @@ final class SharedCounters: @unchecked Sendable {
         _ = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
     }
 
-    deinit { munmap(base, Self.length) }
+    deinit {
+        if mapped { munmap(base, Self.length) } else { base.deallocate() }
+    }
 
     /// Where ``change`` lives, for a hit path that loads it directly.
     var changeAddress: UnsafePointer<UInt64> { UnsafePointer(base + 1) }

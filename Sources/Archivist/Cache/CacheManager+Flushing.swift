@@ -1,0 +1,55 @@
+import Foundation
+
+/// Waiting for the work a manager leaves to the background.
+///
+/// What happens if the process exits (or is killed) right after a call returns: every
+/// `store`, `removeValue` and `clear` that returned is on disk — entries are renamed into
+/// place before `store` returns, synced as the type's `Durability` says — so nothing stored
+/// is lost. Two things may still be pending, and neither loses data:
+/// - the size index is a snapshot plus a journal every change is appended to as it commits;
+///   a long journal makes the next open (and every other process's next size query) read it
+///   all (slower, same sizes);
+/// - cleared folders wait in `.archivist/trash` to be deleted on a background queue; the next
+///   open deletes what is left, in the background. They never count in any size.
+///
+/// ``flush()`` does both now, so the next open is fast and the disk space is back: call it
+/// before a command-line tool exits, at the end of a test, or when an app moves to the
+/// background.
+extension CacheManager {
+    /// Saves the size index and waits until every cleared folder has been deleted.
+    ///
+    /// ```swift
+    /// try cache.store(report, for: .lastReport)
+    /// try cache.flush()   // the tool may exit now: the next open is fast, the trash is empty
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
+    ///   `fileSystem`) when the index cannot be saved; the entries themselves are safe, and
+    ///   the next open rebuilds the index by a scan.
+    /// - Complexity: Blocking file I/O: O(entries) to write the index when it changed, plus
+    ///   the deletion of whatever is in the trash.
+    public func flush() throws {
+        for store in stores {
+            store.waitForTrash()
+            try store.flush()
+        }
+    }
+
+    /// Saves the size index and waits for the trash deletion, as ``flush()``, without
+    /// blocking the caller.
+    ///
+    /// ```swift
+    /// try await cache.flush()
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``flush()``.
+    /// - Complexity: As ``flush()``, on a background queue.
+    public func flush() async throws {
+        try await offload { try self.flush() }
+    }
+
+    /// The caches store, and the documents store when it is another folder.
+    var stores: [DiskStore] {
+        caches === documents ? [caches] : [caches, documents]
+    }
+}

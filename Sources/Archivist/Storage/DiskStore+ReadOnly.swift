@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A root that refuses writes — a prepopulated cache shipped read-only, a read-only container
+/// mount, a folder the process may read but not write — opens for reading: entries are read
+/// and checked, sizes come from the saved index (or a scan held in memory only), and only a
+/// write, removal or clear throws, with the error that refused the open for writing
+/// (`readOnlyFileSystem` for `EROFS`, `permissionDenied` for `EACCES`/`EPERM`).
+extension DiskStore {
+    /// Creates `.archivist/trash` and opens the marker for writing; when the root refuses
+    /// writes but exists, opens the marker (if there is one) for reading instead.
+    ///
+    /// - Returns: The marker's descriptor (-1 when a read-only root has none) and, for a
+    ///   read-only root, the error every write will throw.
+    /// - Throws: ``CacheError`` when the root cannot be used at all.
+    /// - Complexity: Blocking file I/O: a few `mkdir`/`open` calls.
+    static func openMarker(rootPath: String, fileSystem: FileSystem) throws -> (fd: Int32, writeRefusal: CacheError?) {
+        let marker = rootPath + "/.archivist/dirty"
+        var refusal: CacheError?
+        do {
+            try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
+        } catch let error as CacheError where refusesWrites(error) && isFolder(rootPath) {
+            refusal = error
+        }
+        if refusal == nil {
+            let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC)
+            if fd >= 0 { return (fd, nil) }
+            let error = CacheError.posix("open index marker", path: marker, errno: errno)
+            guard refusesWrites(error) else { throw error }
+            refusal = error
+        }
+        // A root without a marker was never written by a crashed process: its index (if any)
+        // is as good as a clean one.
+        let fd = fileSystem.open(marker, O_RDONLY | O_CLOEXEC, 0)
+        if fd < 0 && errno != ENOENT { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        var readOnly = refusal!
+        readOnly.message = "the cache root refuses writes, so it was opened for reading only (\(readOnly.message))"
+        return (fd, readOnly)
+    }
+
+    /// Throws the read-only root's refusal before a write touches anything.
+    func checkWritable() throws {
+        if let writeRefusal { throw writeRefusal }
+    }
+
+    private static func refusesWrites(_ error: CacheError) -> Bool {
+        error.code == .readOnlyFileSystem || error.code == .permissionDenied
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+}
