@@ -15,4 +15,5 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
     BenchmarkSuite(name: "cache-shapes", run: runCacheShapeBenchmarks),
     BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
+    BenchmarkSuite(name: "processes", run: runProcessBenchmarks),
 ]
