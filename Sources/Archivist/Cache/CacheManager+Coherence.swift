@@ -32,7 +32,7 @@ final class MemoryWatch: @unchecked Sendable {
 
     /// Whether nothing was committed to the store since the memory tier last caught up.
     @usableFromInline
-    var isCurrent: Bool { archivist_atomic_load_u64(counter) == archivist_atomic_load_u64(seen) }
+    var isCurrent: Bool { archivist_atomic_equal_u64(counter, seen) }
 
     /// Records that the memory tier has caught up with `value`.
     func markSeen(_ value: UInt64) { archivist_atomic_store_u64(seen, value) }
