@@ -34,6 +34,7 @@ extension CacheManager {
             try await removeValue(for: type, parameter: parameter)
             return
         }
+        noteMemoryTierSkipped(T.self)
         let data = try encode(value, type, parameter)
         try await offload { try self.write(data, for: type, parameter: parameter, expiry: expiry, memoryItem: nil) }
     }

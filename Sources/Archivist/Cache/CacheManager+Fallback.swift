@@ -24,6 +24,30 @@ extension CacheManager {
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
         fetchingWith fetch: () throws -> T
     ) throws -> CacheFetchResult<T> {
+        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) { try self.store($0, for: type, parameter: parameter) }
+    }
+
+    /// As the blocking fetch form for any `Archivable` value, for a `Sendable` one: the
+    /// fetched value is stored through the `Sendable` overload, so it is kept in the memory tier too.
+    ///
+    /// ```swift
+    /// let products = try cache.value(for: .productList) { try api.products() }
+    /// ```
+    ///
+    /// - Returns: As the non-`Sendable` form.
+    /// - Throws: As the non-`Sendable` form.
+    /// - Complexity: `fetch`, then blocking file I/O to store or read the entry.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        fetchingWith fetch: () throws -> T
+    ) throws -> CacheFetchResult<T> {
+        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) { try self.store($0, for: type, parameter: parameter) }
+    }
+
+    /// Calls `fetch`; stores its value with `store` and returns it, or falls back to the cache.
+    private func fetchOrFallBack<T: Archivable>(
+        _: T.Type, for type: Kind, parameter: String?, fetch: () throws -> T, store: (T) throws -> Void
+    ) throws -> CacheFetchResult<T> {
         let fetched: T
         do {
             fetched = try fetch()
@@ -32,7 +56,7 @@ extension CacheManager {
         }
         let now = Date()
         do {
-            try store(fetched, for: type, parameter: parameter)
+            try store(fetched)
             return CacheFetchResult(value: fetched, date: now)
         } catch {
             return CacheFetchResult(value: fetched, date: now, storeError: error as? CacheError)

@@ -13,6 +13,8 @@ import Foundation
 /// `Archivable & Sendable`, which Swift picks whenever it can) are kept decoded in an LRU
 /// ``MemoryCache`` in front of the disk. Values of non-`Sendable` types (for example classes
 /// of an object graph) are never shared that way: each read decodes a fresh graph from disk.
+/// So `Sendable` alone decides it, at compile time: a Codable model that forgot `Sendable`
+/// works, but never hits memory (debug builds say so once per type on standard error).
 ///
 /// Concurrency: `CacheManager` is `Sendable` and safe from any thread or task. File I/O on one
 /// entry never waits for I/O on another; no lock is held while your code (a completion
@@ -164,6 +166,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
     /// memory tier held for the entry is dropped. `nil` removes the entry.
     ///
+    /// Swift picks this overload when the value's static type is not `Sendable`, so such
+    /// values never use the memory tier; if that is a surprise, make the type `Sendable`.
+    /// Debug builds say so on standard error, once per type.
+    ///
     /// ```swift
     /// try cache.store(letterGraph, for: .message)   // final class Letter: Archivable
     /// ```
@@ -180,6 +186,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try removeValue(for: type, parameter: parameter)
             return
         }
+        noteMemoryTierSkipped(T.self)
         try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryItem: nil)
     }
 
@@ -206,6 +213,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// The value of a non-`Sendable` type stored for `type` and `parameter`, decoded afresh
     /// from disk, or `nil` when there is none or it has expired.
     ///
+    /// Swift picks this overload when `T` is not `Sendable`: such values never use the memory
+    /// tier (debug builds say so on standard error, once per type).
+    ///
     /// ```swift
     /// let letters: [Letter]? = try cache.value(for: .message)
     /// ```
@@ -215,7 +225,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
-        try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
+        noteMemoryTierSkipped(T.self)
+        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
     }
 
     /// The value stored for `type` if it was written within the last `maxAge` seconds,

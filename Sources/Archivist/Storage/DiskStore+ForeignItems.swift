@@ -62,4 +62,24 @@ extension DiskStore {
             throw error
         }
     }
+
+    /// Unlinks the first of `folder`'s components, from the root down, that exists but is not
+    /// a folder (under the store's lock: the write whose temporary it kept out calls it).
+    ///
+    /// - Returns: `nil` when there was none; otherwise the key a scan would have counted the
+    ///   file as (`nil` inside when it would not have counted it).
+    func removeFileInPlaceOfFolder(_ folder: FolderPath) throws -> DiskKey?? {
+        var path = rootPath
+        for (depth, component) in folder.components.enumerated() {
+            path += "/" + component
+            var status = stat()
+            guard lstat(path, &status) == 0 else { return nil }
+            if status.st_mode & S_IFMT == S_IFDIR { continue }
+            guard try removeItem(at: path) else { return nil }
+            let parent = Array(folder.components.prefix(depth))
+            guard !parent.isEmpty, let name = EntryName(fileName: component[...]) else { return .some(nil) }
+            return DiskKey(folder: FolderPath(parent), name: name)
+        }
+        return nil
+    }
 }

@@ -173,10 +173,25 @@ package final class DiskStore: Sendable {
                         // A clear in another process may move the folder, temporary and all, to the
                         // trash between the two halves: then the write is done again (rarely).
                         var attempts = 0
+                        var clearedFileAtFolder = false
                         while true {
                             attempts += 1
-                            let prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
+                            let prepared: AtomicFile.Prepared
+                            do {
+                                prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
                                                                   fileSystem: fileSystem)
+                            } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
+                                // A file where one of the entry's folders belongs: clear it away once.
+                                let (obstacle, _, _) = try mutate(origin: origin) {
+                                    try removeFileInPlaceOfFolder(key.folder)
+                                } change: { obstacle -> [Change] in
+                                    if case .some(.some(let counted)) = obstacle { return [.remove(counted)] }
+                                    return []
+                                }
+                                guard obstacle != nil else { throw error }
+                                clearedFileAtFolder = true
+                                continue
+                            }
                             let renamed: Bool, counter: UInt64
                             do {
                                 ((renamed, _), _, counter) = try mutate(origin: origin) {

@@ -102,4 +102,33 @@ import Darwin
             #expect(cache.totalSize == entryFiles(under: root).values.reduce(0, +))
         }
     }
+
+    /// A file where a type's folder belongs (found by a rescan, or not) no longer makes every
+    /// store of the type fail with `ENOTDIR`: the store clears it away.
+    @Test(arguments: [false, true])
+    func aFileInPlaceOfATypeFolderIsClearedByTheNextStore(rescanned: Bool) throws {
+        try withTemporaryDirectory { dir throws in
+            let root = dir.appendingPathComponent("root")
+            func open() throws -> CacheManager<ShopCache> {
+                try CacheManager<ShopCache>(root: CacheRoot(directory: root), configuration: .init(memoryCountLimit: 0))
+            }
+            var cache = try open()
+            try cache.store("orders", for: .apiStrategy, parameter: "/v1/orders")
+            try cache.store("hot", for: .hots)
+            let folder = try #require(try cache.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL.deletingLastPathComponent()
+            try FileManager.default.removeItem(at: folder)
+            try Data(repeating: 9, count: 777).write(to: folder)
+            if rescanned {
+                cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+                try Data("D".utf8).write(to: root.appendingPathComponent(".archivist/dirty"))
+                cache = try open()
+            }
+            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/v1/orders") == nil)
+            try cache.store("orders again", for: .apiStrategy, parameter: "/v1/orders")
+            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/v1/orders") == "orders again")
+            #expect(try cache.value(String.self, for: .hots) == "hot")
+            #expect(cache.totalSize == entryFiles(under: root).values.reduce(0, +))
+            #expect(cache.totalUsage.entryCount == 2)
+        }
+    }
 }
