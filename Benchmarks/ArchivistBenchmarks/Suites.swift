@@ -16,4 +16,5 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
     BenchmarkSuite(name: "cache-shapes", run: runCacheShapeBenchmarks),
     BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
+    BenchmarkSuite(name: "processes", run: runProcessBenchmarks),
 ]

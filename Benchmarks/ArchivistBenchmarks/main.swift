@@ -13,6 +13,9 @@ import Foundation
 print("ArchivistBenchmarks measures optimized code: run it with `swift run -c release ArchivistBenchmarks`.")
 exit(1)
 #else
+if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
+    runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `processes` suite's second process
+}
 var options = Harness.Options()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {

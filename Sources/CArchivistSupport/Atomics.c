@@ -17,3 +17,14 @@ void archivist_atomic_store_u64(uint64_t *address, uint64_t value) {
 uint64_t archivist_atomic_add_u64(uint64_t *address, uint64_t delta) {
     return atomic_fetch_add_explicit((_Atomic uint64_t *)address, delta, memory_order_seq_cst) + delta;
 }
+
+uint64_t archivist_atomic_compare_exchange_u64(uint64_t *address, uint64_t expected, uint64_t desired) {
+    atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)address, &expected, desired,
+                                            memory_order_seq_cst, memory_order_seq_cst);
+    return expected;
+}
+
+bool archivist_atomic_equal_u64(const uint64_t *first, const uint64_t *second) {
+    return atomic_load_explicit((const _Atomic uint64_t *)first, memory_order_seq_cst)
+        == atomic_load_explicit((const _Atomic uint64_t *)second, memory_order_seq_cst);
+}

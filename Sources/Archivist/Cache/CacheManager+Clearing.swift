@@ -101,7 +101,7 @@ extension CacheManager {
         var failure: CacheError?
         for target in targets {
             do {
-                freed += try target.store.clear(target.folders)
+                freed += try target.store.clear(target.folders, origin: originToken)
             } catch {
                 failure = failure ?? (error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error))
             }
@@ -116,6 +116,7 @@ extension CacheManager {
                 memory.removeAll { Bytewise.equal($0.typeName, name) }
             }
         }
+        for target in targets { publishClear(of: target.folders, in: target.store) }
         if let failure { throw failure.with(typeName: nil, parameter: nil) }
         return Int(freed)
     }

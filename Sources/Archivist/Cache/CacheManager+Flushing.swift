@@ -6,9 +6,9 @@ import Foundation
 /// `store`, `removeValue` and `clear` that returned is on disk — entries are renamed into
 /// place before `store` returns, synced as the type's `Durability` says — so nothing stored
 /// is lost. Two things may still be pending, and neither loses data:
-/// - the size index is saved half a second after changes; until then a marker says it may be
-///   behind, and the next open rebuilds it with one scan of the entries (slower to open, same
-///   sizes);
+/// - the size index is a snapshot plus a journal every change is appended to as it commits;
+///   a long journal makes the next open (and every other process's next size query) read it
+///   all (slower, same sizes);
 /// - cleared folders wait in `.archivist/trash` to be deleted on a background queue; the next
 ///   open deletes what is left, in the background. They never count in any size.
 ///

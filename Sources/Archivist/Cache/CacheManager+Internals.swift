@@ -94,15 +94,18 @@ extension CacheManager {
         let evicted = try withContext(type, parameter) {
             try disk.write(data, to: key, typeName: type.name, parameter: parameter, writeDate: now, expiry: expires,
                            durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
-                           payloadChecksum: Archive.checksumOfEncoded(data)) {
+                           payloadChecksum: Archive.checksumOfEncoded(data), origin: originToken) { committed in
                 guard let memory else { return }
                 if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
                     memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: data.count)
+                    // Another write committed since this one may already have been caught up with.
+                    if watch(for: type.location).current != committed { memory.remove(memoryKey) }
                 } else {
                     memory.remove(memoryKey)
                 }
             }
         }
+        publish(type, .entry(parameter: parameter))
         if let memory, !evicted.isEmpty {
             let names = Set(evicted.map(\.name))
             let name = type.name
@@ -119,6 +122,7 @@ extension CacheManager {
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
         // A value stored as another type falls through to the disk, whose decoding reports it.
+        if memory != nil, !memoryIsCurrent(type.location) { revalidateMemory(type.location) }
         if let memory, let item = memory.item(MemoryKey(type, parameter)), let value = item.value(as: T.self) {
             guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
             // Only a byte-limited type ever evicts by last access, so only its hits pay for
@@ -152,6 +156,7 @@ extension CacheManager {
     ) throws -> (value: T, writeDate: Date)? {
         let (disk, key) = try locate(type, parameter)
         let epoch = clearEpoch.withLock { $0 }
+        let changeBefore = memoryItem == nil ? 0 : watch(for: type.location).current
         let result = try withContext(type, parameter) {
             // Only a byte-limited type evicts by last access, so only its reads record one.
             try disk.read(key, typeName: type.name, parameter: parameter, recordingAccess: type.policy.byteLimit != nil) {
@@ -170,7 +175,11 @@ extension CacheManager {
                     let memoryKey = MemoryKey(type, parameter)
                     memory.set(memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil),
                                for: memoryKey, cost: entry.payload.count)
-                    if clearEpoch.withLock({ $0 }) != epoch { memory.remove(memoryKey) }
+                    // A clear, or a write another process committed after this read began, may
+                    // already have been caught up with: then the value read may be stale.
+                    if clearEpoch.withLock({ $0 }) != epoch || watch(for: type.location).current != changeBefore {
+                        memory.remove(memoryKey)
+                    }
                 }
                 return (value, header.writeDate)
             }

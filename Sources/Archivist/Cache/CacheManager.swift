@@ -31,8 +31,11 @@ import Foundation
 /// let bytes = cache.totalSize
 /// ```
 ///
-/// Create one manager per root and user and share it; a second manager on the same root
-/// shares the disk but has its own memory tier, which does not see the first one's writes.
+/// Several processes may open the same root (an app and its extensions in an app-group
+/// container, several workers of a service), and several managers one root in a process:
+/// sizes and `contains` are exact in each, and a memory tier never serves a value another
+/// process or manager replaced or removed once that write has returned (a hit checks one
+/// shared change counter; see docs/Architecture.md).
 public final class CacheManager<Kind: CacheType>: Sendable {
     /// Memory-tier limits and archive options.
     ///
@@ -72,6 +75,11 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let clearEpoch = Locked<UInt64>(0)
     /// Each type's folder, hashed once, with the name it was hashed from.
     let folders = Locked<[Kind: (name: String, folder: FolderPath)]>([:])
+    /// The memory tier's view of each store's shared change counter.
+    @usableFromInline let cachesWatch: MemoryWatch
+    @usableFromInline let documentsWatch: MemoryWatch
+    /// The subscribers of ``changes(of:)``.
+    let changeHub = ChangeHub<Kind>()
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -105,10 +113,21 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.configuration = configuration
         self.caches = try DiskStore.open(at: root.caches, fileSystem: fileSystem)
         self.documents = try DiskStore.open(at: root.documents, fileSystem: fileSystem)
+        self.cachesWatch = MemoryWatch(store: caches)
+        self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
         self.memory = configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
             : nil
+    }
+
+    deinit {
+        let subscribers = changeHub.lock.withLock { () -> [AsyncStream<CacheChange<Kind>>.Continuation] in
+            changeHub.timer?.cancel()
+            changeHub.timer = nil
+            return changeHub.subscribers.values.map(\.continuation)
+        }
+        for continuation in subscribers { continuation.finish() }
     }
 
     // MARK: Storing
@@ -231,8 +250,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// if !cache.contains(.productList) { refresh() }
     /// ```
     ///
-    /// - Complexity: O(1), from the size index; no file I/O. `false` for a user-scoped type
-    ///   when the manager has no user.
+    /// - Complexity: O(1), from the size index; no file I/O unless another process wrote
+    ///   since (see ``totalSize``). `false` for a user-scoped type when the manager has no user.
     public func contains(_ type: Kind, parameter: String? = nil) -> Bool {
         guard let (disk, key) = try? locate(type, parameter) else { return false }
         return disk.contains(key)
@@ -277,7 +296,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         let (disk, key) = try locate(type, parameter)
         let memoryKey = MemoryKey(type, parameter)
         return try withContext(type, parameter) {
-            try disk.remove(key) { memory?.remove(memoryKey) }
+            let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
+            if removed { publish(type, .entry(parameter: parameter)) }
+            return removed
         }
     }
 }

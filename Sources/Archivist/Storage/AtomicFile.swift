@@ -80,51 +80,16 @@ package enum AtomicFile {
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
         createFolders: Bool = true, fileSystem fs: FileSystem = .posix
     ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
-        guard let slash = path.lastIndex(of: "/") else {
-            throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
-        }
-        let folder = String(path[..<slash])
-        var temporary = folder + "/" + TemporaryName.make()
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
-        var fd = fs.open(temporary, flags, 0o600)
-        if fd < 0 && errno == ENOENT && createFolders {
-            try fs.makeDirectories(folder)
-            fd = fs.open(temporary, flags, 0o600)
-        }
-        // A leftover of a dead process that had our PID and, by chance, our counter: skip it.
-        var attempts = 0
-        while fd < 0 && errno == EEXIST && attempts < 8 {
-            attempts += 1
-            temporary = folder + "/" + TemporaryName.make()
-            fd = fs.open(temporary, flags, 0o600)
-        }
-        guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
-        var open = true
+        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+        let renamed: Bool
         do {
-            defer { if open { _ = fs.close(fd) } }
-            for chunk in chunks { try writeAll(chunk, to: fd, path: temporary, fileSystem: fs) }
-            var status = stat()
-            guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
-            if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
-            if durability != .none && fs.fsync(fd) != 0 {
-                throw CacheError.posix("fsync", path: temporary, errno: errno)
-            }
-            open = false
-            if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            if fs.rename(temporary, path) != 0 { throw CacheError.posix("rename", path: path, errno: errno) }
-            let sizes = Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512)
-            guard durability == .fileAndFolder else { return (sizes, nil) }
-            do {
-                try fs.syncDirectory(folder)
-                return (sizes, nil)
-            } catch var failure as CacheError {
-                failure.message += " after the rename: the new contents are in place but may not survive a power loss"
-                return (sizes, failure)
-            }
+            renamed = try prepared.rename()
         } catch {
-            _ = fs.unlink(temporary)
+            prepared.discard()
             throw error
         }
+        guard renamed else { throw CacheError.posix("rename", path: path, errno: ENOENT) }
+        return (prepared.sizes, prepared.syncFolderIfAsked())
     }
 
     /// Reads the whole file at `path`, or at most `limit` bytes of it.

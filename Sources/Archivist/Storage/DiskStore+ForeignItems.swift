@@ -37,56 +37,38 @@ extension DiskStore {
 }
 
 extension DiskStore {
-    /// What ``replaceEntry(_:at:key:durability:)`` had to clear out of the way.
-    enum ClearedObstacle {
-        /// A folder at the entry's path (moved into the trash).
-        case folderAtEntry
-        /// A file where one of the entry's folders belongs (unlinked); the key a scan would
-        /// have counted it as, if any.
-        case fileAtFolder(DiskKey?)
-    }
-
-    /// ``AtomicFile/replace(_:toPath:durability:createFolders:fileSystem:)`` for an entry file;
-    /// a folder in the way (the rename fails with `EISDIR`), or a file where one of the
-    /// entry's folders belongs (`ENOTDIR`), is cleared away and the write tried once more.
+    /// Renames a prepared entry file into place (under the store's lock); a folder in the way
+    /// (the rename fails with `EISDIR`) is moved into the trash and the rename tried once more.
+    /// The temporary is deleted when this throws.
     ///
-    /// - Returns: The new file's sizes, the folder sync's failure if any, and what was cleared
-    ///   out of the way (pass it to ``forget(_:for:in:)`` with the index update).
-    /// - Throws: ``CacheError`` as `AtomicFile.replace`; the old entry is untouched.
-    /// - Complexity: Blocking file I/O, O(total bytes).
-    func replaceEntry(
-        _ chunks: [UnsafeRawBufferPointer], at path: String, key: DiskKey, durability: Durability
-    ) throws -> (sizes: AtomicFile.Sizes, folderSyncFailure: CacheError?, cleared: ClearedObstacle?) {
-        let cleared: ClearedObstacle
+    /// - Returns: Whether the entry was renamed (`false`: another process moved the folder,
+    ///   temporary and all, into the trash), and whether a folder was cleared out of the way
+    ///   (its contents must leave the index).
+    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename()``; the old entry is untouched.
+    /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
+    func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool) {
         do {
-            let (sizes, failure) = try AtomicFile.replace(chunks, toPath: path, durability: durability, fileSystem: fileSystem)
-            return (sizes, failure, nil)
+            return (try prepared.rename(), false)
         } catch let error as CacheError where error.errno == EISDIR {
-            guard try removeItem(at: path) else { throw error }
-            cleared = .folderAtEntry
-        } catch let error as CacheError where error.errno == ENOTDIR {
-            guard let obstacle = try removeFileInPlaceOfFolder(key.folder) else { throw error }
-            cleared = .fileAtFolder(obstacle)
-        }
-        let (sizes, failure) = try AtomicFile.replace(chunks, toPath: path, durability: durability, fileSystem: fileSystem)
-        return (sizes, failure, cleared)
-    }
-
-    /// Drops from `index` whatever a scan may have counted in what was cleared for `key`.
-    func forget(_ cleared: ClearedObstacle, for key: DiskKey, in index: inout SizeIndex) {
-        switch cleared {
-        case .folderAtEntry: _ = index.detach(folderShadowing(key))
-        case .fileAtFolder(let counted?): index.remove(counted)
-        case .fileAtFolder(nil): break
+            do {
+                guard try removeItem(at: prepared.path) else { throw error }
+                return (try prepared.rename(), true)
+            } catch {
+                prepared.discard()
+                throw error
+            }
+        } catch {
+            prepared.discard()
+            throw error
         }
     }
 
     /// Unlinks the first of `folder`'s components, from the root down, that exists but is not
-    /// a folder.
+    /// a folder (under the store's lock: the write whose temporary it kept out calls it).
     ///
     /// - Returns: `nil` when there was none; otherwise the key a scan would have counted the
     ///   file as (`nil` inside when it would not have counted it).
-    private func removeFileInPlaceOfFolder(_ folder: FolderPath) throws -> DiskKey?? {
+    func removeFileInPlaceOfFolder(_ folder: FolderPath) throws -> DiskKey?? {
         var path = rootPath
         for (depth, component) in folder.components.enumerated() {
             path += "/" + component

@@ -5,74 +5,278 @@ import Glibc
 import Darwin
 #endif
 
-/// Keeping the saved size index honest across crashes.
+/// Keeping one size index exact across every process that opens the root, and across crashes.
 ///
-/// The rule: the marker `.archivist/dirty` reads `D` whenever the disk may be ahead of the
-/// saved index. It is set (under the state lock) before the first file change after a save,
-/// and set back to `C` only by a save that captured every change, with no change in flight.
-/// An open that finds `D`, or no readable index, rebuilds the index by scanning.
+/// On disk, under `.archivist`: `index`, a snapshot of the index tagged with a journal epoch;
+/// `journal`, every change committed since that snapshot, in commit order (see
+/// ``DiskStore/Change``); `shared`, the ``SharedCounters`` every process maps; `lock`, the
+/// ``FileLock``. The index is snapshot + journal.
 ///
-/// This holds across process crashes. The index and marker are not synced, so after a power
-/// loss the index may be stale until a damaged checksum or the next unclean shutdown forces
-/// a scan.
+/// A mutation runs under the lock held exclusively, briefly: catch up with the journal
+/// (nothing to read unless another process wrote), set the intent word, make the one file
+/// change (a rename, an unlink, a folder moved to the trash), append its record, bump the
+/// change counter, clear the intent word. Writing an entry's bytes happens before, outside
+/// the lock. Any process, before answering a size or `contains`, compares the change counter
+/// with the one it last applied (one atomic load) and, if it moved, reads the journal's new
+/// records under the lock held shared — O(records others appended since).
+///
+/// Crashes: a process killed between its file change and its record leaves the intent word
+/// set; the next process to take the lock exclusively sees it (the kernel dropped the dead
+/// holder's lock), rescans the root, saves a snapshot and starts a new journal epoch. A
+/// journal longer than twice the last snapshot (and at least 1 MiB) is folded into a new
+/// snapshot the same way, by whoever holds the lock; other processes then reload the snapshot
+/// (O(entries)) on their next catch-up. The marker `.archivist/dirty` reading `D` at open
+/// also forces a rescan (older versions of the store kept it while a save was due).
+///
+/// The journal and snapshot are not synced, so after a power loss the index may be stale
+/// until a damaged checksum or a crash forces a rescan.
 extension DiskStore {
-    /// Creates the marker if needed and counts a mutation in flight.
-    func beginMutation() throws {
-        try checkWritable()
-        try state.withLock { state in
-            if !state.dirty {
-                try setMarker(dirty: true)
-                state.dirty = true
-            }
-            state.inFlight += 1
-        }
+    /// The mutable state behind `state`'s lock.
+    struct State {
+        var index = SizeIndex()
+        /// How many journal bytes `index` includes.
+        var journalOffset = 0
+        /// The journal epoch `index` belongs to.
+        var appliedEpoch: UInt64 = 0
+        /// The shared change counter `index` is up to date with.
+        var appliedChange: UInt64 = 0
+        /// The size of the last snapshot saved or loaded, for the compaction threshold.
+        var snapshotBytes = 0
+        /// Recent changes, for memory tiers and change notifications.
+        var changes = ChangeRing()
     }
 
-    /// Applies a mutation's index update, ends it, and schedules a save.
-    func endMutation(_ update: (inout SizeIndex) -> Void) {
-        let schedule = state.withLock { state -> Bool in
-            update(&state.index)
-            state.inFlight -= 1
-            state.generation &+= 1
-            if state.persistScheduled { return false }
-            state.persistScheduled = true
-            return true
-        }
-        if schedule {
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + persistDelay) { [weak self] in
-                self?.persistIndex()
-            }
-        }
-    }
+    /// The journal length past which a mutation folds it into a new snapshot.
+    var compactionThreshold: Int { max(1 << 20, 2 * state.withLock { $0.snapshotBytes }) }
 
-    /// Saves the index now if anything changed since the last save.
+    /// Runs one file mutation under the store's exclusive cross-process lock: catches up with
+    /// other processes' changes, runs `io`, and journals and applies the changes `change`
+    /// derives from its result (none: nothing changed).
     ///
-    /// - Throws: ``CacheError`` when the index file cannot be written.
-    /// - Complexity: Blocking file I/O, O(n) in entries.
+    /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
+    ///   folder's) and the change counter right after it (unchanged when nothing changed).
+    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
+        try checkWritable()
+        return try lock.withExclusive {
+            try catchUpExclusive()
+            shared.intent = true
+            let result: R
+            do {
+                result = try io()
+            } catch {
+                shared.intent = false
+                throw error
+            }
+            let changes = change(result)
+            if changes.isEmpty {
+                shared.intent = false
+                return (result, DiskUsage(), shared.change)
+            }
+            var record: [UInt8] = []
+            for change in changes { Self.encode(change, into: &record) }
+            let offset = state.withLock { $0.journalOffset }
+            let appended = record.withUnsafeBytes {
+                fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset))
+            } == record.count
+            let counter = shared.bumpChange()
+            let removed = state.withLock { state in
+                if appended { state.journalOffset += record.count }
+                state.appliedChange = counter
+                var removed = DiskUsage()
+                for change in changes {
+                    state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
+                    removed = removed + state.index.apply(change)
+                }
+                return removed
+            }
+            // Without its record the journal is behind the disk: the intent word stays set, so
+            // the next exclusive holder (perhaps this process) rescans.
+            if appended {
+                shared.intent = false
+                if offset + record.count > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
+            }
+            return (result, removed, counter)
+        }
+    }
+
+    /// Brings the index up to date with other processes' changes, if the change counter moved.
+    ///
+    /// - Complexity: One atomic load when nothing changed; otherwise the shared lock and
+    ///   O(records appended since), or O(entries) after another process saved a snapshot.
+    package func refresh() {
+        let counter = shared.change
+        if state.withLock({ $0.appliedChange }) == counter { return }
+        _ = try? lock.withShared { catchUp() }
+    }
+
+    /// `body`'s answer from an index brought up to date with every process's changes.
+    ///
+    /// When the intent word is set, a writer is between its file change and its record — or
+    /// died there: the shared lock waits for a live one; if the word is still set under it,
+    /// the writer is dead and this process repairs the index under the exclusive lock.
+    func readIndex<R>(_ body: (SizeIndex) -> R) -> R {
+        let counter = shared.change
+        if !shared.intent, let current = state.withLock({ $0.appliedChange == counter ? body($0.index) : nil }) {
+            return current
+        }
+        let whole = (try? lock.withShared { catchUp() && !shared.intent }) ?? true
+        if !whole { _ = try? lock.withExclusive { try catchUpExclusive() } }
+        return state.withLock { body($0.index) }
+    }
+
+    /// Saves a snapshot of the index (the journal folded in) and starts a new journal.
+    ///
+    /// - Throws: ``CacheError`` when the snapshot cannot be written.
+    /// - Complexity: Blocking file I/O under the exclusive lock, O(entries).
     package func flush() throws {
-        try persistIndex(throwing: true)
+        guard writeRefusal == nil else { return }   // nothing can have changed
+        try lock.withExclusive {
+            try catchUpExclusive()
+            try saveSnapshotExclusive(scanning: false)
+        }
     }
 
-    /// Saves the index; on success with nothing changed meanwhile, removes the marker.
-    func persistIndex() {
-        _ = try? persistIndex(throwing: false)
+    // MARK: Under the lock
+
+    /// Catches up with the journal under the exclusive lock; rescans instead when a previous
+    /// holder died between a file change and its record, or the journal is damaged.
+    private func catchUpExclusive() throws {
+        if shared.intent || !catchUp() { try saveSnapshotExclusive(scanning: true) }
     }
 
-    private func persistIndex(throwing: Bool) throws {
-        let (snapshot, generation) = state.withLock { state in
-            state.persistScheduled = false
-            return (state.dirty ? state.index.snapshot() : nil, state.generation)
-        }
-        guard let snapshot else { return }
-        let bytes = snapshot.serialized()   // outside the lock: O(n), while reads and writes go on
-        _ = try bytes.withUnsafeBytes { raw in
-            try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem)
-        }
+    /// Applies the journal records this process has not seen (under the lock, shared or
+    /// exclusive); reloads the snapshot when another process started a new epoch.
+    ///
+    /// - Returns: `false` when the journal holds a damaged record or cannot be read: only an
+    ///   exclusive holder can repair that (by a rescan).
+    @discardableResult
+    func catchUp() -> Bool {
+        let counter = shared.change
+        let epoch = shared.epoch
+        let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
+        if counter == applied && epoch == appliedEpoch { return true }
+        if epoch != appliedEpoch { return reload(counter: counter, epoch: epoch, scanIfMissing: true) }
+        guard let tail = readJournal(from: offset) else { return false }
+        let decoded = Self.decodeJournal(tail[...])
         state.withLock { state in
-            if state.generation == generation && state.inFlight == 0 && state.dirty, (try? setMarker(dirty: false)) != nil {
-                state.dirty = false
+            guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
+            for change in decoded.changes {
+                state.index.apply(change)
+                state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
+            }
+            state.journalOffset += decoded.consumed
+            state.appliedChange = counter
+        }
+        return !decoded.damaged
+    }
+
+    /// Replaces the index by the saved snapshot of `epoch` (or, with `scanIfMissing`, a scan
+    /// when it is missing or of another epoch) plus the whole journal.
+    ///
+    /// - Returns: Whether the index was replaced and the journal was whole.
+    private func reload(counter: UInt64, epoch: UInt64, scanIfMissing: Bool) -> Bool {
+        var snapshotBytes = 0
+        var index: SizeIndex
+        if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+           let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch {
+            index = saved
+            snapshotBytes = bytes.count
+        } else if scanIfMissing, let scanned = try? scan() {
+            index = scanned
+        } else {
+            return false
+        }
+        guard let journal = readJournal(from: 0) else { return false }
+        let decoded = Self.decodeJournal(journal[...])
+        for change in decoded.changes { index.apply(change) }
+        state.withLock { state in
+            state.index = index
+            state.journalOffset = decoded.consumed
+            state.appliedEpoch = epoch
+            state.appliedChange = counter
+            state.snapshotBytes = snapshotBytes
+            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+        }
+        return !decoded.damaged
+    }
+
+    /// Saves the index — this process's, or a fresh scan's — as the snapshot of a new epoch
+    /// and empties the journal. Runs under the exclusive lock.
+    ///
+    /// The intent word is set meanwhile, so a holder killed half-way leaves the next one a
+    /// rescan. If the snapshot cannot be written, the journal stays as it is (the index in
+    /// memory is exact anyway) and the intent word stays set, so a later holder tries again.
+    private func saveSnapshotExclusive(scanning: Bool) throws {
+        if writeRefusal != nil {   // a read-only root keeps a scan in memory
+            if scanning {
+                let index = try scan()
+                state.withLock { $0.index = index }
+            }
+            return
+        }
+        shared.intent = true
+        let index = scanning ? try scan() : nil
+        let snapshot = state.withLock { state in
+            if let index { state.index = index }
+            return state.index.snapshot()
+        }
+        let epoch = shared.epoch &+ 1
+        let bytes = snapshot.serialized(epoch: epoch)   // outside the state lock: O(n)
+        var saved = true
+        do {
+            _ = try bytes.withUnsafeBytes { raw in
+                try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem)
+            }
+        } catch {
+            saved = false
+            if !scanning { throw error }
+        }
+        if saved && fileSystem.ftruncate(journalFD, 0) == 0 {
+            _ = shared.bumpEpoch()
+            let counter = shared.bumpChange()
+            state.withLock { state in
+                state.journalOffset = 0
+                state.appliedEpoch = epoch
+                state.appliedChange = counter
+                state.snapshotBytes = bytes.count
+                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
+            }
+            try? setMarker(dirty: false)
+            shared.intent = false
+        } else {
+            var status = stat()
+            let end = fileSystem.fstat(journalFD, &status) == 0 ? Int(status.st_size) : 0
+            let epochNow = shared.epoch
+            let counter = shared.bumpChange()
+            state.withLock { state in
+                state.journalOffset = end
+                state.appliedEpoch = epochNow
+                state.appliedChange = counter
+                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
         }
+    }
+
+    /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
+    private func readJournal(from offset: Int) -> [UInt8]? {
+        if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
+        var status = stat()
+        guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
+        let end = Int(status.st_size)
+        guard end >= offset else { return nil }
+        var bytes = [UInt8](repeating: 0, count: end - offset)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(journalFD, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return nil
+            }
+        }
+        return bytes
     }
 
     /// Writes the marker's flag byte.
@@ -83,21 +287,31 @@ extension DiskStore {
         }
     }
 
-    /// Loads the saved index, or rebuilds it by a scan when the last run left the marker or
-    /// the index is missing or damaged; then saves it so the marker goes away.
-    func loadOrRebuildIndex() throws {
+    /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
+    /// the marker or the intent word says a process died mid-change, or the snapshot is
+    /// missing, damaged or of another epoch.
+    ///
+    /// - Returns: This process's slot in the shared counters, to free when the store goes away.
+    func loadOrRebuildIndex() throws -> Int? {
         var flag: UInt8 = 0
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
-        if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
-           let index = SizeIndex.deserialize(bytes) {
-            state.withLock { $0.index = index }
-            return
+        if writeRefusal != nil {
+            // Nobody can write this root: the saved snapshot, whatever its epoch, and journal.
+            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+               let (_, epoch) = SizeIndex.deserialize(bytes),
+               reload(counter: 0, epoch: epoch, scanIfMissing: false) { return nil }
+            try saveSnapshotExclusive(scanning: true)
+            return nil
         }
-        let index = try scan()
-        state.withLock { state in
-            state.index = index
-            state.dirty = writeRefusal == nil   // a read-only root keeps the scan in memory
+        let (slot, crashed) = shared.register()
+        do {
+            if !unclean && !crashed && !shared.intent
+                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) { return slot }
+            try saveSnapshotExclusive(scanning: true)
+            return slot
+        } catch {
+            if let slot { shared.unregister(slot) }
+            throw error
         }
-        persistIndex()
     }
 }

@@ -121,7 +121,8 @@ extension DiskStore {
 
 extension DiskStore.SizeIndex {
     private static let magic: [UInt8] = Array("ARCI".utf8)
-    private static let version: UInt16 = 1
+    /// 2: the journal epoch follows the version.
+    private static let version: UInt16 = 2
 
     /// Each folder's path and entries. The dictionaries are copy-on-write values, so taking a
     /// snapshot under the lock costs O(folders), and serializing it can happen outside.
@@ -141,18 +142,19 @@ extension DiskStore.SizeIndex {
     struct Snapshot {
         var folders: [([String], [EntryName: DiskStore.Record])]
 
-        /// The index as bytes: magic, version, then each folder that holds entries (its path
-        /// and its records), then a CRC32C of everything before it.
+        /// The index as bytes: magic, version, the journal epoch it starts, then each folder
+        /// that holds entries (its path and its records), then a CRC32C of everything before it.
         ///
         /// - Complexity: O(n) in entries.
-        func serialized() -> [UInt8] {
-            DiskStore.SizeIndex.serialize(folders)
+        func serialized(epoch: UInt64) -> [UInt8] {
+            DiskStore.SizeIndex.serialize(folders, epoch: epoch)
         }
     }
 
-    private static func serialize(_ folders: [([String], [EntryName: DiskStore.Record])]) -> [UInt8] {
+    private static func serialize(_ folders: [([String], [EntryName: DiskStore.Record])], epoch: UInt64) -> [UInt8] {
         var out = Self.magic
         Self.append(Self.version, &out)
+        Self.append(epoch, &out)
         for (components, entries) in folders {
             out.append(UInt8(components.count))
             for component in components {
@@ -180,15 +182,16 @@ extension DiskStore.SizeIndex {
         return out
     }
 
-    /// Parses ``Snapshot/serialized()`` output; `nil` for anything damaged, so the caller rescans.
+    /// Parses ``Snapshot/serialized(epoch:)`` output into the index and its epoch; `nil` for
+    /// anything damaged or of another version, so the caller rescans.
     ///
     /// - Complexity: O(n) in bytes.
-    static func deserialize(_ bytes: [UInt8]) -> DiskStore.SizeIndex? {
-        guard bytes.count >= 11, bytes.prefix(4).elementsEqual(magic) else { return nil }
+    static func deserialize(_ bytes: [UInt8]) -> (DiskStore.SizeIndex, UInt64)? {
+        guard bytes.count >= 19, bytes.prefix(4).elementsEqual(magic) else { return nil }
         let body = bytes[..<(bytes.count - 4)]
         var reader = Reader(bytes: bytes, offset: 4)
         guard CRC32C.checksum(body) == Self.loadUInt32(bytes, bytes.count - 4),
-              reader.uint16() == version
+              reader.uint16() == version, let epoch = reader.uint64()
         else { return nil }
         var index = DiskStore.SizeIndex()
         while let depth = reader.byte(), depth != 0xFF {
@@ -220,7 +223,7 @@ extension DiskStore.SizeIndex {
             }
         }
         guard reader.offset == bytes.count - 4 else { return nil }
-        return index
+        return (index, epoch)
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {

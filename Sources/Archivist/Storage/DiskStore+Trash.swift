@@ -19,7 +19,7 @@ extension DiskStore {
     /// - Complexity: One `rename` per folder, whatever it holds; deletion runs later on a
     ///   utility queue.
     @discardableResult
-    package func clear(_ folders: [FolderPath], completion: (@Sendable (Int64) -> Void)? = nil) throws -> Int64 {
+    package func clear(_ folders: [FolderPath], origin: UInt = 0, completion: (@Sendable (Int64) -> Void)? = nil) throws -> Int64 {
         let freed = Locked<Int64>(0)
         defer {
             let total = freed.withLock { $0 }
@@ -32,12 +32,12 @@ extension DiskStore {
         try clearGate.withExclusive {
             for folder in folders {
                 let source = rootPath + "/" + folder.relativePath
-                try mutate {
+                let (_, gone, _) = try mutate(origin: origin) {
                     try moveToTrash(source)
-                } then: { _, index in
-                    let gone = index.detach(folder)
-                    freed.withLock { $0 += gone.logicalBytes }
+                } change: { _ in
+                    [.clear(folder)]
                 }
+                freed.withLock { $0 += gone.logicalBytes }
             }
         }
         return freed.withLock { $0 }

@@ -10,17 +10,20 @@ import Darwin
 ///
 /// Every entry is a file `<root>/<folder>/<name>` holding an ``EntryHeader`` and a payload.
 /// The store keeps a ``SizeIndex`` of every entry's logical and allocated size and last access,
-/// so the size of any folder is answered without touching the disk. The index is saved to
-/// `<root>/.archivist/index` shortly after changes; a marker file `.archivist/dirty` says
-/// whenever the saved index may be behind the disk, so after a crash the next open rebuilds
-/// the index with one scan (sweeping stale temporaries on the way) before it answers anything.
+/// so the size of any folder is answered without touching the disk. Several processes may open
+/// the same root at once: every committed change is appended to a shared journal under a
+/// short cross-process ``FileLock`` hold, and each process folds in the others' records when
+/// the shared change counter moves (see `DiskStore+Persistence.swift`), so sizes and
+/// `contains` are exact in all of them, and a crash of any one is repaired by one rescan.
 ///
-/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it); the
-/// store assumes no other process writes under its root.
+/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it).
 ///
-/// Concurrency: I/O on one key holds only that key's lock; the index sits behind a lock held
-/// for dictionary updates only. Clearing takes a shared/exclusive gate exclusively for the
-/// moment of its renames, so no write lands half inside a folder being moved to the trash.
+/// Concurrency: writing an entry's bytes holds only that key's lock; its rename (or unlink)
+/// and journal record hold the cross-process lock for a few system calls; the index sits
+/// behind a lock held for dictionary updates only. Clearing takes a shared/exclusive gate
+/// exclusively for the moment of its renames, so no write of this process lands half inside a
+/// folder being moved to the trash; a write of another process whose folder was moved away
+/// writes its entry again.
 ///
 /// ```swift
 /// let store = try DiskStore.open(at: root)
@@ -36,6 +39,14 @@ package final class DiskStore: Sendable {
     /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
     /// open file is cheap; creating and deleting a marker would allocate an inode each time.
     let markerFD: Int32
+    /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
+    let journalFD: Int32
+    /// The counters every process opening the root maps.
+    let shared: SharedCounters
+    /// The cross-process lock around every file change and journal record.
+    let lock: FileLock
+    /// This store's slot in `shared` (`nil` when every slot was taken).
+    private let slot = Locked<Int?>(nil)
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
     let writeRefusal: CacheError?
@@ -43,21 +54,6 @@ package final class DiskStore: Sendable {
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
     let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
-    /// How long after a change the index is saved; a burst of writes costs one save.
-    let persistDelay: DispatchTimeInterval = .milliseconds(500)
-
-    /// The store's mutable state, behind `state`'s lock.
-    struct State {
-        var index = SizeIndex()
-        /// Whether the dirty marker exists on disk.
-        var dirty = false
-        /// Mutations whose file I/O has started but whose index update has not happened.
-        var inFlight = 0
-        /// Counts index changes, so a save can tell whether it captured the latest state.
-        var generation: UInt64 = 0
-        var persistScheduled = false
-    }
-
     /// An entry read back: its checked header and its payload.
     package struct Entry: Sendable {
         /// The entry's header.
@@ -71,6 +67,7 @@ package final class DiskStore: Sendable {
     var internalPath: String { rootPath + "/.archivist" }
     var indexPath: String { internalPath + "/index" }
     var markerPath: String { internalPath + "/dirty" }
+    var journalPath: String { internalPath + "/journal" }
     var trashPath: String { internalPath + "/trash" }
 
     /// Keyed by the path's bytes: two spellings of "é" are two folders on most file systems.
@@ -98,23 +95,38 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.fileSystem = fileSystem
         self.state = Locked(State())
+        let folder = rootPath + "/.archivist"
         let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
+        let journal = writeRefusal == nil
+            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC)
+            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0)   // may be missing: -1
+        guard journal >= 0 || writeRefusal != nil else {
+            let code = errno
+            if fd >= 0 { _ = fileSystem.close(fd) }
+            throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
+        }
         self.markerFD = fd
         self.writeRefusal = writeRefusal
+        self.journalFD = journal
+        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
+            self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
+                                         readOnly: writeRefusal != nil)
             sweepInternalTemporaries()
-            try loadOrRebuildIndex()
+            let taken = try lock.withExclusive { try loadOrRebuildIndex() }
+            slot.withLock { $0 = taken }
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
+            if journal >= 0 { _ = fileSystem.close(journal) }
             throw error
         }
         if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
     deinit {
-        let pending = state.withLock { $0.dirty && $0.inFlight == 0 }
-        if pending { persistIndex() }
+        if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
         if markerFD >= 0 { _ = fileSystem.close(markerFD) }
+        if journalFD >= 0 { _ = fileSystem.close(journalFD) }
     }
 
     /// The absolute path of `key`'s file.
@@ -133,7 +145,9 @@ package final class DiskStore: Sendable {
     /// folder while the folder holds more than `byteLimit` bytes.
     ///
     /// `onCommit` runs after a successful write while the key's lock is still held, so a
-    /// memory tier updated there stays in step with the disk.
+    /// memory tier updated there stays in step with the disk; it gets the shared change counter
+    /// as of the write (see ``changeCounter``): if the counter has moved on since, another
+    /// write may have followed.
     ///
     /// - Returns: The keys evicted to make room.
     /// - Throws: ``CacheError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
@@ -146,7 +160,7 @@ package final class DiskStore: Sendable {
     package func write(
         _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
-        onCommit: () -> Void = {}
+        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
         return try clearGate.withShared {
@@ -156,15 +170,51 @@ package final class DiskStore: Sendable {
                     let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
                                              expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
-                        let (_, folderSyncFailure, _) = try mutate {
-                            try replaceEntry([head, raw], at: path, key: key, durability: durability)
-                        } then: { result, index in
-                            if let cleared = result.cleared { forget(cleared, for: key, in: &index) }
-                            index.set(key, Record(logical: result.sizes.logical, allocated: result.sizes.allocated,
-                                                  lastAccess: writeDate.timeIntervalSince1970))
+                        // A clear in another process may move the folder, temporary and all, to the
+                        // trash between the two halves: then the write is done again (rarely).
+                        var attempts = 0
+                        var clearedFileAtFolder = false
+                        while true {
+                            attempts += 1
+                            let prepared: AtomicFile.Prepared
+                            do {
+                                prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
+                                                                  fileSystem: fileSystem)
+                            } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
+                                // A file where one of the entry's folders belongs: clear it away once.
+                                let (obstacle, _, _) = try mutate(origin: origin) {
+                                    try removeFileInPlaceOfFolder(key.folder)
+                                } change: { obstacle -> [Change] in
+                                    if case .some(.some(let counted)) = obstacle { return [.remove(counted)] }
+                                    return []
+                                }
+                                guard obstacle != nil else { throw error }
+                                clearedFileAtFolder = true
+                                continue
+                            }
+                            let renamed: Bool, counter: UInt64
+                            do {
+                                ((renamed, _), _, counter) = try mutate(origin: origin) {
+                                    try renameEntry(prepared)
+                                } change: { (renamed, clearedFolder) -> [Change] in
+                                    guard renamed else { return [] }
+                                    let record = Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
+                                                        lastAccess: writeDate.timeIntervalSince1970)
+                                    return (clearedFolder ? [.clear(folderShadowing(key))] : []) + [.set(key, record)]
+                                }
+                            } catch {
+                                prepared.discard()   // the lock or the catch-up failed before the rename
+                                throw error
+                            }
+                            if !renamed {
+                                if attempts < 8 { continue }
+                                throw CacheError.posix("rename", path: path, errno: ENOENT)
+                            }
+                            let folderSyncFailure = prepared.syncFolderIfAsked()
+                            onCommit(counter)
+                            if let folderSyncFailure { throw folderSyncFailure }
+                            return
                         }
-                        onCommit()
-                        if let folderSyncFailure { throw folderSyncFailure }
                     }
                 }
             }
@@ -214,15 +264,14 @@ package final class DiskStore: Sendable {
     /// - Throws: ``CacheError`` when the file exists but cannot be removed.
     /// - Complexity: Blocking file I/O on this key only.
     @discardableResult
-    package func remove(_ key: DiskKey, onCommit: () -> Void = {}) throws -> Bool {
+    package func remove(_ key: DiskKey, origin: UInt = 0, onCommit: () -> Void = {}) throws -> Bool {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let removed = try mutate {
+                let (removed, _, _) = try mutate(origin: origin) {
                     try removeItem(at: path)
-                } then: { removed, index in
-                    index.remove(key)
-                    if removed { _ = index.detach(folderShadowing(key)) }
+                } change: { removed -> [Change] in
+                    removed ? [.remove(key), .clear(folderShadowing(key))] : []
                 }
                 onCommit()
                 return removed
@@ -243,38 +292,37 @@ package final class DiskStore: Sendable {
     ///
     /// - Complexity: O(1); no file I/O.
     package func contains(_ key: DiskKey) -> Bool {
-        state.withLock { $0.index.record(key) != nil }
+        readIndex { $0.record(key) != nil }
     }
 
     /// The logical and allocated size the index holds for `key`.
     ///
     /// - Complexity: O(1); no file I/O.
     package func sizes(of key: DiskKey) -> AtomicFile.Sizes? {
-        state.withLock { $0.index.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
+        readIndex { $0.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
     }
 
     /// The usage of `folder` and everything inside it.
     ///
     /// - Complexity: O(1) (a walk of the folder's few components); no file I/O.
     package func usage(of folder: FolderPath) -> DiskUsage {
-        state.withLock { $0.index.usage(of: folder) }
+        readIndex { $0.usage(of: folder) }
     }
 
     /// Removes a bad entry file (or whatever else is at its path, a folder into the trash) and
     /// forgets it; failures are ignored since the caller is already reporting the entry as bad.
     func discard(_ key: DiskKey, path: String) {
-        _ = try? mutate {
+        _ = try? mutate(origin: 0) {
             (try? removeItem(at: path)) ?? false
-        } then: { removed, index in
-            index.remove(key)
-            if removed { _ = index.detach(folderShadowing(key)) }
+        } change: { removed -> [Change] in
+            [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])
         }
     }
 
     /// Evicts least recently accessed entries of `folder`, skipping any whose lock is busy.
     private func evict(in folder: FolderPath, downTo limit: Int64, sparing spared: DiskKey) -> [DiskKey] {
-        let candidates = state.withLock { state -> [(EntryName, Record)] in
-            state.index.usage(of: folder).logicalBytes > limit ? state.index.leastRecentlyAccessed(in: folder) : []
+        let candidates = readIndex { index -> [(EntryName, Record)] in
+            index.usage(of: folder).logicalBytes > limit ? index.leastRecentlyAccessed(in: folder) : []
         }
         var evicted = [DiskKey]()
         for (name, _) in candidates where name != spared.name {
@@ -282,30 +330,15 @@ package final class DiskStore: Sendable {
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
-                return (try? mutate {
+                return (try? mutate(origin: 0) {
                     fileSystem.unlink(path) == 0 || errno == ENOENT
-                } then: { gone, index in
-                    if gone { index.remove(key) }
-                }) ?? false
+                } change: { gone -> [Change] in
+                    gone ? [.remove(key)] : []
+                })?.0 ?? false
             }
             if removed == true { evicted.append(key) }
         }
         return evicted
-    }
-
-    /// Runs one file mutation inside the crash-safety protocol: the dirty marker exists before
-    /// `io` changes the disk, and `update` brings the index in step with `io`'s result after.
-    func mutate<R>(_ io: () throws -> R, then update: (R, inout SizeIndex) -> Void) throws -> R {
-        try beginMutation()
-        let result: R
-        do {
-            result = try io()
-        } catch {
-            endMutation { _ in }
-            throw error
-        }
-        endMutation { update(result, &$0) }
-        return result
     }
 }
 

@@ -52,6 +52,18 @@ package enum TemporaryName {
         return errno == ESRCH
     }
 
+    /// Whether `owner` is known to be dead: another incarnation of this process's PID, or a PID
+    /// of this namespace with no process (`kill(pid, 0)` fails with `ESRCH`). A process of
+    /// another namespace is never judged dead.
+    ///
+    /// - Complexity: O(1); at most one `kill(pid, 0)` system call.
+    package static func isDead(_ owner: Owner) -> Bool {
+        guard owner.namespace == identity.namespace else { return false }
+        if owner.pid == identity.pid { return owner.incarnation != identity.incarnation }
+        if kill(owner.pid, 0) == 0 { return false }
+        return errno == ESRCH
+    }
+
     /// Deletes the abandoned temporaries directly inside the folder at `path`, and returns
     /// how many it deleted. Temporaries of live writers, in this process or another, stay.
     ///
@@ -98,7 +110,7 @@ package enum TemporaryName {
     }
 
     /// The owner fields of a temporary name made by ``make()``.
-    struct Owner: Equatable {
+    package struct Owner: Equatable {
         var pid: pid_t
         var namespace: UInt64
         var incarnation: UInt64

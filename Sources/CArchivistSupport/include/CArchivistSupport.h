@@ -26,6 +26,14 @@ void archivist_atomic_store_u64(uint64_t *address, uint64_t value);
 /// Atomically adds `delta` to the 64-bit word at `address` (8-byte aligned); returns the new value.
 uint64_t archivist_atomic_add_u64(uint64_t *address, uint64_t delta);
 
+/// Whether the 64-bit words at `first` and `second` (8-byte aligned) are equal, each loaded
+/// atomically: one call for a memory-tier hit's coherence check.
+bool archivist_atomic_equal_u64(const uint64_t *first, const uint64_t *second);
+
+/// Atomically replaces the 64-bit word at `address` (8-byte aligned) with `desired` if it
+/// holds `expected`; returns the value it held before (equal to `expected` on success).
+uint64_t archivist_atomic_compare_exchange_u64(uint64_t *address, uint64_t expected, uint64_t desired);
+
 /// Whether this CPU has CRC-32C instructions that `archivist_crc32c_hardware` can use.
 /// Asks the CPU once per process (cpuid on x86_64, the auxiliary vector on Linux arm64).
 bool archivist_crc32c_hardware_available(void);

@@ -111,18 +111,6 @@ import Testing
         }
     }
 
-    @Test func theMarkerSaysDirtyFromTheFirstChangeUntilASave() throws {
-        try withTemporaryDirectory { dir throws in
-            let store = try DiskStore.open(at: dir)
-            let marker = dir.appendingPathComponent(".archivist/dirty")
-            #expect(try Data(contentsOf: marker) == Data("C".utf8))
-            try write(store, key(["m"], nil), bytes: 10, parameter: nil)
-            #expect(try Data(contentsOf: marker) == Data("D".utf8))
-            try store.flush()
-            #expect(try Data(contentsOf: marker) == Data("C".utf8))
-        }
-    }
-
     @Test func leftoverTrashIsDeletedOnOpen() throws {
         try withTemporaryDirectory { dir throws in
             let leftover = dir.appendingPathComponent(".archivist/trash/old/deep")

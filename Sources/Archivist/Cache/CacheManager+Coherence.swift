@@ -1,0 +1,98 @@
+import CArchivistSupport
+import Foundation
+
+/// One memory tier's view of one store's shared change counter: the value it has caught up
+/// with, and its place in the store's list of recent changes.
+///
+/// A memory hit compares the two counters (one atomic load of the shared word, one of the
+/// local one); only when they differ does the manager read the changes and drop the values
+/// they touched.
+@usableFromInline
+final class MemoryWatch: @unchecked Sendable {
+    // Safety: `seen` is touched only through the C11 atomics; `sequence` only under `lock`.
+    let store: DiskStore
+    private let counter: UnsafePointer<UInt64>
+    private let seen: UnsafeMutablePointer<UInt64>
+    let lock = Lock()
+    /// The store's change number to read from next (under `lock`).
+    var sequence: UInt64
+
+    init(store: DiskStore) {
+        self.store = store
+        counter = store.changeCounter
+        seen = .allocate(capacity: 1)
+        sequence = store.changeSequence
+        seen.initialize(to: archivist_atomic_load_u64(counter))
+    }
+
+    deinit { seen.deallocate() }
+
+    /// The shared change counter now.
+    var current: UInt64 { archivist_atomic_load_u64(counter) }
+
+    /// Whether nothing was committed to the store since the memory tier last caught up.
+    @usableFromInline
+    var isCurrent: Bool { archivist_atomic_equal_u64(counter, seen) }
+
+    /// Records that the memory tier has caught up with `value`.
+    func markSeen(_ value: UInt64) { archivist_atomic_store_u64(seen, value) }
+}
+
+extension CacheManager {
+    /// The token this manager's writes carry, so its own memory tier skips them.
+    var originToken: UInt { UInt(bitPattern: ObjectIdentifier(self).hashValue) }
+
+    /// The watch of `location`'s store.
+    @usableFromInline
+    func watch(for location: CacheLocation) -> MemoryWatch {
+        location.isDocuments ? documentsWatch : cachesWatch
+    }
+
+    /// Whether the memory tier may serve `location`'s values without looking at the changes:
+    /// nothing was committed to its store since it last caught up.
+    @usableFromInline @inline(never)
+    func memoryIsCurrent(_ location: CacheLocation) -> Bool {
+        watch(for: location).isCurrent
+    }
+
+    /// Drops from the memory tier every value that a change committed since the last catch-up
+    /// (by another process, or another manager of this process) may have replaced or removed.
+    ///
+    /// - Complexity: O(changes) plus, when some came from elsewhere, one pass over the memory
+    ///   tier (MD5 of the parameter only for values of the types touched); when the store
+    ///   had to read another process's journal records, that read too.
+    @usableFromInline @inline(never)
+    func revalidateMemory(_ location: CacheLocation) {
+        let watch = watch(for: location)
+        let observed = watch.current
+        watch.store.refresh()
+        watch.lock.withLock {
+            let (changes, next, complete) = watch.store.changes(since: watch.sequence)
+            let token = originToken
+            let foreign = changes.filter { $0.origin != token }
+            if let memory, !complete || !foreign.isEmpty {
+                dropMemory(touchedBy: foreign, everything: !complete, in: watch.store, memory: memory)
+            }
+            watch.sequence = next
+            watch.markSeen(observed)
+        }
+    }
+
+    /// Removes the memory values of `store` that `changes` touched (all of them when
+    /// `everything`).
+    private func dropMemory(touchedBy changes: [DiskStore.StoreChange], everything: Bool, in store: DiskStore, memory: MemoryTier) {
+        let cleared = changes.filter { $0.name == nil }.map(\.folder)
+        var entries: [FolderPath: Set<EntryName>] = [:]
+        for change in changes { if let name = change.name { entries[change.folder, default: []].insert(name) } }
+        var folderOfType: [String: FolderPath] = [:]
+        for (_, entry) in folders.withLock({ $0 }) { folderOfType[entry.name] = entry.folder }
+        memory.removeAll { key in
+            guard disk(for: key.location) === store else { return false }
+            if everything { return true }
+            guard let folder = folderOfType[key.typeName] else { return true }
+            if cleared.contains(where: { $0.contains(folder) }) { return true }
+            guard let names = entries[folder] else { return false }
+            return names.contains(EntryName(parameter: key.parameter))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension AtomicFile {
+    /// A temporary file written and synced, waiting to be renamed over its destination: the
+    /// two halves of a replacement, so a store can do the slow half (writing) outside its
+    /// cross-process lock and only the rename inside it.
+    ///
+    /// ```swift
+    /// let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .file)
+    /// guard try prepared.rename() else { /* another process moved the folder away */ }
+    /// if let failure = prepared.syncFolderIfAsked() { throw failure }
+    /// ```
+    package struct Prepared {
+        /// The temporary's path.
+        package let temporary: String
+        /// The destination's path.
+        package let path: String
+        /// The destination's folder.
+        package let folder: String
+        /// The sizes of the file written.
+        package let sizes: Sizes
+        let durability: Durability
+        let fileSystem: FileSystem
+
+        /// Renames the temporary over the destination.
+        ///
+        /// - Returns: `false` when the temporary is gone — another process cleared (moved away)
+        ///   the folder it was in; the caller may prepare it again.
+        /// - Throws: ``CacheError`` when the rename fails otherwise; the temporary stays (the
+        ///   caller may clear the way and retry, or ``discard()`` it).
+        /// - Complexity: One `rename`.
+        package func rename() throws -> Bool {
+            if fileSystem.rename(temporary, path) == 0 { return true }
+            let code = errno
+            if code == ENOENT, access(temporary, F_OK) != 0 { return false }
+            throw CacheError.posix("rename", path: path, errno: code)
+        }
+
+        /// Deletes the temporary (a replacement given up).
+        package func discard() { _ = fileSystem.unlink(temporary) }
+
+        /// Syncs the destination's folder when the durability is `.fileAndFolder`, after the
+        /// rename; returns the failure (the new contents are in place by then) rather than
+        /// throwing it, so a caller keeping an index counts the file first.
+        package func syncFolderIfAsked() -> CacheError? {
+            guard durability == .fileAndFolder else { return nil }
+            do {
+                try fileSystem.syncDirectory(folder)
+                return nil
+            } catch var failure as CacheError {
+                failure.message += " after the rename: the new contents are in place but may not survive a power loss"
+                return failure
+            } catch {
+                return CacheError(.fileSystem, "folder sync failed after the rename", underlyingError: error)
+            }
+        }
+    }
+
+    /// Writes the concatenation of `chunks` to a fresh temporary beside `path` (named by
+    /// ``TemporaryName``, created 0600), syncing it as `durability` asks; missing folders are
+    /// created 0700 unless `createFolders` is false.
+    ///
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
+    ///   `fileSystem`); no temporary is left then.
+    /// - Complexity: Blocking file I/O, O(total bytes).
+    package static func prepare(
+        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+    ) throws -> Prepared {
+        guard let slash = path.lastIndex(of: "/") else {
+            throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
+        }
+        let folder = String(path[..<slash])
+        var temporary = folder + "/" + TemporaryName.make()
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
+        var fd = fs.open(temporary, flags, 0o600)
+        if fd < 0 && errno == ENOENT && createFolders {
+            try fs.makeDirectories(folder)
+            fd = fs.open(temporary, flags, 0o600)
+        }
+        // A leftover of a dead process that had our PID and, by chance, our counter: skip it.
+        var attempts = 0
+        while fd < 0 && errno == EEXIST && attempts < 8 {
+            attempts += 1
+            temporary = folder + "/" + TemporaryName.make()
+            fd = fs.open(temporary, flags, 0o600)
+        }
+        guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
+        var open = true
+        do {
+            defer { if open { _ = fs.close(fd) } }
+            for chunk in chunks { try writeAll(chunk, to: fd, path: temporary, fileSystem: fs) }
+            var status = stat()
+            guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            if durability != .none && fs.fsync(fd) != 0 {
+                throw CacheError.posix("fsync", path: temporary, errno: errno)
+            }
+            open = false
+            if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
+            return Prepared(temporary: temporary, path: path, folder: folder,
+                            sizes: Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512),
+                            durability: durability, fileSystem: fs)
+        } catch {
+            _ = fs.unlink(temporary)
+            throw error
+        }
+    }
+}

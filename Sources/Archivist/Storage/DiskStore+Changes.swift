@@ -1,0 +1,72 @@
+extension DiskStore {
+    /// A committed change as memory tiers and change notifications see it.
+    package struct StoreChange: Sendable, Hashable {
+        /// The folder changed: the entry's, or the one cleared.
+        package var folder: FolderPath
+        /// The entry changed; `nil` when everything inside `folder` may have changed.
+        package var name: EntryName?
+        /// Who made it in this process (the token passed to the write; 0 for the store's own
+        /// changes such as evictions); 0 for another process's.
+        package var origin: UInt
+        /// Whether another process made it (seen in the journal).
+        package var fromOtherProcess: Bool
+
+        init(_ change: Change, origin: UInt, fromOtherProcess: Bool) {
+            (folder, name) = change.touched
+            self.origin = origin
+            self.fromOtherProcess = fromOtherProcess
+        }
+
+        /// "Anything may have changed", for an observer that fell too far behind.
+        package static let everything = StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)
+
+        /// Whether the change may have touched `key`.
+        package func touches(_ key: DiskKey) -> Bool {
+            if let name { return name == key.name && folder == key.folder }
+            return folder.contains(key.folder)
+        }
+    }
+
+    /// The last ``capacity`` changes, numbered from 0 in the order they were applied.
+    struct ChangeRing {
+        static let capacity = 1_024
+        /// The number of the oldest change kept.
+        var first: UInt64 = 0
+        var items: [StoreChange] = []
+        /// The number the next change will get.
+        var next: UInt64 { first + UInt64(items.count) }
+
+        mutating func append(_ change: StoreChange) {
+            if items.count >= Self.capacity {
+                items.removeFirst(Self.capacity / 2)
+                first += UInt64(Self.capacity / 2)
+            }
+            items.append(change)
+        }
+    }
+
+    /// The changes numbered `sequence` and after, and the number to ask from next time.
+    /// `complete` is `false` when some of them are no longer kept: treat everything as changed.
+    ///
+    /// - Complexity: O(changes returned).
+    package func changes(since sequence: UInt64) -> (changes: [StoreChange], next: UInt64, complete: Bool) {
+        state.withLock { state in
+            let ring = state.changes
+            if sequence >= ring.next { return ([], ring.next, true) }
+            if sequence < ring.first { return (ring.items, ring.next, false) }
+            return (Array(ring.items[Int(sequence - ring.first)...]), ring.next, true)
+        }
+    }
+
+    /// The number the next change will get: what a new observer starts from.
+    package var changeSequence: UInt64 { state.withLock { $0.changes.next } }
+
+    /// Where the shared change counter lives, for a memory tier's one-load coherence check.
+    package var changeCounter: UnsafePointer<UInt64> { shared.changeAddress }
+}
+
+extension DiskStore {
+    /// The longest time this process has held the root's cross-process lock, for the figures
+    /// in docs/Reliability.md.
+    package var longestLockHold: Duration { lock.longestHold }
+}

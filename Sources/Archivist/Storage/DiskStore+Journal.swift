@@ -1,0 +1,180 @@
+import Foundation
+
+/// The shared journal: every committed change of every process, in commit order.
+///
+/// A record is `length (u32) | body | CRC32C of body (u32)`, little-endian; the body is an
+/// operation byte (1 set, 2 remove, 3 clear), the folder (depth, then each component's length
+/// and bytes), and for set and remove the entry name (0, or 1 and the 16-byte digest), for set
+/// the logical size, allocated size and last access. Records hold absolute values, not deltas,
+/// so a process that applies a record it already knows changes nothing.
+extension DiskStore {
+    /// One committed change to the entries under a root.
+    enum Change: Hashable, Sendable {
+        /// `key`'s file now holds an entry of these sizes.
+        case set(DiskKey, Record)
+        /// `key`'s file is gone.
+        case remove(DiskKey)
+        /// The folder and everything inside it is gone.
+        case clear(FolderPath)
+
+        /// What the change touched, for memory tiers and change notifications.
+        var touched: (folder: FolderPath, name: EntryName?) {
+            switch self {
+            case .set(let key, _), .remove(let key): (key.folder, key.name)
+            case .clear(let folder): (folder, nil)
+            }
+        }
+    }
+
+    /// Appends `change`'s record to `out`.
+    static func encode(_ change: Change, into out: inout [UInt8]) {
+        var body: [UInt8] = []
+        body.reserveCapacity(128)
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { body += $0 } }
+        func appendFolder(_ folder: FolderPath) {
+            body.append(UInt8(folder.components.count))
+            for component in folder.components {
+                body.append(UInt8(component.utf8.count))
+                body += component.utf8
+            }
+        }
+        func appendName(_ name: EntryName) {
+            switch name {
+            case .single: body.append(0)
+            case .hashed(let digest):
+                body.append(1)
+                append(digest.high)
+                append(digest.low)
+            }
+        }
+        switch change {
+        case .set(let key, let record):
+            body.append(1)
+            appendFolder(key.folder)
+            appendName(key.name)
+            append(UInt64(bitPattern: record.logical))
+            append(UInt64(bitPattern: record.allocated))
+            append(record.lastAccess.bitPattern)
+        case .remove(let key):
+            body.append(2)
+            appendFolder(key.folder)
+            appendName(key.name)
+        case .clear(let folder):
+            body.append(3)
+            appendFolder(folder)
+        }
+        withUnsafeBytes(of: UInt32(body.count).littleEndian) { out += $0 }
+        out += body
+        withUnsafeBytes(of: CRC32C.checksum(body).littleEndian) { out += $0 }
+    }
+
+    /// The whole records at the start of `bytes`, and how many bytes they took. `damaged` says
+    /// the records stopped at bytes that are not a whole, checked record (a writer died while
+    /// appending, or the file was damaged) rather than at the end.
+    ///
+    /// - Complexity: O(n) in bytes.
+    static func decodeJournal(_ bytes: ArraySlice<UInt8>) -> (changes: [Change], consumed: Int, damaged: Bool) {
+        var changes: [Change] = []
+        var offset = bytes.startIndex
+        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+        while offset < bytes.endIndex {
+            guard bytes.endIndex - offset >= 8 else { return (changes, offset - bytes.startIndex, true) }
+            let length = Int(u32(offset))
+            guard length <= 4096, bytes.endIndex - offset - 8 >= length else { return (changes, offset - bytes.startIndex, true) }
+            let body = bytes[(offset + 4)..<(offset + 4 + length)]
+            guard CRC32C.checksum(body) == u32(offset + 4 + length), let change = decodeChange(body) else {
+                return (changes, offset - bytes.startIndex, true)
+            }
+            changes.append(change)
+            offset += 8 + length
+        }
+        return (changes, offset - bytes.startIndex, false)
+    }
+
+    private static func decodeChange(_ body: ArraySlice<UInt8>) -> Change? {
+        var at = body.startIndex
+        func byte() -> UInt8? {
+            guard at < body.endIndex else { return nil }
+            defer { at += 1 }
+            return body[at]
+        }
+        func u64() -> UInt64? {
+            guard body.endIndex - at >= 8 else { return nil }
+            defer { at += 8 }
+            return (0..<8).reduce(UInt64(0)) { $0 | UInt64(body[at + $1]) << (8 * UInt64($1)) }
+        }
+        func folder() -> FolderPath? {
+            guard let depth = byte() else { return nil }
+            var components: [String] = []
+            for _ in 0..<depth {
+                guard let length = byte(), length > 0, body.endIndex - at >= Int(length) else { return nil }
+                let utf8 = body[at..<(at + Int(length))]
+                guard utf8.allSatisfy(FolderPath.isAllowed) else { return nil }
+                components.append(String(decoding: utf8, as: UTF8.self))
+                at += Int(length)
+            }
+            return FolderPath(components)
+        }
+        func name() -> EntryName? {
+            switch byte() {
+            case 0: return .single
+            case 1:
+                guard let high = u64(), let low = u64() else { return nil }
+                return .hashed(MD5.Digest(high: high, low: low))
+            default: return nil
+            }
+        }
+        guard let operation = byte(), let folder = folder() else { return nil }
+        let change: Change
+        switch operation {
+        case 1:
+            guard let name = name(), let logical = u64(), let allocated = u64(), let access = u64() else { return nil }
+            change = .set(DiskKey(folder: folder, name: name),
+                          Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated),
+                                 lastAccess: Double(bitPattern: access)))
+        case 2:
+            guard let name = name() else { return nil }
+            change = .remove(DiskKey(folder: folder, name: name))
+        case 3:
+            change = .clear(folder)
+        default:
+            return nil
+        }
+        return at == body.endIndex ? change : nil
+    }
+}
+
+extension DiskStore.SizeIndex {
+    /// Applies one change; returns the usage it removed (the old record's, or the cleared
+    /// folder's).
+    ///
+    /// - Complexity: O(number of components).
+    @discardableResult
+    mutating func apply(_ change: DiskStore.Change) -> DiskUsage {
+        func usage(_ record: DiskStore.Record?) -> DiskUsage {
+            guard let record else { return DiskUsage() }
+            var usage = DiskUsage()
+            usage.logicalBytes = record.logical
+            usage.allocatedBytes = record.allocated
+            usage.entryCount = 1
+            return usage
+        }
+        switch change {
+        case .set(let key, var record):
+            let old = self.record(key)
+            // Last access is this process's own business (eviction order); keep the later one.
+            if let old, old.lastAccess > record.lastAccess { record.lastAccess = old.lastAccess }
+            set(key, record)
+            return usage(old)
+        case .remove(let key):
+            return usage(remove(key))
+        case .clear(let folder):
+            if folder.components.isEmpty {
+                let all = root.usage
+                self = DiskStore.SizeIndex()
+                return all
+            }
+            return detach(folder)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import CArchivistSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A few 64-bit words in a small file that every process opening a store maps with
+/// `MAP_SHARED`, read and written only with the atomics of `CArchivistSupport`.
+///
+/// The words (each 8-byte aligned):
+/// - ``change``: bumped by every committed mutation of any process, after its journal record is
+///   written. A reader that sees it unchanged knows nothing changed; this is the one atomic
+///   load a memory-tier hit pays for coherence.
+/// - ``epoch``: bumped whenever the journal is folded into a new snapshot and truncated; a
+///   process whose epoch is older reloads the snapshot.
+/// - ``intent``: set by the holder of the store's exclusive lock before it changes the disk and
+///   cleared once its journal record is written. A process that takes the lock and finds it set
+///   knows the previous holder died (or failed) in between, and rescans.
+///
+/// - Process slots (from word 8, three words each: pid, PID namespace, incarnation — see
+///   ``TemporaryName``): every process that has the root open holds one, and frees it when its
+///   store goes away. An opener that finds a slot of a dead process knows that process
+///   crashed, possibly mid-write outside the lock, and rescans (which sweeps its temporaries).
+///
+/// Writes to a shared mapping survive the death of the writing process (they live in the page
+/// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
+final class SharedCounters: @unchecked Sendable {
+    // Safety: `base` points at a mapping that lives as long as this object and is touched only
+    // through the C11 atomics.
+
+    private static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
+    private static let length = 4096
+    private let base: UnsafeMutablePointer<UInt64>
+    /// Whether `base` is the shared mapping (rather than private memory).
+    private let mapped: Bool
+
+    /// Maps (creating it 0600 if needed) the file at `path`; with `readOnly` (a root that
+    /// refuses writes, which no process can change) the counters are private memory instead.
+    ///
+    /// - Throws: ``CacheError`` when the file cannot be created, sized or mapped.
+    init(path: String, fileSystem: FileSystem, readOnly: Bool) throws {
+        if readOnly {
+            base = .allocate(capacity: Self.length / 8)
+            base.initialize(repeating: 0, count: Self.length / 8)
+            mapped = false
+            return
+        }
+        mapped = true
+        let fd = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheError.posix("open shared counters", path: path, errno: errno) }
+        defer { _ = fileSystem.close(fd) }
+        var status = stat()
+        guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        if status.st_size < Self.length, fileSystem.ftruncate(fd, off_t(Self.length)) != 0 {
+            throw CacheError.posix("size shared counters", path: path, errno: errno)
+        }
+        guard let raw = mmap(nil, Self.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
+            throw CacheError.posix("mmap shared counters", path: path, errno: errno)
+        }
+        base = raw.bindMemory(to: UInt64.self, capacity: Self.length / 8)
+        // A fresh (zeroed) file: the first opener claims it. Zero words are valid initial values.
+        _ = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+    }
+
+    deinit {
+        if mapped { munmap(base, Self.length) } else { base.deallocate() }
+    }
+
+    /// Where ``change`` lives, for a hit path that loads it directly.
+    var changeAddress: UnsafePointer<UInt64> { UnsafePointer(base + 1) }
+
+    /// The change counter.
+    var change: UInt64 { archivist_atomic_load_u64(base + 1) }
+    /// Bumps the change counter; returns the new value.
+    @discardableResult
+    func bumpChange() -> UInt64 { archivist_atomic_add_u64(base + 1, 1) }
+
+    /// The journal epoch.
+    var epoch: UInt64 { archivist_atomic_load_u64(base + 2) }
+    /// Bumps the journal epoch; returns the new value.
+    func bumpEpoch() -> UInt64 { archivist_atomic_add_u64(base + 2, 1) }
+
+    private static let firstSlot = 8
+    private static let slotCount = 64
+
+    /// Under the exclusive lock: frees the slots of processes that died with the root open, and
+    /// takes one for this process.
+    ///
+    /// - Returns: The slot taken (`nil` when all are in use), and whether a dead process's
+    ///   slot was found (or all slots were in use, so a crash could go unnoticed): the caller
+    ///   must rescan then.
+    func register() -> (slot: Int?, crashed: Bool) {
+        var crashed = false
+        var free: Int?
+        let me = TemporaryName.identity
+        for i in 0..<Self.slotCount {
+            let word = base + Self.firstSlot + 3 * i
+            let incarnation = archivist_atomic_load_u64(word + 2)
+            if incarnation == 0 {
+                if free == nil { free = i }
+                continue
+            }
+            let owner = TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+                                            namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+            if TemporaryName.isDead(owner) && owner != me {
+                crashed = true
+                archivist_atomic_store_u64(word + 2, 0)
+                if free == nil { free = i }
+            }
+        }
+        guard let slot = free else { return (nil, true) }
+        let word = base + Self.firstSlot + 3 * slot
+        archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: me.pid)))
+        archivist_atomic_store_u64(word + 1, me.namespace)
+        archivist_atomic_store_u64(word + 2, me.incarnation)
+        return (slot, crashed)
+    }
+
+    /// Frees `slot` (the store is going away).
+    func unregister(_ slot: Int) {
+        archivist_atomic_store_u64(base + Self.firstSlot + 3 * slot + 2, 0)
+    }
+
+    /// Whether a lock holder's disk change is not yet in the journal.
+    var intent: Bool {
+        get { archivist_atomic_load_u64(base + 3) != 0 }
+        set { archivist_atomic_store_u64(base + 3, newValue ? 1 : 0) }
+    }
+}
