@@ -27,7 +27,7 @@ enum WorkerCache: String, CacheType {
 }
 
 /// A writer's progress file (see above).
-struct ProgressFile {
+struct ProgressWords {
     let fd: Int32
 
     init(path: String, create: Bool) {
@@ -85,7 +85,7 @@ func cacheWrite(_ arguments: [String]) throws {
     let seed = argument(arguments, 2, "seed") { UInt64($0) }
     let operations = argument(arguments, 3, "operations") { Int($0) }
     let keys = argument(arguments, 4, "keys") { Int($0) }
-    let progress = ProgressFile(path: argument(arguments, 5, "progress file") { $0 }, create: true)
+    let progress = ProgressWords(path: argument(arguments, 5, "progress file") { $0 }, create: true)
     let cache = try openWorkerCache(root, memory: true)
     var rng = SplitMix64(state: seed)
     try settlePending(progress, cache, writer)
@@ -127,7 +127,7 @@ func cacheWrite(_ arguments: [String]) throws {
 
 /// An earlier incarnation of this writer was killed mid-operation: records what the disk holds
 /// for that key (the committed or the pending state; anything else is a failure) as committed.
-func settlePending(_ progress: ProgressFile, _ cache: CacheManager<WorkerCache>, _ writer: Int) throws {
+func settlePending(_ progress: ProgressWords, _ cache: CacheManager<WorkerCache>, _ writer: Int) throws {
     guard let pending = progress.pending else { return }
     let value = try cache.value(String.self, for: .items, parameter: workerParameter(writer, pending.key))
     let committed = progress.committed(pending.key)
@@ -153,7 +153,7 @@ func cacheRead(_ arguments: [String]) throws {
     let writers = argument(arguments, 1, "writers") { Int($0) }
     let keys = argument(arguments, 2, "keys") { Int($0) }
     let milliseconds = argument(arguments, 3, "milliseconds") { Int($0) }
-    let files = (0..<writers).map { ProgressFile(path: argument(arguments, 4 + $0, "progress file") { $0 }, create: false) }
+    let files = (0..<writers).map { ProgressWords(path: argument(arguments, 4 + $0, "progress file") { $0 }, create: false) }
     let cache = try openWorkerCache(root, memory: true)
     var rng = SplitMix64(state: UInt64(getpid()))
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
@@ -189,7 +189,7 @@ func cacheCheck(_ arguments: [String]) throws {
     let root = argument(arguments, 0, "root") { $0 }
     let writers = argument(arguments, 1, "writers") { Int($0) }
     let keys = argument(arguments, 2, "keys") { Int($0) }
-    let files = (0..<writers).map { ProgressFile(path: argument(arguments, 3 + $0, "progress file") { $0 }, create: false) }
+    let files = (0..<writers).map { ProgressWords(path: argument(arguments, 3 + $0, "progress file") { $0 }, create: false) }
     let cache = try openWorkerCache(root, memory: false)
     var problems: [String] = []
     var present = 0

@@ -39,15 +39,15 @@ private func reportLongestHold(_ arguments: [String]) {
     if arguments.count > 5 && arguments[5] == "report" { print("longest plist lock hold: \(PlistFileLock.longestHold)") }
 }
 
-private func plistArguments(_ arguments: [String]) -> (String, String, String, Int, ProgressFile) {
+private func plistArguments(_ arguments: [String]) -> (String, String, String, Int, CommittedLines) {
     (argument(arguments, 0, "folder") { $0 }, argument(arguments, 1, "plist name") { $0 },
      argument(arguments, 2, "key prefix") { $0 }, argument(arguments, 3, "count") { Int($0) },
-     ProgressFile(path: argument(arguments, 4, "progress file") { $0 }))
+     CommittedLines(path: argument(arguments, 4, "progress file") { $0 }))
 }
 
 /// A file that lists, one a line, what this process has committed; appended with `O_APPEND`
 /// single writes, so lines of several processes never interleave.
-struct ProgressFile {
+struct CommittedLines {
     let fd: Int32
 
     init(path: String) {
