@@ -35,9 +35,9 @@ struct EncoderStorage {
     var open: [OpenContainer] = []
     var nextID = 1
 
-    var keyIndex: [String: Int] = [:]
-    var keys: [String] = []
+    var keys = KeyTable()
     var typeIndex: [ObjectIdentifier: Int] = [:]
+    var typeIDs: [ObjectIdentifier] = []
     var types: [(name: String, version: Int)] = []
     /// Object id by instance; the instances are retained so an address can't be reused
     /// by another object while the archive is written.
@@ -129,21 +129,29 @@ struct EncoderStorage {
     }
 
     @inline(__always)
-    mutating func intern(_ key: String) -> Int {
-        if let index = keyIndex[key] { return index }
-        let index = keys.count
-        keys.append(key)
-        keyIndex[key] = index
-        return index
-    }
+    mutating func intern(_ key: String) -> Int { keys.intern(key) }
 
     /// Type table reference: 1 + index of the type's entry (0 means anonymous).
+    ///
+    /// The few types of a typical archive are found by a scan of `typeIDs`; the dictionary
+    /// is built only for archives with many types.
     mutating func typeReference(_ type: any Archivable.Type) -> Int {
         let id = ObjectIdentifier(type)
-        if let index = typeIndex[id] { return index + 1 }
+        if typeIDs.count <= KeyTable.linearLimit {
+            if let index = typeIDs.firstIndex(of: id) { return index + 1 }
+        } else if let index = typeIndex[id] {
+            return index + 1
+        }
         let index = types.count
         types.append((type.archiveTypeName, type.archiveVersion))
-        typeIndex[id] = index
+        typeIDs.append(id)
+        if typeIDs.count > KeyTable.linearLimit {
+            if typeIndex.isEmpty {
+                for (i, known) in typeIDs.enumerated() { typeIndex[known] = i }
+            } else {
+                typeIndex[id] = index
+            }
+        }
         return index + 1
     }
 
@@ -259,8 +267,8 @@ struct EncoderStorage {
             out.appendString(name)
             out.appendVarint(UInt64(bitPattern: Int64(version)))
         }
-        out.appendVarint(keys.count)
-        for key in keys { out.appendString(key) }
+        out.appendVarint(keys.keys.count)
+        for key in keys.keys { out.appendString(key) }
         out.appendVarint(objectOffsets.count)
         for offset in objectOffsets {
             // Stored as offset + 1; 0 means "never defined" (a dangling conditional reference).

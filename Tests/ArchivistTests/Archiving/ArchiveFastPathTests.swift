@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import Archivist
+
+/// A record whose keys are chosen at run time, to drive the encoder's key table.
+private struct DynamicKeys: Archivable, Equatable {
+    var fields: [(key: String, value: Int)]
+
+    init(_ fields: [(key: String, value: Int)]) { self.fields = fields }
+
+    static func == (a: DynamicKeys, b: DynamicKeys) -> Bool {
+        a.fields.map(\.key) == b.fields.map(\.key) && a.fields.map(\.value) == b.fields.map(\.value)
+    }
+
+    func encode(to archive: ArchiveEncoder) throws {
+        try archive.encode(fields.map(\.key), forKey: "order")
+        for (key, value) in fields { try archive.encode(value, forKey: key) }
+    }
+
+    init(from archive: ArchiveDecoder) throws {
+        let order = try archive.decode([String].self, forKey: "order")
+        fields = try order.map { ($0, try archive.decode(Int.self, forKey: $0)) }
+    }
+}
+
+private struct Box<Value: Archivable>: Archivable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+    func encode(to archive: ArchiveEncoder) throws { try archive.encode(value, forKey: "value") }
+    init(from archive: ArchiveDecoder) throws { value = try archive.decode(Value.self, forKey: "value") }
+}
+
+/// The encoder's key table, the cached default type names and the ASCII fast path of
+/// string decoding: each must give the same archives and values as the general paths.
+@Suite struct ArchiveFastPathTests {
+    /// How many times `needle` occurs in `data`.
+    private func occurrences(of needle: String, in data: Data) -> Int {
+        let bytes = [UInt8](data), pattern = [UInt8](needle.utf8)
+        guard bytes.count >= pattern.count else { return 0 }
+        return (0...(bytes.count - pattern.count)).filter { Array(bytes[$0..<($0 + pattern.count)]) == pattern }.count
+    }
+
+    @Test func keysPastTheScanLimitInAnyOrderKeepTheirIndices() throws {
+        let count = KeyTable.linearLimit * 2 + 3
+        let forward = DynamicKeys((0..<count).map { ("key\($0)", $0) })
+        let backward = DynamicKeys(forward.fields.reversed())
+        let shuffled = DynamicKeys(forward.fields.enumerated().sorted { ($0.offset * 7) % count < ($1.offset * 7) % count }.map(\.element))
+        let records = [forward, backward, shuffled, forward]
+        let data = try Archive.encode(records)
+        #expect(try Archive.decode([DynamicKeys].self, from: data) == records)
+        // The key is in the key table once (and in each record's "order" array as a value),
+        // however often and in whatever order the records use it.
+        #expect(occurrences(of: "key\(count - 1)", in: data) == 1 + records.count)
+    }
+
+    @Test func keysThatShareLengthAndFirstByteStayDistinct() throws {
+        let fields = [("ab", 1), ("ac", 2), ("ab", 3), ("ba", 4), ("", 5), ("ac", 6)]
+        let record = DynamicKeys(fields.map { (key: $0.0, value: $0.1) })
+        var table = KeyTable()
+        let indices = fields.map { table.intern($0.0) }
+        #expect(indices == [0, 1, 0, 2, 3, 1])
+        #expect(table.keys == ["ab", "ac", "ba", ""])
+        let decoded = try Archive.decode(DynamicKeys.self, from: try Archive.encode(record))
+        #expect(decoded.fields.map(\.key) == record.fields.map(\.key))
+    }
+
+    @Test func aLargeKeyTableFindsEveryKeyAgain() {
+        var table = KeyTable()
+        let keys = (0..<200).map { "k\($0)" }
+        for (i, key) in keys.enumerated() { #expect(table.intern(key) == i) }
+        for (i, key) in keys.enumerated().reversed() { #expect(table.intern(key) == i) }
+        #expect(table.intern("new") == 200)
+        #expect(table.keys.count == 201)
+    }
+
+    @Test func defaultTypeNamesAreTheDescribedNamesPerGenericInstance() throws {
+        #expect(Box<Int>.archiveTypeName == String(describing: Box<Int>.self))
+        #expect(Box<String>.archiveTypeName == String(describing: Box<String>.self))
+        #expect(Box<Int>.archiveTypeName != Box<String>.archiveTypeName)
+        #expect(Box<Int>.archiveTypeName == Box<Int>.archiveTypeName)  // from the cache now
+        let data = try Archive.encode(Box(7))
+        #expect(try Archive.decode(Box<Int>.self, from: data).value == 7)
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode(Box<String>.self, from: data) }
+        #expect(error?.code == .typeMismatch)
+    }
+
+    @Test func stringsOfEveryLengthRoundTripWithAndWithoutNonASCII() throws {
+        for length in 0..<40 {
+            let ascii = String(repeating: "a", count: length)
+            #expect(try Archive.decode(String.self, from: try Archive.encode(ascii)) == ascii)
+            for position in 0...length {
+                var characters = Array(ascii)
+                characters.insert("é", at: position)
+                let mixed = String(characters)
+                #expect(try Archive.decode(String.self, from: try Archive.encode(mixed)) == mixed)
+            }
+        }
+    }
+
+    @Test func invalidUTF8AfterAnASCIIPrefixIsCorrupt() throws {
+        for prefix in [0, 3, 8, 15, 16] {
+            let string = String(repeating: "a", count: prefix) + "é"
+            var bytes = [UInt8](try Archive.encode(string))
+            // "é" is C3 A9; C3 41 is not UTF-8. Skip the checksum to reach the string check.
+            let index = try #require(bytes.lastIndex(of: 0xA9))
+            bytes[index] = 0x41
+            var options = ArchiveOptions()
+            options.verifiesChecksum = false
+            let error = #expect(throws: ArchiveError.self, "prefix \(prefix)") {
+                try Archive.decode(String.self, from: Data(bytes), options: options)
+            }
+            #expect(error?.code == .corrupt, "prefix \(prefix)")
+        }
+    }
+}
