@@ -289,8 +289,6 @@ struct EncoderStorage {
         let checked = UnsafeRawBufferPointer(
             start: base + ArchiveFormat.headerSize, count: out.count - ArchiveFormat.headerSize)
         out.patchUInt32(CRC32C.checksum(checked), at: 24)
-        let data = out.takeData()
-        out = ByteBuffer(capacity: 64)
-        return data
+        return out.takeData()
     }
 }

@@ -113,3 +113,77 @@ private struct Box<Value: Archivable>: Archivable {
         }
     }
 }
+
+/// A model holding a blob between other fields, so the output buffer grows in the middle.
+private struct Attachment: Archivable, Equatable {
+    var title: String
+    var blobs: [Data]
+    var trailer: Int
+
+    func encode(to archive: ArchiveEncoder) throws {
+        try archive.encode(title, forKey: "title")
+        try archive.encode(blobs, forKey: "blobs")
+        try archive.encode(trailer, forKey: "trailer")
+    }
+
+    init(title: String, blobs: [Data], trailer: Int) {
+        self.title = title
+        self.blobs = blobs
+        self.trailer = trailer
+    }
+
+    init(from archive: ArchiveDecoder) throws {
+        title = try archive.decode(String.self, forKey: "title")
+        blobs = try archive.decode([Data].self, forKey: "blobs")
+        trailer = try archive.decode(Int.self, forKey: "trailer")
+    }
+}
+
+/// Blobs: the output buffer grows with `realloc` and is handed to the `Data` as it is.
+@Suite struct ArchiveBlobTests {
+    private func pattern(_ count: Int, seed: UInt8) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) &+ seed })
+    }
+
+    @Test func largeBlobsAfterOtherValuesRoundTrip() throws {
+        // 3 MB after a 5 KB one: the buffer doubles, then jumps to fit; the archive keeps
+        // over 64 KiB of unused capacity only if it is not given back.
+        let value = Attachment(
+            title: String(repeating: "t", count: 5_000),
+            blobs: [pattern(5_000, seed: 1), pattern(3_000_000, seed: 2), pattern(70_000, seed: 3)],
+            trailer: -7)
+        let data = try Archive.encode(value)
+        #expect(try Archive.decode(Attachment.self, from: data) == value)
+        #expect(Archive.checksumOfEncoded(data) == CRC32C.checksum(data))
+    }
+
+    @Test func emptyDataRoundTrips() throws {
+        #expect(try Archive.decode(Data.self, from: try Archive.encode(Data())) == Data())
+        let value = Attachment(title: "", blobs: [Data(), Data([1]), Data()], trailer: 0)
+        #expect(try Archive.decode(Attachment.self, from: try Archive.encode(value)) == value)
+    }
+
+    @Test func dataSlicesWithANonZeroStartIndexRoundTripFromIndexZero() throws {
+        let whole = pattern(200_000, seed: 9)
+        for range in [1..<2, 1_000..<1_100, 100..<150_000, 199_999..<200_000] {
+            let slice = whole[range]
+            let decoded = try Archive.decode(Data.self, from: try Archive.encode(slice))
+            #expect(decoded == slice)
+            #expect(decoded.startIndex == 0)
+            #expect(decoded.count == range.count)
+        }
+    }
+
+    @Test func anArchiveDecodesFromASliceOfALargerBuffer() throws {
+        let archive = try Archive.encode(pattern(100_000, seed: 4))
+        let padded = Data([7, 7, 7]) + archive + Data([8])
+        let slice = padded[3..<(3 + archive.count)]
+        #expect(try Archive.decode(Data.self, from: slice) == pattern(100_000, seed: 4))
+    }
+
+    @Test func manyEncodesOfOneValueGiveIdenticalBytes() throws {
+        let value = Attachment(title: "x", blobs: [pattern(70_000, seed: 5)], trailer: 1)
+        let first = try Archive.encode(value)
+        for _ in 0..<5 { #expect(try Archive.encode(value) == first) }
+    }
+}
