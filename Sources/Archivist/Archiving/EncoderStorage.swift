@@ -37,8 +37,7 @@ struct EncoderStorage {
 
     var keys = KeyTable()
     var typeIndex: [ObjectIdentifier: Int] = [:]
-    var typeIDs: [ObjectIdentifier] = []
-    var types: [(name: String, version: Int)] = []
+    var types: [(id: ObjectIdentifier, name: String, version: Int)] = []
     /// Object id by instance; the instances are retained so an address can't be reused
     /// by another object while the archive is written.
     var objectIDs: [ObjectIdentifier: Int] = [:]
@@ -133,21 +132,20 @@ struct EncoderStorage {
 
     /// Type table reference: 1 + index of the type's entry (0 means anonymous).
     ///
-    /// The few types of a typical archive are found by a scan of `typeIDs`; the dictionary
-    /// is built only for archives with many types.
+    /// The few types of a typical archive are found by a scan of `types`; the dictionary is
+    /// built only for archives with many types.
     mutating func typeReference(_ type: any Archivable.Type) -> Int {
         let id = ObjectIdentifier(type)
-        if typeIDs.count <= KeyTable.linearLimit {
-            if let index = typeIDs.firstIndex(of: id) { return index + 1 }
+        if types.count <= KeyTable.linearLimit {
+            for i in types.indices where types[i].id == id { return i + 1 }
         } else if let index = typeIndex[id] {
             return index + 1
         }
         let index = types.count
-        types.append((type.archiveTypeName, type.archiveVersion))
-        typeIDs.append(id)
-        if typeIDs.count > KeyTable.linearLimit {
+        types.append((id, type.archiveTypeName, type.archiveVersion))
+        if types.count > KeyTable.linearLimit {
             if typeIndex.isEmpty {
-                for (i, known) in typeIDs.enumerated() { typeIndex[known] = i }
+                for (i, known) in types.enumerated() { typeIndex[known.id] = i }
             } else {
                 typeIndex[id] = index
             }
@@ -263,12 +261,12 @@ struct EncoderStorage {
     mutating func finish() throws -> Data {
         let tablesOffset = out.count
         out.appendVarint(types.count)
-        for (name, version) in types {
+        for (_, name, version) in types {
             out.appendString(name)
             out.appendVarint(UInt64(bitPattern: Int64(version)))
         }
-        out.appendVarint(keys.keys.count)
-        for key in keys.keys { out.appendString(key) }
+        out.appendVarint(keys.count)
+        keys.forEach { out.appendString($0) }
         out.appendVarint(objectOffsets.count)
         for offset in objectOffsets {
             // Stored as offset + 1; 0 means "never defined" (a dangling conditional reference).

@@ -5,11 +5,14 @@
 /// then scans the table while it is small; only a table past ``linearLimit`` keys builds a
 /// dictionary. A one-record archive never hashes a key.
 struct KeyTable {
-    /// Keys by index.
-    private(set) var keys: [String] = []
-    /// A cheap digest of each key (length and first byte), so a scan compares strings only
-    /// when the digests agree.
-    private var digests: [Int] = []
+    /// A key and a cheap digest of it (length and first byte), so a scan compares strings
+    /// only when the digests agree.
+    private struct Entry {
+        var key: String
+        var digest: Int
+    }
+
+    private var entries: [Entry] = []
     private var index: [String: Int] = [:]
     /// The index returned last; the next lookup tries `last + 1` first.
     private var last = -1
@@ -17,11 +20,22 @@ struct KeyTable {
     /// Tables up to this many keys are scanned instead of hashed.
     static let linearLimit = 24
 
+    /// The number of keys.
+    var count: Int { entries.count }
+
+    /// The keys by index.
+    var keys: [String] { entries.map(\.key) }
+
+    /// Calls `body` with each key, in index order.
+    func forEach(_ body: (String) -> Void) {
+        for entry in entries { body(entry.key) }
+    }
+
     /// The index of `key`, adding it if it is new.
     @inline(__always)
     mutating func intern(_ key: String) -> Int {
         let next = last &+ 1
-        if next < keys.count, keys[next] == key {
+        if next < entries.count, entries[next].key == key {
             last = next
             return next
         }
@@ -29,10 +43,13 @@ struct KeyTable {
     }
 
     private mutating func lookUpOrAdd(_ key: String) -> Int {
-        let found: Int?
         let digest = Self.digest(key)
-        if keys.count <= Self.linearLimit {
-            found = digests.indices.first { digests[$0] == digest && keys[$0] == key }
+        var found: Int?
+        if entries.count <= Self.linearLimit {
+            for i in entries.indices where entries[i].digest == digest && entries[i].key == key {
+                found = i
+                break
+            }
         } else {
             found = index[key]
         }
@@ -40,17 +57,13 @@ struct KeyTable {
             last = found
             return found
         }
-        let new = keys.count
-        if new == 0 {
-            keys.reserveCapacity(16)
-            digests.reserveCapacity(16)
-        }
-        keys.append(key)
-        digests.append(digest)
-        if keys.count > Self.linearLimit {
+        let new = entries.count
+        if new == 0 { entries.reserveCapacity(16) }
+        entries.append(Entry(key: key, digest: digest))
+        if entries.count > Self.linearLimit {
             if index.isEmpty {
-                index.reserveCapacity(keys.count * 2)
-                for (i, k) in keys.enumerated() { index[k] = i }
+                index.reserveCapacity(entries.count * 2)
+                for (i, entry) in entries.enumerated() { index[entry.key] = i }
             } else {
                 index[key] = new
             }
