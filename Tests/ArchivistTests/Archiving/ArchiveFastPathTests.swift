@@ -64,6 +64,32 @@ private struct Box<Value: Archivable>: Archivable {
         #expect(decoded.fields.map(\.key) == record.fields.map(\.key))
     }
 
+    @Test func archivedKeysMatchByBytesIncludingNonASCIIAndEmptyKeys() throws {
+        let record = DynamicKeys([("ключ", 1), ("é", 2), ("", 3), ("e", 4), ("éa", 5), ("ключи", 6)])
+        let data = try Archive.encode(record)
+        #expect(try Archive.decode(DynamicKeys.self, from: data) == record)
+        // Same length and first byte as a stored key, but not equal: absent.
+        struct Probe: Archivable {
+            var found: [Int?]
+            func encode(to archive: ArchiveEncoder) throws {}
+            init(from archive: ArchiveDecoder) throws {
+                found = try ["ключь", "è", "E", "", "éb"].map { try archive.decodeIfPresent(Int.self, forKey: $0) }
+            }
+        }
+        #expect(try Archive.decode(Probe.self, from: data, options: ArchiveOptions(renamedTypes: ["DynamicKeys": "Probe"])).found
+            == [nil, nil, nil, 3, nil])
+    }
+
+    @Test func invalidUTF8InTheKeyTableIsCorrupt() throws {
+        var bytes = [UInt8](try Archive.encode(DynamicKeys([("é", 1)])))
+        let index = try #require(bytes.lastIndex(of: 0xA9))  // "é" is C3 A9, in the key table
+        bytes[index] = 0x41
+        var options = ArchiveOptions()
+        options.verifiesChecksum = false
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode(DynamicKeys.self, from: Data(bytes), options: options) }
+        #expect(error?.code == .corrupt)
+    }
+
     @Test func aLargeKeyTableFindsEveryKeyAgain() {
         var table = KeyTable()
         let keys = (0..<200).map { "k\($0)" }
