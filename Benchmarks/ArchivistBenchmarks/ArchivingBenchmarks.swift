@@ -71,3 +71,52 @@ private func compare<Hand: Archivable, Model: Codable & Archivable>(
     else { throw ArchiveError(.invalidValue, "\(suite): round trip failed") }
     harness.printTable(suite, title: title) { $0.hasSuffix("encode") ? "JSON encode" : "JSON decode" }
 }
+
+/// (d) One model per archive, the shape of a cache entry: 1,000 tasks, each encoded into (and
+/// decoded from) an archive of its own, so the fixed cost of an archive counts once per model.
+/// Encoders and decoders are made once and reused where the API allows it. Times are for all
+/// 1,000; bytes are one archive's average.
+func runSingleModelArchivingBenchmarks(_ harness: Harness) throws {
+    let hand = (0..<1_000).map(HandTask.init)
+    let codable = hand.map(CodableTask.init)
+    let jsonEncoder = JSONEncoder()
+    let jsonDecoder = JSONDecoder()
+    let plistEncoder = PropertyListEncoder()
+    plistEncoder.outputFormat = .binary
+    let plistDecoder = PropertyListDecoder()
+    let json = try codable.map { try jsonEncoder.encode($0) }
+    let handData = try hand.map { try Archive.encode($0) }
+    let codableData = try codable.map { try Archive.encode($0) }
+    let plist = try codable.map { try plistEncoder.encode($0) }
+    func average(_ archives: [Data]) -> Int { archives.reduce(0) { $0 + $1.count } / archives.count }
+
+    let suite = "archiving.single"
+    harness.measureInterleaved(suite, [
+        ("JSON encode", { (try? codable.map { try jsonEncoder.encode($0) }).map(average) }),
+        ("JSON decode", {
+            for data in json { _ = try? jsonDecoder.decode(CodableTask.self, from: data) }
+            return average(json)
+        }),
+        ("Archivist hand-written encode", { (try? hand.map { try Archive.encode($0) }).map(average) }),
+        ("Archivist hand-written decode", {
+            for data in handData { _ = try? Archive.decode(HandTask.self, from: data) }
+            return average(handData)
+        }),
+        ("Archivist Codable encode", { (try? codable.map { try Archive.encode($0) }).map(average) }),
+        ("Archivist Codable decode", {
+            for data in codableData { _ = try? Archive.decode(CodableTask.self, from: data) }
+            return average(codableData)
+        }),
+        ("PropertyList(binary) encode", { (try? codable.map { try plistEncoder.encode($0) }).map(average) }),
+        ("PropertyList(binary) decode", {
+            for data in plist { _ = try? plistDecoder.decode(CodableTask.self, from: data) }
+            return average(plist)
+        }),
+    ])
+    guard (try? Archive.decode(HandTask.self, from: handData[0])) != nil,
+        (try? Archive.decode(CodableTask.self, from: codableData[0])) != nil
+    else { throw ArchiveError(.invalidValue, "\(suite): round trip failed") }
+    harness.printTable(suite, title: "(d) 1000 tasks, one archive each (bytes: one archive)") {
+        $0.hasSuffix("encode") ? "JSON encode" : "JSON decode"
+    }
+}

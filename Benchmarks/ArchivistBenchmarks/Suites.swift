@@ -9,6 +9,7 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "archiving.tasks", run: runTaskArchivingBenchmarks),
     BenchmarkSuite(name: "archiving.letters", run: runLetterArchivingBenchmarks),
     BenchmarkSuite(name: "archiving.story", run: runStoryArchivingBenchmarks),
+    BenchmarkSuite(name: "archiving.single", run: runSingleModelArchivingBenchmarks),
     BenchmarkSuite(name: "keyed", run: runKeyedArchiveBenchmarks),
     BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),

@@ -69,7 +69,7 @@ public protocol Archivable: SendableMetatype {
 
 extension Archivable {
     /// The unqualified Swift type name.
-    public static var archiveTypeName: String { String(describing: Self.self) }
+    public static var archiveTypeName: String { DefaultTypeNames.name(of: Self.self) }
 
     /// Version 0.
     public static var archiveVersion: Int { 0 }

@@ -39,7 +39,7 @@ struct DecoderStorage {
     var depth = 0
     let limits: ArchiveLimits
     let bodyEnd: Int
-    var keys: [String] = []
+    var keys: ArchivedKeys
     var types: [TypeEntry] = []
     var objectOffsets: [Int] = []
     var objects: [Slot] = []
@@ -66,6 +66,7 @@ struct DecoderStorage {
         guard Self.hasMagic(base) else {
             throw ArchiveError(.badMagic, "not a native archive (magic bytes differ)", offset: 0)
         }
+        keys = ArchivedKeys(base: base)
         guard count <= limits.maxTotalBytes else {
             throw ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(limits.maxTotalBytes)")
         }
@@ -106,7 +107,7 @@ struct DecoderStorage {
         }
         let keyCount = try tables.index(below: tables.remaining + 1, "key count")
         keys.reserveCapacity(keyCount)
-        for _ in 0..<keyCount { keys.append(try tables.string()) }
+        for _ in 0..<keyCount { try keys.append(from: &tables) }
         let objectCount = try tables.index(below: tables.remaining + 1, "object count")
         guard objectCount <= limits.maxObjectCount else {
             throw ArchiveError(.limitExceeded(.objectCount), "\(objectCount) objects, limit \(limits.maxObjectCount)")
@@ -239,7 +240,7 @@ struct DecoderStorage {
         if frame.cursor < frame.end {
             reader.pos = frame.cursor
             let index = try reader.index(below: keys.count, "key index")
-            if keys[index] == key { return true }
+            if keys.matches(index, key) { return true }
         }
         return try scan(for: key)
     }
@@ -248,7 +249,7 @@ struct DecoderStorage {
         reader.pos = frame.fieldsStart
         while reader.pos < frame.end {
             let index = try reader.index(below: keys.count, "key index")
-            if keys[index] == key { return true }
+            if keys.matches(index, key) { return true }
             try reader.skipValue()
         }
         return false
@@ -264,7 +265,7 @@ struct DecoderStorage {
         let saved = reader.pos
         reader.pos = frame.fieldsStart
         while reader.pos < frame.end {
-            result.append(keys[try reader.index(below: keys.count, "key index")])
+            result.append(keys.string(try reader.index(below: keys.count, "key index")))
             try reader.skipValue()
         }
         reader.pos = saved

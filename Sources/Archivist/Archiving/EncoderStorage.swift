@@ -37,10 +37,9 @@ struct EncoderStorage {
     var open: [OpenContainer] = []
     var nextID = 1
 
-    var keyIndex: [String: Int] = [:]
-    var keys: [String] = []
+    var keys = KeyTable()
     var typeIndex: [ObjectIdentifier: Int] = [:]
-    var types: [(name: String, version: Int)] = []
+    var types: [(id: ObjectIdentifier, name: String, version: Int)] = []
     /// Object id by instance; the instances are retained so an address can't be reused
     /// by another object while the archive is written.
     var objectIDs: [ObjectIdentifier: Int] = [:]
@@ -147,21 +146,28 @@ struct EncoderStorage {
     }
 
     @inline(__always)
-    mutating func intern(_ key: String) -> Int {
-        if let index = keyIndex[key] { return index }
-        let index = keys.count
-        keys.append(key)
-        keyIndex[key] = index
-        return index
-    }
+    mutating func intern(_ key: String) -> Int { keys.intern(key) }
 
     /// Type table reference: 1 + index of the type's entry (0 means anonymous).
+    ///
+    /// The few types of a typical archive are found by a scan of `types`; the dictionary is
+    /// built only for archives with many types.
     mutating func typeReference(_ type: any Archivable.Type) -> Int {
         let id = ObjectIdentifier(type)
-        if let index = typeIndex[id] { return index + 1 }
+        if types.count <= KeyTable.linearLimit {
+            for i in types.indices where types[i].id == id { return i + 1 }
+        } else if let index = typeIndex[id] {
+            return index + 1
+        }
         let index = types.count
-        types.append((type.archiveTypeName, type.archiveVersion))
-        typeIndex[id] = index
+        types.append((id, type.archiveTypeName, type.archiveVersion))
+        if types.count > KeyTable.linearLimit {
+            if typeIndex.isEmpty {
+                for (i, known) in types.enumerated() { typeIndex[known.id] = i }
+            } else {
+                typeIndex[id] = index
+            }
+        }
         return index + 1
     }
 
@@ -273,12 +279,12 @@ struct EncoderStorage {
     mutating func finish() throws -> Data {
         let tablesOffset = out.count
         out.appendVarint(types.count)
-        for (name, version) in types {
+        for (_, name, version) in types {
             out.appendString(name)
             out.appendVarint(UInt64(bitPattern: Int64(version)))
         }
         out.appendVarint(keys.count)
-        for key in keys { out.appendString(key) }
+        keys.forEach { out.appendString($0) }
         out.appendVarint(objectOffsets.count)
         for offset in objectOffsets {
             // Stored as offset + 1; 0 means "never defined" (a dangling conditional reference).
@@ -299,8 +305,6 @@ struct EncoderStorage {
         let checked = UnsafeRawBufferPointer(
             start: base + ArchiveFormat.headerSize, count: out.count - ArchiveFormat.headerSize)
         out.patchUInt32(CRC32C.checksum(checked), at: 24)
-        let data = out.takeData()
-        out = ByteBuffer(capacity: 64)
-        return data
+        return out.takeData()
     }
 }

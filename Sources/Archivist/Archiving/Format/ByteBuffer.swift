@@ -1,35 +1,50 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A growable byte buffer over raw memory, the encoder's output.
 ///
 /// It lives behind an `UnsafeMutablePointer` owned by the encoder so the hot append paths
 /// skip the dynamic exclusivity checks a class's stored properties would need.
+///
+/// The memory comes from `malloc` and grows with `realloc`, so a large buffer (which the C
+/// library maps on its own) grows by remapping its pages instead of allocating a second
+/// block and copying into it: encoding a 100 MB `Data` after other values never holds two
+/// copies of what was written so far. The finished bytes become the `Data` as they are.
 struct ByteBuffer {
     private(set) var base: UnsafeMutableRawPointer
     private(set) var count = 0
     private var capacity: Int
+    /// False once ``takeData()`` gave the memory to a `Data`.
+    private var owned = true
 
     init(capacity: Int = 4096) {
         self.capacity = Swift.max(capacity, 64)
-        base = .allocate(byteCount: self.capacity, alignment: 16)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
+        base = memory
     }
 
-    /// Frees the memory; call once, unless ownership moved with ``takeData()``.
-    func deallocate() { base.deallocate() }
+    /// Frees the memory; call once. After ``takeData()`` there is nothing left to free.
+    func deallocate() { if owned { free(base) } }
 
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if _slowPath(count &+ extra > capacity) { grow(to: count + extra) }
     }
 
+    /// Grows to at least twice the capacity, or to `needed` and a little room for the values
+    /// and tables after it when one append (a large `Data`) needs more than that.
     private mutating func grow(to needed: Int) {
-        var newCapacity = capacity * 2
-        while newCapacity < needed { newCapacity *= 2 }
-        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
-        newBase.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = newBase
+        let newCapacity = Swift.max(capacity * 2, needed + 1024)
+        guard let memory = owned ? realloc(base, newCapacity) : malloc(newCapacity) else {
+            fatalError("out of memory growing to \(newCapacity) bytes")
+        }
+        base = memory
         capacity = newCapacity
+        owned = true
     }
 
     @inline(__always)
@@ -111,8 +126,19 @@ struct ByteBuffer {
         base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
     }
 
-    /// Hands the bytes to a `Data` without copying; the buffer must not be used afterwards.
-    func takeData() -> Data {
-        Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
+    /// Hands the bytes to a `Data` without copying; the buffer is left empty (appending to it
+    /// again allocates new memory).
+    /// More than 64 KiB of unused capacity (left by doubling) is given back first, which for
+    /// a large buffer only unmaps pages.
+    mutating func takeData() -> Data {
+        if capacity - count > 65_536, let memory = realloc(base, Swift.max(count, 1)) {
+            base = memory
+            capacity = Swift.max(count, 1)
+        }
+        let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
+        owned = false
+        count = 0
+        capacity = 0
+        return data
     }
 }

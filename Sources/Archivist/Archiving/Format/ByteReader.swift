@@ -102,10 +102,32 @@ struct ByteReader {
     mutating func string() throws -> String {
         let start = pos
         let raw = try lengthPrefixed()
-        guard let s = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        let utf8 = raw.bindMemory(to: UInt8.self)
+        // ASCII is valid UTF-8 as it is; `String(decoding:as:)` is the specialized fast path,
+        // while the generic `String(validating:as:)` instantiates metadata on every call.
+        if Self.isASCII(raw) { return String(decoding: utf8, as: UTF8.self) }
+        guard let s = String(validating: utf8, as: UTF8.self) else {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
         return s
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var offset = 0
+        var high: UInt64 = 0
+        while offset &+ 8 <= count {
+            high |= base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset &+= 8
+        }
+        while offset < count {
+            high |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+            offset &+= 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// Skips one value without decoding it (iteratively: object headers can't nest the stack).
