@@ -33,7 +33,7 @@ import Darwin
         let progress = folder.file("committed").path
         let survivor = try ChildProcess(worker, ["plist-set", folder.url.path, "shared", "s-", "150", progress])
         var random = SplitMix64(seed: 8_006)
-        for round in 0..<25 {
+        for round in 0..<40 {
             let before = lineCount(progress)
             let victim = try ChildProcess(
                 worker, ["preferences-set", folder.url.path, "shared", "v\(round)-", "1000000", progress])

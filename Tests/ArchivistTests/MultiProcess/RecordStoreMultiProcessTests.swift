@@ -138,7 +138,7 @@ private struct WorkerRecord: Codable, Archivable, Identifiable, Sendable {
             let survivor = try ChildProcess(worker, ["records-upsert", url.path, "survivor", "1500", "300"])
             var random = SplitMix64(seed: 0x5EED)
             var kills = 0
-            for round in 0..<24 {
+            for round in 0..<60 {
                 let victim = try ChildProcess(worker, ["records-upsert", url.path, "victim\(round)", "100000", "200"])
                 usleep(UInt32.random(in: 20_000...60_000, using: &random))
                 _ = victim.kill()
