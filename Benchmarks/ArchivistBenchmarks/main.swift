@@ -3,6 +3,7 @@ import Foundation
 // ArchivistBenchmarks: compares Archivist with Foundation's encoders and raw file I/O.
 //
 //   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--no-output] [--root DIR]
+//   swift run -c release ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]
 //
 // --root DIR (or ARCHIVIST_BENCHMARK_ROOT=DIR) puts the disk suites' scratch folder in DIR, to
 // measure another file system.
@@ -27,6 +28,16 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         options.suites.append(name)
+    case "--compare":
+        guard let base = arguments.popFirst(), let new = arguments.popFirst() else {
+            print("--compare needs two comma-separated lists of results.json files: baseline, then new")
+            exit(2)
+        }
+        do { try ResultComparison.run(base: base, new: new) } catch {
+            print("cannot compare: \(error)")
+            exit(1)
+        }
+        exit(0)
     case "--no-output": options.outputDirectory = nil
     case "--output":
         guard let path = arguments.popFirst() else {
@@ -42,6 +53,7 @@ while let argument = arguments.popFirst() {
         options.root = URL(fileURLWithPath: path, isDirectory: true)
     case "--help", "-h":
         print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]")
+        print("       ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]   (see Benchmarks/compare-with-baseline.sh)")
         exit(0)
     default:
         print("unknown argument \(argument); see --help")
