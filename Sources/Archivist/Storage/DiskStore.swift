@@ -333,13 +333,16 @@ package final class DiskStore: Sendable {
             index.usage(of: folder).logicalBytes > limit ? index.leastRecentlyAccessed(in: folder) : []
         }
         var evicted = [DiskKey]()
-        for (name, _) in candidates where name != spared.name {
+        for (name, listed) in candidates where name != spared.name {
             if usage(of: folder).logicalBytes <= limit { break }
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
                 return (try? mutate(origin: 0) {
-                    fileSystem.unlink(path) == 0 || errno == ENOENT
+                    // The list predates the lock: an entry written (or read) since, by any
+                    // thread or process, is no longer the least recently accessed — keep it.
+                    guard state.withLock({ $0.index.record(key) }) == listed else { return false }
+                    return fileSystem.unlink(path) == 0 || errno == ENOENT
                 } change: { gone -> [Change] in
                     gone ? [.remove(key)] : []
                 })?.0 ?? false

@@ -104,4 +104,24 @@ import Darwin
             #expect(try payload(a, key) == Data(repeating: 1, count: 10))
         }
     }
+
+    /// A's eviction lists X as least recently accessed; B then rewrites X; A's eviction
+    /// reaches X. It used to unlink the fresh X from its stale list.
+    @Test func evictionSparesAnEntryRewrittenAfterItsCandidatesWereListed() throws {
+        try withTemporaryDirectory { dir throws in
+            let hook = BeforeExclusiveLock()
+            let (a, b) = try twoStores(dir, hook: hook)
+            let folder = FolderPath(["f"])
+            let x = DiskKey(folder: folder, name: EntryName(parameter: "x"))
+            let y = DiskKey(folder: folder, name: EntryName(parameter: "y"))
+            try write(a, x, 1, count: 600)
+            // Writing Y takes the lock once for its rename, then once per eviction.
+            hook.arm(skipping: 1) { try? write(b, x, 2, count: 300) }
+            try write(a, y, 3, count: 600, byteLimit: 1_000)
+            #expect(hook.didRun)
+            #expect(try payload(b, x) == Data(repeating: 2, count: 300))
+            #expect(a.contains(x) && b.contains(x))
+            #expect(try payload(a, y) == Data(repeating: 3, count: 600))
+        }
+    }
 }
