@@ -140,18 +140,32 @@ package enum AtomicFile {
     ///   `corruptEntry` when the path is not a regular file.
     /// - Complexity: Blocking file I/O, O(n).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
+        var identity: FileIdentity?
+        return try readData(path: path, fileSystem: fs, identity: &identity)
+    }
+
+    /// ``readData(path:fileSystem:)``, also setting `identity` to the file read (or the thing
+    /// found at `path`) as soon as it is known — before any `corruptEntry` error — so the
+    /// caller can later remove exactly what it judged bad and not a file another process put
+    /// there since. The file stays open until `identity` is released.
+    package static func readData(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> Data? {
         let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
             if code == ELOOP {   // what O_NOFOLLOW reports for a symbolic link
+                identity = FileIdentity.lstatting(path, type: S_IFLNK)
                 throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
             }
             throw CacheError.posix("open", path: path, errno: code)
         }
-        defer { _ = fs.close(fd) }
         var status = stat()
-        guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        guard fs.fstat(fd, &status) == 0 else {
+            let code = errno
+            _ = fs.close(fd)
+            throw CacheError.posix("fstat", path: path, errno: code)
+        }
+        identity = FileIdentity(owning: fd, status: status, fileSystem: fs)   // closes `fd`
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }

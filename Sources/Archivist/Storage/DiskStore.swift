@@ -236,9 +236,10 @@ package final class DiskStore: Sendable {
     ) throws -> R? {
         let path = path(of: key)
         return try keyLocks.withLock(path) {
+            var identity: FileIdentity?   // of the file read: only that one may be discarded
             do {
                 // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
-                guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem) else { return nil }
+                guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
                 let (header, length) = try bytes.withUnsafeBytes { raw in
                     try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
                 }
@@ -250,7 +251,7 @@ package final class DiskStore: Sendable {
                 }
                 return try body(entry)
             } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
-                discard(key, path: path)
+                discard(key, path: path, identity: identity)
                 throw error
             }
         }
@@ -311,11 +312,18 @@ package final class DiskStore: Sendable {
 
     /// Removes a bad entry file (or whatever else is at its path, a folder into the trash) and
     /// forgets it; failures are ignored since the caller is already reporting the entry as bad.
-    func discard(_ key: DiskKey, path: String) {
-        _ = try? mutate(origin: 0) {
-            (try? removeItem(at: path)) ?? false
+    ///
+    /// Only the very file judged bad, `identity`, is removed: the key lock covers this process
+    /// only, so another process may have discarded it too and committed a fresh entry since —
+    /// that one stays (checked under the store's lock, which every rename over the path holds).
+    func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
+        _ = try? mutate(origin: 0) { () -> Bool? in
+            guard let there = FileIdentity.lstatting(path) else { return false }   // gone already
+            guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
+            return (try? removeItem(at: path)) ?? false
         } change: { removed -> [Change] in
-            [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])
+            guard let removed else { return [] }
+            return [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])
         }
     }
 
@@ -325,13 +333,16 @@ package final class DiskStore: Sendable {
             index.usage(of: folder).logicalBytes > limit ? index.leastRecentlyAccessed(in: folder) : []
         }
         var evicted = [DiskKey]()
-        for (name, _) in candidates where name != spared.name {
+        for (name, listed) in candidates where name != spared.name {
             if usage(of: folder).logicalBytes <= limit { break }
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
                 return (try? mutate(origin: 0) {
-                    fileSystem.unlink(path) == 0 || errno == ENOENT
+                    // The list predates the lock: an entry written (or read) since, by any
+                    // thread or process, is no longer the least recently accessed — keep it.
+                    guard state.withLock({ $0.index.record(key) }) == listed else { return false }
+                    return fileSystem.unlink(path) == 0 || errno == ENOENT
                 } change: { gone -> [Change] in
                     gone ? [.remove(key)] : []
                 })?.0 ?? false

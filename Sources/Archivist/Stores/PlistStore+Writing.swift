@@ -3,8 +3,9 @@ import Foundation
 extension PlistStore {
     /// Stores `value` for `key` in the plist called `name`, keeping the file's other keys.
     ///
-    /// The file is read, changed and replaced atomically while holding that file's lock (see
-    /// the type's discussion), so concurrent writers of different keys all land, whether they
+    /// The file is replaced atomically, under that file's lock, only if no other writer changed
+    /// it since it was read (else the change is applied again to the new root; see the type's
+    /// discussion), so concurrent writers of different keys all land, whether they
     /// are threads of this process or other processes. A missing file is first seeded from its
     /// default, if it has one. Writing a value equal to the stored one does not touch the disk.
     ///
@@ -71,15 +72,17 @@ extension PlistStore {
     }
 
     /// Reads the root dictionary of the plist called `name`, lets `body` change it, and writes
-    /// it back, all while holding that file's lock: the way to do a read-modify-write (add,
-    /// delete, update a record) that no concurrent writer, in this process or another, can
-    /// interleave with.
+    /// it back: the way to do a read-modify-write (add, delete, update a record) that no
+    /// concurrent writer, in this process or another, can interleave with.
     ///
-    /// The file is written only when `body` changed the dictionary. If `body` throws, nothing
-    /// is written. Every other writer of the file, in every process, waits while `body` runs:
-    /// keep it to changing the dictionary — no waiting, no network, no other file's I/O.
-    /// `body` must not write to the same plist (its write would be overwritten); reading it is
-    /// fine.
+    /// It is optimistic, like ``RecordStore/update(id:_:)``: `body` runs without the file's
+    /// lock (which is never held across a caller's closure), then the lock is taken to write;
+    /// if another writer changed the file meanwhile, `body` runs again on the new root, so
+    /// its outcome — written, unchanged or thrown — is always decided on the latest one.
+    /// `body` may therefore run more than once: keep it free of side effects beyond the
+    /// dictionary, and never write the same plist from it (each such write would make it
+    /// start over). The file is written only when `body` changed the dictionary. If `body`
+    /// throws, nothing is written.
     ///
     /// ```swift
     /// let count = try store.update("taskData") { tasks in
@@ -107,12 +110,25 @@ extension PlistStore {
         _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> (result: Result, snapshot: PlistSnapshot) {
         let url = try fileURL(for: name)
-        return try PlistFileLock.withExclusive(forPlistAt: url) {
-            let old = try loadOrSeed(name, at: url)
+        while true {
+            let old = try snapshot(of: name)
             var root = old.root
-            let result = try body(&root)
-            guard root != old.root else { return (result, old) }
-            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: old.stamp))
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                outcome = .success(try body(&root))
+            } catch {
+                outcome = .failure(error)
+            }
+            let committed = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Result, PlistSnapshot)? in
+                let current = try loadOrSeed(name, at: url)
+                // A stamp never comes back (see `FileStamp`); without one, compare the roots.
+                let unchanged = current.stamp != nil ? current.stamp == old.stamp : current.root == old.root
+                guard unchanged else { return nil }   // another writer came first: run `body` again
+                let result = try outcome.get()
+                guard root != current.root else { return (result, current) }
+                return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp))
+            }
+            if let committed { return committed }
         }
     }
 

@@ -19,8 +19,9 @@ import Foundation
 /// hidden file `.lock.<name>` beside it, respected by every store and ``Preferences`` of every
 /// process — so writers of different keys never lose each other's keys, in one process or in
 /// several (an app and its extensions in an app-group container, several workers of a
-/// service). The lock is held only while one read-modify-write runs, never while idle, and
-/// reads never take it. Reads and writes of other files do not wait.
+/// service). The lock is held only while one write checks the file and replaces it — never
+/// while idle or across a caller's closure (``update(_:_:)`` runs it before taking the lock,
+/// and again if the file changed meanwhile) — and reads never take it. Reads and writes of other files do not wait.
 ///
 /// **Reading is cheap when nothing changed.** A store remembers the root it last read or
 /// wrote for each file with the file's stamp (device, inode, size, modification time to the
