@@ -289,7 +289,9 @@ extension DiskStore {
 
     /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
     /// the marker or the intent word says a process died mid-change, or the snapshot is
-    /// missing, damaged or of another epoch.
+    /// missing, damaged or of another epoch. A slot left by a process that is gone (it exited
+    /// without closing the store, or was killed) is freed and its temporaries swept in the
+    /// background; it needs no rescan (see ``SharedCounters/register(as:now:)``).
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away.
     func loadOrRebuildIndex() throws -> Int? {
@@ -303,11 +305,14 @@ extension DiskStore {
             try saveSnapshotExclusive(scanning: true)
             return nil
         }
-        let (slot, crashed) = shared.register()
+        let (slot, sweep) = shared.register()
         do {
-            if !unclean && !crashed && !shared.intent
-                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) { return slot }
-            try saveSnapshotExclusive(scanning: true)
+            if !unclean && !shared.intent
+                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
+                if sweep { sweepAbandonedEntryTemporaries() }
+                return slot
+            }
+            try saveSnapshotExclusive(scanning: true)   // the scan sweeps
             return slot
         } catch {
             if let slot { shared.unregister(slot) }
