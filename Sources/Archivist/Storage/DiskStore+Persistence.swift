@@ -204,8 +204,11 @@ extension DiskStore {
     /// and empties the journal. Runs under the exclusive lock.
     ///
     /// The intent word is set meanwhile, so a holder killed half-way leaves the next one a
-    /// rescan. If the snapshot cannot be written, the journal stays as it is (the index in
-    /// memory is exact anyway) and the intent word stays set, so a later holder tries again.
+    /// rescan. A failed snapshot write must not leave it set (every operation of every process
+    /// would rescan from then on): without a scan, the journal and the old snapshot still agree
+    /// with the disk, so the word is cleared and the error thrown; after a scan, the journal is
+    /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
+    /// the others, finding no snapshot of the new epoch, scan for themselves.
     private func saveSnapshotExclusive(scanning: Bool) throws {
         if writeRefusal != nil {   // a read-only root keeps a scan in memory
             if scanning {
@@ -229,21 +232,27 @@ extension DiskStore {
             }
         } catch {
             saved = false
-            if !scanning { throw error }
+            if !scanning {
+                shared.intent = false
+                throw error
+            }
         }
-        if saved && fileSystem.ftruncate(journalFD, 0) == 0 {
+        if fileSystem.ftruncate(journalFD, 0) == 0 {
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
             state.withLock { state in
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
-                state.snapshotBytes = bytes.count
+                if saved { state.snapshotBytes = bytes.count }
                 if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
-            try? setMarker(dirty: false)
+            if saved { try? setMarker(dirty: false) }
             shared.intent = false
         } else {
+            // The journal could not be emptied. Without a scan it still agrees with the disk
+            // (the new snapshot only adds an epoch nobody uses); after one it may not, so the
+            // word stays set and the next holder tries again.
             var status = stat()
             let end = fileSystem.fstat(journalFD, &status) == 0 ? Int(status.st_size) : 0
             let epochNow = shared.epoch
@@ -254,6 +263,7 @@ extension DiskStore {
                 state.appliedChange = counter
                 if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
+            if !scanning { shared.intent = false }
         }
     }
 
