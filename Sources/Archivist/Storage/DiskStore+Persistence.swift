@@ -147,6 +147,12 @@ extension DiskStore {
     /// Applies the journal records this process has not seen (under the lock, shared or
     /// exclusive); reloads the snapshot when another process started a new epoch.
     ///
+    /// When the records cannot tell every change — the journal is damaged or unreadable, or the
+    /// intent word is set under the lock (a holder changed the disk and died, or failed to
+    /// append its record, e.g. `ENOSPC`) — the change list gets "anything may have changed"
+    /// (``StoreChange/everything``), so memory tiers drop this store's values and change
+    /// streams report everything instead of going on with what the journal lacks.
+    ///
     /// - Returns: `false` when the journal holds a damaged record or cannot be read: only an
     ///   exclusive holder can repair that (by a rescan).
     @discardableResult
@@ -156,14 +162,19 @@ extension DiskStore {
         let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
         if counter == applied && epoch == appliedEpoch { return true }
         if epoch != appliedEpoch { return reload(counter: counter, epoch: epoch, scanIfMissing: true) }
-        guard let tail = readJournal(from: offset) else { return false }
+        guard let tail = readJournal(from: offset) else {
+            state.withLock { $0.changes.append(.everything) }
+            return false
+        }
         let decoded = Self.decodeJournal(tail[...])
+        let incomplete = decoded.damaged || shared.intent
         state.withLock { state in
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
             for change in decoded.changes {
                 state.index.apply(change)
                 state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
             }
+            if incomplete { state.changes.append(.everything) }
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
         }
