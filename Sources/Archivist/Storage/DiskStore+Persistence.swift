@@ -312,7 +312,8 @@ extension DiskStore {
     /// the marker or the intent word says a process died mid-change, or the snapshot is
     /// missing, damaged or of another epoch. A slot left by a process that is gone (it exited
     /// without closing the store, or was killed) is freed and its temporaries swept in the
-    /// background; it needs no rescan (see ``SharedCounters/register(as:now:)``).
+    /// background; it needs no rescan (see ``SharedCounters/register(as:now:)``). A shared
+    /// counters file of another layout is reinitialised and the root rescanned.
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away.
     func loadOrRebuildIndex() throws -> Int? {
@@ -326,9 +327,10 @@ extension DiskStore {
             try saveSnapshotExclusive(scanning: true)
             return nil
         }
+        let ours = shared.adoptLayout()
         let (slot, sweep) = shared.register()
         do {
-            if !unclean && !shared.intent
+            if ours && !unclean && !shared.intent
                 && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
                 if sweep { sweepAbandonedEntryTemporaries() }
                 return slot

@@ -10,6 +10,8 @@ import Darwin
 /// `MAP_SHARED`, read and written only with the atomics of `CArchivistSupport`.
 ///
 /// The words (each 8-byte aligned):
+/// - word 0: the layout's magic number; a file with another one is reinitialised under the
+///   lock (``adoptLayout()``).
 /// - ``change``: bumped by every committed mutation of any process, after its journal record is
 ///   written. A reader that sees it unchanged knows nothing changed; this is the one atomic
 ///   load a memory-tier hit pays for coherence.
@@ -31,7 +33,7 @@ final class SharedCounters: @unchecked Sendable {
     // Safety: `base` points at a mapping that lives as long as this object and is touched only
     // through the C11 atomics.
 
-    private static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
+    static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
     private static let length = 4096
     private let base: UnsafeMutablePointer<UInt64>
     /// Whether `base` is the shared mapping (rather than private memory).
@@ -61,8 +63,25 @@ final class SharedCounters: @unchecked Sendable {
             throw CacheError.posix("mmap shared counters", path: path, errno: errno)
         }
         base = raw.bindMemory(to: UInt64.self, capacity: Self.length / 8)
-        // A fresh (zeroed) file: the first opener claims it. Zero words are valid initial values.
-        _ = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+        // The layout is checked (and a fresh file claimed) under the lock: ``adoptLayout()``.
+    }
+
+    /// Under the exclusive lock, before anything else reads the words: claims a fresh (zeroed)
+    /// file — zero words are valid initial values — or, when the first word is not this
+    /// layout's magic (another version of the format, or garbage), reinitialises the file:
+    /// clears the intent word and every slot, and keeps the change counter and epoch, which
+    /// the caller's rescan then moves on from whatever they held, so no process that read
+    /// them before mistakes the new state for the one it knew.
+    ///
+    /// - Returns: Whether the words were already this layout's (or fresh); `false` when they
+    ///   were reinitialised and the caller must rescan.
+    func adoptLayout() -> Bool {
+        guard mapped else { return true }
+        let found = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+        if found == 0 || found == Self.magic { return true }
+        for word in 3..<Self.length / 8 { archivist_atomic_store_u64(base + word, 0) }
+        archivist_atomic_store_u64(base, Self.magic)
+        return false
     }
 
     deinit {

@@ -95,4 +95,25 @@ import Darwin
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
     }
+
+    /// Before, the magic word's compare-and-swap result was ignored and a file of another
+    /// layout (here all bits set) was used as is: its slots all looked taken by owners that
+    /// cannot be judged, and its intent word set.
+    @Test func aSharedFileOfAnotherLayoutIsReinitialised() throws {
+        try withTemporaryDirectory { dir throws in
+            let folder = dir.appendingPathComponent(".archivist")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(repeating: 0xFF, count: 4096).write(to: folder.appendingPathComponent("shared"))
+            let a = try store(dir, "a")
+            let words = try Data(contentsOf: folder.appendingPathComponent("shared"))
+            #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
+            #expect(!a.shared.intent)
+            #expect(a.shared.register(as: deadOwner).slot != nil)   // the garbage slots were cleared
+            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            let epoch = a.shared.epoch
+            let b = try store(dir, "b")   // our layout now: no rescan
+            #expect(b.shared.epoch == epoch)
+            #expect(b.usage(of: FolderPath([])).entryCount == 1)
+        }
+    }
 }
