@@ -5,6 +5,11 @@
 // for, _Atomic uint64_t has the size and alignment of uint64_t and is lock-free, so the same
 // word can be shared through a memory-mapped file by several processes.
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "atomic word size");
+// A platform whose 64-bit atomics take a lock would keep that lock in each process's own
+// memory, so two processes updating one mapped word would not exclude each other: the shared
+// change counter would silently lose bumps. Refuse to build there instead.
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to be shared between processes");
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0), "64-bit atomics must be lock-free to be shared between processes");
 
 uint64_t archivist_atomic_load_u64(const uint64_t *address) {
     return atomic_load_explicit((const _Atomic uint64_t *)address, memory_order_seq_cst);

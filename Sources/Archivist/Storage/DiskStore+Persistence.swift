@@ -147,6 +147,12 @@ extension DiskStore {
     /// Applies the journal records this process has not seen (under the lock, shared or
     /// exclusive); reloads the snapshot when another process started a new epoch.
     ///
+    /// When the records cannot tell every change — the journal is damaged or unreadable, or the
+    /// intent word is set under the lock (a holder changed the disk and died, or failed to
+    /// append its record, e.g. `ENOSPC`) — the change list gets "anything may have changed"
+    /// (``StoreChange/everything``), so memory tiers drop this store's values and change
+    /// streams report everything instead of going on with what the journal lacks.
+    ///
     /// - Returns: `false` when the journal holds a damaged record or cannot be read: only an
     ///   exclusive holder can repair that (by a rescan).
     @discardableResult
@@ -156,14 +162,19 @@ extension DiskStore {
         let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
         if counter == applied && epoch == appliedEpoch { return true }
         if epoch != appliedEpoch { return reload(counter: counter, epoch: epoch, scanIfMissing: true) }
-        guard let tail = readJournal(from: offset) else { return false }
+        guard let tail = readJournal(from: offset) else {
+            state.withLock { $0.changes.append(.everything) }
+            return false
+        }
         let decoded = Self.decodeJournal(tail[...])
+        let incomplete = decoded.damaged || shared.intent
         state.withLock { state in
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
             for change in decoded.changes {
                 state.index.apply(change)
                 state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
             }
+            if incomplete { state.changes.append(.everything) }
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
         }
@@ -204,8 +215,11 @@ extension DiskStore {
     /// and empties the journal. Runs under the exclusive lock.
     ///
     /// The intent word is set meanwhile, so a holder killed half-way leaves the next one a
-    /// rescan. If the snapshot cannot be written, the journal stays as it is (the index in
-    /// memory is exact anyway) and the intent word stays set, so a later holder tries again.
+    /// rescan. A failed snapshot write must not leave it set (every operation of every process
+    /// would rescan from then on): without a scan, the journal and the old snapshot still agree
+    /// with the disk, so the word is cleared and the error thrown; after a scan, the journal is
+    /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
+    /// the others, finding no snapshot of the new epoch, scan for themselves.
     private func saveSnapshotExclusive(scanning: Bool) throws {
         if writeRefusal != nil {   // a read-only root keeps a scan in memory
             if scanning {
@@ -229,21 +243,27 @@ extension DiskStore {
             }
         } catch {
             saved = false
-            if !scanning { throw error }
+            if !scanning {
+                shared.intent = false
+                throw error
+            }
         }
-        if saved && fileSystem.ftruncate(journalFD, 0) == 0 {
+        if fileSystem.ftruncate(journalFD, 0) == 0 {
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
             state.withLock { state in
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
-                state.snapshotBytes = bytes.count
+                if saved { state.snapshotBytes = bytes.count }
                 if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
-            try? setMarker(dirty: false)
+            if saved { try? setMarker(dirty: false) }
             shared.intent = false
         } else {
+            // The journal could not be emptied. Without a scan it still agrees with the disk
+            // (the new snapshot only adds an epoch nobody uses); after one it may not, so the
+            // word stays set and the next holder tries again.
             var status = stat()
             let end = fileSystem.fstat(journalFD, &status) == 0 ? Int(status.st_size) : 0
             let epochNow = shared.epoch
@@ -254,6 +274,7 @@ extension DiskStore {
                 state.appliedChange = counter
                 if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
+            if !scanning { shared.intent = false }
         }
     }
 
@@ -289,7 +310,10 @@ extension DiskStore {
 
     /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
     /// the marker or the intent word says a process died mid-change, or the snapshot is
-    /// missing, damaged or of another epoch.
+    /// missing, damaged or of another epoch. A slot left by a process that is gone (it exited
+    /// without closing the store, or was killed) is freed and its temporaries swept in the
+    /// background; it needs no rescan (see ``SharedCounters/register(as:now:)``). A shared
+    /// counters file of another layout is reinitialised and the root rescanned.
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away.
     func loadOrRebuildIndex() throws -> Int? {
@@ -303,11 +327,15 @@ extension DiskStore {
             try saveSnapshotExclusive(scanning: true)
             return nil
         }
-        let (slot, crashed) = shared.register()
+        let ours = shared.adoptLayout()
+        let (slot, sweep) = shared.register()
         do {
-            if !unclean && !crashed && !shared.intent
-                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) { return slot }
-            try saveSnapshotExclusive(scanning: true)
+            if ours && !unclean && !shared.intent
+                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
+                if sweep { sweepAbandonedEntryTemporaries() }
+                return slot
+            }
+            try saveSnapshotExclusive(scanning: true)   // the scan sweeps
             return slot
         } catch {
             if let slot { shared.unregister(slot) }

@@ -30,6 +30,52 @@ extension DiskStore {
         TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem)
     }
 
+    /// Deletes, on the trash queue, the abandoned temporaries in every entry folder: what
+    /// processes killed while writing an entry (outside the lock) left behind. Temporaries of
+    /// live writers stay (``TemporaryName/isAbandoned(_:modified:now:)``); nothing is counted,
+    /// so the index needs no change and no lock is held.
+    ///
+    /// - Complexity: O(files under the root), in the background: a directory walk, and one
+    ///   `lstat` per temporary (and per item whose type the directory entry does not give).
+    func sweepAbandonedEntryTemporaries() {
+        let root = rootPath
+        let fileSystem = fileSystem
+        trashQueue.async { Self.sweepTemporaries(inFolder: root, depth: 0, fileSystem: fileSystem) }
+    }
+
+    private static func sweepTemporaries(inFolder path: String, depth: Int, fileSystem: FileSystem) {
+        guard let dir = opendir(path) else { return }
+        var folders: [String] = []
+        var temporaries: [String] = []
+        while let item = readdir(dir) {
+            let name = Self.name(of: item)
+            if name == "." || name == ".." || (depth == 0 && name == ".archivist") { continue }
+            if AtomicFile.isTemporary(name[...]) {
+                temporaries.append(name)
+                continue
+            }
+            guard depth < maxScanDepth, name.utf8.allSatisfy(FolderPath.isAllowed) else { continue }
+            let type = item.pointee.d_type
+            if type == UInt8(DT_DIR) {
+                folders.append(name)
+            } else if type == UInt8(DT_UNKNOWN) {
+                var status = stat()
+                if lstat(path + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(name) }
+            }
+        }
+        closedir(dir)
+        let now = TemporaryName.currentTime()
+        for name in temporaries {
+            let child = path + "/" + name
+            var status = stat()
+            guard lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                  TemporaryName.isAbandoned(name[...], modified: TemporaryName.modificationTime(status), now: now)
+            else { continue }
+            _ = fileSystem.unlink(child)
+        }
+        for folder in folders { sweepTemporaries(inFolder: path + "/" + folder, depth: depth + 1, fileSystem: fileSystem) }
+    }
+
     private static func name(of item: UnsafeMutablePointer<dirent>) -> String {
         withUnsafePointer(to: &item.pointee.d_name) {
             String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))

@@ -10,6 +10,8 @@ import Darwin
 /// `MAP_SHARED`, read and written only with the atomics of `CArchivistSupport`.
 ///
 /// The words (each 8-byte aligned):
+/// - word 0: the layout's magic number; a file with another one is reinitialised under the
+///   lock (``adoptLayout()``).
 /// - ``change``: bumped by every committed mutation of any process, after its journal record is
 ///   written. A reader that sees it unchanged knows nothing changed; this is the one atomic
 ///   load a memory-tier hit pays for coherence.
@@ -20,9 +22,10 @@ import Darwin
 ///   knows the previous holder died (or failed) in between, and rescans.
 ///
 /// - Process slots (from word 8, three words each: pid, PID namespace, incarnation — see
-///   ``TemporaryName``): every process that has the root open holds one, and frees it when its
-///   store goes away. An opener that finds a slot of a dead process knows that process
-///   crashed, possibly mid-write outside the lock, and rescans (which sweeps its temporaries).
+///   ``TemporaryName``; then one registration time per slot): every process that has the root
+///   open holds one, and frees it when its store goes away — or never, when it exits without
+///   closing the store. An opener that finds a slot of a dead process frees it and sweeps that
+///   process's temporaries; it does not rescan (see ``register(as:now:)``).
 ///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
@@ -30,7 +33,7 @@ final class SharedCounters: @unchecked Sendable {
     // Safety: `base` points at a mapping that lives as long as this object and is touched only
     // through the C11 atomics.
 
-    private static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
+    static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
     private static let length = 4096
     private let base: UnsafeMutablePointer<UInt64>
     /// Whether `base` is the shared mapping (rather than private memory).
@@ -60,8 +63,25 @@ final class SharedCounters: @unchecked Sendable {
             throw CacheError.posix("mmap shared counters", path: path, errno: errno)
         }
         base = raw.bindMemory(to: UInt64.self, capacity: Self.length / 8)
-        // A fresh (zeroed) file: the first opener claims it. Zero words are valid initial values.
-        _ = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+        // The layout is checked (and a fresh file claimed) under the lock: ``adoptLayout()``.
+    }
+
+    /// Under the exclusive lock, before anything else reads the words: claims a fresh (zeroed)
+    /// file — zero words are valid initial values — or, when the first word is not this
+    /// layout's magic (another version of the format, or garbage), reinitialises the file:
+    /// clears the intent word and every slot, and keeps the change counter and epoch, which
+    /// the caller's rescan then moves on from whatever they held, so no process that read
+    /// them before mistakes the new state for the one it knew.
+    ///
+    /// - Returns: Whether the words were already this layout's (or fresh); `false` when they
+    ///   were reinitialised and the caller must rescan.
+    func adoptLayout() -> Bool {
+        guard mapped else { return true }
+        let found = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
+        if found == 0 || found == Self.magic { return true }
+        for word in 3..<Self.length / 8 { archivist_atomic_store_u64(base + word, 0) }
+        archivist_atomic_store_u64(base, Self.magic)
+        return false
     }
 
     deinit {
@@ -84,17 +104,35 @@ final class SharedCounters: @unchecked Sendable {
 
     private static let firstSlot = 8
     private static let slotCount = 64
+    /// Each slot's registration time (seconds since 1970), one word per slot after the slots.
+    /// Files written before these words existed read 0 there: such slots look old.
+    private static let firstSlotTime = firstSlot + 3 * slotCount
+    /// How old a slot whose owner cannot be judged (another PID namespace) must be before an
+    /// opener that finds every slot taken may reuse it: by then every temporary of its owner
+    /// is abandoned by age anyway (``TemporaryName/abandonAge``).
+    static let unjudgedSlotAge = TemporaryName.abandonAge
 
     /// Under the exclusive lock: frees the slots of processes that died with the root open, and
-    /// takes one for this process.
+    /// takes one for `owner` (this process, but for tests).
     ///
-    /// - Returns: The slot taken (`nil` when all are in use), and whether a dead process's
-    ///   slot was found (or all slots were in use, so a crash could go unnoticed): the caller
-    ///   must rescan then.
-    func register() -> (slot: Int?, crashed: Bool) {
-        var crashed = false
+    /// A dead owner is no crash to repair: a process that exits — normally, or killed, as iOS
+    /// ends suspended apps — without closing its store leaves its slot too. A kill between a
+    /// file change and its journal record leaves the ``intent`` word set, which every lock
+    /// holder checks; a kill outside the lock can only leave temporaries, which a sweep of
+    /// dead owners' temporaries removes. So the caller sweeps when this reports a dead owner,
+    /// and never rescans for it.
+    ///
+    /// When every slot is taken, the oldest slot of an owner that cannot be judged is reused
+    /// once it is ``unjudgedSlotAge`` old; failing that the process works without a slot.
+    ///
+    /// - Returns: The slot taken (`nil` when none was free), and whether temporaries of a
+    ///   dead owner may be left behind (a dead owner's slot was freed, or no slot could be
+    ///   taken, so this process's own temporaries would go unnoticed): the caller sweeps then.
+    func register(as owner: TemporaryName.Owner = TemporaryName.identity,
+                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool) {
+        var sweep = false
         var free: Int?
-        let me = TemporaryName.identity
+        var oldestUnjudged: (slot: Int, time: UInt64)?
         for i in 0..<Self.slotCount {
             let word = base + Self.firstSlot + 3 * i
             let incarnation = archivist_atomic_load_u64(word + 2)
@@ -102,25 +140,38 @@ final class SharedCounters: @unchecked Sendable {
                 if free == nil { free = i }
                 continue
             }
-            let owner = TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
-                                            namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
-            if TemporaryName.isDead(owner) && owner != me {
-                crashed = true
+            let holder = TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+                                             namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+            if holder == owner { continue }
+            if TemporaryName.isDead(holder) {
+                sweep = true
                 archivist_atomic_store_u64(word + 2, 0)
                 if free == nil { free = i }
+            } else if holder.namespace != TemporaryName.identity.namespace {
+                let time = archivist_atomic_load_u64(base + Self.firstSlotTime + i)
+                if oldestUnjudged.map({ time < $0.time }) ?? true { oldestUnjudged = (i, time) }
             }
+        }
+        if free == nil, let (slot, time) = oldestUnjudged, now - Double(time) > Self.unjudgedSlotAge {
+            free = slot
+            sweep = true
         }
         guard let slot = free else { return (nil, true) }
         let word = base + Self.firstSlot + 3 * slot
-        archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: me.pid)))
-        archivist_atomic_store_u64(word + 1, me.namespace)
-        archivist_atomic_store_u64(word + 2, me.incarnation)
-        return (slot, crashed)
+        archivist_atomic_store_u64(word + 2, 0)
+        archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: owner.pid)))
+        archivist_atomic_store_u64(word + 1, owner.namespace)
+        archivist_atomic_store_u64(base + Self.firstSlotTime + slot, UInt64(max(0, now)))
+        archivist_atomic_store_u64(word + 2, owner.incarnation)
+        return (slot, sweep)
     }
 
-    /// Frees `slot` (the store is going away).
+    /// Frees `slot` (the store is going away) if this process still holds it: a slot reused
+    /// by another opener (see ``register(as:now:)``) stays theirs.
     func unregister(_ slot: Int) {
-        archivist_atomic_store_u64(base + Self.firstSlot + 3 * slot + 2, 0)
+        let word = base + Self.firstSlot + 3 * slot
+        guard archivist_atomic_load_u64(word) == UInt64(UInt32(bitPattern: TemporaryName.identity.pid)) else { return }
+        _ = archivist_atomic_compare_exchange_u64(word + 2, TemporaryName.identity.incarnation, 0)
     }
 
     /// Whether a lock holder's disk change is not yet in the journal.

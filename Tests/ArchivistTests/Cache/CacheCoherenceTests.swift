@@ -52,3 +52,36 @@ import Testing
         }
     }
 }
+
+/// A write whose file change landed but whose journal record could not be appended (`ENOSPC`
+/// on the journal's `pwrite`) bumps the change counter and leaves the intent word set; the
+/// journal has no record of it. Before, another store's memory tier saw the counter move, found
+/// no new record, marked itself current and went on serving the replaced value.
+@Suite struct CacheCoherenceFailedRecordTests {
+    @Test func aWriteWhoseRecordFailedIsNotHiddenByTheMemoryTier() throws {
+        try withTemporaryDirectory { dir throws in
+            let links = try ["w", "r"].map { name in
+                let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
+                try? FileManager.default.removeItem(at: link)
+                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+                return link
+            }
+            let injector = FaultInjector()
+            let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: links[0]), user: "u",
+                                                     configuration: .init(), fileSystem: injector.fileSystem)
+            let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: links[1]), user: "u")
+            try writer.store("v0", for: .apiStrategy, parameter: "p")
+            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "p") == "v0")   // now in memory
+            // Fail the Nth write call of one store: the first N whose store returns is the record's.
+            var stored: String?
+            for n in 1...20 where stored == nil {
+                injector.arm(.init(operation: .write, n: n, persistent: false, errno: ENOSPC))
+                let returned = (try? writer.store("v\(n)", for: .apiStrategy, parameter: "p")) != nil
+                if injector.disarm() == 1 && returned { stored = "v\(n)" }
+            }
+            let expected = try #require(stored)
+            #expect(writer.caches.shared.intent)
+            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "p") == expected)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import Archivist
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Process slots in `.archivist/shared`: a slot left by a process that exited without closing
+/// its store (a global `CacheManager`, an app iOS terminated) is no crash, so the next opener
+/// frees it and sweeps its temporaries but never rescans the root (which would hold the lock
+/// for O(entries) and make every process drop its memory tier). A rescan bumps the journal
+/// epoch, so an unchanged epoch proves there was none.
+@Suite struct DiskStoreSlotTests {
+    private func key(_ folder: String, _ parameter: String) -> DiskKey {
+        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
+    }
+
+    /// A store on `dir` through the link `dir-<name>`, so it is apart from the process's others.
+    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
+        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
+        try? FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+        return try DiskStore.open(at: link)
+    }
+
+    /// A previous incarnation of this process's PID: judged dead.
+    private var deadOwner: TemporaryName.Owner {
+        let me = TemporaryName.identity
+        return TemporaryName.Owner(pid: me.pid, namespace: me.namespace, incarnation: me.incarnation &+ 1)
+    }
+
+    /// Before, every open after a process exited without deinit rescanned and bumped the epoch.
+    @Test func aSlotLeftByAnExitedProcessIsFreedWithoutARescanAndItsTemporariesSwept() throws {
+        try withTemporaryDirectory { dir throws in
+            let a = try store(dir, "a")
+            let k = key("x", "1")
+            try a.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            let dead = deadOwner
+            #expect(a.shared.register(as: dead).slot != nil)
+            let temporary = (a.path(of: k) as NSString).deletingLastPathComponent + "/" + AtomicFile.temporaryPrefix
+                + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
+                + String(dead.incarnation, radix: 16) + ".1"
+            try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: temporary))
+            let epoch = a.shared.epoch
+
+            let b = try store(dir, "b")
+            #expect(b.shared.epoch == epoch)
+            b.waitForTrash()
+            #expect(!FileManager.default.fileExists(atPath: temporary))
+            #expect(b.usage(of: FolderPath([])).entryCount == 1)
+            #expect(b.usage(of: FolderPath([])).logicalBytes == a.usage(of: FolderPath([])).logicalBytes)
+            // The dead slot was freed: the next opener finds nothing to sweep.
+            #expect(a.shared.register(as: deadOwner).sweep == false)
+        }
+    }
+
+    /// Before, 64 slots of owners that cannot be judged (other PID namespaces) made every open
+    /// rescan forever.
+    @Test func everySlotTakenDoesNotRescan() throws {
+        try withTemporaryDirectory { dir throws in
+            let a = try store(dir, "a")
+            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            let me = TemporaryName.identity
+            let now = TemporaryName.currentTime()
+            for i in 0..<63 {
+                let foreign = TemporaryName.Owner(pid: 1000 + Int32(i), namespace: me.namespace &+ 1, incarnation: UInt64(i + 1))
+                #expect(a.shared.register(as: foreign, now: i == 7 ? now - 2 * SharedCounters.unjudgedSlotAge : now).slot != nil)
+            }
+            let epoch = a.shared.epoch
+            // The old unjudged slot is reused.
+            let b = try store(dir, "b")
+            #expect(b.shared.epoch == epoch)
+            #expect(b.usage(of: FolderPath([])).entryCount == 1)
+            // None left: the next opener works without a slot, still without a rescan.
+            let c = try store(dir, "c")
+            #expect(c.shared.epoch == epoch)
+            #expect(c.usage(of: FolderPath([])).entryCount == 1)
+            #expect(a.shared.register(as: TemporaryName.Owner(pid: 9, namespace: me.namespace &+ 1, incarnation: 99), now: now).slot == nil)
+        }
+    }
+
+    /// A real process that stores and exits without releasing its manager (as a global one
+    /// never is): the next opener loads the index and journal without a rescan.
+    @Test func theNextLaunchAfterANormalExitDoesNotRescan() throws {
+        try withTemporaryDirectory { dir throws in
+            let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
+            ChildProcess.waitForAll([try ChildProcess(worker, ["store-then-exit", dir.path, "no-flush"])])
+            let words = try Data(contentsOf: dir.appendingPathComponent(".archivist/shared"))
+            let epoch = words.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
+            let store = try DiskStore.open(at: dir)
+            #expect(store.shared.epoch == epoch)
+            #expect(store.usage(of: FolderPath([])).entryCount == 100)
+            #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
+        }
+    }
+
+    /// Before, the magic word's compare-and-swap result was ignored and a file of another
+    /// layout (here all bits set) was used as is: its slots all looked taken by owners that
+    /// cannot be judged, and its intent word set.
+    @Test func aSharedFileOfAnotherLayoutIsReinitialised() throws {
+        try withTemporaryDirectory { dir throws in
+            let folder = dir.appendingPathComponent(".archivist")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(repeating: 0xFF, count: 4096).write(to: folder.appendingPathComponent("shared"))
+            let a = try store(dir, "a")
+            let words = try Data(contentsOf: folder.appendingPathComponent("shared"))
+            #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
+            #expect(!a.shared.intent)
+            #expect(a.shared.register(as: deadOwner).slot != nil)   // the garbage slots were cleared
+            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            let epoch = a.shared.epoch
+            let b = try store(dir, "b")   // our layout now: no rescan
+            #expect(b.shared.epoch == epoch)
+            #expect(b.usage(of: FolderPath([])).entryCount == 1)
+        }
+    }
+}
