@@ -80,9 +80,11 @@ extension PlistStore {
     /// if another writer changed the file meanwhile, `body` runs again on the new root, so
     /// its outcome — written, unchanged or thrown — is always decided on the latest one.
     /// `body` may therefore run more than once: keep it free of side effects beyond the
-    /// dictionary, and never write the same plist from it (each such write would make it
-    /// start over). The file is written only when `body` changed the dictionary. If `body`
-    /// throws, nothing is written.
+    /// dictionary, and never write the same plist from it (each such write makes it start
+    /// over). After 8 such lost races in a row `body` runs once more with the lock held, so
+    /// the call always ends (a write `body` made to the same plist is then overwritten). The
+    /// file is written only when `body` changed the dictionary. If `body` throws, nothing is
+    /// written.
     ///
     /// ```swift
     /// let count = try store.update("taskData") { tasks in
@@ -110,7 +112,7 @@ extension PlistStore {
         _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> (result: Result, snapshot: PlistSnapshot) {
         let url = try fileURL(for: name)
-        while true {
+        for _ in 0..<Self.optimisticAttempts {
             let old = try snapshot(of: name)
             var root = old.root
             let outcome: Swift.Result<Result, any Error>
@@ -130,7 +132,20 @@ extension PlistStore {
             }
             if let committed { return committed }
         }
+        // Lost the race every time (a busy file, or `body` writing this plist itself): run
+        // `body` once under the lock, so the call always ends.
+        return try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Result, PlistSnapshot) in
+            let current = try loadOrSeed(name, at: url)
+            var root = current.root
+            let result = try body(&root)
+            guard root != current.root else { return (result, current) }
+            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp))
+        }
     }
+
+    /// How many times ``update(_:_:)`` runs its closure without the lock, each time finding that
+    /// another writer changed the file meanwhile, before it runs the closure under the lock.
+    static var optimisticAttempts: Int { 8 }
 
     /// Deletes the file of the plist called `name`; the next read seeds it again from its
     /// default, if it has one. Deleting a missing file does nothing.

@@ -64,4 +64,20 @@ import Darwin
         #expect(runs == 2)
         #expect(try store.root(of: "tasks") == ["ready": 1, "done": true])
     }
+
+    /// A body that writes its own plist makes every optimistic attempt lose; the update still
+    /// ends, running the body once under the lock after the optimistic attempts.
+    @Test func aBodyWritingItsOwnPlistStillEnds() throws {
+        let folder = try StoreScratchFolder()
+        let store = PlistStore(directory: folder.url)
+        try store.set(0, forKey: "n", in: "counter")
+        var runs = 0
+        try store.update("counter") { root in
+            runs += 1
+            try store.set(.int(runs), forKey: "inner", in: "counter")
+            root["n"] = .int(runs)
+        }
+        #expect(runs == PlistStore.optimisticAttempts + 1)
+        #expect(try store["counter"]["n"] == .int(runs))
+    }
 }
