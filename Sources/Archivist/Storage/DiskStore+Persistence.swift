@@ -309,11 +309,10 @@ extension DiskStore {
     }
 
     /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
-    /// the marker or the intent word says a process died mid-change, or the snapshot is
-    /// missing, damaged or of another epoch. A slot left by a process that is gone (it exited
-    /// without closing the store, or was killed) is freed and its temporaries swept in the
-    /// background; it needs no rescan (see ``SharedCounters/register(as:now:)``). A shared
-    /// counters file of another layout is reinitialised and the root rescanned.
+    /// the marker or the intent word says a process died mid-change, a slot shows a process
+    /// that died without freeing it (killed or crashed: a normal exit frees it), or the
+    /// snapshot is missing, damaged or of another epoch. A shared counters file of another
+    /// layout is reinitialised and the root rescanned.
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away.
     func loadOrRebuildIndex() throws -> Int? {
@@ -328,9 +327,11 @@ extension DiskStore {
             return nil
         }
         let ours = shared.adoptLayout()
-        let (slot, sweep) = shared.register()
+        let (slot, sweep, deadOwner) = shared.register()
         do {
-            if ours && !unclean && !shared.intent
+            // A killed owner is the one case the intent word alone has not been proven to
+            // cover (CI's crash suite once found the index behind the disk without it): rescan.
+            if ours && !unclean && !shared.intent && !deadOwner
                 && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
                 if sweep { sweepAbandonedEntryTemporaries() }
                 return slot

@@ -23,9 +23,10 @@ import Darwin
 ///
 /// - Process slots (from word 8, three words each: pid, PID namespace, incarnation — see
 ///   ``TemporaryName``; then one registration time per slot): every process that has the root
-///   open holds one, and frees it when its store goes away — or never, when it exits without
-///   closing the store. An opener that finds a slot of a dead process frees it and sweeps that
-///   process's temporaries; it does not rescan (see ``register(as:now:)``).
+///   open holds one, and frees it when its store goes away or the process exits normally (an
+///   `atexit` handler frees every slot the process still holds). A slot whose owner is dead
+///   therefore means the owner was killed or crashed: the opener that finds it frees it and
+///   rescans the root (see ``register(as:now:)``).
 ///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
@@ -129,8 +130,9 @@ final class SharedCounters: @unchecked Sendable {
     ///   dead owner may be left behind (a dead owner's slot was freed, or no slot could be
     ///   taken, so this process's own temporaries would go unnoticed): the caller sweeps then.
     func register(as owner: TemporaryName.Owner = TemporaryName.identity,
-                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool) {
+                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool, deadOwner: Bool) {
         var sweep = false
+        var deadOwner = false
         var free: Int?
         var oldestUnjudged: (slot: Int, time: UInt64)?
         for i in 0..<Self.slotCount {
@@ -145,6 +147,7 @@ final class SharedCounters: @unchecked Sendable {
             if holder == owner { continue }
             if TemporaryName.isDead(holder) {
                 sweep = true
+                deadOwner = true
                 archivist_atomic_store_u64(word + 2, 0)
                 if free == nil { free = i }
             } else if holder.namespace != TemporaryName.identity.namespace {
@@ -156,19 +159,36 @@ final class SharedCounters: @unchecked Sendable {
             free = slot
             sweep = true
         }
-        guard let slot = free else { return (nil, true) }
+        guard let slot = free else { return (nil, true, deadOwner) }
         let word = base + Self.firstSlot + 3 * slot
         archivist_atomic_store_u64(word + 2, 0)
         archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: owner.pid)))
         archivist_atomic_store_u64(word + 1, owner.namespace)
         archivist_atomic_store_u64(base + Self.firstSlotTime + slot, UInt64(max(0, now)))
         archivist_atomic_store_u64(word + 2, owner.incarnation)
-        return (slot, sweep)
+        if owner == TemporaryName.identity { Self.held.withLock { $0[ObjectIdentifier(self)] = (self, slot) } }
+        _ = Self.freeAtExit
+        return (slot, sweep, deadOwner)
     }
+
+    /// The slots this process holds, freed by ``freeAtExit`` when it exits normally.
+    private static let held = Locked<[ObjectIdentifier: (counters: SharedCounters, slot: Int)]>([:])
+
+    /// Installs, once, the `atexit` handler that frees this process's slots: a process that
+    /// exits without closing its stores (a global `CacheManager` is never deallocated) then
+    /// does not look killed to the next opener, which would rescan the root.
+    private static let freeAtExit: Void = {
+        atexit {
+            for (counters, slot) in SharedCounters.held.withLock({ Array($0.values) }) { counters.unregister(slot) }
+        }
+    }()
 
     /// Frees `slot` (the store is going away) if this process still holds it: a slot reused
     /// by another opener (see ``register(as:now:)``) stays theirs.
     func unregister(_ slot: Int) {
+        Self.held.withLock { held in
+            if held[ObjectIdentifier(self)]?.slot == slot { held[ObjectIdentifier(self)] = nil }
+        }
         let word = base + Self.firstSlot + 3 * slot
         guard archivist_atomic_load_u64(word) == UInt64(UInt32(bitPattern: TemporaryName.identity.pid)) else { return }
         _ = archivist_atomic_compare_exchange_u64(word + 2, TemporaryName.identity.incarnation, 0)

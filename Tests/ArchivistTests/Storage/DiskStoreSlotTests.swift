@@ -31,8 +31,9 @@ import Darwin
         return TemporaryName.Owner(pid: me.pid, namespace: me.namespace, incarnation: me.incarnation &+ 1)
     }
 
-    /// Before, every open after a process exited without deinit rescanned and bumped the epoch.
-    @Test func aSlotLeftByAnExitedProcessIsFreedWithoutARescanAndItsTemporariesSwept() throws {
+    /// A slot whose owner is dead means a killed or crashed process (a normal exit frees its
+    /// slots): the next opener frees the slot and rescans, which sweeps its temporaries.
+    @Test func aSlotLeftByAKilledProcessIsFreedAndTheRootRescanned() throws {
         try withTemporaryDirectory { dir throws in
             let a = try store(dir, "a")
             let k = key("x", "1")
@@ -46,7 +47,7 @@ import Darwin
             let epoch = a.shared.epoch
 
             let b = try store(dir, "b")
-            #expect(b.shared.epoch == epoch)
+            #expect(b.shared.epoch == epoch &+ 1)   // rescanned
             b.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: temporary))
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
@@ -82,7 +83,8 @@ import Darwin
     }
 
     /// A real process that stores and exits without releasing its manager (as a global one
-    /// never is): the next opener loads the index and journal without a rescan.
+    /// never is): its `atexit` handler frees its slot, so the next opener loads the index and
+    /// journal without a rescan.
     @Test func theNextLaunchAfterANormalExitDoesNotRescan() throws {
         try withTemporaryDirectory { dir throws in
             let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
@@ -108,7 +110,8 @@ import Darwin
             let words = try Data(contentsOf: folder.appendingPathComponent("shared"))
             #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
             #expect(!a.shared.intent)
-            #expect(a.shared.register(as: deadOwner).slot != nil)   // the garbage slots were cleared
+            let foreign = TemporaryName.Owner(pid: 9, namespace: TemporaryName.identity.namespace &+ 1, incarnation: 99)
+            #expect(a.shared.register(as: foreign).slot != nil)   // the garbage slots were cleared
             try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let epoch = a.shared.epoch
             let b = try store(dir, "b")   // our layout now: no rescan
