@@ -78,33 +78,10 @@ struct KeyedArchiveTableReader {
     }
 
     mutating func read() throws -> KeyedArchive {
-        let root = document.root
-        guard case .dictionary = document.nodes[root] else {
-            throw ArchiveError(.corrupt, "archive root is not a dictionary")
-        }
-        guard let archiver = document.value(forKey: "$archiver", inDictionaryAt: root),
-              document.string(at: archiver) == "NSKeyedArchiver" else {
-            throw ArchiveError(.corrupt, "$archiver is not NSKeyedArchiver", codingPath: ["$archiver"])
-        }
-        guard let version = document.value(forKey: "$version", inDictionaryAt: root),
-              document.nodes[version] == .integer(100_000) else {
-            throw ArchiveError(.unsupportedVersion, "$version is not 100000", codingPath: ["$version"])
-        }
-        guard let objectsNode = document.value(forKey: "$objects", inDictionaryAt: root),
-              case .array(let objectNodes) = document.nodes[objectsNode] else {
-            throw ArchiveError(.corrupt, "$objects is missing or not an array", codingPath: ["$objects"])
-        }
-        guard let first = objectNodes.first, document.string(at: first) == "$null" else {
-            throw ArchiveError(.corrupt, "$objects does not start with $null", codingPath: ["$objects", "[0]"])
-        }
-        guard objectNodes.count <= limits.maxObjectCount else {
-            throw ArchiveError(.limitExceeded(.objectCount), "\(objectNodes.count) objects exceed maxObjectCount")
-        }
+        let envelope = try KeyedArchiveEnvelope(document, limits: limits)
+        let objectNodes = envelope.objects
         objectCount = objectNodes.count
-        guard let topNode = document.value(forKey: "$top", inDictionaryAt: root),
-              case .dictionary(let topKeys, let topValues) = document.nodes[topNode] else {
-            throw ArchiveError(.corrupt, "$top is missing or not a dictionary", codingPath: ["$top"])
-        }
+        let (topKeys, topValues) = (envelope.topKeys, envelope.topValues)
         var top: [String: KeyedArchiveReference] = [:]
         for (key, value) in zip(topKeys, topValues) {
             guard let name = document.string(at: key) else {

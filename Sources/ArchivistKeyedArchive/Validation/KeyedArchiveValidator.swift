@@ -153,32 +153,8 @@ struct KeyedArchiveValidator {
     }
 
     private func readLayout(_ document: PropertyListDocument) throws -> Layout {
-        let root = document.root
-        guard case .dictionary = document.nodes[root] else {
-            throw ArchiveError(.corrupt, "archive root is not a dictionary")
-        }
-        guard let archiver = document.value(forKey: "$archiver", inDictionaryAt: root),
-              document.string(at: archiver) == "NSKeyedArchiver" else {
-            throw ArchiveError(.corrupt, "$archiver is not NSKeyedArchiver", codingPath: ["$archiver"])
-        }
-        guard let version = document.value(forKey: "$version", inDictionaryAt: root),
-              document.nodes[version] == .integer(100_000) else {
-            throw ArchiveError(.unsupportedVersion, "$version is not 100000", codingPath: ["$version"])
-        }
-        guard let objectsNode = document.value(forKey: "$objects", inDictionaryAt: root),
-              case .array(let objects) = document.nodes[objectsNode] else {
-            throw ArchiveError(.corrupt, "$objects is missing or not an array", codingPath: ["$objects"])
-        }
-        guard let first = objects.first, document.string(at: first) == "$null" else {
-            throw ArchiveError(.corrupt, "$objects does not start with $null", codingPath: ["$objects", "[0]"])
-        }
-        guard objects.count <= limits.maxObjectCount else {
-            throw ArchiveError(.limitExceeded(.objectCount), "\(objects.count) objects exceed maxObjectCount")
-        }
-        guard let topNode = document.value(forKey: "$top", inDictionaryAt: root),
-              case .dictionary(let keys, let values) = document.nodes[topNode] else {
-            throw ArchiveError(.corrupt, "$top is missing or not a dictionary", codingPath: ["$top"])
-        }
+        let envelope = try KeyedArchiveEnvelope(document, limits: limits)
+        let (objects, topNode, keys, values) = (envelope.objects, envelope.topNode, envelope.topKeys, envelope.topValues)
         // Every UID anywhere must point into $objects. No date is NaN: corelibs traps describing
         // one, and an NSDate key that is NaN never equals itself, so NSDictionary lookups of its
         // own keys fail (a force unwrap in its description).
