@@ -111,23 +111,9 @@ package enum AtomicFile {
         guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
         let capacity = Int(min(Int64(limit), Int64(status.st_size)))
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = 0
-            while count < capacity {
-                let n = fs.read(fd, buffer.baseAddress! + count, capacity - count)
-                if n > 0 {
-                    count += n
-                } else if n == 0 {
-                    break   // the file shrank under us; the reader's checks catch it
-                } else if errno != EINTR {
-                    failure = errno
-                    break
-                }
-            }
+        return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
         }
-        if failure != 0 { throw CacheError.posix("read", path: path, errno: failure) }
-        return bytes
     }
 
     /// Reads the whole file at `path` straight into a `Data`, with no intermediate copy.
@@ -170,24 +156,8 @@ package enum AtomicFile {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
         var data = Data(count: Int(status.st_size))
-        var failure: Int32 = 0
-        let count = data.withUnsafeMutableBytes { buffer -> Int in
-            var count = 0
-            while count < buffer.count {
-                let n = fs.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if n > 0 {
-                    count += n
-                } else if n == 0 {
-                    break   // the file shrank under us; the reader's checks catch it
-                } else if errno != EINTR {
-                    failure = errno
-                    break
-                }
-            }
-            return count
-        }
-        if failure != 0 { throw CacheError.posix("read", path: path, errno: failure) }
-        if count < data.count { data.count = count }
+        let count = try data.withUnsafeMutableBytes { try fs.readFully(fd, into: $0, path: path) }
+        if count < data.count { data.count = count }   // the file shrank; the reader's checks catch it
         return data
     }
 

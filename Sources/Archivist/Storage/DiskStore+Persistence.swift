@@ -285,19 +285,24 @@ extension DiskStore {
         guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
         let end = Int(status.st_size)
         guard end >= offset else { return nil }
-        var bytes = [UInt8](repeating: 0, count: end - offset)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(journalFD, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
-            if n > 0 {
-                done += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return nil
+        // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
+        // descriptor at once, so none may move its position.
+        var whole = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, done in
+            done = 0
+            while done < buffer.count {
+                let n = pread(journalFD, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                if n > 0 {
+                    done += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    whole = false
+                    return
+                }
             }
         }
-        return bytes
+        return whole ? bytes : nil
     }
 
     /// Writes the marker's flag byte.

@@ -92,6 +92,28 @@ extension FileSystem {
         return fd
     }
 
+    /// Reads from `fd`'s position into `buffer` until it is full or the file ends, retrying
+    /// `EINTR`: the one read loop of the storage layer and the stores.
+    ///
+    /// - Returns: How many bytes were read (fewer than `buffer.count` when the file ended
+    ///   first, e.g. it shrank under the reader, whose own checks then catch it).
+    /// - Throws: ``CacheError`` for `read` at `path` with the failure's `errno`.
+    package func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var count = 0
+        while count < buffer.count {
+            let n = read(fd, base + count, buffer.count - count)
+            if n > 0 {
+                count += n
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                throw CacheError.posix("read", path: path, errno: errno)
+            }
+        }
+        return count
+    }
+
     /// Opens a folder and flushes it, so that a rename inside it survives a power loss.
     ///
     /// - Complexity: Blocking file I/O.

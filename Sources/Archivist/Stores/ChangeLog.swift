@@ -284,23 +284,9 @@ final class ChangeLog {
         let capacity = max(0, Int(status.st_size) - offset)
         guard capacity > 0 else { return [] }
         guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw CacheError.posix("lseek", path: logPath, errno: errno) }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = 0
-            while count < capacity {
-                let n = fileSystem.read(fd, buffer.baseAddress! + count, capacity - count)
-                if n > 0 {
-                    count += n
-                } else if n == 0 {
-                    break
-                } else if errno != EINTR {
-                    failure = errno
-                    break
-                }
-            }
+        return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = try fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: logPath)
         }
-        if failure != 0 { throw CacheError.posix("read", path: logPath, errno: failure) }
-        return bytes
     }
 
     /// Decodes the entries in `bytes` from `start` (`bytes[0]` is at file offset
