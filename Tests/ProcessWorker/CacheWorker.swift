@@ -184,7 +184,8 @@ func cacheRead(_ arguments: [String]) throws {
 
 /// `cache-check <root> <writers> <keys> <progress files...>`: a fresh process's verdict on a
 /// root the writers left: every key holds its committed state (or the pending one of a killed
-/// writer), `contains` agrees, the sizes equal a walk of the files, no temporary is left.
+/// writer), `contains` agrees, the sizes equal a walk of the files, no temporary is left once
+/// the open's background sweep has run.
 func cacheCheck(_ arguments: [String]) throws {
     let root = argument(arguments, 0, "root") { $0 }
     let writers = argument(arguments, 1, "writers") { Int($0) }
@@ -213,6 +214,9 @@ func cacheCheck(_ arguments: [String]) throws {
             if value != nil { present += 1 }
         }
     }
+    // The open sweeps killed writers' temporaries on the trash queue (no size counts them):
+    // wait for it before walking the files.
+    try DiskStore.open(at: URL(fileURLWithPath: root, isDirectory: true)).waitForTrash()
     var files_ = 0
     var bytes: Int64 = 0
     var temporaries: [String] = []

@@ -22,6 +22,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "umask-everything": umaskEverything,
     "default-location": defaultLocation,
     "store-then-exit": storeThenExit,
+    "stop-in-write": stopInWrite,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -314,10 +314,12 @@ extension DiskStore {
     }
 
     /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
-    /// the marker or the intent word says a process died mid-change, a slot shows a process
-    /// that died without freeing it (killed or crashed: a normal exit frees it), or the
-    /// snapshot is missing, damaged or of another epoch. A shared counters file of another
-    /// layout is reinitialised and the root rescanned.
+    /// the marker or the intent word says a process died mid-change, or the snapshot is
+    /// missing, damaged or of another epoch. A slot of a process that died without freeing it
+    /// (killed or crashed: a normal exit frees it) is freed and the dead process's temporaries
+    /// are swept on the trash queue; it needs no rescan, since every file change of a killed
+    /// holder that its journal record lacks leaves the intent word set (see ``mutate``). A
+    /// shared counters file of another layout is reinitialised and the root rescanned.
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away.
     func loadOrRebuildIndex() throws -> Int? {
@@ -332,11 +334,9 @@ extension DiskStore {
             return nil
         }
         let ours = shared.adoptLayout()
-        let (slot, sweep, deadOwner) = shared.register()
+        let (slot, sweep) = shared.register()
         do {
-            // A killed owner is the one case the intent word alone has not been proven to
-            // cover (CI's crash suite once found the index behind the disk without it): rescan.
-            if ours && !unclean && !shared.intent && !deadOwner
+            if ours && !unclean && !shared.intent
                 && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
                 if sweep { sweepAbandonedEntryTemporaries() }
                 return slot

@@ -25,8 +25,9 @@ import Darwin
 ///   ``TemporaryName``; then one registration time per slot): every process that has the root
 ///   open holds one, and frees it when its store goes away or the process exits normally (an
 ///   `atexit` handler frees every slot the process still holds). A slot whose owner is dead
-///   therefore means the owner was killed or crashed: the opener that finds it frees it and
-///   rescans the root (see ``register(as:now:)``).
+///   means the owner was killed or crashed: the opener that finds it frees it and sweeps the
+///   dead owner's temporaries in the background; it rescans only if the intent word is set
+///   (see ``register(as:now:)``).
 ///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
@@ -116,12 +117,12 @@ final class SharedCounters: @unchecked Sendable {
     /// Under the exclusive lock: frees the slots of processes that died with the root open, and
     /// takes one for `owner` (this process, but for tests).
     ///
-    /// A dead owner is no crash to repair: a process that exits — normally, or killed, as iOS
-    /// ends suspended apps — without closing its store leaves its slot too. A kill between a
-    /// file change and its journal record leaves the ``intent`` word set, which every lock
-    /// holder checks; a kill outside the lock can only leave temporaries, which a sweep of
-    /// dead owners' temporaries removes. So the caller sweeps when this reports a dead owner,
-    /// and never rescans for it.
+    /// A dead owner is no crash to repair by itself: a kill between a file change and its
+    /// journal record leaves the ``intent`` word set, which every lock holder checks (and then
+    /// rescans); a kill anywhere else can only leave temporaries, which a sweep of dead
+    /// owners' temporaries removes. So the caller sweeps when this reports a dead owner, and
+    /// never rescans for it. (A rescan here once hid a test that counted a killed writer's
+    /// temporary as disk usage before that sweep had run: docs/Reliability.md, *Crash tests*.)
     ///
     /// When every slot is taken, the oldest slot of an owner that cannot be judged is reused
     /// once it is ``unjudgedSlotAge`` old; failing that the process works without a slot.
@@ -130,9 +131,8 @@ final class SharedCounters: @unchecked Sendable {
     ///   dead owner may be left behind (a dead owner's slot was freed, or no slot could be
     ///   taken, so this process's own temporaries would go unnoticed): the caller sweeps then.
     func register(as owner: TemporaryName.Owner = TemporaryName.identity,
-                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool, deadOwner: Bool) {
+                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool) {
         var sweep = false
-        var deadOwner = false
         var free: Int?
         var oldestUnjudged: (slot: Int, time: UInt64)?
         for i in 0..<Self.slotCount {
@@ -147,7 +147,6 @@ final class SharedCounters: @unchecked Sendable {
             if holder == owner { continue }
             if TemporaryName.isDead(holder) {
                 sweep = true
-                deadOwner = true
                 archivist_atomic_store_u64(word + 2, 0)
                 if free == nil { free = i }
             } else if holder.namespace != TemporaryName.identity.namespace {
@@ -159,7 +158,7 @@ final class SharedCounters: @unchecked Sendable {
             free = slot
             sweep = true
         }
-        guard let slot = free else { return (nil, true, deadOwner) }
+        guard let slot = free else { return (nil, true) }
         let word = base + Self.firstSlot + 3 * slot
         archivist_atomic_store_u64(word + 2, 0)
         archivist_atomic_store_u64(word, UInt64(UInt32(bitPattern: owner.pid)))
@@ -168,7 +167,7 @@ final class SharedCounters: @unchecked Sendable {
         archivist_atomic_store_u64(word + 2, owner.incarnation)
         if owner == TemporaryName.identity { Self.held.withLock { $0[ObjectIdentifier(self)] = (self, slot) } }
         _ = Self.freeAtExit
-        return (slot, sweep, deadOwner)
+        return (slot, sweep)
     }
 
     /// The slots this process holds, freed by ``freeAtExit`` when it exits normally.
