@@ -39,23 +39,36 @@ extension DiskStore {
 extension DiskStore {
     /// Renames a prepared entry file into place (under the store's lock); a folder in the way
     /// (the rename fails with `EISDIR`) is moved into the trash and the rename tried once more.
-    /// The temporary is deleted when this throws.
+    /// The temporary is deleted when this throws or reports a failure.
     ///
     /// - Returns: Whether the entry was renamed (`false`: another process moved the folder,
-    ///   temporary and all, into the trash), and whether a folder was cleared out of the way
-    ///   (its contents must leave the index).
-    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename()``; the old entry is untouched.
+    ///   temporary and all, into the trash, or `failure` says why), whether a folder was cleared
+    ///   out of the way (its contents must leave the index, even when the rename then failed:
+    ///   the disk changed), and the error of a rename that failed after that folder was gone,
+    ///   for the caller to throw once the clear is journaled.
+    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename()`` when nothing changed: the old
+    ///   entry is untouched.
     /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
-    func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool) {
+    func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?) {
         do {
-            return (try prepared.rename(), false)
-        } catch let error as CacheError where error.errno == EISDIR {
+            return (try prepared.rename(), false, nil)
+        } catch let inTheWay as CacheError where inTheWay.errno == EISDIR {
+            let cleared: Bool
             do {
-                guard try removeItem(at: prepared.path) else { throw error }
-                return (try prepared.rename(), true)
+                cleared = try removeItem(at: prepared.path)
             } catch {
                 prepared.discard()
                 throw error
+            }
+            guard cleared else {
+                prepared.discard()
+                throw inTheWay
+            }
+            do {
+                return (try prepared.rename(), true, nil)
+            } catch {
+                prepared.discard()
+                return (false, true, error)
             }
         } catch {
             prepared.discard()

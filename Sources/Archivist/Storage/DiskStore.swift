@@ -192,20 +192,24 @@ package final class DiskStore: Sendable {
                                 clearedFileAtFolder = true
                                 continue
                             }
-                            let renamed: Bool, counter: UInt64
+                            let renamed: Bool, failure: (any Error)?, counter: UInt64
                             do {
-                                ((renamed, _), _, counter) = try mutate(origin: origin) {
+                                ((renamed, _, failure), _, counter) = try mutate(origin: origin) {
                                     try renameEntry(prepared)
-                                } change: { (renamed, clearedFolder) -> [Change] in
-                                    guard renamed else { return [] }
-                                    let record = Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
-                                                        lastAccess: writeDate.timeIntervalSince1970)
-                                    return (clearedFolder ? [.clear(folderShadowing(key))] : []) + [.set(key, record)]
+                                } change: { (renamed, clearedFolder, _) -> [Change] in
+                                    // A folder cleared out of the way is gone even when the rename failed.
+                                    var changes: [Change] = clearedFolder ? [.clear(folderShadowing(key))] : []
+                                    if renamed {
+                                        changes.append(.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
+                                                                        lastAccess: writeDate.timeIntervalSince1970)))
+                                    }
+                                    return changes
                                 }
                             } catch {
                                 prepared.discard()   // the lock or the catch-up failed before the rename
                                 throw error
                             }
+                            if let failure { throw failure }
                             if !renamed {
                                 if attempts < 8 { continue }
                                 throw CacheError.posix("rename", path: path, errno: ENOENT)
