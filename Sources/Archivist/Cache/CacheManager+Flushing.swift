@@ -10,13 +10,15 @@ import Foundation
 ///   a long journal makes the next open (and every other process's next size query) read it
 ///   all (slower, same sizes);
 /// - cleared folders wait in `.archivist/trash` to be deleted on a background queue; the next
-///   open deletes what is left, in the background. They never count in any size.
+///   open deletes what is left, in the background, with the temporaries of a process killed
+///   while writing. Neither ever counts in any size.
 ///
 /// ``flush()`` does both now, so the next open is fast and the disk space is back: call it
 /// before a command-line tool exits, at the end of a test, or when an app moves to the
 /// background.
 extension CacheManager {
-    /// Saves the size index and waits until every cleared folder has been deleted.
+    /// Saves the size index and waits until every cleared folder (and every temporary of a
+    /// killed process the open found) has been deleted.
     ///
     /// ```swift
     /// try cache.store(report, for: .lastReport)

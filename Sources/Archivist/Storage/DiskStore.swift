@@ -14,7 +14,8 @@ import Darwin
 /// the same root at once: every committed change is appended to a shared journal under a
 /// short cross-process ``FileLock`` hold, and each process folds in the others' records when
 /// the shared change counter moves (see `DiskStore+Persistence.swift`), so sizes and
-/// `contains` are exact in all of them, and a crash of any one is repaired by one rescan.
+/// `contains` are exact in all of them; a crash of one between a file change and its journal
+/// record is repaired by one rescan (see the intent word in ``SharedCounters``).
 ///
 /// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it).
 ///
