@@ -22,21 +22,31 @@ let package = Package(
             dependencies: ["Archivist", "ArchivistKeyedArchive"],
             path: "Benchmarks/ArchivistBenchmarks"
         ),
+        // What the tests and the processes they start share: the seeded generator, the crash
+        // writer's and the workers' value types, the progress file. Not a product.
+        .target(
+            name: "ArchivistTestSupport",
+            dependencies: ["Archivist"],
+            path: "Tests/ArchivistTestSupport"
+        ),
         // The process the crash tests start and kill (Tests/ArchivistTests/Reliability/).
         .executableTarget(
             name: "ArchivistCrashWriter",
-            dependencies: ["Archivist"],
+            dependencies: ["Archivist", "ArchivistTestSupport"],
             path: "Tests/CrashWriter"
         ),
         // The processes the multi-process tests start: several open one store at once.
         .executableTarget(
             name: "ArchivistProcessWorker",
-            dependencies: ["Archivist"],
+            dependencies: ["Archivist", "ArchivistTestSupport"],
             path: "Tests/ProcessWorker"
         ),
         .testTarget(
             name: "ArchivistTests",
-            dependencies: ["Archivist", "ArchivistKeyedArchive", "ArchivistCrashWriter", "ArchivistProcessWorker"],
+            dependencies: [
+                "Archivist", "ArchivistKeyedArchive", "ArchivistTestSupport",
+                "ArchivistCrashWriter", "ArchivistProcessWorker",
+            ],
             path: "Tests/ArchivistTests"
         ),
     ],

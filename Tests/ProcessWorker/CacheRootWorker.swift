@@ -1,4 +1,5 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
 
 /// `default-location <app name>`: prints `CacheRoot.defaultLocation(for:)`'s caches and

@@ -1,4 +1,5 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -56,7 +57,7 @@ struct ProgressWords {
 
 /// The value of writer `w`'s key `k` at `version`: self-describing, with seeded padding.
 func workerValue(_ writer: Int, _ key: Int, _ version: UInt64) -> String {
-    var rng = SplitMix64(state: UInt64(writer) << 48 ^ UInt64(key) << 32 ^ version)
+    var rng = SplitMix64(seed: UInt64(writer) << 48 ^ UInt64(key) << 32 ^ version)
     let padding = Int.random(in: 0..<1_500, using: &rng)
     return "w\(writer)-\(key):\(version):\(padding):" + String(repeating: "x", count: padding)
 }
@@ -87,7 +88,7 @@ func cacheWrite(_ arguments: [String]) throws {
     let keys = argument(arguments, 4, "keys") { Int($0) }
     let progress = ProgressWords(path: argument(arguments, 5, "progress file") { $0 }, create: true)
     let cache = try openWorkerCache(root, memory: true)
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64(seed: seed)
     try settlePending(progress, cache, writer)
     // Versions continue from what an earlier incarnation of this writer committed.
     var version: UInt64 = (0..<keys).map { progress.committed($0) >> 1 }.max() ?? 0
@@ -155,7 +156,7 @@ func cacheRead(_ arguments: [String]) throws {
     let milliseconds = argument(arguments, 3, "milliseconds") { Int($0) }
     let files = (0..<writers).map { ProgressWords(path: argument(arguments, 4 + $0, "progress file") { $0 }, create: false) }
     let cache = try openWorkerCache(root, memory: true)
-    var rng = SplitMix64(state: UInt64(getpid()))
+    var rng = SplitMix64(seed: UInt64(getpid()))
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
     var reads = 0
     while ContinuousClock.now < deadline {
@@ -217,23 +218,14 @@ func cacheCheck(_ arguments: [String]) throws {
     // The open sweeps killed writers' temporaries on the trash queue (no size counts them):
     // wait for it before walking the files.
     try DiskStore.open(at: URL(fileURLWithPath: root, isDirectory: true)).waitForTrash()
-    var files_ = 0
-    var bytes: Int64 = 0
-    var temporaries: [String] = []
-    let walker = FileManager.default.enumerator(atPath: root)
-    while let relative = walker?.nextObject() as? String {
-        let name = (relative as NSString).lastPathComponent
-        if name.hasPrefix(".tmp-") { temporaries.append(relative) }
-        if relative.hasPrefix(".archivist") { continue }
-        var status = stat()
-        guard lstat(root + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
-        files_ += 1
-        bytes += Int64(status.st_size)
-    }
+    let rootURL = URL(fileURLWithPath: root, isDirectory: true)
+    let entries = entryFiles(under: rootURL)
+    let bytes = entries.values.reduce(0, +)
+    let temporaries = allPaths(under: rootURL).filter { ($0 as NSString).lastPathComponent.hasPrefix(".tmp-") }
     let usage = cache.totalUsage
-    if usage.entryCount != files_ || usage.logicalBytes != Int(bytes) || files_ != present {
+    if usage.entryCount != entries.count || usage.logicalBytes != bytes || entries.count != present {
         problems.append("sizes: index \(usage.entryCount) entries / \(usage.logicalBytes) bytes, "
-                        + "disk \(files_) files / \(bytes) bytes, \(present) keys present")
+                        + "disk \(entries.count) files / \(bytes) bytes, \(present) keys present")
     }
     if !temporaries.isEmpty { problems.append("temporaries left: \(temporaries)") }
     if !problems.isEmpty { fail("check: " + problems.prefix(10).joined(separator: "; ")) }

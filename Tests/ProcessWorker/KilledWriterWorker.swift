@@ -1,4 +1,5 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
 
 /// `lock-counter <lock file> <counter file> <iterations>`: increments a decimal counter kept

@@ -1,12 +1,6 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
-
-/// The record the RecordStore workers write (the tests declare the same type).
-struct WorkerRecord: Codable, Archivable, Identifiable, Sendable {
-    var id: String
-    var count: Int
-    var payload: String
-}
 
 /// Opens the store the RecordStore workers share: no fsync (a killed process's writes are
 /// in the page cache all the same) and a small compaction threshold, so compactions happen
@@ -40,7 +34,7 @@ func recordsMixed(_ arguments: [String]) throws {
     let store = try openSharedStore(argument(arguments, 0, "folder") { $0 })
     let prefix = argument(arguments, 1, "prefix") { $0 }
     let count = argument(arguments, 2, "count") { Int($0) }
-    var random = SplitMix64(state: argument(arguments, 3, "seed") { UInt64($0) })
+    var random = SplitMix64(seed: argument(arguments, 3, "seed") { UInt64($0) })
     let counters = argument(arguments, 4, "counters") { Int($0) }
     let report = argument(arguments, 5, "report file") { $0 }
     for index in 0..<counters {

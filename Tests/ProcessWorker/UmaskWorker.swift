@@ -1,4 +1,5 @@
 import Archivist
+import ArchivistTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,18 +37,6 @@ func umaskEverything(_ arguments: [String]) throws {
     try plists.set(.string("x"), forKey: "k", in: "settings")
     let preferences = try Preferences(store: plists)
     try preferences.set(3, for: PreferenceKey("count", default: 0))
-}
-
-/// A cache type per location, so every folder kind is created.
-enum UmaskCache: String, CacheType, CaseIterable {
-    case shared, user, document
-    var location: CacheLocation {
-        switch self {
-        case .shared: .sharedCaches
-        case .user: .userCaches
-        case .document: .userDocuments
-        }
-    }
 }
 
 /// A record for the record store.

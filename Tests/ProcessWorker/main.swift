@@ -7,6 +7,7 @@
 // Each mode lives in a file of its own (`<Area>Worker.swift`) as a function taking the
 // arguments after the mode; register it in `modes` below. A worker exits 0 when all went
 // well and 1 with a message on standard error otherwise, so the test can tell.
+import ArchivistTestSupport
 import Foundation
 
 let modes: [String: ([String]) throws -> Void] = [

@@ -25,12 +25,16 @@ final class ChangeLog {
     static let headerSize = 24
     /// The header of version 1 logs (no checksum).
     static let legacyHeaderSize = 16
+    /// The largest entry a frame can hold: its length is a u32.
+    static let maxEntryBytes = Int(UInt32.max)
 
     let logPath: String
     let snapshotPath: String
     let directory: String
     let durability: Durability
     let fileSystem: FileSystem
+    /// The largest entry ``append(_:)`` accepts: ``maxEntryBytes``, lower in tests.
+    let entryLimit: Int
     private var fd: Int32 = -1
     /// The header size of the open log (16 for a version 1 log, else 24).
     private(set) var headerSize = ChangeLog.headerSize
@@ -53,7 +57,12 @@ final class ChangeLog {
 
     /// A log in `url` (the folder is created 0700); nothing is read until
     /// ``load(snapshotGeneration:as:options:apply:)``. Temporaries of dead writers are swept.
-    init(directory url: URL, durability: Durability, fileSystem: FileSystem = .posix) throws {
+    init(
+        directory url: URL, durability: Durability, fileSystem: FileSystem = .posix,
+        entryLimit: Int = ChangeLog.maxEntryBytes
+    ) throws {
+        precondition(entryLimit <= Self.maxEntryBytes, "a frame's length is a u32")
+        self.entryLimit = entryLimit
         directory = url.standardizedFileURL.path
         logPath = directory + "/records.log"
         snapshotPath = directory + "/records.snapshot"
@@ -197,7 +206,12 @@ final class ChangeLog {
     ///
     /// A reset or a cut that failed earlier is finished first; if it fails again, nothing is
     /// appended.
+    ///
+    /// - Throws: ``StoreError`` `notRepresentable` when the entry is larger than a frame's u32
+    ///   length can say (``entryLimit``), before anything is written; else what the file
+    ///   system reports.
     func append(_ entry: Data) throws {
+        try checkEntrySize(entry.count)
         try repair()
         var frame = [UInt8]()
         frame.reserveCapacity(entry.count + 4)
@@ -220,6 +234,19 @@ final class ChangeLog {
             }
             throw error
         }
+    }
+
+    /// Refuses an entry of `count` bytes that a frame cannot hold: its length would not fit
+    /// in the u32 before it (a batch of more than 4 GiB, reachable only with
+    /// `ArchiveLimits.maxTotalBytes` raised above that).
+    func checkEntrySize(_ count: Int) throws {
+        guard count > entryLimit else { return }
+        throw StoreError(
+            .notRepresentable,
+            "the batch archives to \(count) bytes, more than the \(entryLimit) one change-log entry holds; "
+                + "save it as several smaller batches",
+            fileURL: URL(fileURLWithPath: logPath),
+            underlyingError: ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(entryLimit)"))
     }
 
     /// Finishes a reset or a cut that failed earlier.

@@ -19,10 +19,16 @@ extension PlistStore {
     ///   - key: the key in the root dictionary; any string, including the empty one.
     ///   - name: the plist's name.
     /// - Throws: ``StoreError``: `corrupt` when the existing file cannot be read (it is left
-    ///   untouched), `invalidName`, `permissionDenied`, `noSpace` or `ioFailed`.
+    ///   untouched), `notRepresentable` when the root holds another spelling of `key` (equal
+    ///   as a `String`, different in bytes; see the type's discussion), `invalidName`,
+    ///   `permissionDenied`, `noSpace` or `ioFailed`.
     /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
     public func set(_ value: PlistValue, forKey key: String, in name: String) throws {
-        try update(name) { root in root[key] = value }
+        let url = try fileURL(for: name)
+        try update(name) { root in
+            try Self.checkNoLookalike(of: key, in: root, url: url)
+            root[key] = value
+        }
     }
 
     /// Stores a ``PlistConvertible`` value for `key` in the plist called `name`, keeping the
@@ -46,12 +52,16 @@ extension PlistStore {
     /// ```
     ///
     /// - Returns: the removed value, or `nil` when the key was absent (the file is then left
-    ///   as it is).
+    ///   as it is). Another spelling of `key` (equal as a `String`, different in bytes) is
+    ///   another key, and stays.
     /// - Throws: as ``set(_:forKey:in:)-(PlistValue,_,_)``.
     /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
     @discardableResult
     public func removeValue(forKey key: String, in name: String) throws -> PlistValue? {
-        try update(name) { root in root.removeValue(forKey: key) }
+        try update(name) { root in
+            guard Self.entry(key, in: root) != nil else { return nil }
+            return root.removeValue(forKey: key)
+        }
     }
 
     /// Replaces the whole root dictionary of the plist called `name`, as seed 000's

@@ -39,6 +39,17 @@ import Foundation
 /// let id = try store.value(forKey: "id", in: "MyPlist", default: 0)    // typed, with a default
 /// ```
 ///
+/// **Keys are bytes.** The keyed methods (``value(forKey:in:)``, ``set(_:forKey:in:)-(PlistValue,_,_)``,
+/// ``removeValue(forKey:in:)``, the subscripts) compare keys by their UTF-8 bytes, like every
+/// key in Archivist: "é" as U+00E9 and as "e" + U+0301 are two keys, though they are equal
+/// `String`s. A root is a `[String: PlistValue]`, which holds only one of two such spellings,
+/// so reading the other spelling finds nothing, setting it beside the first throws
+/// ``StoreError/Code/notRepresentable`` instead of overwriting the first's value, and a file
+/// that holds both (written by other software) throws `notRepresentable` when read instead
+/// of losing one. The root dictionary itself, and ``update(_:_:)``'s closure, compare the
+/// Swift way. Normalize keys (`precomposedStringWithCanonicalMapping`) if two spellings
+/// should be one key.
+///
 /// Names are file names, never paths: see ``fileURL(for:)``.
 public final class PlistStore: Sendable {
     /// The encoding a store writes files in. Reading accepts either.
@@ -121,7 +132,8 @@ public final class PlistStore: Sendable {
     /// - Parameter name: the plist's name.
     /// - Returns: the root dictionary.
     /// - Throws: ``StoreError``: `corrupt` when the file (or the default) is not a plist with a
-    ///   dictionary root, `notRepresentable` when it holds an integer beyond `Int`,
+    ///   dictionary root, `notRepresentable` when it holds an integer beyond `Int` or a
+    ///   dictionary with two keys that are one Swift string (see "Keys are bytes" above),
     ///   `invalidName`, `permissionDenied` or `ioFailed`.
     /// - Complexity: One `stat` when the file is unchanged since this store last read or wrote
     ///   it; otherwise O(n) in the file's size. Blocking file I/O (a write too, when seeding).
@@ -150,7 +162,7 @@ public final class PlistStore: Sendable {
     /// - Throws: as ``root(of:)``.
     /// - Complexity: as ``root(of:)``: blocking file I/O.
     public subscript(name: String, key: String) -> PlistValue? {
-        get throws { try root(of: name)[key] }
+        get throws { Self.entry(key, in: try root(of: name)) }
     }
 
     /// Returns the value stored for `key` in the plist called `name`, or `nil` when there is
@@ -163,7 +175,7 @@ public final class PlistStore: Sendable {
     /// - Throws: as ``root(of:)``.
     /// - Complexity: as ``root(of:)``: blocking file I/O.
     public func value(forKey key: String, in name: String) throws -> PlistValue? {
-        try root(of: name)[key]
+        Self.entry(key, in: try root(of: name))
     }
 
     /// Returns the value stored for `key` converted to `type`, or `nil` when there is none.
@@ -180,7 +192,7 @@ public final class PlistStore: Sendable {
         _ type: Value.Type, forKey key: String, in name: String
     ) throws -> Value? {
         let url = try fileURL(for: name)
-        guard let stored = try root(of: name)[key] else { return nil }
+        guard let stored = Self.entry(key, in: try root(of: name)) else { return nil }
         return try Self.convert(stored, to: type, key: key, url: url)
     }
 
@@ -313,6 +325,13 @@ public final class PlistStore: Sendable {
         }
         guard case .dictionary(let entries) = root else {
             throw StoreError(.corrupt, "the root is \(root.kindName), not a dictionary", fileURL: url)
+        }
+        if PlistKeyCount.fileHasMoreKeys(data, than: root) {
+            throw StoreError(
+                .notRepresentable,
+                "a dictionary in the file has two keys that are one Swift string (the same bytes twice, or two "
+                    + "spellings such as \"\u{E9}\" as U+00E9 and as e + U+0301); reading it would drop one of them",
+                fileURL: url)
         }
         return entries
     }

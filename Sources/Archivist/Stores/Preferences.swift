@@ -19,6 +19,10 @@ import Foundation
 /// ``storedValue(for:)`` to see the stored value strictly, with a thrown
 /// ``StoreError/Code/typeMismatch``. The next ``set(_:for:)`` replaces the stray value.
 ///
+/// **Keys are bytes**, as in ``PlistStore``: a key whose name is another spelling of a stored
+/// one ("é" as U+00E9 and as "e" + U+0301) reads as its default, and setting it throws
+/// ``StoreError/Code/notRepresentable`` rather than overwrite the stored one's value.
+///
 /// **Threads and processes.** Any thread or task, and any number of processes (an app and
 /// its extensions sharing an app-group container), may read and write one preferences file.
 /// Writes hold the file's lock (see ``PlistStore``), so a write of one key never loses
@@ -53,8 +57,9 @@ public final class Preferences: Sendable {
     ///   - store: the store holding the file.
     ///   - name: the plist's name; `Preferences` by default.
     /// - Throws: ``StoreError``: `corrupt` when the file is not a readable plist (delete it
-    ///   with ``PlistStore/removeFile(named:)`` to start over), `invalidName`,
-    ///   `permissionDenied` or `ioFailed`.
+    ///   with ``PlistStore/removeFile(named:)`` to start over), `notRepresentable` when it
+    ///   holds what ``PlistStore/root(of:)`` refuses (such as two spellings of one key),
+    ///   `invalidName`, `permissionDenied` or `ioFailed`.
     /// - Complexity: O(n) in the file's size; blocking file I/O.
     public init(store: PlistStore, name: String = "Preferences") throws {
         self.store = store
@@ -84,7 +89,7 @@ public final class Preferences: Sendable {
     /// - Complexity: O(1) expected (O(n) for an array or dictionary value of n elements): one
     ///   `stat`; O(n) in the file's size when it changed.
     public func value<Value>(for key: PreferenceKey<Value>) -> Value {
-        guard let stored = currentRoot()[key.name] else { return key.defaultValue }
+        guard let stored = PlistStore.entry(key.name, in: currentRoot()) else { return key.defaultValue }
         return Value(plistValue: stored) ?? key.defaultValue
     }
 
@@ -99,7 +104,7 @@ public final class Preferences: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch``.
     /// - Complexity: as ``value(for:)``.
     public func storedValue<Value>(for key: PreferenceKey<Value>) throws -> Value? {
-        guard let stored = currentRoot()[key.name] else { return nil }
+        guard let stored = PlistStore.entry(key.name, in: currentRoot()) else { return nil }
         return try PlistStore.convert(stored, to: Value.self, key: key.name, url: fileURL)
     }
 
@@ -110,10 +115,15 @@ public final class Preferences: Sendable {
     /// ```
     ///
     /// - Throws: ``StoreError``: `corrupt` when the file was damaged since it was opened,
+    ///   `notRepresentable` when the file holds another spelling of the key's name (equal as
+    ///   a `String`, different in bytes; see "Keys are bytes" in ``PlistStore``),
     ///   `permissionDenied`, `noSpace` or `ioFailed`; memory then keeps the old value.
     /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
-        try change { $0[key.name] = value.plistValue }
+        try change { root in
+            try PlistStore.checkNoLookalike(of: key.name, in: root, url: fileURL)
+            root[key.name] = value.plistValue
+        }
     }
 
     /// Removes the stored value of `key`, so that it reads as its default again.
@@ -126,7 +136,9 @@ public final class Preferences: Sendable {
     /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync` when the key
     ///   was present.
     public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
-        try change { $0[key.name] = nil }
+        try change { root in
+            if PlistStore.entry(key.name, in: root) != nil { root[key.name] = nil }
+        }
     }
 
     /// Removes every stored value, so that every key reads as its default.
@@ -169,8 +181,8 @@ public final class Preferences: Sendable {
     }
 
     /// Applies `body` to the file's root through the store, then remembers the written root.
-    private func change(_ body: (inout [String: PlistValue]) -> Void) throws {
-        let written = try store.modify(name) { root in body(&root) }.snapshot
+    private func change(_ body: (inout [String: PlistValue]) throws -> Void) throws {
+        let written = try store.modify(name) { root in try body(&root) }.snapshot
         remembered.withLock { $0 = written }
     }
 }

@@ -100,7 +100,9 @@ extension RecordStore {
     /// Applies a batch of upserts and deletes, all or nothing — also across a crash: after a
     /// restart the store holds the batch entirely or not at all.
     ///
-    /// - Throws: ``StoreError``; on error nothing changed.
+    /// - Throws: ``StoreError``: `notRepresentable` when the batch cannot be archived or
+    ///   archives to more than one change-log entry holds (4 GiB), else an I/O code; on error
+    ///   nothing changed.
     /// - Complexity: Blocking file I/O: one log append.
     public func save(_ batch: RecordBatch<Record>) throws {
         try commit(batch)

@@ -25,7 +25,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A stored value has a different type than the one asked for.
         case typeMismatch
         /// A value cannot be stored in a property list (for example `NSNull`, a custom type,
-        /// a non-string dictionary key, or an integer that does not fit in `Int`).
+        /// a non-string dictionary key, or an integer that does not fit in `Int`), or a
+        /// ``RecordStore`` batch cannot be archived or is too large for one change-log entry
+        /// (4 GiB).
         case notRepresentable
         /// The operating system refused access to the file or its folder.
         case permissionDenied

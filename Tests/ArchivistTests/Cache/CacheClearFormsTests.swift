@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Dispatch
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
 @testable import Archivist
@@ -33,18 +34,6 @@ import Testing
             try cache.flush()
             #expect(allPaths(under: dir.appendingPathComponent(".archivist/trash")).isEmpty)
             #expect(try Data(contentsOf: dir.appendingPathComponent(".archivist/dirty")) == Data("C".utf8))
-        }
-    }
-}
-
-/// The worker's cache type (same cases and locations as `UmaskCache` in the worker).
-enum UmaskCache: String, CacheType, CaseIterable {
-    case shared, user, document
-    var location: CacheLocation {
-        switch self {
-        case .shared: .sharedCaches
-        case .user: .userCaches
-        case .document: .userDocuments
         }
     }
 }

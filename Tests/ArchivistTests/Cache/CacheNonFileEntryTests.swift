@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
 @testable import Archivist

@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
 @testable import Archivist
@@ -21,7 +22,7 @@ import Darwin
         }
         ChildProcess.waitForAll(children)
         let root = try PlistStore(directory: folder.url)["shared"]
-        let committed = try committedKeys(progress)
+        let committed = ProgressLog.lines(at: progress)
         #expect(committed.count == 3 * 150)
         expectEveryKey(committed, in: root)
         #expect(root.count == 3 * 150)
@@ -45,14 +46,14 @@ import Darwin
             if status & 0x7f != SIGKILL {
                 Issue.record("round \(round): the writer ended on its own before the kill, wait status \(status)")
             }
-            let committed = try committedKeys(progress)   // before the read: the survivor goes on
+            let committed = ProgressLog.lines(at: progress)   // before the read: the survivor goes on
             let root = try PlistStore(directory: folder.url)["shared"]   // parses after every kill
             expectEveryKey(committed, in: root)
         }
         ChildProcess.waitForAll([survivor])
         let store = PlistStore(directory: folder.url)   // a fresh opener sweeps the dead writers' temporaries
         let root = try store["shared"]
-        let committed = try committedKeys(progress)
+        let committed = ProgressLog.lines(at: progress)
         expectEveryKey(committed, in: root)
         #expect((0..<150).allSatisfy { root["s-\($0)"] == .int($0) }, "the survivor's keys are all there")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
@@ -76,11 +77,6 @@ import Darwin
 
     // MARK: Helpers
 
-    private func committedKeys(_ path: String) throws -> [String] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-    }
-
     /// Whether `child` has ended, without reaping it (its `kill()` still reaps it).
     private func hasExited(_ child: ChildProcess) -> Bool {
         var info = siginfo_t()
@@ -93,7 +89,7 @@ import Darwin
     }
 
     private func lineCount(_ path: String) -> Int {
-        (try? committedKeys(path).count) ?? 0
+        ProgressLog.lines(at: path).count
     }
 
     private func expectEveryKey(

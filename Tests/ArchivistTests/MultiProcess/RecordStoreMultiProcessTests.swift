@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
 @testable import Archivist
@@ -6,13 +7,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The record `Tests/ProcessWorker/RecordWorker.swift` writes (same archived name and fields).
-private struct WorkerRecord: Codable, Archivable, Identifiable, Sendable {
-    var id: String
-    var count: Int
-    var payload: String
-}
 
 /// Issue 8 item 5: several processes writing one `RecordStore` folder at once. Before, two
 /// processes each upserting 1,000 distinct ids lost about half of them: each appended to a log

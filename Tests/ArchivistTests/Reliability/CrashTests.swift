@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
 @testable import Archivist
@@ -57,8 +58,8 @@ import Darwin
                     Issue.record("round \(round): the writer exited by itself, status \(status) (seed \(Self.seed))")
                     return
                 }
-                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                if !log.hasPrefix("ready") { duringOpen += 1 }
+                let log = ProgressLog.lines(at: logPath)
+                if log.first != "ready" { duringOpen += 1 }
                 let pending = model.apply(log: log)
                 if pending != nil { midOperation += 1 }
                 let failures = try Self.verify(folder, &model, pending)

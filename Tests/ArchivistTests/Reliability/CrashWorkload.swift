@@ -1,69 +1,6 @@
+import ArchivistTestSupport
 import Foundation
 @testable import Archivist
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-// The crash writer's types (Tests/CrashWriter/main.swift), mirrored so the test can read what
-// it wrote: the same names (archive type names are unqualified), locations and encodings.
-
-/// The writer's cache types.
-enum CrashCache: String, CacheType, CaseIterable {
-    case small, large, document
-
-    var location: CacheLocation {
-        switch self {
-        case .small: .sharedCaches
-        case .large: .userCaches
-        case .document: .userDocuments
-        }
-    }
-
-    var parameters: [String?] {
-        switch self {
-        case .small: [nil, "p0", "p1", "p2", "p3", "p4"]
-        case .large: ["p0", "p1", "p2"]
-        case .document: [nil, "a", "b"]
-        }
-    }
-}
-
-/// The writer's cache value: `count` bytes, each a function of the version.
-struct CrashBlob: Archivable, Sendable {
-    var version: Int
-    var bytes: Data
-
-    /// Whether the bytes are exactly what the writer stores for `version` with `length` bytes.
-    func isIntact(length: Int) -> Bool {
-        let expected = UInt8(truncatingIfNeeded: version &* 131)
-        return bytes.count == length && bytes.allSatisfy { $0 == expected }
-    }
-
-    func encode(to archive: ArchiveEncoder) throws {
-        try archive.encode(version, forKey: "version")
-        try archive.encode(bytes, forKey: "bytes")
-    }
-
-    init(from archive: ArchiveDecoder) throws {
-        version = try archive.decode(Int.self, forKey: "version")
-        bytes = try archive.decode(Data.self, forKey: "bytes")
-    }
-}
-
-/// The writer's record: a payload that is a function of the id and the batch.
-struct CrashRecord: Codable, Archivable, Identifiable, Sendable {
-    var id: Int
-    var batch: Int
-    var payload: Data
-
-    /// Whether the payload is exactly what the writer stores for this id and batch.
-    var isIntact: Bool {
-        let length = (id &* 7919 &+ batch &* 104_729) % 3_000
-        return payload == Data((0..<length).map { UInt8(truncatingIfNeeded: id &+ batch &* 31 &+ $0) })
-    }
-}
 
 /// What the test knows the writer committed, kept across kills.
 struct CrashModel {
@@ -92,9 +29,9 @@ struct CrashModel {
     }
 
     /// Applies a round's log; returns the operation in flight at the kill, if any.
-    mutating func apply(log text: String) -> Pending? {
+    mutating func apply(log lines: [String]) -> Pending? {
         var pending: Pending?
-        for line in text.split(separator: "\n") {
+        for line in lines {
             let fields = line.split(separator: " ").map(String.init)
             switch fields.first {
             case "b":

@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 @testable import Archivist
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Archivist
+import ArchivistTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

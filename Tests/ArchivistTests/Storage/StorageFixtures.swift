@@ -25,25 +25,6 @@ func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> 
     return try await body(url)
 }
 
-/// Every regular file under `url` (relative paths), the store's own `.archivist` folder aside.
-func entryFiles(under url: URL) -> [String: Int] {
-    var files: [String: Int] = [:]
-    let root = url.standardizedFileURL.path
-    guard let walker = FileManager.default.enumerator(atPath: root) else { return files }
-    while let relative = walker.nextObject() as? String {
-        if relative.hasPrefix(".archivist") { continue }
-        var status = stat()
-        guard lstat(root + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
-        files[relative] = Int(status.st_size)
-    }
-    return files
-}
-
-/// Every path under `url`, files and folders, relative.
-func allPaths(under url: URL) -> [String] {
-    (FileManager.default.enumerator(atPath: url.path)?.allObjects as? [String]) ?? []
-}
-
 /// The permission bits of the file or folder at `path`.
 func permissions(_ path: String) -> mode_t {
     var status = stat()

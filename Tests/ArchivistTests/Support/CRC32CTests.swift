@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Testing
 @testable import Archivist
 

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Counts the dictionary keys of a property list two ways — in the file's bytes and in what
+/// Foundation's parser made of them — so that ``PlistStore`` can tell when the parser merged
+/// keys.
+///
+/// Foundation turns a plist dictionary into a Swift dictionary, whose `String` keys compare by
+/// canonical equivalence: "é" as U+00E9 and as "e" + U+0301 are one key there, as are two
+/// byte-identical keys that a hand-edited or hostile file repeats. The parser keeps one of
+/// them and drops the other with its value, without a word. Archivist compares keys by their
+/// bytes (``Bytewise``), and a `[String: PlistValue]` cannot hold both spellings, so a file
+/// whose bytes name more keys than the parsed root holds is refused instead of half read.
+///
+/// The file count covers the two formats a store writes: XML (`<key>` elements, outside
+/// comments and CDATA) and binary `bplist00` (every value reachable from the top object and
+/// every dictionary key, a shared object once per reference, as the parsed tree has it). For
+/// anything else, or bytes it cannot follow, it says nothing: Foundation's parse stands.
+enum PlistKeyCount {
+    /// Whether `data`, which Foundation parsed into `root`, names more dictionary keys than
+    /// `root` holds: the parser merged (and so dropped) some.
+    ///
+    /// - Complexity: O(n) in the file's size for XML; O(n) in the values of `root` for
+    ///   binary, whatever the file claims.
+    static func fileHasMoreKeys(_ data: Data, than root: PlistValue) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            if bytes.starts(with: Array("bplist00".utf8)) {
+                let parsed = items(in: root)
+                var walker = BinaryWalker(bytes, limit: parsed)
+                return (walker.count() ?? 0) > parsed
+            }
+            let parsed = keys(in: root)
+            return (xmlKeys(bytes, limit: parsed) ?? 0) > parsed
+        }
+    }
+
+    /// The keys of every dictionary in `value`, nested ones included.
+    static func keys(in value: PlistValue) -> Int {
+        switch value {
+        case .dictionary(let entries): entries.count + entries.values.reduce(0) { $0 + keys(in: $1) }
+        case .array(let elements): elements.reduce(0) { $0 + keys(in: $1) }
+        default: 0
+        }
+    }
+
+    /// The values in `value`, itself included, plus the keys of every dictionary.
+    static func items(in value: PlistValue) -> Int {
+        switch value {
+        case .dictionary(let entries): 1 + entries.count + entries.values.reduce(0) { $0 + items(in: $1) }
+        case .array(let elements): 1 + elements.reduce(0) { $0 + items(in: $1) }
+        default: 1
+        }
+    }
+
+    // MARK: XML
+
+    /// The `<key>` and `<key/>` elements of an XML plist outside comments and CDATA sections;
+    /// `nil` when the bytes do not start (after white space and a UTF-8 byte order mark) with
+    /// `<`, as an OpenStep plist does not.
+    private static func xmlKeys(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Int? {
+        var index = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else { return nil }
+        var keys = 0
+        while let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index), keys <= limit {
+            index = open + 1
+            if matches("!--", bytes, at: index) {
+                index = end(of: "-->", in: bytes, from: index + 3)
+            } else if matches("![CDATA[", bytes, at: index) {
+                index = end(of: "]]>", in: bytes, from: index + 8)
+            } else if matches("key>", bytes, at: index) || matches("key/>", bytes, at: index) {
+                keys += 1
+            }
+        }
+        return keys
+    }
+
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func matches(_ text: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard start + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[start + offset] != text.utf8Start[offset] { return false }
+        return true
+    }
+
+    /// The index just past the next `terminator` from `start`, or the end of the bytes.
+    private static func end(of terminator: StaticString, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while let candidate = firstIndex(of: terminator.utf8Start[0], in: bytes, from: index) {
+            if matches(terminator, bytes, at: candidate) { return candidate + terminator.utf8CodeUnitCount }
+            index = candidate + 1
+        }
+        return bytes.count
+    }
+
+    // MARK: Binary
+
+    /// Follows a `bplist00` from its top object, counting each object reached (once per
+    /// reference) and each dictionary key, and stops as soon as the count passes `limit`, so
+    /// shared objects that fan out cost no more than the parsed tree did. Every read is
+    /// bounds-checked; what it cannot follow (a bad offset, nesting past 512) is `nil`.
+    private struct BinaryWalker {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let limit: Int
+        var items = 0
+        var offsetSize = 0
+        var referenceSize = 0
+        var objectCount = 0
+        var offsetTable = 0
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) {
+            self.bytes = bytes
+            self.limit = limit
+        }
+
+        /// The objects and keys reachable from the top object, up to `limit + 1`, or `nil`
+        /// when the trailer or an object cannot be read.
+        mutating func count() -> Int? {
+            let trailer = bytes.count - 32
+            guard trailer >= 8,
+                  let offsetSize = uint(at: trailer + 6, size: 1), let referenceSize = uint(at: trailer + 7, size: 1),
+                  let objectCount = uint(at: trailer + 8, size: 8), let top = uint(at: trailer + 16, size: 8),
+                  let offsetTable = uint(at: trailer + 24, size: 8),
+                  (1...8).contains(offsetSize), (1...8).contains(referenceSize), top < objectCount,
+                  objectCount <= bytes.count, offsetTable < trailer
+            else { return nil }
+            self.offsetSize = offsetSize
+            self.referenceSize = referenceSize
+            self.objectCount = objectCount
+            self.offsetTable = offsetTable
+            return visit(top, depth: 0) ? items : nil
+        }
+
+        /// Counts `object`, its keys and what it contains; `false` when it cannot be read.
+        private mutating func visit(_ object: Int, depth: Int) -> Bool {
+            items += 1
+            if items > limit { return true }   // the answer is known
+            guard depth < 512, object < objectCount, let start = uint(at: offsetTable + object * offsetSize, size: offsetSize),
+                  start < bytes.count
+            else { return false }
+            let marker = bytes[start]
+            let kind = marker >> 4
+            guard kind == 0xA || kind == 0xC || kind == 0xD else { return true }   // no keys inside
+            guard let (count, first) = length(marker, at: start) else { return false }
+            let references = kind == 0xD ? first + count * referenceSize : first
+            if kind == 0xD { items += count }
+            for index in 0..<count {
+                if items > limit { return true }
+                guard let child = uint(at: references + index * referenceSize, size: referenceSize),
+                      visit(child, depth: depth + 1)
+                else { return false }
+            }
+            return true
+        }
+
+        /// A container's element count and where its references start.
+        private func length(_ marker: UInt8, at start: Int) -> (Int, Int)? {
+            let small = Int(marker & 0x0F)
+            guard small == 0x0F else { return (small, start + 1) }
+            guard start + 1 < bytes.count, bytes[start + 1] >> 4 == 0x1 else { return nil }
+            let size = 1 << Int(bytes[start + 1] & 0x0F)
+            guard size <= 8, let count = uint(at: start + 2, size: size), count <= bytes.count else { return nil }
+            return (count, start + 2 + size)
+        }
+
+        /// The big-endian unsigned integer of `size` bytes at `offset`, if in bounds and
+        /// below `Int.max`.
+        private func uint(at offset: Int, size: Int) -> Int? {
+            guard offset >= 0, size >= 1, offset <= bytes.count - size else { return nil }
+            var value: UInt64 = 0
+            for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+    }
+}
