@@ -94,7 +94,7 @@ extension AtomicFile {
         var open = true
         do {
             defer { if open { _ = fs.close(fd) } }
-            for chunk in chunks { try writeAll(chunk, to: fd, path: temporary, fileSystem: fs) }
+            try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
             var status = stat()
             guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
             if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
