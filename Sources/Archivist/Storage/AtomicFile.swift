@@ -155,10 +155,57 @@ package enum AtomicFile {
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
-        var data = Data(count: Int(status.st_size))
-        let count = try data.withUnsafeMutableBytes { try fs.readFully(fd, into: $0, path: path) }
-        if count < data.count { data.count = count }   // the file shrank; the reader's checks catch it
-        return data
+        // Read straight into the buffer the returned `Data` owns: `Data(count:)` would zero
+        // every byte first, only for the read to overwrite them.
+        let size = Int(status.st_size)
+        guard size > 0 else { return Data() }
+        guard let memory = malloc(size) else {
+            throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
+        }
+        let count: Int
+        do {
+            count = try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(start: memory, count: size), path: path)
+        } catch {
+            free(memory)
+            throw error
+        }
+        // Fewer bytes when the file shrank meanwhile; the reader's checks catch that.
+        return Data(bytesNoCopy: memory, count: count, deallocator: .free)
+    }
+
+    /// `IOV_MAX` on Linux and Darwin: the most buffers one `writev` takes.
+    private static let maxVectors = 1024
+
+    /// Writes all of `chunks`, in order, with as few `writev` calls as the kernel allows (one
+    /// for a file's worth of bytes), retrying short writes and `EINTR`.
+    ///
+    /// - Throws: ``CacheError`` for `write` at `path` with the failure's `errno`.
+    package static func writeAll(_ chunks: [UnsafeRawBufferPointer], to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+        if chunks.count == 1 { return try writeAll(chunks[0], to: fd, path: path, fileSystem: fs) }
+        try withUnsafeTemporaryAllocation(of: iovec.self, capacity: chunks.count) { vectors in
+            var count = 0
+            for chunk in chunks where chunk.count > 0 {
+                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress), iov_len: chunk.count)
+                count += 1
+            }
+            var first = 0
+            while first < count {
+                let n = fs.writev(fd, vectors.baseAddress! + first, Int32(min(count - first, maxVectors)))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw CacheError.posix("write", path: path, errno: n < 0 ? errno : EIO) }
+                var done = n
+                while done > 0 {   // skip what was written: whole vectors, then part of one
+                    if done >= vectors[first].iov_len {
+                        done -= vectors[first].iov_len
+                        first += 1
+                    } else {
+                        vectors[first].iov_base = vectors[first].iov_base.map { $0 + done }
+                        vectors[first].iov_len -= done
+                        done = 0
+                    }
+                }
+            }
+        }
     }
 
     /// Writes all of `chunk`, retrying short writes and `EINTR`.

@@ -21,6 +21,9 @@ package struct FileSystem: Sendable {
     package var close: @Sendable (_ fd: Int32) -> Int32
     /// `write(fd, buffer, count)`.
     package var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int
+    /// `writev(fd, vectors, count)`: one system call for several buffers (an entry's header
+    /// and payload), so neither is copied next to the other first.
+    package var writev: @Sendable (_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int
     /// `pwrite(fd, buffer, count, offset)`.
     package var pwrite: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int
     /// `read(fd, buffer, count)`.
@@ -136,6 +139,7 @@ private let posixFileSystem = FileSystem(
     open: { path, flags, mode in open(path, flags, mode) },
     close: { fd in close(fd) },
     write: { fd, buffer, count in write(fd, buffer, count) },
+    writev: { fd, vectors, count in writev(fd, vectors, count) },
     pwrite: { fd, buffer, count, offset in pwrite(fd, buffer, count, offset) },
     read: { fd, buffer, count in read(fd, buffer, count) },
     fsync: { fd in

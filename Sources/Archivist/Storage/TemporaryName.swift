@@ -40,6 +40,17 @@ package enum TemporaryName {
         return ownerPrefix + String(serial, radix: 16)
     }
 
+    /// `folder/` followed by a fresh name from ``make()``, built in one allocation.
+    package static func path(inFolder folder: String) -> String {
+        let name = make()
+        var path = ""
+        path.reserveCapacity(folder.utf8.count + 1 + name.utf8.count)
+        path += folder
+        path += "/"
+        path += name
+        return path
+    }
+
     /// Whether the temporary `name`, last modified at `modified` (seconds since 1970), may be
     /// deleted: see the type's discussion.
     ///

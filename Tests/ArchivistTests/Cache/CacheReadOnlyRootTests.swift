@@ -26,6 +26,7 @@ func readOnlyFileSystem() -> FileSystem {
     fs.rename = { _, _ in errno = EROFS; return -1 }
     fs.unlink = { _ in errno = EROFS; return -1 }
     fs.write = { _, _, _ in errno = EROFS; return -1 }
+    fs.writev = { _, _, _ in errno = EROFS; return -1 }
     fs.pwrite = { _, _, _, _ in errno = EROFS; return -1 }
     fs.ftruncate = { _, _ in errno = EROFS; return -1 }
     fs.chmod = { _, _ in errno = EROFS; return -1 }

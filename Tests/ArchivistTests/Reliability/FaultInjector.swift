@@ -88,6 +88,10 @@ final class FaultInjector: Sendable {
             if let code = fault(.write) { errno = code; return -1 }
             return real.write(fd, buffer, count)
         }
+        fs.writev = { [self] fd, vectors, count in
+            if let code = fault(.write) { errno = code; return -1 }
+            return real.writev(fd, vectors, count)
+        }
         fs.pwrite = { [self] fd, buffer, count, offset in
             if let code = fault(.write) { errno = code; return -1 }
             return real.pwrite(fd, buffer, count, offset)

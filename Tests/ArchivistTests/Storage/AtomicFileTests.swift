@@ -56,6 +56,40 @@ import Darwin
         }
     }
 
+    /// Header and payload go out in one `writev`; a kernel that takes only part of them (one
+    /// byte at a time here) gets the rest, in order, in further calls.
+    @Test func shortVectoredWritesAreCompleted() throws {
+        try withTemporaryDirectory { dir throws in
+            let calls = Locked(0)
+            var stingy = FileSystem.posix
+            stingy.writev = { fd, vectors, count in
+                calls.withLock { $0 += 1 }
+                let first = UnsafeBufferPointer(start: vectors, count: Int(count)).first { $0.iov_len > 0 }!
+                return FileSystem.posix.write(fd, first.iov_base!, 1)
+            }
+            let head = Array("head-".utf8), payload = Array("payload".utf8)
+            let path = dir.path + "/f"
+            try head.withUnsafeBytes { h in
+                try payload.withUnsafeBytes { p in
+                    _ = try AtomicFile.write([h, p], toPath: path, durability: .none, fileSystem: stingy)
+                }
+            }
+            #expect(try AtomicFile.read(path: path) == head + payload)
+            #expect(calls.withLock { $0 } == head.count + payload.count)
+        }
+    }
+
+    @Test func entryReadOfEmptyAndShortFilesKeepsTheirBytes() throws {
+        try withTemporaryDirectory { dir throws in
+            let empty = dir.path + "/empty", small = dir.path + "/small"
+            try AtomicFile.write(Data(), to: URL(fileURLWithPath: empty), durability: .none)
+            try AtomicFile.write(Data("abc".utf8), to: URL(fileURLWithPath: small), durability: .none)
+            #expect(try AtomicFile.readData(path: empty) == Data())
+            #expect(try AtomicFile.readData(path: small) == Data("abc".utf8))
+            #expect(try AtomicFile.readData(path: dir.path + "/missing") == nil)
+        }
+    }
+
     @Test func fullDiskIsReportedAsDiskFull() throws {
         try withTemporaryDirectory { dir throws in
             var full = FileSystem.posix

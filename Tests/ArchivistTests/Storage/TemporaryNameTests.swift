@@ -20,6 +20,15 @@ import Darwin
         }
     }
 
+    @Test func aPathInAFolderEndsInOneOfOurNames() {
+        let path = TemporaryName.path(inFolder: "/store/shared-caches")
+        #expect(path.hasPrefix("/store/shared-caches/"))
+        let name = path.split(separator: "/").last!
+        #expect(AtomicFile.isTemporary(name))
+        #expect(TemporaryName.Owner(name: name) == TemporaryName.identity)
+        #expect(TemporaryName.path(inFolder: "/store/shared-caches") != path)
+    }
+
     @Test func ownTemporariesAndLiveProcessesOnesAreKept() {
         #expect(!TemporaryName.isAbandoned(TemporaryName.make()[...], modified: now, now: now))
         let parent = name(pid: getppid(), incarnation: 7)   // the test runner's parent is alive
