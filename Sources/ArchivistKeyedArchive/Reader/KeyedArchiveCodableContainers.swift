@@ -5,8 +5,8 @@ import Foundation
 struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: KeyedArchiveValueDecoder
     let entries: KeyedArchiveKeyedEntries
-
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    /// The decoder's coding path, built once and shared by every child.
+    let codingPath: [any CodingKey]
     var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
 
     func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
@@ -15,7 +15,7 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         guard let item = entries[key.stringValue] else {
             throw decoder.error(.keyNotFound, "no value for \(key.stringValue)", key: key)
         }
-        return try decoder.nested(item, key: key)
+        return try decoder.nested(item, key: key, path: codingPath)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try child(key).isNil }
@@ -56,21 +56,22 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: KeyedArchiveValueDecoder
     let elements: [KeyedArchiveItem]
+    /// The decoder's coding path, built once and shared by every child.
+    let codingPath: [any CodingKey]
     private(set) var currentIndex = 0
 
-    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem]) {
+    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem], codingPath: [any CodingKey]) {
         self.decoder = decoder
         self.elements = elements
+        self.codingPath = codingPath
     }
-
-    var codingPath: [any CodingKey] { decoder.codingPath }
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next() throws -> KeyedArchiveValueDecoder {
         let key = IndexKey(intValue: currentIndex)
         guard !isAtEnd else { throw decoder.error(.valueNotFound, "no element at \(currentIndex)", key: key) }
-        let child = try decoder.nested(elements[currentIndex], key: key)
+        let child = try decoder.nested(elements[currentIndex], key: key, path: codingPath)
         currentIndex += 1
         return child
     }
@@ -84,7 +85,7 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
-        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex)).isNil
+        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex), path: codingPath).isNil
         if isNil { currentIndex += 1 }
         return isNil
     }

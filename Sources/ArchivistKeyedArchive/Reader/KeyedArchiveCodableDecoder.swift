@@ -24,8 +24,8 @@ extension KeyedArchive {
         guard let reference = top[key] else {
             throw ArchiveError(.keyNotFound, "$top has no \(key)", codingPath: ["$top", key])
         }
-        let decoder = KeyedArchiveValueDecoder(
-            archive: self, item: .object(reference), codingPath: [], budget: KeyedArchiveDecodingBudget(limits.maxObjectCount))
+        let session = KeyedArchiveDecodingSession(archive: self)
+        let decoder = KeyedArchiveValueDecoder(session: session, item: .object(reference), parentPath: [], key: nil)
         do {
             return try decoder.decode(T.self)
         } catch let error as ArchiveError {
@@ -70,6 +70,18 @@ final class KeyedArchiveDecodingBudget {
     }
 }
 
+/// What every decoder of one ``KeyedArchive/decode(_:key:)`` shares, held by reference so that
+/// making a child decoder (once per field) copies one pointer, not the archive's tables.
+final class KeyedArchiveDecodingSession {
+    let archive: KeyedArchive
+    let budget: KeyedArchiveDecodingBudget
+
+    init(archive: KeyedArchive) {
+        self.archive = archive
+        budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
+    }
+}
+
 /// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
 /// or an `NSDictionary`'s entries.
 enum KeyedArchiveKeyedEntries {
@@ -92,19 +104,29 @@ enum KeyedArchiveKeyedEntries {
 }
 
 /// The `Decoder` over a ``KeyedArchive``.
+///
+/// The coding path is kept as the parent's path plus this decoder's key and put together only
+/// when asked for: a child decoder is made for every field read, and building an array for
+/// each was a large part of decoding. Containers build their path once and share it with
+/// their children.
 struct KeyedArchiveValueDecoder: Decoder {
-    let archive: KeyedArchive
+    let session: KeyedArchiveDecodingSession
     let item: KeyedArchiveItem
-    let codingPath: [any CodingKey]
-    let budget: KeyedArchiveDecodingBudget
+    /// The coding path of the container this decoder was made from.
+    let parentPath: [any CodingKey]
+    /// This decoder's key in that container; `nil` for the root.
+    let key: (any CodingKey)?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(archive: KeyedArchive, item: KeyedArchiveItem, codingPath: [any CodingKey], budget: KeyedArchiveDecodingBudget) {
-        self.archive = archive
-        self.item = item
-        self.codingPath = codingPath
-        self.budget = budget
+    var archive: KeyedArchive { session.archive }
+
+    var codingPath: [any CodingKey] {
+        guard let key else { return parentPath }
+        return parentPath + [key]
     }
+
+    /// `codingPath.count`, without building the path.
+    var depth: Int { parentPath.count + (key == nil ? 0 : 1) }
 
     var path: [String] { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } }
 
@@ -129,16 +151,18 @@ struct KeyedArchiveValueDecoder: Decoder {
         }
     }
 
-    func nested(_ item: KeyedArchiveItem, key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        guard codingPath.count < archive.limits.maxDepth else {
+    /// The decoder of `item`, found under `key` in a container of this decoder whose coding
+    /// path is `path` (this decoder's `codingPath`, built once by the container).
+    func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder {
+        guard path.count < archive.limits.maxDepth else {
             throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
         }
-        guard budget.spend() else {
+        guard session.budget.spend() else {
             throw error(.limitExceeded(.objectCount),
                         "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
                             + "are copied into each value type that holds them", key: key)
         }
-        return KeyedArchiveValueDecoder(archive: archive, item: item, codingPath: codingPath + [key], budget: budget)
+        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -161,7 +185,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         default:
             throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
         }
-        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries))
+        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -174,7 +198,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         default:
             throw error(.typeMismatch, "expected an array, set or ordered set, found \(describe())")
         }
-        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
+        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements, codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }
