@@ -85,11 +85,13 @@ final class KeyedArchiveDecodingSession {
 /// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
 /// or an `NSDictionary`'s entries.
 enum KeyedArchiveKeyedEntries {
+    case instance(KeyedArchiveFieldTable)
     case fields([String: KeyedArchiveField])
     case items([String: KeyedArchiveItem])
 
     subscript(key: String) -> KeyedArchiveItem? {
         switch self {
+        case .instance(let table): table[key].map(KeyedArchiveItem.init)
         case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
         case .items(let items): items[key]
         }
@@ -97,6 +99,7 @@ enum KeyedArchiveKeyedEntries {
 
     var keys: [String] {
         switch self {
+        case .instance(let table): table.keys
         case .fields(let fields): Array(fields.keys)
         case .items(let items): Array(items.keys)
         }
@@ -116,7 +119,17 @@ struct KeyedArchiveValueDecoder: Decoder {
     let parentPath: [any CodingKey]
     /// This decoder's key in that container; `nil` for the root.
     let key: (any CodingKey)?
+    /// The object the item names, if it is one (looked up once: every read of the value needs it).
+    let resolved: KeyedArchiveObject?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(session: KeyedArchiveDecodingSession, item: KeyedArchiveItem, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.session = session
+        self.item = item
+        self.parentPath = parentPath
+        self.key = key
+        if case .object(let reference) = item { resolved = session.archive.objects[reference.index] } else { resolved = nil }
+    }
 
     var archive: KeyedArchive { session.archive }
 
@@ -136,12 +149,6 @@ struct KeyedArchiveValueDecoder: Decoder {
         var typeName: String?
         if case .object(let reference) = item { typeName = archive.classChain(of: reference).first }
         return ArchiveError(code, message, codingPath: path, typeName: typeName)
-    }
-
-    /// The object the item names, if it is one.
-    var resolved: KeyedArchiveObject? {
-        if case .object(let reference) = item { return archive[reference] }
-        return nil
     }
 
     var isNil: Bool {
@@ -170,7 +177,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         switch (item, resolved) {
         case (_, .instance(let instance)?):
             // The instance's own field table, shared, not copied: this runs once per object.
-            entries = .fields(instance.fields)
+            entries = .instance(instance.table)
         case (_, .dictionary(let keys, let values)?):
             var items: [String: KeyedArchiveItem] = [:]
             for (key, value) in zip(keys, values) {

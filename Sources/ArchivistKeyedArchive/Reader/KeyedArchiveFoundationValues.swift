@@ -42,7 +42,7 @@ enum KeyedArchiveFoundationValues {
     static func object(for instance: KeyedArchiveInstance, kind: Kind, path: () -> [String]) throws -> KeyedArchiveObject {
         if kind == .other || kind == .url { return .instance(instance) }
         let className = instance.className
-        let fields = instance.fields
+        let fields = instance.table
         func fail(_ key: String, _ expectation: String) -> ArchiveError {
             ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path() + [key], typeName: className)
         }

@@ -102,18 +102,18 @@ struct KeyedArchiveTableReader {
             }
             let classReference = try reference(at: classValue) { Self.path(index, "$class") }
             let record = try classRecord(classReference.index, objectNodes: objectNodes)
-            var fields: [String: KeyedArchiveField] = [:]
+            var fields = KeyedArchiveFieldTable()
             fields.reserveCapacity(keys.count - 1)
             for (key, value) in zip(keys, values) {
                 guard case .string(let name) = document.nodes[key] else {
                     throw ArchiveError(.corrupt, "field name is not a string", codingPath: Self.path(index))
                 }
                 guard name != "$class" else { continue }
-                guard fields.updateValue(try field(at: value, depth: 1) { Self.path(index, name) }, forKey: name) == nil else {
+                guard fields.insert(try field(at: value, depth: 1) { Self.path(index, name) }, forKey: name) else {
                     throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(index, name))
                 }
             }
-            let instance = KeyedArchiveInstance(classChain: record.chain, fields: fields)
+            let instance = KeyedArchiveInstance(classChain: record.chain, table: fields)
             let object = try KeyedArchiveFoundationValues.object(for: instance, kind: record.kind) { Self.path(index) }
             return (object, record.chain, record.kind == .url)
         }
@@ -206,7 +206,7 @@ struct KeyedArchiveTableReader {
         for index in indexes {
             guard case .instance(let instance) = objects[index] else { continue }
             var relative: String?
-            switch instance.fields["NS.relative"] {
+            switch instance.table["NS.relative"] {
             case .string(let value)?: relative = value
             case .reference(let target)?: if case .string(let value) = objects[target.index] { relative = value }
             default: break
@@ -216,7 +216,7 @@ struct KeyedArchiveTableReader {
                                    typeName: "NSURL")
             }
             var base: KeyedArchiveReference?
-            switch instance.fields["NS.base"] {
+            switch instance.table["NS.base"] {
             case nil: base = nil
             case .reference(let target)? where target.isNull: base = nil
             case .reference(let target)? where isURL(objects[target.index]): base = target
