@@ -6,8 +6,15 @@
 /// dictionary index is built once a table is wider than ``indexThreshold``, so lookups stay
 /// O(1) for wide instances and hostile input.
 struct KeyedArchiveKeyTable<Value> {
+    /// One key and its value (a struct, not a tuple: arrays of tuples are destroyed by the
+    /// runtime's generic tuple code, element by element).
+    struct Entry {
+        var key: String
+        var value: Value
+    }
+
     /// The entries, in the order their keys were first inserted.
-    private(set) var entries: [(key: String, value: Value)] = []
+    private(set) var entries: [Entry] = []
     /// Position of each key in ``entries``, once there are more than ``indexThreshold``.
     private var index: [String: Int]?
 
@@ -40,7 +47,7 @@ struct KeyedArchiveKeyTable<Value> {
     }
 
     private mutating func append(_ value: Value, forKey key: String) {
-        entries.append((key, value))
+        entries.append(Entry(key: key, value: value))
         if index != nil {
             index?[key] = entries.count - 1
         } else if entries.count > Self.indexThreshold {
@@ -52,7 +59,11 @@ struct KeyedArchiveKeyTable<Value> {
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        for position in entries.indices where entries[position].key == key { return position }
+        // Comparing lengths first: `==` on two different strings takes the slow, general path.
+        let length = key.utf8.count
+        for position in entries.indices where entries[position].key.utf8.count == length && entries[position].key == key {
+            return position
+        }
         return nil
     }
 
@@ -67,11 +78,12 @@ struct KeyedArchiveKeyTable<Value> {
 
     /// The entries as a dictionary.
     var dictionary: [String: Value] {
-        Dictionary(entries, uniquingKeysWith: { first, _ in first })
+        Dictionary(entries.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 }
 
 extension KeyedArchiveKeyTable: Sendable where Value: Sendable {}
+extension KeyedArchiveKeyTable.Entry: Sendable where Value: Sendable {}
 
 /// An instance's fields as read from an archive.
 typealias KeyedArchiveFieldTable = KeyedArchiveKeyTable<KeyedArchiveField>

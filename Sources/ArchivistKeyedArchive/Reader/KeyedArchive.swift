@@ -128,7 +128,10 @@ public struct KeyedArchiveInstance: Sendable, Equatable {
 }
 
 /// A field value as stored in an instance: inline scalars, or references to objects.
-public indirect enum KeyedArchiveField: Sendable, Equatable {
+///
+/// Not `indirect`: its nested cases hold arrays and dictionaries, which already live on the
+/// heap, and boxing every field cost one allocation per field read.
+public enum KeyedArchiveField: Sendable, Equatable {
     /// A reference to an object (`encodeObject(_:forKey:)`); `@0` is nil.
     case reference(KeyedArchiveReference)
     /// An inline integer (`encodeInt64`, `encodeInteger`, `encodeInt32`).

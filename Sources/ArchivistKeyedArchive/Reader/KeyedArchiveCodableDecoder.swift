@@ -161,6 +161,13 @@ struct KeyedArchiveValueDecoder: Decoder {
     /// The decoder of `item`, found under `key` in a container of this decoder whose coding
     /// path is `path` (this decoder's `codingPath`, built once by the container).
     func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder {
+        try admit(key: key, path: path)
+        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
+    }
+
+    /// Checks that one more value under `key` fits `maxDepth` and the value budget (spending
+    /// from it), as ``nested(_:key:path:)`` does before making the child.
+    func admit(key: any CodingKey, path: [any CodingKey]) throws {
         guard path.count < archive.limits.maxDepth else {
             throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
         }
@@ -169,7 +176,6 @@ struct KeyedArchiveValueDecoder: Decoder {
                         "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
                             + "are copied into each value type that holds them", key: key)
         }
-        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

@@ -120,7 +120,7 @@ public enum KeyedArchiveWriter {
                 guard !chain.isEmpty, !chain[0].isEmpty else {
                     throw ArchiveError(.invalidValue, "an empty class name", codingPath: codingPath, typeName: "\(T.self)")
                 }
-                state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields.entries))
+                state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields.entries.map { ($0.key, $0.value) }))
             }
             return object
         }

@@ -121,8 +121,8 @@ struct KeyedArchiveCodableWriter {
             if let chain = content.classChain {
                 var fields: [(key: String, value: Int)] = []
                 fields.reserveCapacity(keyed.count)
-                for (key, value) in keyed {
-                    fields.append((key, try fieldNode(value, inline: true) { codingPath + [key] }))
+                for entry in keyed {
+                    fields.append((entry.key, try fieldNode(entry.value, inline: true) { codingPath + [entry.key] }))
                 }
                 return try state.instanceNode(classChain: chain, fields: fields)
             }
