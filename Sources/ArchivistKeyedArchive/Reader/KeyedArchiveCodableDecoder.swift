@@ -161,14 +161,15 @@ struct KeyedArchiveValueDecoder: Decoder {
     /// The decoder of `item`, found under `key` in a container of this decoder whose coding
     /// path is `path` (this decoder's `codingPath`, built once by the container).
     func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder {
-        try admit(key: key, path: path)
+        try admit(key: key, depth: path.count)
         return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
     }
 
-    /// Checks that one more value under `key` fits `maxDepth` and the value budget (spending
-    /// from it), as ``nested(_:key:path:)`` does before making the child.
-    func admit(key: any CodingKey, path: [any CodingKey]) throws {
-        guard path.count < archive.limits.maxDepth else {
+    /// Checks that one more value under `key`, in a container at `depth` (its coding path's
+    /// length), fits `maxDepth` and the value budget (spending from it), as
+    /// ``nested(_:key:path:)`` does before making the child.
+    func admit(key: any CodingKey, depth: Int) throws {
+        guard depth < archive.limits.maxDepth else {
             throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
         }
         guard session.budget.spend() else {
@@ -198,7 +199,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         default:
             throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
         }
-        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

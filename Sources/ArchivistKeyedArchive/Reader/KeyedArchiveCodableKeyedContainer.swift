@@ -9,8 +9,8 @@ import Foundation
 struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: KeyedArchiveKeyedReader
 
-    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries, codingPath: [any CodingKey]) {
-        reader = KeyedArchiveKeyedReader(decoder: decoder, entries: entries, codingPath: codingPath)
+    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
+        reader = KeyedArchiveKeyedReader(decoder: decoder, entries: entries)
     }
 
     var codingPath: [any CodingKey] { reader.codingPath }
@@ -60,13 +60,13 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 final class KeyedArchiveKeyedReader {
     let decoder: KeyedArchiveValueDecoder
     let entries: KeyedArchiveKeyedEntries
-    /// The decoder's coding path, built once and shared by every child.
-    let codingPath: [any CodingKey]
+    /// The decoder's coding path, built once (when a child decoder or an error first needs
+    /// it; scalars read directly never do) and shared by every child.
+    private(set) lazy var codingPath: [any CodingKey] = decoder.codingPath
 
-    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries, codingPath: [any CodingKey]) {
+    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
         self.decoder = decoder
         self.entries = entries
-        self.codingPath = codingPath
     }
 
     /// The entry under `name`, admitted (depth and budget checked once).
@@ -74,7 +74,7 @@ final class KeyedArchiveKeyedReader {
         guard let item = entries[name] else {
             throw decoder.error(.keyNotFound, "no value for \(name)", key: key)
         }
-        try decoder.admit(key: key, path: codingPath)
+        try decoder.admit(key: key, depth: decoder.depth)
         return item
     }
 
