@@ -119,6 +119,22 @@ private struct BinaryPropertyListObjects {
         self.limits = limits
     }
 
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var position = 0
+        var high: UInt64 = 0
+        while position + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            position += 8
+        }
+        while position < raw.count {
+            high |= UInt64(raw[position])
+            position += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
     /// A big-endian unsigned integer of `size` bytes; callers have checked the range.
     func readUInt(at offset: Int, size: Int) -> UInt64 {
         precondition(offset >= 0 && size <= bytes.count - offset)
@@ -226,7 +242,7 @@ private struct BinaryPropertyListObjects {
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
-            guard slice.allSatisfy({ $0 < 0x80 }) else {
+            guard Self.isASCII(slice) else {
                 throw ArchiveError(.corrupt, "non-ASCII byte in ASCII string", offset: start)
             }
             return .string(String(decoding: slice, as: UTF8.self))

@@ -109,10 +109,12 @@ enum KeyedArchiveKeyedEntries {
 /// The `Decoder` over a ``KeyedArchive``.
 ///
 /// The coding path is kept as the parent's path plus this decoder's key and put together only
-/// when asked for: a child decoder is made for every field read, and building an array for
-/// each was a large part of decoding. Containers build their path once and share it with
-/// their children.
-struct KeyedArchiveValueDecoder: Decoder {
+/// when asked for: building an array for each child decoder was a large part of decoding.
+/// Containers build their path once and share it with their children.
+///
+/// A class: it is handed out as `any Decoder` once per nested value, and a struct this size
+/// was boxed on the heap for that anyway; as a reference, every copy is one retain.
+final class KeyedArchiveValueDecoder: Decoder {
     let session: KeyedArchiveDecodingSession
     let item: KeyedArchiveItem
     /// The coding path of the container this decoder was made from.
