@@ -71,7 +71,7 @@ final class KeyedArchiveDecodingBudget {
 }
 
 /// What every decoder of one ``KeyedArchive/decode(_:key:)`` shares, held by reference so that
-/// making a child decoder (once per field) copies one pointer, not the archive's tables.
+/// making a child decoder (once per nested value) copies one pointer, not the archive's tables.
 final class KeyedArchiveDecodingSession {
     let archive: KeyedArchive
     let budget: KeyedArchiveDecodingBudget
