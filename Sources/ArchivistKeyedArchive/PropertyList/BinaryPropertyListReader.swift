@@ -63,14 +63,19 @@ struct BinaryPropertyListReader {
         }
         objectCount = Int(count)
         tableOffset = Int(table)
-        var nodes: [PropertyListDocument.Node] = []
-        nodes.reserveCapacity(objectCount)
-        for index in 0..<objectCount {
-            let offset = readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
-            guard offset >= 8, offset < UInt64(tableOffset) else {
-                throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+        let nodes = try bytes.withUnsafeBufferPointer { buffer in
+            let objects = BinaryPropertyListObjects(bytes: buffer, tableOffset: tableOffset, referenceSize: referenceSize,
+                                  objectCount: objectCount, limits: limits)
+            var nodes: [PropertyListDocument.Node] = []
+            nodes.reserveCapacity(objectCount)
+            for index in 0..<objectCount {
+                let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
+                guard offset >= 8, offset < UInt64(tableOffset) else {
+                    throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+                }
+                nodes.append(try objects.readObject(at: Int(offset)))
             }
-            nodes.append(try readObject(at: Int(offset)))
+            return nodes
         }
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
     }
@@ -81,15 +86,72 @@ struct BinaryPropertyListReader {
         return value
     }
 
+    /// Decodes UTF-16 code units, failing on unpaired surrogates instead of repairing them.
+    static func decodeUTF16(_ units: [UInt16]) -> String? {
+        var scalars = String.UnicodeScalarView()
+        var iterator = units.makeIterator()
+        var decoder = UTF16()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput: return String(scalars)
+            case .error: return nil
+            }
+        }
+    }
+}
+
+/// The object area of a binary plist whose trailer was checked, read through a pointer (this
+/// runs once per object, and array slices cost a retain and bounds checks per read).
+private struct BinaryPropertyListObjects {
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the offset table starts: objects lie in `8..<tableOffset`.
+    let tableOffset: Int
+    let referenceSize: Int
+    let objectCount: Int
+    let limits: ArchiveLimits
+
+    init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits) {
+        self.bytes = bytes
+        self.tableOffset = tableOffset
+        self.referenceSize = referenceSize
+        self.objectCount = objectCount
+        self.limits = limits
+    }
+
+    /// Whether every byte is below 0x80, checked eight bytes at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var position = 0
+        var high: UInt64 = 0
+        while position + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            position += 8
+        }
+        while position < raw.count {
+            high |= UInt64(raw[position])
+            position += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// A big-endian unsigned integer of `size` bytes; callers have checked the range.
+    func readUInt(at offset: Int, size: Int) -> UInt64 {
+        precondition(offset >= 0 && size <= bytes.count - offset)
+        var value: UInt64 = 0
+        for position in offset..<(offset + size) { value = value << 8 | UInt64(bytes[position]) }
+        return value
+    }
+
     /// Checks that `length` bytes from `offset` lie inside the object area.
-    private func requireBytes(_ offset: Int, _ length: Int) throws {
+    func requireBytes(_ offset: Int, _ length: Int) throws {
         guard length >= 0, offset <= tableOffset, length <= tableOffset - offset else {
             throw ArchiveError(.truncated, "object runs past the object area", offset: offset)
         }
     }
 
     /// Reads the element count of a marker whose low nibble may say "count follows as an int".
-    private func readCount(marker: UInt8, at offset: Int) throws -> (count: Int, start: Int) {
+    func readCount(marker: UInt8, at offset: Int) throws -> (count: Int, start: Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, offset + 1) }
         try requireBytes(offset + 1, 1)
@@ -106,7 +168,8 @@ struct BinaryPropertyListReader {
         return (Int(value), offset + 2 + size)
     }
 
-    private func readReferences(count: Int, at start: Int) throws -> [Int] {
+    /// Checks that a container of `count` references fits the limits and the input.
+    func checkReferences(count: Int, at start: Int) throws {
         guard count <= limits.maxElementCount else {
             throw ArchiveError(.limitExceeded(.elementCount), "container of \(count) elements", offset: start)
         }
@@ -114,6 +177,10 @@ struct BinaryPropertyListReader {
             throw ArchiveError(.truncated, "container count exceeds the input", offset: start)
         }
         try requireBytes(start, count * referenceSize)
+    }
+
+    func readReferences(count: Int, at start: Int) throws -> [Int] {
+        try checkReferences(count: count, at: start)
         var references: [Int] = []
         references.reserveCapacity(count)
         for position in 0..<count {
@@ -127,7 +194,7 @@ struct BinaryPropertyListReader {
         return references
     }
 
-    private func readObject(at offset: Int) throws -> PropertyListDocument.Node {
+    func readObject(at offset: Int) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -170,12 +237,12 @@ struct BinaryPropertyListReader {
         case 0x4:
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
-            return .data(Array(bytes[start..<(start + count)]))
+            return .data(Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
         case 0x5:
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
-            let slice = bytes[start..<(start + count)]
-            guard slice.allSatisfy({ $0 < 0x80 }) else {
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
+            guard Self.isASCII(slice) else {
                 throw ArchiveError(.corrupt, "non-ASCII byte in ASCII string", offset: start)
             }
             return .string(String(decoding: slice, as: UTF8.self))
@@ -186,7 +253,7 @@ struct BinaryPropertyListReader {
             var units: [UInt16] = []
             units.reserveCapacity(count)
             for position in 0..<count { units.append(UInt16(readUInt(at: start + 2 * position, size: 2))) }
-            guard let string = Self.decodeUTF16(units) else {
+            guard let string = BinaryPropertyListReader.decodeUTF16(units) else {
                 throw ArchiveError(.corrupt, "invalid UTF-16 string", offset: start)
             }
             return .string(string)
@@ -201,24 +268,12 @@ struct BinaryPropertyListReader {
         case 0xD:
             let (count, start) = try readCount(marker: marker, at: offset)
             guard count <= tableOffset / 2 else { throw ArchiveError(.truncated, "dictionary too long", offset: offset) }
-            let references = try readReferences(count: count * 2, at: start)
-            return .dictionary(keys: Array(references[..<count]), values: Array(references[count...]))
+            try checkReferences(count: count * 2, at: start)
+            return .dictionary(keys: try readReferences(count: count, at: start),
+                               values: try readReferences(count: count, at: start + count * referenceSize))
         default:
             throw ArchiveError(.corrupt, "unsupported plist marker \(marker)", offset: offset)
         }
     }
 
-    /// Decodes UTF-16 code units, failing on unpaired surrogates instead of repairing them.
-    static func decodeUTF16(_ units: [UInt16]) -> String? {
-        var scalars = String.UnicodeScalarView()
-        var iterator = units.makeIterator()
-        var decoder = UTF16()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
-    }
 }

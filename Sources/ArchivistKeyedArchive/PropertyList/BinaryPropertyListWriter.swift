@@ -12,6 +12,8 @@ enum BinaryPropertyListWriter {
         let count = document.nodes.count
         let referenceSize = byteWidth(UInt64(count))
         var out = Array("bplist00".utf8)
+        // Most nodes are a marker and a few bytes; growing the buffer from empty copied it ~20 times.
+        out.reserveCapacity(count * 12 + 64)
         var offsets: [Int] = []
         offsets.reserveCapacity(count)
         for node in document.nodes {
@@ -50,7 +52,8 @@ enum BinaryPropertyListWriter {
                 for element in elements { append(UInt64(element), size: referenceSize, to: &out) }
             case .dictionary(let keys, let values):
                 appendHeader(0xD0, count: keys.count, to: &out)
-                for reference in keys + values { append(UInt64(reference), size: referenceSize, to: &out) }
+                for reference in keys { append(UInt64(reference), size: referenceSize, to: &out) }
+                for reference in values { append(UInt64(reference), size: referenceSize, to: &out) }
             }
         }
         let tableOffset = out.count
@@ -73,8 +76,21 @@ enum BinaryPropertyListWriter {
         }
     }
 
+    /// Appends the low `size` bytes of `value`, big-endian.
     private static func append(_ value: UInt64, size: Int, to out: inout [UInt8]) {
-        for shift in stride(from: (size - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        switch size {
+        case 1:
+            out.append(UInt8(truncatingIfNeeded: value))
+        case 2:
+            out.append(UInt8(truncatingIfNeeded: value >> 8))
+            out.append(UInt8(truncatingIfNeeded: value))
+        default:
+            var shift = (size - 1) * 8
+            while shift >= 0 {
+                out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+                shift -= 8
+            }
+        }
     }
 
     private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {

@@ -98,14 +98,40 @@ public struct KeyedArchiveInstance: Sendable, Equatable {
     /// The class chain, most derived first (`$classes`, or just `$classname`).
     public var classChain: [String]
     /// The fields by key, `$class` excluded.
-    public var fields: [String: KeyedArchiveField]
+    ///
+    /// Built from the instance's field table on each access; to read one field,
+    /// ``field(forKey:)`` does not build the dictionary.
+    public var fields: [String: KeyedArchiveField] {
+        get { table.dictionary }
+        set { table = KeyedArchiveFieldTable(newValue) }
+    }
+    /// The fields as stored: archive order, looked up without hashing.
+    var table: KeyedArchiveFieldTable
+
+    init(classChain: [String], table: KeyedArchiveFieldTable) {
+        self.classChain = classChain
+        self.table = table
+    }
 
     /// The most derived class name.
     public var className: String { classChain.first ?? "" }
+
+    /// The field under `key` (`$class` excluded), or `nil`.
+    ///
+    /// - Complexity: O(1) for wide instances; a short scan for the usual few fields.
+    public func field(forKey key: String) -> KeyedArchiveField? { table[key] }
+
+    /// Equal class chains and equal fields, whatever their order in the archive.
+    public static func == (lhs: KeyedArchiveInstance, rhs: KeyedArchiveInstance) -> Bool {
+        lhs.classChain == rhs.classChain && lhs.table.entries.count == rhs.table.entries.count && lhs.fields == rhs.fields
+    }
 }
 
 /// A field value as stored in an instance: inline scalars, or references to objects.
-public indirect enum KeyedArchiveField: Sendable, Equatable {
+///
+/// Not `indirect`: its nested cases hold arrays and dictionaries, which already live on the
+/// heap, and boxing every field cost one allocation per field read.
+public enum KeyedArchiveField: Sendable, Equatable {
     /// A reference to an object (`encodeObject(_:forKey:)`); `@0` is nil.
     case reference(KeyedArchiveReference)
     /// An inline integer (`encodeInt64`, `encodeInteger`, `encodeInt32`).

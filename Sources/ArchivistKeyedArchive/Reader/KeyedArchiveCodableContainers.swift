@@ -1,76 +1,26 @@
 import Archivist
 import Foundation
 
-/// The keyed container: an instance's fields or a string-keyed dictionary's entries.
-struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: KeyedArchiveValueDecoder
-    let entries: KeyedArchiveKeyedEntries
-
-    var codingPath: [any CodingKey] { decoder.codingPath }
-    var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
-
-    func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
-
-    private func child(_ key: Key) throws -> KeyedArchiveValueDecoder {
-        guard let item = entries[key.stringValue] else {
-            throw decoder.error(.keyNotFound, "no value for \(key.stringValue)", key: key)
-        }
-        return try decoder.nested(item, key: key)
-    }
-
-    func decodeNil(forKey key: Key) throws -> Bool { try child(key).isNil }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try nonNil(key).bool() }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try nonNil(key).string() }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try nonNil(key).double() }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try nonNil(key).double()) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try nonNil(key).integer(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try nonNil(key).integer(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try nonNil(key).integer(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try nonNil(key).integer(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try nonNil(key).integer(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try nonNil(key).integer(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try nonNil(key).integer(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try nonNil(key).integer(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try nonNil(key).integer(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try nonNil(key).integer(type) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try nonNil(key).decode(type) }
-
-    /// The child for `key`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
-    private func nonNil(_ key: Key) throws -> KeyedArchiveValueDecoder {
-        let child = try child(key)
-        guard !child.isNil else { throw decoder.error(.valueNotFound, "\(key.stringValue) is nil", key: key) }
-        return child
-    }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try nonNil(key).container(keyedBy: type)
-    }
-
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try nonNil(key).unkeyedContainer() }
-
-    func superDecoder() throws -> any Decoder { decoder }
-    func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
-}
-
 /// The unkeyed container: an array's, set's or ordered set's elements.
 struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: KeyedArchiveValueDecoder
     let elements: [KeyedArchiveItem]
+    /// The decoder's coding path, built once and shared by every child.
+    let codingPath: [any CodingKey]
     private(set) var currentIndex = 0
 
-    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem]) {
+    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem], codingPath: [any CodingKey]) {
         self.decoder = decoder
         self.elements = elements
+        self.codingPath = codingPath
     }
-
-    var codingPath: [any CodingKey] { decoder.codingPath }
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next() throws -> KeyedArchiveValueDecoder {
         let key = IndexKey(intValue: currentIndex)
         guard !isAtEnd else { throw decoder.error(.valueNotFound, "no element at \(currentIndex)", key: key) }
-        let child = try decoder.nested(elements[currentIndex], key: key)
+        let child = try decoder.nested(elements[currentIndex], key: key, path: codingPath)
         currentIndex += 1
         return child
     }
@@ -84,7 +34,7 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
-        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex)).isNil
+        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex), path: codingPath).isNil
         if isNil { currentIndex += 1 }
         return isNil
     }

@@ -24,8 +24,8 @@ extension KeyedArchive {
         guard let reference = top[key] else {
             throw ArchiveError(.keyNotFound, "$top has no \(key)", codingPath: ["$top", key])
         }
-        let decoder = KeyedArchiveValueDecoder(
-            archive: self, item: .object(reference), codingPath: [], budget: KeyedArchiveDecodingBudget(limits.maxObjectCount))
+        let session = KeyedArchiveDecodingSession(archive: self)
+        let decoder = KeyedArchiveValueDecoder(session: session, item: .object(reference), parentPath: [], key: nil)
         do {
             return try decoder.decode(T.self)
         } catch let error as ArchiveError {
@@ -70,14 +70,28 @@ final class KeyedArchiveDecodingBudget {
     }
 }
 
+/// What every decoder of one ``KeyedArchive/decode(_:key:)`` shares, held by reference so that
+/// making a child decoder (once per nested value) copies one pointer, not the archive's tables.
+final class KeyedArchiveDecodingSession {
+    let archive: KeyedArchive
+    let budget: KeyedArchiveDecodingBudget
+
+    init(archive: KeyedArchive) {
+        self.archive = archive
+        budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
+    }
+}
+
 /// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
 /// or an `NSDictionary`'s entries.
 enum KeyedArchiveKeyedEntries {
+    case instance(KeyedArchiveFieldTable)
     case fields([String: KeyedArchiveField])
     case items([String: KeyedArchiveItem])
 
     subscript(key: String) -> KeyedArchiveItem? {
         switch self {
+        case .instance(let table): table[key].map(KeyedArchiveItem.init)
         case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
         case .items(let items): items[key]
         }
@@ -85,6 +99,7 @@ enum KeyedArchiveKeyedEntries {
 
     var keys: [String] {
         switch self {
+        case .instance(let table): table.keys
         case .fields(let fields): Array(fields.keys)
         case .items(let items): Array(items.keys)
         }
@@ -92,19 +107,41 @@ enum KeyedArchiveKeyedEntries {
 }
 
 /// The `Decoder` over a ``KeyedArchive``.
-struct KeyedArchiveValueDecoder: Decoder {
-    let archive: KeyedArchive
+///
+/// The coding path is kept as the parent's path plus this decoder's key and put together only
+/// when asked for: building an array for each child decoder was a large part of decoding.
+/// Containers build their path once and share it with their children.
+///
+/// A class: it is handed out as `any Decoder` once per nested value, and a struct this size
+/// was boxed on the heap for that anyway; as a reference, every copy is one retain.
+final class KeyedArchiveValueDecoder: Decoder {
+    let session: KeyedArchiveDecodingSession
     let item: KeyedArchiveItem
-    let codingPath: [any CodingKey]
-    let budget: KeyedArchiveDecodingBudget
+    /// The coding path of the container this decoder was made from.
+    let parentPath: [any CodingKey]
+    /// This decoder's key in that container; `nil` for the root.
+    let key: (any CodingKey)?
+    /// The object the item names, if it is one (looked up once: every read of the value needs it).
+    let resolved: KeyedArchiveObject?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(archive: KeyedArchive, item: KeyedArchiveItem, codingPath: [any CodingKey], budget: KeyedArchiveDecodingBudget) {
-        self.archive = archive
+    init(session: KeyedArchiveDecodingSession, item: KeyedArchiveItem, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.session = session
         self.item = item
-        self.codingPath = codingPath
-        self.budget = budget
+        self.parentPath = parentPath
+        self.key = key
+        if case .object(let reference) = item { resolved = session.archive.objects[reference.index] } else { resolved = nil }
     }
+
+    var archive: KeyedArchive { session.archive }
+
+    var codingPath: [any CodingKey] {
+        guard let key else { return parentPath }
+        return parentPath + [key]
+    }
+
+    /// `codingPath.count`, without building the path.
+    var depth: Int { parentPath.count + (key == nil ? 0 : 1) }
 
     var path: [String] { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } }
 
@@ -116,12 +153,6 @@ struct KeyedArchiveValueDecoder: Decoder {
         return ArchiveError(code, message, codingPath: path, typeName: typeName)
     }
 
-    /// The object the item names, if it is one.
-    var resolved: KeyedArchiveObject? {
-        if case .object(let reference) = item { return archive[reference] }
-        return nil
-    }
-
     var isNil: Bool {
         switch resolved {
         case .null?, .nsNull?: true
@@ -129,16 +160,25 @@ struct KeyedArchiveValueDecoder: Decoder {
         }
     }
 
-    func nested(_ item: KeyedArchiveItem, key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        guard codingPath.count < archive.limits.maxDepth else {
+    /// The decoder of `item`, found under `key` in a container of this decoder whose coding
+    /// path is `path` (this decoder's `codingPath`, built once by the container).
+    func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder {
+        try admit(key: key, depth: path.count)
+        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
+    }
+
+    /// Checks that one more value under `key`, in a container at `depth` (its coding path's
+    /// length), fits `maxDepth` and the value budget (spending from it), as
+    /// ``nested(_:key:path:)`` does before making the child.
+    func admit(key: any CodingKey, depth: Int) throws {
+        guard depth < archive.limits.maxDepth else {
             throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
         }
-        guard budget.spend() else {
+        guard session.budget.spend() else {
             throw error(.limitExceeded(.objectCount),
                         "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
                             + "are copied into each value type that holds them", key: key)
         }
-        return KeyedArchiveValueDecoder(archive: archive, item: item, codingPath: codingPath + [key], budget: budget)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -146,7 +186,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         switch (item, resolved) {
         case (_, .instance(let instance)?):
             // The instance's own field table, shared, not copied: this runs once per object.
-            entries = .fields(instance.fields)
+            entries = .instance(instance.table)
         case (_, .dictionary(let keys, let values)?):
             var items: [String: KeyedArchiveItem] = [:]
             for (key, value) in zip(keys, values) {
@@ -174,7 +214,7 @@ struct KeyedArchiveValueDecoder: Decoder {
         default:
             throw error(.typeMismatch, "expected an array, set or ordered set, found \(describe())")
         }
-        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
+        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements, codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }

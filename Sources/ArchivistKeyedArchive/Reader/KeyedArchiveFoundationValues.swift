@@ -5,15 +5,46 @@ import Foundation
 /// `encode(with:)` writes (`NS.string`, `NS.objects`, `NS.keys`, `NS.time`, `NS.uuidbytes`, …).
 /// `NSURL` is mapped once the whole table is read (its `NS.relative` is another object).
 enum KeyedArchiveFoundationValues {
+    /// Which Foundation value class an instance is, decided once per class description.
+    enum Kind {
+        case string, number, data, date, uuid, null, array, set, orderedSet, dictionary
+        /// `NSURL`: an instance until the whole table is read (its `NS.relative` is another object).
+        case url
+        /// Any other class: the instance itself.
+        case other
+
+        /// The kind of the most derived class `className`.
+        init(className: String) {
+            switch className {
+            case "NSString", "NSMutableString": self = .string
+            case "NSNumber": self = .number
+            case "NSData", "NSMutableData": self = .data
+            case "NSDate": self = .date
+            case "NSUUID": self = .uuid
+            case "NSNull": self = .null
+            case "NSArray", "NSMutableArray": self = .array
+            case "NSSet", "NSMutableSet": self = .set
+            case "NSOrderedSet", "NSMutableOrderedSet": self = .orderedSet
+            case "NSDictionary", "NSMutableDictionary": self = .dictionary
+            case "NSURL": self = .url
+            default: self = .other
+            }
+        }
+    }
+
     /// The object an instance stands for: a typed Foundation value, or the instance itself.
     ///
+    /// - Parameters:
+    ///   - kind: `Kind(className: instance.className)`, computed once per class by the caller.
+    ///   - path: The instance's coding path, built only for an error.
     /// - Throws: `.corrupt` naming the field when a Foundation value class has a field of the
     ///   wrong type (a missing collection field reads as empty, as Foundation does).
-    static func object(for instance: KeyedArchiveInstance, path: [String]) throws -> KeyedArchiveObject {
+    static func object(for instance: KeyedArchiveInstance, kind: Kind, path: () -> [String]) throws -> KeyedArchiveObject {
+        if kind == .other || kind == .url { return .instance(instance) }
         let className = instance.className
-        let fields = instance.fields
+        let fields = instance.table
         func fail(_ key: String, _ expectation: String) -> ArchiveError {
-            ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path + [key], typeName: className)
+            ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path() + [key], typeName: className)
         }
         func references(_ key: String) throws -> [KeyedArchiveReference] {
             switch fields[key] {
@@ -26,11 +57,11 @@ enum KeyedArchiveFoundationValues {
             default: throw fail(key, "an array of references")
             }
         }
-        switch className {
-        case "NSString", "NSMutableString":
+        switch kind {
+        case .string:
             guard case .string(let value)? = fields["NS.string"] else { throw fail("NS.string", "a string") }
             return .string(value)
-        case "NSNumber":
+        case .number:
             switch fields["NS.number"] {
             case .integer(let value)?: return .integer(value)
             case .unsignedInteger(let value)?: return .unsignedInteger(value)
@@ -38,27 +69,27 @@ enum KeyedArchiveFoundationValues {
             case .bool(let value)?: return .bool(value)
             default: throw fail("NS.number", "a number")
             }
-        case "NSData", "NSMutableData":
+        case .data:
             guard case .data(let bytes)? = fields["NS.data"] else { throw fail("NS.data", "data") }
             return .data(bytes)
-        case "NSDate":
+        case .date:
             switch fields["NS.time"] {
             case nil: return .date(Date(timeIntervalSinceReferenceDate: 0))
             case .real(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case .integer(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
             default: throw fail("NS.time", "a number")
             }
-        case "NSUUID":
+        case .uuid:
             guard case .data(let bytes)? = fields["NS.uuidbytes"], bytes.count == 16 else { throw fail("NS.uuidbytes", "16 bytes") }
             let b = Array(bytes)
             return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
-        case "NSNull":
+        case .null:
             return .nsNull
-        case "NSArray", "NSMutableArray":
+        case .array:
             return .array(try references("NS.objects"))
-        case "NSSet", "NSMutableSet":
+        case .set:
             return .set(try references("NS.objects"))
-        case "NSOrderedSet", "NSMutableOrderedSet":
+        case .orderedSet:
             if fields["NS.objects"] != nil { return .orderedSet(try references("NS.objects")) }
             // Older archives: NS.object.0, NS.object.1, …
             var elements: [KeyedArchiveReference] = []
@@ -67,12 +98,12 @@ enum KeyedArchiveFoundationValues {
                 elements.append(target)
             }
             return .orderedSet(elements)
-        case "NSDictionary", "NSMutableDictionary":
+        case .dictionary:
             let keys = try references("NS.keys")
             let values = try references("NS.objects")
             guard keys.count == values.count else { throw fail("NS.keys", "as long as NS.objects") }
             return .dictionary(keys: keys, values: values)
-        default:
+        case .url, .other:
             return .instance(instance)
         }
     }

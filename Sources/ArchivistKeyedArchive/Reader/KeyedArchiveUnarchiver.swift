@@ -44,9 +44,9 @@ public struct KeyedArchiveUnarchiver {
     let context: KeyedArchiveDecodingContext
 
     /// The fields of an instance (empty for other objects).
-    private var fields: [String: KeyedArchiveField] {
-        if case .instance(let instance) = object { return instance.fields }
-        return [:]
+    private var fields: KeyedArchiveFieldTable {
+        if case .instance(let instance) = archive[reference] { return instance.table }
+        return KeyedArchiveFieldTable()
     }
 
     /// Whether the object has a field `key` (`NSCoder.containsValue(forKey:)`).

@@ -41,7 +41,8 @@ public final class KeyedArchiveArchiver {
     /// The keys from the root to this object.
     public let codingPath: [String]
     let state: KeyedArchiveWriterState
-    var fields: [(key: String, node: Int)] = []
+    /// The fields written so far: node index by key, in the order first written.
+    var fields = KeyedArchiveKeyTable<Int>()
     /// Set by the Foundation value types: the object is this plain plist value, not an instance.
     var plainValue: PropertyListDocument.Node?
     /// Set by the Foundation value types: the class chain to write instead of the type's.
@@ -52,9 +53,8 @@ public final class KeyedArchiveArchiver {
         self.codingPath = codingPath
     }
 
-    private func set(_ key: String, _ node: Int) {
-        if let index = fields.firstIndex(where: { $0.key == key }) { fields[index].node = node } else { fields.append((key, node)) }
-    }
+    /// Writes `node` under `key`; writing a key again replaces its value, as `NSCoder` does.
+    func set(_ key: String, _ node: Int) { fields.set(node, forKey: key) }
 
     /// Writes a Boolean inline (`encodeBool:forKey:`).
     public func encode(_ value: Bool, forKey key: String) { set(key, state.node(.bool(value))) }
@@ -120,7 +120,7 @@ public enum KeyedArchiveWriter {
                 guard !chain.isEmpty, !chain[0].isEmpty else {
                     throw ArchiveError(.invalidValue, "an empty class name", codingPath: codingPath, typeName: "\(T.self)")
                 }
-                state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields))
+                state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields.entries.map { ($0.key, $0.value) }))
             }
             return object
         }

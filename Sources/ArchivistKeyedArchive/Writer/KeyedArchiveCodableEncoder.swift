@@ -56,9 +56,8 @@ enum KeyedArchiveEncodedValue {
 
 /// What one `encode(to:)` produced.
 final class KeyedArchiveEncodedContent {
-    var keyed: [(key: String, value: KeyedArchiveEncodedValue)]?
-    /// Position of each key in ``keyed``.
-    var keyedIndex: [String: Int] = [:]
+    /// The keyed container's values by key, in the order first encoded.
+    var keyed: KeyedArchiveKeyTable<KeyedArchiveEncodedValue>?
     var unkeyed: [KeyedArchiveEncodedValue]?
     var single: KeyedArchiveEncodedValue?
     var classChain: [String]?
@@ -86,7 +85,7 @@ struct KeyedArchiveCodableWriter {
             let object = try state.reserveObject()
             if let instance { state.record(instance, as: object) }
             let content = KeyedArchiveEncodedContent()
-            content.classChain = (T.self as? KeyedArchiveClassNamed.Type)?.keyedArchiveClassChain
+            content.classChain = state.classChain(of: T.self)
             try value.encode(to: KeyedArchiveValueEncoder(writer: self, content: content, codingPath: codingPath))
             state.setObject(object, node: try node(for: content, codingPath: codingPath))
             return object
@@ -118,21 +117,25 @@ struct KeyedArchiveCodableWriter {
 
     /// The node an encoded content is written as.
     func node(for content: KeyedArchiveEncodedContent, codingPath: [String]) throws -> Int {
-        if let keyed = content.keyed {
+        if let keyed = content.keyed?.entries {
             if let chain = content.classChain {
-                let fields = try keyed.map { entry in
-                    (entry.key, try fieldNode(entry.value, inline: true, codingPath: codingPath + [entry.key]))
+                var fields: [(key: String, value: Int)] = []
+                fields.reserveCapacity(keyed.count)
+                for entry in keyed {
+                    fields.append((entry.key, try fieldNode(entry.value, inline: true) { codingPath + [entry.key] }))
                 }
                 return try state.instanceNode(classChain: chain, fields: fields)
             }
             let keys = try keyed.map { state.uid(try state.plainObject(.string($0.key))) }
-            let values = try keyed.map { try fieldNode($0.value, inline: false, codingPath: codingPath + [$0.key]) }
+            let values = try keyed.map { entry in try fieldNode(entry.value, inline: false) { codingPath + [entry.key] } }
             return try state.instanceNode(classChain: ["NSDictionary", "NSObject"], fields: [
                 ("NS.keys", state.node(.array(keys))), ("NS.objects", state.node(.array(values))),
             ])
         }
         if let unkeyed = content.unkeyed {
-            let elements = try unkeyed.enumerated().map { try fieldNode($1, inline: false, codingPath: codingPath + ["[\($0)]"]) }
+            let elements = try unkeyed.enumerated().map { position, value in
+                try fieldNode(value, inline: false) { codingPath + ["[\(position)]"] }
+            }
             return try state.instanceNode(classChain: ["NSArray", "NSObject"], fields: [("NS.objects", state.node(.array(elements)))])
         }
         switch content.single {
@@ -148,14 +151,17 @@ struct KeyedArchiveCodableWriter {
     }
 
     /// A field or element: scalars inline when allowed, otherwise a reference to an object.
-    private func fieldNode(_ value: KeyedArchiveEncodedValue, inline: Bool, codingPath: [String]) throws -> Int {
+    ///
+    /// - Parameter codingPath: The value's path, built only for a pending container (once per
+    ///   nested container, not once per field).
+    private func fieldNode(_ value: KeyedArchiveEncodedValue, inline: Bool, codingPath: () -> [String]) throws -> Int {
         switch value {
         case .scalar(let node) where inline: return state.node(node)
         case .scalar(let node): return state.uid(try state.plainObject(node))
         case .object(let object): return state.uid(object)
         case .pending(let content):
             let object = try state.reserveObject()
-            state.setObject(object, node: try self.node(for: content, codingPath: codingPath))
+            state.setObject(object, node: try self.node(for: content, codingPath: codingPath()))
             return state.uid(object)
         }
     }
@@ -182,12 +188,14 @@ struct KeyedArchiveValueEncoder: Encoder {
 
     /// Encodes a value: a scalar stays a scalar, anything else becomes an object.
     func value<T: Encodable>(_ value: T, key: String) throws -> KeyedArchiveEncodedValue {
+        // Strings are the commonest objects and need no coding path: skip building it.
+        if T.self == String.self { return .object(try writer.state.plainObject(.string(value as! String))) }
         if let scalar = KeyedArchiveCodableWriter.scalar(value) { return .scalar(scalar) }
         return .object(try writer.object(for: value, codingPath: path + [key]))
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if content.keyed == nil { content.keyed = [] }
+        if content.keyed == nil { content.keyed = KeyedArchiveKeyTable() }
         return KeyedEncodingContainer(KeyedArchiveKeyedEncodingContainer<Key>(encoder: self))
     }
 

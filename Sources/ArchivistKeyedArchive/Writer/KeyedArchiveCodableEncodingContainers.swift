@@ -9,13 +9,7 @@ struct KeyedArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContaine
     /// Sets a field in place (the content is shared by every container of this value, and
     /// copying its arrays on each write made encoding quadratic in the number of fields).
     private func set(_ key: Key, _ value: KeyedArchiveEncodedValue) {
-        let content = encoder.content
-        if let index = content.keyedIndex[key.stringValue] {
-            content.keyed?[index].value = value
-        } else {
-            content.keyedIndex[key.stringValue] = content.keyed?.count ?? 0
-            content.keyed?.append((key.stringValue, value))
-        }
+        encoder.content.keyed?.set(value, forKey: key.stringValue)
     }
 
     mutating func encodeNil(forKey key: Key) throws { set(key, .object(0)) }

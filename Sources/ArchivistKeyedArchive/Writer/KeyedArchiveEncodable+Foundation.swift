@@ -13,7 +13,7 @@ extension KeyedArchiveArchiver {
 
     /// Writes `references` under `key` as an array of references (`NS.objects`, `NS.keys`).
     func encodeReferences(_ objects: [Int], forKey key: String) {
-        fields.append((key, state.node(.array(objects.map(state.uid)))))
+        set(key, state.node(.array(objects.map(state.uid))))
     }
 }
 

@@ -9,6 +9,13 @@ final class KeyedArchiveWriterState {
     /// Node index of each `$objects` entry (-1 while reserved).
     private(set) var objects: [Int] = [0]
     private var classObjects: [[String]: Int] = [:]
+    /// The class object written last, and its chain: instances mostly come in runs of one class.
+    private var lastClass: (chain: [String], object: Int)?
+    /// Key nodes of the last instance written of each class object, `$class` first: most
+    /// instances of a class write the same keys, which then cost no string lookups.
+    private var classKeys: [Int: (names: [String], nodes: [Int])] = [:]
+    /// `KeyedArchiveClassNamed` chains by type, asked once per type.
+    private var typeChains: [ObjectIdentifier: [String]?] = [:]
     private var strings: [String: Int] = [:]
     /// Class instances already written, so sharing (and cycles) are kept as references.
     private var identities: [ObjectIdentifier: Int] = [:]
@@ -50,8 +57,24 @@ final class KeyedArchiveWriterState {
         return object
     }
 
+    /// The class chain a `KeyedArchiveClassNamed` type names, or `nil` for other types.
+    func classChain<T>(of type: T.Type) -> [String]? {
+        let id = ObjectIdentifier(type)
+        if let chain = typeChains[id] { return chain }
+        let chain = (type as? KeyedArchiveClassNamed.Type)?.keyedArchiveClassChain
+        typeChains[id] = .some(chain)
+        return chain
+    }
+
     /// The object describing `chain` (`$classname`, `$classes`), written once.
     func classObject(_ chain: [String]) throws -> Int {
+        if let lastClass, lastClass.chain == chain { return lastClass.object }
+        let object = try newClassObject(chain)
+        lastClass = (chain, object)
+        return object
+    }
+
+    private func newClassObject(_ chain: [String]) throws -> Int {
         if let object = classObjects[chain] { return object }
         let object = try reserveObject()
         let keys = [string("$classname"), string("$classes")]
@@ -62,10 +85,28 @@ final class KeyedArchiveWriterState {
     }
 
     /// An instance dictionary: `$class` and the fields (values are node indexes).
-    func instanceNode(classChain: [String], fields: [(key: String, node: Int)]) throws -> Int {
-        let classReference = uid(try classObject(classChain))
-        return node(.dictionary(keys: [string("$class")] + fields.map { string($0.key) },
-                                values: [classReference] + fields.map(\.node)))
+    func instanceNode(classChain: [String], fields: [(key: String, value: Int)]) throws -> Int {
+        let classObject = try classObject(classChain)
+        var values: [Int] = []
+        values.reserveCapacity(fields.count + 1)
+        values.append(uid(classObject))
+        for field in fields { values.append(field.value) }
+        return node(.dictionary(keys: keyNodes(fields, classObject: classObject), values: values))
+    }
+
+    /// The key nodes of an instance, `$class` first; shared with the previous instance of its
+    /// class when the names are the same.
+    private func keyNodes(_ fields: [(key: String, value: Int)], classObject: Int) -> [Int] {
+        if let cached = classKeys[classObject], cached.names.count == fields.count,
+           zip(cached.names, fields).allSatisfy({ $0 == $1.key }) {
+            return cached.nodes
+        }
+        var nodes: [Int] = []
+        nodes.reserveCapacity(fields.count + 1)
+        nodes.append(string("$class"))
+        for field in fields { nodes.append(string(field.key)) }
+        classKeys[classObject] = (fields.map(\.key), nodes)
+        return nodes
     }
 
     /// Runs `body` one level deeper, refusing past `maxDepth` (writing recurses per level).

@@ -1,0 +1,146 @@
+import Archivist
+import Foundation
+
+/// The keyed container: an instance's fields or a string-keyed dictionary's entries.
+///
+/// `Key` is the caller's type, so code generic over it runs unspecialized (metadata look-ups
+/// and witness calls on every use); the container only forwards to the non-generic
+/// ``KeyedArchiveKeyedReader`` with the key's string.
+struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let reader: KeyedArchiveKeyedReader
+
+    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
+        reader = KeyedArchiveKeyedReader(decoder: decoder, entries: entries)
+    }
+
+    var codingPath: [any CodingKey] { reader.codingPath }
+    var allKeys: [Key] { reader.entries.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { reader.entries[key.stringValue] != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try reader.child(key.stringValue, key).isNil }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(key.stringValue, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(key.stringValue, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(key.stringValue, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try reader.double(key.stringValue, key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue, key, type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        if T.self == Date.self { return try reader.date(key.stringValue, key) as! T }
+        return try reader.nonNil(key.stringValue, key).decode(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try reader.nonNil(key.stringValue, key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try reader.nonNil(key.stringValue, key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { reader.decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try reader.child(key.stringValue, key) }
+}
+
+/// What a keyed container does, by key string: look the entry up, check depth and the value
+/// budget, and read it. Scalars of the expected kind are read straight from the field or
+/// object, without making a child decoder; anything else (nil, another kind, a number out of
+/// range) goes through the child for its errors.
+///
+/// A class: the standard library's container box copies the container on every call, and a
+/// reference is one retain where this state's fields were several.
+final class KeyedArchiveKeyedReader {
+    let decoder: KeyedArchiveValueDecoder
+    let entries: KeyedArchiveKeyedEntries
+    /// The decoder's coding path, built once (when a child decoder or an error first needs
+    /// it; scalars read directly never do) and shared by every child.
+    private(set) lazy var codingPath: [any CodingKey] = decoder.codingPath
+
+    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
+        self.decoder = decoder
+        self.entries = entries
+    }
+
+    /// The entry under `name`, admitted (depth and budget checked once).
+    private func admitted(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveItem {
+        guard let item = entries[name] else {
+            throw decoder.error(.keyNotFound, "no value for \(name)", key: key)
+        }
+        try decoder.admit(key: key, depth: decoder.depth)
+        return item
+    }
+
+    /// The object an item names, if it is one.
+    private func object(_ item: KeyedArchiveItem) -> KeyedArchiveObject? {
+        if case .object(let reference) = item { return decoder.archive.objects[reference.index] }
+        return nil
+    }
+
+    /// The child decoder of an admitted item, refusing `$null`/`NSNull` (`.valueNotFound`).
+    private func nonNilChild(_ item: KeyedArchiveItem, _ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+        let child = KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
+        guard !child.isNil else { throw decoder.error(.valueNotFound, "\(name) is nil", key: key) }
+        return child
+    }
+
+    /// The child decoder for `name`.
+    func child(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+        let item = try admitted(name, key)
+        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
+    }
+
+    /// The child decoder for `name`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
+    func nonNil(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+        try nonNilChild(try admitted(name, key), name, key)
+    }
+
+    func string(_ name: String, _ key: any CodingKey) throws -> String {
+        let item = try admitted(name, key)
+        switch (item, object(item)) {
+        case (.field(.string(let value)), _), (_, .string(let value)?): return value
+        default: return try nonNilChild(item, name, key).string()
+        }
+    }
+
+    func bool(_ name: String, _ key: any CodingKey) throws -> Bool {
+        let item = try admitted(name, key)
+        switch (item, object(item)) {
+        case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
+        default: return try nonNilChild(item, name, key).bool()
+        }
+    }
+
+    func double(_ name: String, _ key: any CodingKey) throws -> Double {
+        let item = try admitted(name, key)
+        switch (item, object(item)) {
+        case (.field(.real(let value)), _), (_, .real(let value)?): return value
+        default: return try nonNilChild(item, name, key).double()
+        }
+    }
+
+    func integer<T: FixedWidthInteger>(_ name: String, _ key: any CodingKey, _ type: T.Type) throws -> T {
+        let item = try admitted(name, key)
+        switch (item, object(item)) {
+        case (.field(.integer(let value)), _), (_, .integer(let value)?):
+            if let converted = T(exactly: value) { return converted }
+        default: break
+        }
+        return try nonNilChild(item, name, key).integer(type)
+    }
+
+    func date(_ name: String, _ key: any CodingKey) throws -> Date {
+        let item = try admitted(name, key)
+        switch (item, object(item)) {
+        case (.field(.date(let value)), _), (_, .date(let value)?): return value
+        default: return try nonNilChild(item, name, key).decode(Date.self)
+        }
+    }
+}

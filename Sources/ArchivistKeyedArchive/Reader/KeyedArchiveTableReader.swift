@@ -1,0 +1,230 @@
+import Archivist
+import Foundation
+
+/// Turns a parsed property list into a ``KeyedArchive`` table, checking the layout.
+///
+/// One pass over `$objects`. Each class description is read once and its record (chain and
+/// Foundation kind) shared by every instance of it; coding paths for errors are built only when
+/// an error is thrown, never per object or field.
+struct KeyedArchiveTableReader {
+    let document: PropertyListDocument
+    let limits: ArchiveLimits
+    /// Plist values still allowed into fields (shared containers count each time reached).
+    private var budget: Int
+    private var objectCount = 0
+    /// Class descriptions read so far, by object index.
+    private var classRecords: [ClassRecord?] = []
+
+    /// A class description as instances use it: the chain, and which Foundation value it maps to.
+    private struct ClassRecord {
+        var chain: [String]
+        var kind: KeyedArchiveFoundationValues.Kind
+    }
+
+    init(document: PropertyListDocument, limits: ArchiveLimits) {
+        self.document = document
+        self.limits = limits
+        self.budget = limits.maxObjectCount
+    }
+
+    /// The coding path of `$objects[index]`, plus `keys`.
+    private static func path(_ index: Int, _ keys: String...) -> [String] { ["$objects", "[\(index)]"] + keys }
+
+    mutating func read() throws -> KeyedArchive {
+        let envelope = try KeyedArchiveEnvelope(document, limits: limits)
+        let objectNodes = envelope.objects
+        objectCount = objectNodes.count
+        classRecords = Array(repeating: nil, count: objectCount)
+        var top: [String: KeyedArchiveReference] = [:]
+        for (key, value) in zip(envelope.topKeys, envelope.topValues) {
+            guard let name = document.string(at: key) else {
+                throw ArchiveError(.corrupt, "$top key is not a string", codingPath: ["$top"])
+            }
+            top[name] = try reference(at: value) { ["$top", name] }
+        }
+        var objects: [KeyedArchiveObject] = [.null]
+        var chains: [[String]] = [[]]
+        var urls: [Int] = []
+        objects.reserveCapacity(objectNodes.count)
+        chains.reserveCapacity(objectNodes.count)
+        for index in objectNodes.indices.dropFirst() {
+            let (object, chain, isURL) = try self.object(index, objectNodes: objectNodes)
+            objects.append(object)
+            chains.append(chain)
+            if isURL { urls.append(index) }
+        }
+        try Self.resolveURLs(urls, in: &objects)
+        return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits)
+    }
+
+    /// The reference a UID node holds, in bounds.
+    private func reference(at node: Int, path: () -> [String]) throws -> KeyedArchiveReference {
+        guard case .uid(let value) = document.nodes[node] else {
+            throw ArchiveError(.corrupt, "expected a reference", codingPath: path())
+        }
+        guard value < UInt64(objectCount) else {
+            throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objectCount) objects)", codingPath: path())
+        }
+        return KeyedArchiveReference(Int(value))
+    }
+
+    /// Whether the string node `node` is exactly `key`.
+    private func node(_ node: Int, is key: String) -> Bool {
+        if case .string(let value) = document.nodes[node] { return value == key }
+        return false
+    }
+
+    /// The value of the first `key` entry of a dictionary's `keys`.
+    private func value(_ key: String, keys: [Int], values: [Int]) -> Int? {
+        for position in keys.indices where node(keys[position], is: key) { return values[position] }
+        return nil
+    }
+
+    /// `$objects[index]`, its class chain, and whether it is an `NSURL` instance.
+    private mutating func object(_ index: Int, objectNodes: [Int]) throws -> (KeyedArchiveObject, [String], Bool) {
+        let node = objectNodes[index]
+        switch document.nodes[node] {
+        case .string(let value): return (.string(value), [], false)
+        case .integer(let value): return (.integer(value), [], false)
+        case .unsignedInteger(let value): return (.unsignedInteger(value), [], false)
+        case .real(let value): return (.real(value), [], false)
+        case .bool(let value): return (.bool(value), [], false)
+        case .data(let bytes): return (.data(Data(bytes)), [], false)
+        case .date(let seconds): return (.date(Date(timeIntervalSinceReferenceDate: seconds)), [], false)
+        case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
+        case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
+        case .dictionary(let keys, let values):
+            guard let classValue = value("$class", keys: keys, values: values) else {
+                if value("$classname", keys: keys, values: values) != nil {
+                    return (.classDescription(try classRecord(index, objectNodes: objectNodes).chain), [], false)
+                }
+                return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
+            }
+            let classReference = try reference(at: classValue) { Self.path(index, "$class") }
+            let record = try classRecord(classReference.index, objectNodes: objectNodes)
+            var fields = KeyedArchiveFieldTable()
+            fields.reserveCapacity(keys.count - 1)
+            for (key, value) in zip(keys, values) {
+                guard case .string(let name) = document.nodes[key] else {
+                    throw ArchiveError(.corrupt, "field name is not a string", codingPath: Self.path(index))
+                }
+                guard name != "$class" else { continue }
+                guard fields.insert(try field(at: value, depth: 1) { Self.path(index, name) }, forKey: name) else {
+                    throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(index, name))
+                }
+            }
+            let instance = KeyedArchiveInstance(classChain: record.chain, table: fields)
+            let object = try KeyedArchiveFoundationValues.object(for: instance, kind: record.kind) { Self.path(index) }
+            return (object, record.chain, record.kind == .url)
+        }
+    }
+
+    /// The record of the class description at `$objects[index]`, read once.
+    private mutating func classRecord(_ index: Int, objectNodes: [Int]) throws -> ClassRecord {
+        if let record = classRecords[index] { return record }
+        let chain = try classChain(at: objectNodes[index]) { Self.path(index) }
+        let record = ClassRecord(chain: chain, kind: KeyedArchiveFoundationValues.Kind(className: chain[0]))
+        classRecords[index] = record
+        return record
+    }
+
+    /// A class description's chain: `$classes` (most derived first), else `[$classname]`.
+    private func classChain(at node: Int, path: () -> [String]) throws -> [String] {
+        guard case .dictionary(let keys, let values) = document.nodes[node], value("$class", keys: keys, values: values) == nil else {
+            throw ArchiveError(.corrupt, "$class does not refer to a class description", codingPath: path())
+        }
+        guard let nameNode = value("$classname", keys: keys, values: values), let name = document.string(at: nameNode) else {
+            throw ArchiveError(.corrupt, "class description without a string $classname", codingPath: path())
+        }
+        guard let classesNode = value("$classes", keys: keys, values: values) else { return [name] }
+        guard case .array(let entries) = document.nodes[classesNode] else {
+            throw ArchiveError(.corrupt, "$classes is not an array of strings", codingPath: path() + ["$classes"], typeName: name)
+        }
+        var chain: [String] = []
+        chain.reserveCapacity(entries.count + 1)
+        for entry in entries {
+            guard let superclass = document.string(at: entry) else {
+                throw ArchiveError(.corrupt, "$classes is not an array of strings", codingPath: path() + ["$classes"], typeName: name)
+            }
+            chain.append(superclass)
+        }
+        return chain.first == name ? chain : [name] + chain
+    }
+
+    /// A plist value read into a field, bounded in depth and in total values read.
+    private mutating func field(at node: Int, depth: Int, path: () -> [String]) throws -> KeyedArchiveField {
+        guard depth <= limits.maxDepth else {
+            throw ArchiveError(.limitExceeded(.depth), "plist nesting deeper than maxDepth", codingPath: path())
+        }
+        budget -= 1
+        guard budget >= 0 else {
+            throw ArchiveError(.limitExceeded(.objectCount), "the archive's fields unfold to more than maxObjectCount values",
+                               codingPath: path())
+        }
+        switch document.nodes[node] {
+        case .string(let value): return .string(value)
+        case .integer(let value): return .integer(value)
+        case .unsignedInteger(let value): return .unsignedInteger(value)
+        case .real(let value): return .real(value)
+        case .bool(let value): return .bool(value)
+        case .data(let bytes): return .data(Data(bytes))
+        case .date(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .uid: return .reference(try reference(at: node, path: path))
+        case .array(let elements):
+            var fields: [KeyedArchiveField] = []
+            fields.reserveCapacity(elements.count)
+            for (position, element) in elements.enumerated() {
+                fields.append(try field(at: element, depth: depth + 1) { path() + ["[\(position)]"] })
+            }
+            return .array(fields)
+        case .dictionary(let keys, let values):
+            var entries: [String: KeyedArchiveField] = [:]
+            entries.reserveCapacity(keys.count)
+            for (key, value) in zip(keys, values) {
+                guard let name = document.string(at: key) else {
+                    throw ArchiveError(.corrupt, "dictionary key is not a string", codingPath: path())
+                }
+                guard entries.updateValue(try field(at: value, depth: depth + 1) { path() + [name] }, forKey: name) == nil else {
+                    throw ArchiveError(.corrupt, "key \(name) appears twice", codingPath: path() + [name])
+                }
+            }
+            return .dictionary(entries)
+        }
+    }
+
+    /// Turns the `NSURL` instances at `indexes` into ``KeyedArchiveObject/url(relative:base:)``
+    /// once the whole table is read: `NS.relative` must name a string, `NS.base` `$null` or
+    /// another `NSURL`.
+    private static func resolveURLs(_ indexes: [Int], in objects: inout [KeyedArchiveObject]) throws {
+        func isURL(_ object: KeyedArchiveObject) -> Bool {
+            switch object {
+            case .url: return true
+            case .instance(let instance): return instance.classChain.first == "NSURL"
+            default: return false
+            }
+        }
+        for index in indexes {
+            guard case .instance(let instance) = objects[index] else { continue }
+            var relative: String?
+            switch instance.table["NS.relative"] {
+            case .string(let value)?: relative = value
+            case .reference(let target)?: if case .string(let value) = objects[target.index] { relative = value }
+            default: break
+            }
+            guard let relative else {
+                throw ArchiveError(.corrupt, "NSURL.NS.relative must be a string", codingPath: path(index, "NS.relative"),
+                                   typeName: "NSURL")
+            }
+            var base: KeyedArchiveReference?
+            switch instance.table["NS.base"] {
+            case nil: base = nil
+            case .reference(let target)? where target.isNull: base = nil
+            case .reference(let target)? where isURL(objects[target.index]): base = target
+            default:
+                throw ArchiveError(.corrupt, "NSURL.NS.base must be $null or an NSURL", codingPath: path(index, "NS.base"),
+                                   typeName: "NSURL")
+            }
+            objects[index] = .url(relative: relative, base: base)
+        }
+    }
+}
