@@ -174,7 +174,14 @@ struct EncoderStorage {
     // MARK: Containers
 
     /// Closes nested Codable containers down to `level` entries, innermost first.
+    @inline(__always)
     mutating func closeContainers(above level: Int) {
+        // Every Codable field write lands here; nearly always there is nothing to close.
+        if _fastPath(open.count <= level) { return }
+        closeOpenContainers(above: level)
+    }
+
+    private mutating func closeOpenContainers(above level: Int) {
         while open.count > level {
             let container = open.removeLast()
             switch container.kind {

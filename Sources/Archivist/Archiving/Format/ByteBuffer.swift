@@ -21,7 +21,12 @@ struct ByteBuffer {
     /// False once ``takeData(droppingFirst:)`` gave the memory to a `Data`.
     private var owned = true
 
-    init(capacity: Int = 4096) {
+    /// The default first capacity: room for a small model's archive, and small enough that
+    /// `malloc` serves it from its per-thread cache (blocks up to about 1 KiB), which 4 KiB
+    /// was not. Larger archives grow by doubling.
+    static let initialCapacity = 1_024
+
+    init(capacity: Int = ByteBuffer.initialCapacity) {
         self.capacity = Swift.max(capacity, 64)
         guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
         base = memory
