@@ -36,18 +36,44 @@ public func archiveFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: I
     return 0
 }
 
-/// The input with the total length (bytes 8..<16) and CRC32C (bytes 24..<28) made to match,
-/// as a writer would have produced them; `nil` when it is shorter than the 28-byte header.
+/// The input with the header's total length and CRC32C made to match, as a writer would have
+/// produced them; `nil` when it is too short to hold a header. Version 1 (byte 4 = 1) keeps
+/// its fixed 28-byte header; anything else is given a version 2 header: the input's second
+/// header varint (the body length) is kept and the total length varint rewritten.
 private func resign(_ data: Data) -> Data? {
-    let headerSize = 28
-    guard data.count >= headerSize else { return nil }
     var bytes = [UInt8](data)
-    withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { raw in
-        for i in 0..<8 { bytes[8 + i] = raw[i] }
+    if bytes.count >= 28, bytes[4] == 1 {
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { raw in
+            for i in 0..<8 { bytes[8 + i] = raw[i] }
+        }
+        let sum = bytes[28...].withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: sum.littleEndian) { raw in
+            for i in 0..<4 { bytes[24 + i] = raw[i] }
+        }
+        return Data(bytes)
     }
-    let sum = bytes[headerSize...].withUnsafeBytes { CRC32C.checksum($0) }
+    let fixed = ArchiveFormat.fixedHeaderSize
+    guard bytes.count > fixed else { return nil }
+    // Skip the old total length varint; keep the body length varint and everything after it.
+    var index = fixed
+    while index < bytes.count, bytes[index] >= 0x80 { index += 1 }
+    guard index < bytes.count else { return nil }
+    let rest = bytes[(index + 1)...]
+    var length = 1
+    while length != ByteBuffer.varintSize(UInt64(fixed + length + rest.count)) { length += 1 }
+    var total = [UInt8]()
+    var value = UInt64(fixed + length + rest.count)
+    while value >= 0x80 {
+        total.append(UInt8(truncatingIfNeeded: value) | 0x80)
+        value >>= 7
+    }
+    total.append(UInt8(value))
+    var result = Array(bytes[0..<fixed]) + total + rest
+    result[4] = 2
+    result[5] = 0
+    let sum = result[fixed...].withUnsafeBytes { CRC32C.checksum($0) }
     withUnsafeBytes(of: sum.littleEndian) { raw in
-        for i in 0..<4 { bytes[24 + i] = raw[i] }
+        for i in 0..<4 { result[6 + i] = raw[i] }
     }
-    return Data(bytes)
+    return Data(result)
 }

@@ -79,14 +79,9 @@ public enum Archive {
     ///
     /// - Complexity: O(log n).
     package static func checksumOfEncoded(_ data: Data) -> UInt32? {
-        let headerSize = ArchiveFormat.headerSize
-        guard data.count >= headerSize else { return nil }
-        return data.withUnsafeBytes { raw -> UInt32? in
-            let header = UnsafeRawBufferPointer(rebasing: raw[0..<headerSize])
-            guard UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == UInt64(data.count)
-            else { return nil }
-            let stored = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
-            return CRC32C.combine(CRC32C.checksum(header), stored, length: data.count - headerSize)
+        data.withUnsafeBytes { raw -> UInt32? in
+            guard let header = try? ArchiveHeader(parsing: raw) else { return nil }
+            return header.wholeArchiveChecksum(of: raw)
         }
     }
 }

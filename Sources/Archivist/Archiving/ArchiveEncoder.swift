@@ -176,6 +176,7 @@ extension ArchiveEncoder {
     /// Writes a Codable value: through its `Archivable` conformance when it has one (keeping
     /// identity and type names), otherwise as an anonymous value of its own.
     func writeEncodable<T: Encodable>(_ value: T) throws {
+        if CodablePrimitives.write(value, to: &storage.pointee.out) { return }
         if let archivable = value as? any Archivable {
             try write(archivable)
             return

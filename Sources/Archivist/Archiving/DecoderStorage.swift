@@ -57,52 +57,30 @@ struct DecoderStorage {
         }
         self.allowed = allowed
         let count = bytes.count
-        guard let base = bytes.baseAddress, count >= ArchiveFormat.headerSize else {
-            if count >= 4, let base = bytes.baseAddress, !Self.hasMagic(base) {
-                throw ArchiveError(.badMagic, "not a native archive (magic bytes differ)", offset: 0)
-            }
-            throw ArchiveError(.truncated, "\(count) bytes is shorter than the archive header", offset: count)
-        }
-        guard Self.hasMagic(base) else {
-            throw ArchiveError(.badMagic, "not a native archive (magic bytes differ)", offset: 0)
-        }
-        keys = ArchivedKeys(base: base)
+        let header = try ArchiveHeader(parsing: bytes)
         guard count <= limits.maxTotalBytes else {
             throw ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(limits.maxTotalBytes)")
         }
-        var header = ByteReader(base: base, start: 4, end: ArchiveFormat.headerSize)
-        let version = try header.fixed(UInt16.self)
-        let flags = try header.fixed(UInt16.self)
-        guard version == ArchiveFormat.version, flags == 0 else {
-            throw ArchiveError(
-                .unsupportedVersion, "format version \(version) flags \(flags); this reader knows version 1",
-                offset: 4)
+        // A non-empty buffer: the header parsed.
+        let base = bytes.baseAddress.unsafelyUnwrapped
+        keys = ArchivedKeys(base: base)
+        if options.verifiesChecksum {
+            let sum = header.checksum(of: bytes)
+            guard sum == header.storedChecksum else {
+                throw ArchiveError(
+                    .checksumMismatch, "CRC32C \(sum) but the header says \(header.storedChecksum)",
+                    offset: header.checksumStart == ArchiveFormat.version1HeaderSize ? 24 : 6)
+            }
         }
-        let total = try header.fixed(UInt64.self)
-        let tablesOffset = try header.fixed(UInt64.self)
-        let storedSum = try header.fixed(UInt32.self)
-        guard total <= UInt64(count) else {
-            throw ArchiveError(.truncated, "archive claims \(total) bytes, \(count) present", offset: count)
-        }
-        guard total == UInt64(count) else {
-            throw ArchiveError(.corrupt, "\(UInt64(count) - total) bytes after the archive's end", offset: Int(total))
-        }
-        guard tablesOffset >= UInt64(ArchiveFormat.headerSize), tablesOffset <= total else {
-            throw ArchiveError(.corrupt, "tables offset \(tablesOffset) outside the archive", offset: 16)
-        }
-        let sum = options.verifiesChecksum ? CRC32C.checksum(
-            UnsafeRawBufferPointer(start: base + ArchiveFormat.headerSize, count: count - ArchiveFormat.headerSize)) : storedSum
-        guard sum == storedSum else {
-            throw ArchiveError(.checksumMismatch, "CRC32C \(sum) but the header says \(storedSum)", offset: 24)
-        }
-        bodyEnd = Int(tablesOffset)
+        let bodyStart = header.bodyStart
+        bodyEnd = header.tablesOffset
         var tables = ByteReader(base: base, start: bodyEnd, end: count)
         let typeCount = try tables.index(below: tables.remaining + 1, "type count")
         types.reserveCapacity(typeCount)
         for _ in 0..<typeCount {
             var name = try tables.string()
             let version = Int(truncatingIfNeeded: Int64(bitPattern: try tables.varint()))
-            if let renamed = options.renamedTypes[name] { name = renamed }
+            if !options.renamedTypes.isEmpty, let renamed = options.renamedTypes[name] { name = renamed }
             types.append(TypeEntry(name: name, version: version, matched: nil))
         }
         let keyCount = try tables.index(below: tables.remaining + 1, "key count")
@@ -113,25 +91,20 @@ struct DecoderStorage {
             throw ArchiveError(.limitExceeded(.objectCount), "\(objectCount) objects, limit \(limits.maxObjectCount)")
         }
         objectOffsets.reserveCapacity(objectCount)
+        let offsetBase = header.version == 1 ? 0 : bodyStart
         for _ in 0..<objectCount {
-            let stored = try tables.index(below: bodyEnd + 1, "object offset")
-            guard stored == 0 || stored - 1 >= ArchiveFormat.headerSize else {
+            // Version 1 stores offsets from the archive's start, version 2 from the body's.
+            let stored = try tables.index(below: bodyEnd - offsetBase + 1, "object offset")
+            guard stored == 0 || stored - 1 + offsetBase >= bodyStart else {
                 throw ArchiveError(.corrupt, "object offset \(stored - 1) inside the header", offset: tables.pos)
             }
-            objectOffsets.append(stored - 1)
+            objectOffsets.append(stored == 0 ? -1 : stored - 1 + offsetBase)
         }
         guard tables.pos == count else {
             throw ArchiveError(.corrupt, "\(count - tables.pos) unread bytes after the tables", offset: tables.pos)
         }
         objects = Array(repeating: .absent, count: objectCount)
-        reader = ByteReader(base: base, start: ArchiveFormat.headerSize, end: bodyEnd)
-    }
-
-    private static func hasMagic(_ base: UnsafeRawPointer) -> Bool {
-        base.load(fromByteOffset: 0, as: UInt8.self) == ArchiveFormat.magic.0
-            && base.load(fromByteOffset: 1, as: UInt8.self) == ArchiveFormat.magic.1
-            && base.load(fromByteOffset: 2, as: UInt8.self) == ArchiveFormat.magic.2
-            && base.load(fromByteOffset: 3, as: UInt8.self) == ArchiveFormat.magic.3
+        reader = ByteReader(base: base, start: bodyStart, end: bodyEnd)
     }
 
     // MARK: Frames

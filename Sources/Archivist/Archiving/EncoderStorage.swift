@@ -51,8 +51,8 @@ struct EncoderStorage {
 
     init(limits: ArchiveLimits) {
         self.limits = limits
-        out.appendLittleEndian(UInt32(0))  // header placeholder, see finish()
-        for _ in 0..<((ArchiveFormat.headerSize - 4) / 4) { out.appendLittleEndian(UInt32(0)) }
+        // Room for the header, see finish().
+        for _ in 0..<(ArchiveFormat.reservedHeaderSize / 4) { out.appendLittleEndian(UInt32(0)) }
     }
 
     // MARK: Frames
@@ -174,7 +174,14 @@ struct EncoderStorage {
     // MARK: Containers
 
     /// Closes nested Codable containers down to `level` entries, innermost first.
+    @inline(__always)
     mutating func closeContainers(above level: Int) {
+        // Every Codable field write lands here; nearly always there is nothing to close.
+        if _fastPath(open.count <= level) { return }
+        closeOpenContainers(above: level)
+    }
+
+    private mutating func closeOpenContainers(above level: Int) {
         while open.count > level {
             let container = open.removeLast()
             switch container.kind {
@@ -276,8 +283,13 @@ struct EncoderStorage {
     // MARK: Assembly
 
     /// Appends the tables, fills in the header and checksum, and hands the bytes over.
+    ///
+    /// The body was written after ``ArchiveFormat/reservedHeaderSize`` bytes; the version 2
+    /// header is shorter (its lengths are varints), so it is written just before the body and
+    /// the archive starts there.
     mutating func finish() throws -> Data {
-        let tablesOffset = out.count
+        let reserved = ArchiveFormat.reservedHeaderSize
+        let bodyLength = out.count - reserved
         out.appendVarint(types.count)
         for (_, name, version) in types {
             out.appendString(name)
@@ -287,24 +299,32 @@ struct EncoderStorage {
         keys.forEach { out.appendString($0) }
         out.appendVarint(objectOffsets.count)
         for offset in objectOffsets {
-            // Stored as offset + 1; 0 means "never defined" (a dangling conditional reference).
-            out.appendVarint(offset < 0 ? 0 : offset + 1)
+            // Stored as offset from the body's start + 1; 0 means "never defined" (a dangling
+            // conditional reference).
+            out.appendVarint(offset < 0 ? 0 : offset - reserved + 1)
         }
-        if out.count > limits.maxTotalBytes {
+        let payload = out.count - reserved
+        // The total length counts the header, whose size depends on the total's varint.
+        let fixedPart = ArchiveFormat.fixedHeaderSize + ByteBuffer.varintSize(UInt64(bodyLength))
+        var headerSize = fixedPart + 1
+        while fixedPart + ByteBuffer.varintSize(UInt64(headerSize + payload)) != headerSize { headerSize += 1 }
+        let total = headerSize + payload
+        if total > limits.maxTotalBytes {
             throw ArchiveError(.limitExceeded(.totalBytes), "archive larger than \(limits.maxTotalBytes) bytes")
         }
-        let base = out.base
+        let start = reserved - headerSize
+        let base = out.base + start
         base.storeBytes(of: ArchiveFormat.magic.0, toByteOffset: 0, as: UInt8.self)
         base.storeBytes(of: ArchiveFormat.magic.1, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: ArchiveFormat.magic.2, toByteOffset: 2, as: UInt8.self)
         base.storeBytes(of: ArchiveFormat.magic.3, toByteOffset: 3, as: UInt8.self)
         base.storeBytes(of: ArchiveFormat.version.littleEndian, toByteOffset: 4, as: UInt16.self)
-        base.storeBytes(of: UInt16(0), toByteOffset: 6, as: UInt16.self)
-        out.patchUInt64(UInt64(out.count), at: 8)
-        out.patchUInt64(UInt64(tablesOffset), at: 16)
+        var varints = ArchiveFormat.fixedHeaderSize
+        ByteBuffer.storeVarint(UInt64(total), at: base, offset: &varints)
+        ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &varints)
         let checked = UnsafeRawBufferPointer(
-            start: base + ArchiveFormat.headerSize, count: out.count - ArchiveFormat.headerSize)
-        out.patchUInt32(CRC32C.checksum(checked), at: 24)
-        return out.takeData()
+            start: base + ArchiveFormat.fixedHeaderSize, count: total - ArchiveFormat.fixedHeaderSize)
+        base.storeBytes(of: CRC32C.checksum(checked).littleEndian, toByteOffset: 6, as: UInt32.self)
+        return out.takeData(droppingFirst: start)
     }
 }

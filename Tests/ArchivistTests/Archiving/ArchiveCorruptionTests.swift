@@ -84,7 +84,7 @@ enum SampleArchives {
         for (name, data) in try SampleArchives.all() {
             for _ in 0..<600 {
                 var bytes = [UInt8](data)
-                let index = Int.random(in: ArchiveFormat.headerSize..<bytes.count, using: &rng)
+                let index = Int.random(in: try bodyStart(bytes)..<bytes.count, using: &rng)
                 bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &rng)
                 let error = #expect(throws: ArchiveError.self, "seed \(seed) \(name) byte \(index)") {
                     try SampleArchives.decode(name, Data(bytes))
@@ -123,7 +123,7 @@ enum SampleArchives {
         for round in 0..<Self.mutationsPerSample {
             var bytes = [UInt8](data)
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
-                let index = Int.random(in: ArchiveFormat.headerSize..<bytes.count, using: &rng)
+                let index = Int.random(in: try bodyStart(bytes)..<bytes.count, using: &rng)
                 bytes[index] = UInt8.random(in: 0...255, using: &rng)
             }
             resign(&bytes)
@@ -143,7 +143,7 @@ enum SampleArchives {
     @Test func hugeClaimedCountsDoNotAllocate() throws {
         // An array header claiming 2^32-1 elements in a tiny archive.
         var bytes = [UInt8](try Archive.encode([1, 2, 3]))
-        let countOffset = ArchiveFormat.headerSize + 5
+        let countOffset = try bodyStart(bytes) + 5
         for i in 0..<4 { bytes[countOffset + i] = 0xFF }
         resign(&bytes)
         let error = #expect(throws: ArchiveError.self) { try Archive.decode([Int].self, from: Data(bytes)) }
@@ -161,11 +161,12 @@ enum SampleArchives {
         #expect(encodeError?.code == .limitExceeded(.elementCount))
     }
 
-    /// Recomputes the checksum so a mutation reaches the structural checks.
+    /// Recomputes the checksum (of a version 2 archive) so a mutation reaches the structural
+    /// checks.
     private func resign(_ bytes: inout [UInt8]) {
-        let sum = bytes[ArchiveFormat.headerSize...].withUnsafeBytes { CRC32C.checksum($0) }
+        let sum = bytes[ArchiveFormat.fixedHeaderSize...].withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: sum.littleEndian) { raw in
-            for i in 0..<4 { bytes[24 + i] = raw[i] }
+            for i in 0..<4 { bytes[6 + i] = raw[i] }
         }
     }
 }
@@ -175,12 +176,12 @@ enum SampleArchives {
     /// structural checks still run then.
     @Test func checksumCanBeSkippedButStructureIsStillChecked() throws {
         var bytes = [UInt8](try Archive.encode(["a", "b"]))
-        bytes[24] ^= 0xFF  // break only the stored checksum
+        bytes[6] ^= 0xFF  // break only the stored checksum
         var options = ArchiveOptions()
         #expect(throws: ArchiveError.self) { try Archive.decode([String].self, from: Data(bytes), options: options) }
         options.verifiesChecksum = false
         #expect(try Archive.decode([String].self, from: Data(bytes), options: options) == ["a", "b"])
-        bytes[ArchiveFormat.headerSize] = 0x7F  // an unknown tag
+        bytes[try bodyStart(bytes)] = 0x7F  // an unknown tag
         let error = #expect(throws: ArchiveError.self) { try Archive.decode([String].self, from: Data(bytes), options: options) }
         #expect(error?.code == .typeMismatch || error?.code == .corrupt)
     }
@@ -195,4 +196,9 @@ enum SampleArchives {
         #expect(Archive.checksumOfEncoded(Data([1, 2, 3])) == nil)
         #expect(Archive.checksumOfEncoded(try Archive.encode(1) + Data([0])) == nil, "a length that disagrees")
     }
+}
+
+/// Where the root value of the archive `bytes` starts (after its header).
+func bodyStart(_ bytes: [UInt8]) throws -> Int {
+    try bytes.withUnsafeBytes { try ArchiveHeader(parsing: $0).bodyStart }
 }

@@ -176,9 +176,9 @@ import Testing
         }
         let tables: [UInt8] = [0, 1, 4] + Array("next".utf8) + [0]
         var archive: [UInt8] = [0x89, 0x41, 0x52, 0x56, 1, 0, 0, 0]
-        let total = UInt64(ArchiveFormat.headerSize + bytes.count + tables.count)
+        let total = UInt64(ArchiveFormat.version1HeaderSize + bytes.count + tables.count)
         withUnsafeBytes(of: total.littleEndian) { archive += $0 }
-        withUnsafeBytes(of: UInt64(ArchiveFormat.headerSize + bytes.count).littleEndian) { archive += $0 }
+        withUnsafeBytes(of: UInt64(ArchiveFormat.version1HeaderSize + bytes.count).littleEndian) { archive += $0 }
         let sum = CRC32C.checksum(bytes + tables)
         withUnsafeBytes(of: sum.littleEndian) { archive += $0 }
         archive += bytes + tables

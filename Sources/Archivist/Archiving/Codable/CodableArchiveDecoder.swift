@@ -41,6 +41,7 @@ extension ArchiveDecoder {
     /// Decodes a Codable value: through its `Archivable` conformance when it has one,
     /// otherwise as an anonymous value of its own.
     func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
+        if let value = try CodablePrimitives.read(T.self, from: &storage.pointee.reader) { return value }
         if let archivable = T.self as? any Archivable.Type {
             return try readOpened(archivable, as: T.self)
         }

@@ -60,8 +60,15 @@ enum ArchiveTag {
 enum ArchiveFormat {
     /// `0x89 'A' 'R' 'V'`: the high byte catches 7-bit transports, the letters name the format.
     static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x89, 0x41, 0x52, 0x56)
-    /// The version this code writes and the only one it reads.
-    static let version: UInt16 = 1
-    /// magic 4 + version 2 + flags 2 + total length 8 + tables offset 8 + CRC32C 4.
-    static let headerSize = 28
+    /// The version this code writes; it also reads version 1 (``ArchiveHeader``).
+    static let version: UInt16 = 2
+    /// Version 1's fixed header: magic 4 + version 2 + flags 2 + total length 8 + tables
+    /// offset 8 + CRC32C 4.
+    static let version1HeaderSize = 28
+    /// Version 2's fixed part: magic 4 + version 2 + CRC32C 4; varint total length and
+    /// varint tables offset follow.
+    static let fixedHeaderSize = 10
+    /// Room the encoder keeps for the header before the body: the fixed part and two
+    /// varints of at most 9 bytes each (lengths below 2^63).
+    static let reservedHeaderSize = fixedHeaderSize + 18
 }

@@ -18,16 +18,21 @@ struct ByteBuffer {
     private(set) var base: UnsafeMutableRawPointer
     private(set) var count = 0
     private var capacity: Int
-    /// False once ``takeData()`` gave the memory to a `Data`.
+    /// False once ``takeData(droppingFirst:)`` gave the memory to a `Data`.
     private var owned = true
 
-    init(capacity: Int = 4096) {
+    /// The default first capacity: room for a small model's archive, and small enough that
+    /// `malloc` serves it from its per-thread cache (blocks up to about 1 KiB), which 4 KiB
+    /// was not. Larger archives grow by doubling.
+    static let initialCapacity = 1_024
+
+    init(capacity: Int = ByteBuffer.initialCapacity) {
         self.capacity = Swift.max(capacity, 64)
         guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
         base = memory
     }
 
-    /// Frees the memory; call once. After ``takeData()`` there is nothing left to free.
+    /// Frees the memory; call once. After ``takeData(droppingFirst:)`` there is nothing left to free.
     func deallocate() { if owned { free(base) } }
 
     @inline(__always)
@@ -126,19 +131,57 @@ struct ByteBuffer {
         base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
     }
 
-    /// Hands the bytes to a `Data` without copying; the buffer is left empty (appending to it
-    /// again allocates new memory).
-    /// More than 64 KiB of unused capacity (left by doubling) is given back first, which for
-    /// a large buffer only unmaps pages.
-    mutating func takeData() -> Data {
+    /// The number of bytes ``appendVarint(_:)-(UInt64)`` writes for `value`.
+    static func varintSize(_ value: UInt64) -> Int {
+        var size = 1
+        var v = value >> 7
+        while v != 0 {
+            size += 1
+            v >>= 7
+        }
+        return size
+    }
+
+    /// Writes `value` as a varint at `base + offset` (within the written bytes) and advances
+    /// `offset` past it.
+    static func storeVarint(_ value: UInt64, at base: UnsafeMutableRawPointer, offset: inout Int) {
+        var v = value
+        while v >= 0x80 {
+            base.storeBytes(of: UInt8(truncatingIfNeeded: v) | 0x80, toByteOffset: offset, as: UInt8.self)
+            offset += 1
+            v >>= 7
+        }
+        base.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: offset, as: UInt8.self)
+        offset += 1
+    }
+
+    /// Hands the bytes from `offset` on to a `Data`; the buffer is left empty (appending to
+    /// it again allocates new memory).
+    ///
+    /// A small result is moved to the start of the memory so the `Data` frees it as it is; a
+    /// large one (over ``moveLimit``) is not copied: the `Data` points into the memory and
+    /// frees it from its start. More than 64 KiB of unused capacity (left by doubling) is
+    /// given back first, which for a large buffer only unmaps pages.
+    mutating func takeData(droppingFirst offset: Int) -> Data {
+        let length = count - offset
+        if offset > 0, length <= Self.moveLimit {
+            memmove(base, base + offset, length)
+            count = length
+            return takeData(droppingFirst: 0)
+        }
         if capacity - count > 65_536, let memory = realloc(base, Swift.max(count, 1)) {
             base = memory
             capacity = Swift.max(count, 1)
         }
-        let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
         owned = false
         count = 0
         capacity = 0
-        return data
+        if offset == 0 { return Data(bytesNoCopy: base, count: length, deallocator: .free) }
+        return Data(bytesNoCopy: base + offset, count: length, deallocator: .custom { bytes, _ in free(bytes - offset) })
     }
+
+    /// Results up to this size are moved rather than handed over with a custom deallocator
+    /// (which costs an allocation): moving 64 KiB takes a few microseconds, far less than
+    /// encoding it did.
+    static let moveLimit = 65_536
 }
