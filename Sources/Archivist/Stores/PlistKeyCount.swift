@@ -11,8 +11,9 @@ import Foundation
 /// bytes (``Bytewise``), and a `[String: PlistValue]` cannot hold both spellings, so a file
 /// whose bytes name more keys than the parsed root holds is refused instead of half read.
 ///
-/// The file count covers the two formats a store writes: XML (`<key>` elements, outside
-/// comments and CDATA) and binary `bplist00` (every value reachable from the top object and
+/// The file count covers the two formats a store writes: XML (`<key>` elements of the root
+/// element, outside comments, CDATA sections and processing instructions, as Foundation's
+/// parser reads them) and binary `bplist00` (every value reachable from the top object and
 /// every dictionary key, a shared object once per reference, as the parsed tree has it). For
 /// anything else, or bytes it cannot follow, it says nothing: Foundation's parse stands.
 enum PlistKeyCount {
@@ -54,26 +55,48 @@ enum PlistKeyCount {
 
     // MARK: XML
 
-    /// The `<key>` and `<key/>` elements of an XML plist outside comments and CDATA sections;
-    /// `nil` when the bytes do not start (after white space and a UTF-8 byte order mark) with
-    /// `<`, as an OpenStep plist does not.
+    /// The `<key>` elements (`<key/>`, `<key >` and `<key attribute="…">` too) of an XML
+    /// plist's root element, read the way Foundation's parser reads them: a tag ends at its
+    /// first `>` (quotes or not), comments, CDATA sections, processing instructions and the
+    /// DOCTYPE hold no keys, and nothing after the root element's end counts (the parser
+    /// ignores it). `nil` when the bytes do not start (after white space and a UTF-8 byte
+    /// order mark) with `<`, as an OpenStep plist does not.
     private static func xmlKeys(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Int? {
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else { return nil }
         var keys = 0
-        while let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index), keys <= limit {
+        var depth = 0   // elements open
+        while keys <= limit, let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index) {
             index = open + 1
             if matches("!--", bytes, at: index) {
                 index = end(of: "-->", in: bytes, from: index + 3)
             } else if matches("![CDATA[", bytes, at: index) {
                 index = end(of: "]]>", in: bytes, from: index + 8)
-            } else if matches("key>", bytes, at: index) || matches("key/>", bytes, at: index) {
-                keys += 1
+            } else if matches("?", bytes, at: index) {
+                index = end(of: "?>", in: bytes, from: index + 1)
+            } else {
+                guard let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, from: index) else { break }
+                defer { index = close + 1 }
+                if matches("!", bytes, at: index) { continue }   // <!DOCTYPE …>
+                if matches("/", bytes, at: index) {
+                    depth -= 1
+                    if depth <= 0 { break }   // the root element ended
+                    continue
+                }
+                if matches("key", bytes, at: index), index + 3 < bytes.count,
+                   bytes[index + 3] == UInt8(ascii: ">") || bytes[index + 3] == UInt8(ascii: "/") || isSpace(bytes[index + 3]) {
+                    keys += 1
+                }
+                if bytes[close - 1] != UInt8(ascii: "/") { depth += 1 }   // not an empty element
             }
         }
         return keys
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
