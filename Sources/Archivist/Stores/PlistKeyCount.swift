@@ -23,16 +23,41 @@ enum PlistKeyCount {
     /// - Complexity: O(n) in the file's size for XML; O(n) in the values of `root` for
     ///   binary, whatever the file claims.
     static func fileHasMoreKeys(_ data: Data, than root: PlistValue) -> Bool {
+        if let named = binaryItems(data, limit: items(in: root)) { return fileHasMoreKeys(binaryItems: named, than: root) }
+        let parsed = keys(in: root)
+        return data.withUnsafeBytes { raw in (xmlKeys(raw.bindMemory(to: UInt8.self), limit: parsed) ?? 0) > parsed }
+    }
+
+    /// Whether a binary plist that names `named` values and keys (``binaryItems(_:limit:)``)
+    /// names more than `root`, which Foundation parsed from it, holds.
+    ///
+    /// - Complexity: O(n) in the values of `root`.
+    static func fileHasMoreKeys(binaryItems named: Int, than root: PlistValue) -> Bool {
+        named > items(in: root)
+    }
+
+    /// The values a `bplist00` names from its top object, a shared object once per
+    /// reference, plus every dictionary key — up to `limit + 1`; `nil` when `data` is not a
+    /// `bplist00` or cannot be followed.
+    ///
+    /// - Complexity: O(min(limit, what the file names)), whatever the file claims.
+    static func binaryItems(_ data: Data, limit: Int) -> Int? {
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            if bytes.starts(with: Array("bplist00".utf8)) {
-                let parsed = items(in: root)
-                var walker = BinaryWalker(bytes, limit: parsed)
-                return (walker.count() ?? 0) > parsed
-            }
-            let parsed = keys(in: root)
-            return (xmlKeys(bytes, limit: parsed) ?? 0) > parsed
+            guard bytes.starts(with: Array("bplist00".utf8)) else { return nil }
+            var walker = BinaryWalker(bytes, limit: limit)
+            return walker.count()
         }
+    }
+
+    /// The most values and keys a binary plist of `fileSize` bytes may name before it is
+    /// refused unparsed. Foundation's parser expands a shared object once per reference, so
+    /// a few hundred bytes of arrays that each reference the next twice name billions of
+    /// values: the parse alone would take hours. A file written by Foundation shares no
+    /// arrays or dictionaries, so it names at most about one value per byte; 64 per byte
+    /// leaves room for other writers' sharing.
+    static func binaryItemCap(fileSize: Int) -> Int {
+        64 * fileSize + 4096
     }
 
     /// The keys of every dictionary in `value`, nested ones included.

@@ -252,6 +252,42 @@ import Testing
         return Data(bytes)
     }
 
+    /// A 250-byte binary plist of arrays that each reference the next twice names 2^30
+    /// values; Foundation's parser expands every reference (2^20 took over a second), so the
+    /// file is refused before the parse. A Foundation-written file with as many values as the
+    /// bomb's size allows stays readable.
+    @Test func aReferenceBombIsRefusedBeforeTheParse() throws {
+        let folder = try StoreScratchFolder()
+        let bomb = Self.binaryFanOut(depth: 30)
+        #expect(bomb.count < 300)
+        #expect(try #require(PlistKeyCount.binaryItems(bomb, limit: 1_000)) == 1_001, "the count stops past its limit")
+        try bomb.write(to: folder.file("p.plist"))
+        let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
+        #expect(error.code == .corrupt)
+        // 2^8 leaves: within the cap, read as Foundation reads it.
+        try Self.binaryFanOut(depth: 8).write(to: folder.file("small.plist"))
+        let small = try PlistStore(directory: folder.url).root(of: "small")
+        #expect(PlistKeyCount.items(in: .dictionary(small)) == 2 + (1 << 9) - 1)
+    }
+
+    /// `{"k": a1}` where a_i = [a_(i+1), a_(i+1)] and the last is `true`: 2^depth leaves.
+    private static func binaryFanOut(depth: Int) -> Data {
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
+        var objects: [[UInt8]] = [[0xD1] + bigEndian(depth + 2, 2) + bigEndian(1, 2)]
+        for level in 1...depth { objects.append([0xA2] + bigEndian(level + 1, 2) + bigEndian(level + 1, 2)) }
+        objects.append([0x09])                      // true
+        objects.append([0x51, UInt8(ascii: "k")])   // "k"
+        var bytes = Array("bplist00".utf8), offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += bigEndian(offset, 2) }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
+        return Data(bytes)
+    }
+
     @Test func preferencesKeysAreBytesToo() throws {
         let folder = try StoreScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
