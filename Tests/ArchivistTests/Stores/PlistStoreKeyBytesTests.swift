@@ -252,7 +252,7 @@ import Testing
         return Data(bytes)
     }
 
-    /// A 250-byte binary plist of arrays that each reference the next twice names 2^30
+    /// A binary plist of under 300 bytes, of arrays that each reference the next twice names 2^30
     /// values; Foundation's parser expands every reference (2^20 took over a second), so the
     /// file is refused before the parse. A Foundation-written file with as many values as the
     /// bomb's size allows stays readable.
