@@ -24,8 +24,8 @@ extension DiskStore {
     }
 
     /// Deletes the temporaries of index saves that a crash interrupted: they sit in
-    /// `.archivist`, which the entry walk skips. (A save runs only while the marker reads `D`,
-    /// so such a temporary always comes with a scan.)
+    /// `.archivist`, which the entry walk skips. (A save runs with the intent word set, so a
+    /// save killed midway always leaves a scan to the next holder of the lock.)
     func sweepInternalTemporaries() {
         TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem)
     }

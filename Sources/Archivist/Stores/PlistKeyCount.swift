@@ -11,8 +11,9 @@ import Foundation
 /// bytes (``Bytewise``), and a `[String: PlistValue]` cannot hold both spellings, so a file
 /// whose bytes name more keys than the parsed root holds is refused instead of half read.
 ///
-/// The file count covers the two formats a store writes: XML (`<key>` elements, outside
-/// comments and CDATA) and binary `bplist00` (every value reachable from the top object and
+/// The file count covers the two formats a store writes: XML (`<key>` elements of the root
+/// element, outside comments, CDATA sections and processing instructions, as Foundation's
+/// parser reads them) and binary `bplist00` (every value reachable from the top object and
 /// every dictionary key, a shared object once per reference, as the parsed tree has it). For
 /// anything else, or bytes it cannot follow, it says nothing: Foundation's parse stands.
 enum PlistKeyCount {
@@ -22,16 +23,41 @@ enum PlistKeyCount {
     /// - Complexity: O(n) in the file's size for XML; O(n) in the values of `root` for
     ///   binary, whatever the file claims.
     static func fileHasMoreKeys(_ data: Data, than root: PlistValue) -> Bool {
+        if let named = binaryItems(data, limit: items(in: root)) { return fileHasMoreKeys(binaryItems: named, than: root) }
+        let parsed = keys(in: root)
+        return data.withUnsafeBytes { raw in (xmlKeys(raw.bindMemory(to: UInt8.self), limit: parsed) ?? 0) > parsed }
+    }
+
+    /// Whether a binary plist that names `named` values and keys (``binaryItems(_:limit:)``)
+    /// names more than `root`, which Foundation parsed from it, holds.
+    ///
+    /// - Complexity: O(n) in the values of `root`.
+    static func fileHasMoreKeys(binaryItems named: Int, than root: PlistValue) -> Bool {
+        named > items(in: root)
+    }
+
+    /// The values a `bplist00` names from its top object, a shared object once per
+    /// reference, plus every dictionary key — up to `limit + 1`; `nil` when `data` is not a
+    /// `bplist00` or cannot be followed.
+    ///
+    /// - Complexity: O(min(limit, what the file names)), whatever the file claims.
+    static func binaryItems(_ data: Data, limit: Int) -> Int? {
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            if bytes.starts(with: Array("bplist00".utf8)) {
-                let parsed = items(in: root)
-                var walker = BinaryWalker(bytes, limit: parsed)
-                return (walker.count() ?? 0) > parsed
-            }
-            let parsed = keys(in: root)
-            return (xmlKeys(bytes, limit: parsed) ?? 0) > parsed
+            guard bytes.starts(with: Array("bplist00".utf8)) else { return nil }
+            var walker = BinaryWalker(bytes, limit: limit)
+            return walker.count()
         }
+    }
+
+    /// The most values and keys a binary plist of `fileSize` bytes may name before it is
+    /// refused unparsed. Foundation's parser expands a shared object once per reference, so
+    /// a few hundred bytes of arrays that each reference the next twice name billions of
+    /// values: the parse alone would take hours. A file written by Foundation shares no
+    /// arrays or dictionaries, so it names at most about one value per byte; 64 per byte
+    /// leaves room for other writers' sharing.
+    static func binaryItemCap(fileSize: Int) -> Int {
+        64 * fileSize + 4096
     }
 
     /// The keys of every dictionary in `value`, nested ones included.
@@ -54,26 +80,48 @@ enum PlistKeyCount {
 
     // MARK: XML
 
-    /// The `<key>` and `<key/>` elements of an XML plist outside comments and CDATA sections;
-    /// `nil` when the bytes do not start (after white space and a UTF-8 byte order mark) with
-    /// `<`, as an OpenStep plist does not.
+    /// The `<key>` elements (`<key/>`, `<key >` and `<key attribute="…">` too) of an XML
+    /// plist's root element, read the way Foundation's parser reads them: a tag ends at its
+    /// first `>` (quotes or not), comments, CDATA sections, processing instructions and the
+    /// DOCTYPE hold no keys, and nothing after the root element's end counts (the parser
+    /// ignores it). `nil` when the bytes do not start (after white space and a UTF-8 byte
+    /// order mark) with `<`, as an OpenStep plist does not.
     private static func xmlKeys(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Int? {
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else { return nil }
         var keys = 0
-        while let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index), keys <= limit {
+        var depth = 0   // elements open
+        while keys <= limit, let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index) {
             index = open + 1
             if matches("!--", bytes, at: index) {
                 index = end(of: "-->", in: bytes, from: index + 3)
             } else if matches("![CDATA[", bytes, at: index) {
                 index = end(of: "]]>", in: bytes, from: index + 8)
-            } else if matches("key>", bytes, at: index) || matches("key/>", bytes, at: index) {
-                keys += 1
+            } else if matches("?", bytes, at: index) {
+                index = end(of: "?>", in: bytes, from: index + 1)
+            } else {
+                guard let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, from: index) else { break }
+                defer { index = close + 1 }
+                if matches("!", bytes, at: index) { continue }   // <!DOCTYPE …>
+                if matches("/", bytes, at: index) {
+                    depth -= 1
+                    if depth <= 0 { break }   // the root element ended
+                    continue
+                }
+                if matches("key", bytes, at: index), index + 3 < bytes.count,
+                   bytes[index + 3] == UInt8(ascii: ">") || bytes[index + 3] == UInt8(ascii: "/") || isSpace(bytes[index + 3]) {
+                    keys += 1
+                }
+                if bytes[close - 1] != UInt8(ascii: "/") { depth += 1 }   // not an empty element
             }
         }
         return keys
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {

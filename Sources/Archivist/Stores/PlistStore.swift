@@ -132,7 +132,9 @@ public final class PlistStore: Sendable {
     /// - Parameter name: the plist's name.
     /// - Returns: the root dictionary.
     /// - Throws: ``StoreError``: `corrupt` when the file (or the default) is not a plist with a
-    ///   dictionary root, `notRepresentable` when it holds an integer beyond `Int` or a
+    ///   dictionary root, or is a binary plist whose shared references name far more values
+    ///   than its size could hold (64 per byte: a reference bomb, refused before Foundation's
+    ///   parser expands it), `notRepresentable` when it holds an integer beyond `Int` or a
     ///   dictionary with two keys that are one Swift string (see "Keys are bytes" above),
     ///   `invalidName`, `permissionDenied` or `ioFailed`.
     /// - Complexity: One `stat` when the file is unchanged since this store last read or wrote
@@ -311,6 +313,14 @@ public final class PlistStore: Sendable {
     }
 
     static func decodeRoot(_ data: Data, from url: URL) throws -> [String: PlistValue] {
+        // Counted before the parse, which would expand a reference bomb; reused after it.
+        let cap = PlistKeyCount.binaryItemCap(fileSize: data.count)
+        let binaryItems = PlistKeyCount.binaryItems(data, limit: cap)
+        if let binaryItems, binaryItems > cap {
+            throw StoreError(
+                .corrupt, "the binary plist's shared references name more than \(cap) values, "
+                    + "far more than \(data.count) bytes hold (a reference bomb)", fileURL: url)
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -326,7 +336,9 @@ public final class PlistStore: Sendable {
         guard case .dictionary(let entries) = root else {
             throw StoreError(.corrupt, "the root is \(root.kindName), not a dictionary", fileURL: url)
         }
-        if PlistKeyCount.fileHasMoreKeys(data, than: root) {
+        let merged = binaryItems.map { PlistKeyCount.fileHasMoreKeys(binaryItems: $0, than: root) }
+            ?? PlistKeyCount.fileHasMoreKeys(data, than: root)
+        if merged {
             throw StoreError(
                 .notRepresentable,
                 "a dictionary in the file has two keys that are one Swift string (the same bytes twice, or two "

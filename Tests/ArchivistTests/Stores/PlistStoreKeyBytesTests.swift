@@ -126,6 +126,68 @@ import Testing
         #expect(root == ["a": "<key>y</key>", "b": "<key>z</key>", Self.precomposed: true])
     }
 
+    /// Foundation's parser also reads `<key >`, `<key/>`, `<key />`, a key tag split by a line
+    /// break or with an attribute as a key: a repeat spelled that way is refused too, not
+    /// silently merged.
+    @Test(arguments: ["<key >a</key>", "<key\n>a</key>", "<key x='1'>a</key>", "<key x='/'>a</key >"])
+    func aRepeatInAnotherTagSpellingIsRefused(spelling: String) throws {
+        let folder = try StoreScratchFolder()
+        try Data(Self.xml("\(spelling)<integer>1</integer><key>a</key><integer>2</integer>").utf8)
+            .write(to: folder.file("p.plist"))
+        let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
+        #expect(error.code == .notRepresentable)
+    }
+
+    @Test(arguments: ["<key/>", "<key />", "<key></key>"])
+    func anEmptyKeyRepeatedIsRefusedAndReadAloneIsKept(spelling: String) throws {
+        let folder = try StoreScratchFolder()
+        try Data(Self.xml("\(spelling)<integer>1</integer>").utf8).write(to: folder.file("p.plist"))
+        #expect(try PlistStore(directory: folder.url).root(of: "p") == ["": 1])
+        try Data(Self.xml("\(spelling)<integer>1</integer><key></key><integer>2</integer>").utf8).write(to: folder.file("p.plist"))
+        let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
+        #expect(error.code == .notRepresentable)
+    }
+
+    /// What Foundation's parser skips holds no keys: a processing instruction (before the root
+    /// or inside a dictionary), whatever follows the root element, and what looks like a key
+    /// inside a tag (a tag ends at its first `>`, quotes or not). Such files are read, not
+    /// refused.
+    @Test(arguments: [
+        ("<?xml version=\"1.0\"?><?note <key>x</key> ?>", "<key>a</key><integer>1</integer>", ""),
+        ("", "<key>a</key><?note <key>x</key> ?><integer>1</integer>", ""),
+        ("", "<key>a</key><integer>1</integer>", "<key>x</key>"),
+        ("", "<key>a</key><integer>1</integer>", "<!-- c --><key>x</key><key>y</key>"),
+        ("", "<key>a</key><string x='<key>'>1</string>", ""),   // the string is "'>1"
+        ("<!-- <key>x</key> -->", "<key>a</key><integer>1</integer>", ""),
+    ])
+    func keysWhereTheParserSeesNoneAreNotCounted(prolog: String, body: String, tail: String) throws {
+        let folder = try StoreScratchFolder()
+        let text = prolog + "<plist version=\"1.0\"><dict>" + body + "</dict></plist>" + tail
+        try Data(text.utf8).write(to: folder.file("p.plist"))
+        #expect(try Array(PlistStore(directory: folder.url).root(of: "p").keys) == ["a"])
+    }
+
+    /// A plist without the `<plist>` element: what follows the root dictionary does not count.
+    @Test func aBareRootDictionaryEndsTheCount() throws {
+        let folder = try StoreScratchFolder()
+        try Data("<dict><key>a</key><integer>1</integer></dict><key>x</key>".utf8).write(to: folder.file("p.plist"))
+        #expect(try PlistStore(directory: folder.url).root(of: "p") == ["a": 1])
+    }
+
+    /// Legitimate files of every shape Foundation writes count exactly: nested dictionaries,
+    /// arrays of dictionaries, empty dictionaries and keys, keys that look like markup.
+    @Test(arguments: formats)
+    func filesFoundationWritesAreNeverRefused(format: PlistStore.Format) throws {
+        let folder = try StoreScratchFolder()
+        let root: [String: PlistValue] = [
+            "": 0, "<key>": "</key><key>", "a": ["b": ["c": [:]], "d": [["e": 1], ["f": ["g": true]], [:]]],
+            "list": [[["h": "<!-- <key> -->"]], "<![CDATA[<key>]]>"], Self.precomposed: .data(Data("<key>".utf8)),
+        ]
+        let store = PlistStore(directory: folder.url, format: format)
+        try store.write(root, to: "p")
+        #expect(try PlistStore(directory: folder.url).root(of: "p") == root)
+    }
+
     /// The key count follows offsets the file claims: damaged bytes end it, never trap it.
     @Test func damagedBinaryPlistsNeverTrapTheKeyCount() throws {
         let root: PlistValue = ["a": [1, ["b": "c", "d": [true, 2.5]]], "e": .data(Data(count: 40)), "f": ["g": [:]]]
@@ -140,6 +202,90 @@ import Testing
             if Bool.random(using: &rng) { bytes.removeLast(Int.random(in: 0..<bytes.count - 8, using: &rng)) }
             _ = PlistKeyCount.fileHasMoreKeys(Data(bytes), than: root)
         }
+    }
+
+    /// At the deepest nesting Foundation reads (511 containers around a dictionary; 600 are
+    /// refused), the count still follows the file and finds the repeated key, on a thread with
+    /// a 512 KiB stack (a secondary thread's size on Apple platforms).
+    @Test(arguments: [false, true])
+    func theDeepestNestingIsCountedOnASmallStack(binary: Bool) throws {
+        let depth = 511
+        let data = binary
+            ? Self.binaryNesting(depth)
+            : Data((String(repeating: "<array>", count: depth) + "<dict><key>k</key><true/><key>k</key><true/></dict>"
+                    + String(repeating: "</array>", count: depth)).utf8)
+        let root = try PlistValue.convert(PropertyListSerialization.propertyList(from: data, options: [], format: nil))
+        #expect(PlistKeyCount.keys(in: root) == 1, "Foundation merged the two keys")
+        let found = Locked<Bool?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            found.withLock { $0 = PlistKeyCount.fileHasMoreKeys(data, than: root) }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        #expect(found.withLock { $0 } == true)
+        #expect(throws: (any Error).self, "far deeper, Foundation refuses the file") {
+            try PropertyListSerialization.propertyList(from: binary ? Self.binaryNesting(600) : Data(
+                (String(repeating: "<array>", count: 600) + "<dict/>" + String(repeating: "</array>", count: 600)).utf8),
+                options: [], format: nil)
+        }
+    }
+
+    /// A `bplist00` of `depth` one-element arrays nested around a dictionary that names the
+    /// key "k" twice (two references to one string object).
+    private static func binaryNesting(_ depth: Int) -> Data {
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
+        var objects = (0..<depth).map { [0xA1] + bigEndian($0 + 1, 4) }
+        objects.append([0xD2] + bigEndian(depth + 1, 4) + bigEndian(depth + 1, 4) + bigEndian(depth + 2, 4) + bigEndian(depth + 2, 4))
+        objects.append([0x51, UInt8(ascii: "k")])   // "k"
+        objects.append([0x09])                      // true
+        var bytes = Array("bplist00".utf8), offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += bigEndian(offset, 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 4] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
+        return Data(bytes)
+    }
+
+    /// A binary plist of under 300 bytes, of arrays that each reference the next twice names 2^30
+    /// values; Foundation's parser expands every reference (2^20 took over a second), so the
+    /// file is refused before the parse. A Foundation-written file with as many values as the
+    /// bomb's size allows stays readable.
+    @Test func aReferenceBombIsRefusedBeforeTheParse() throws {
+        let folder = try StoreScratchFolder()
+        let bomb = Self.binaryFanOut(depth: 30)
+        #expect(bomb.count < 300)
+        #expect(try #require(PlistKeyCount.binaryItems(bomb, limit: 1_000)) == 1_001, "the count stops past its limit")
+        try bomb.write(to: folder.file("p.plist"))
+        let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
+        #expect(error.code == .corrupt)
+        // 2^8 leaves: within the cap, read as Foundation reads it.
+        try Self.binaryFanOut(depth: 8).write(to: folder.file("small.plist"))
+        let small = try PlistStore(directory: folder.url).root(of: "small")
+        #expect(PlistKeyCount.items(in: .dictionary(small)) == 2 + (1 << 9) - 1)
+    }
+
+    /// `{"k": a1}` where a_i = [a_(i+1), a_(i+1)] and the last is `true`: 2^depth leaves.
+    private static func binaryFanOut(depth: Int) -> Data {
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
+        var objects: [[UInt8]] = [[0xD1] + bigEndian(depth + 2, 2) + bigEndian(1, 2)]
+        for level in 1...depth { objects.append([0xA2] + bigEndian(level + 1, 2) + bigEndian(level + 1, 2)) }
+        objects.append([0x09])                      // true
+        objects.append([0x51, UInt8(ascii: "k")])   // "k"
+        var bytes = Array("bplist00".utf8), offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += bigEndian(offset, 2) }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
+        return Data(bytes)
     }
 
     @Test func preferencesKeysAreBytesToo() throws {
