@@ -325,7 +325,9 @@ package final class DiskStore: Sendable {
         _ = try? mutate(origin: 0) { () -> Bool? in
             guard let there = FileIdentity.lstatting(path) else { return false }   // gone already
             guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
-            return (try? removeItem(at: path)) ?? false
+            // A file that could not be removed (EACCES, say) is still on disk: the index keeps
+            // counting it rather than forgetting an entry a walk of the files would find.
+            return try? removeItem(at: path)
         } change: { removed -> [Change] in
             guard let removed else { return [] }
             return [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])

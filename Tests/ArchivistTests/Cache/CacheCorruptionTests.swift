@@ -41,6 +41,36 @@ import Testing
         }
     }
 
+    /// A bad entry that cannot be removed (the unlink fails) is still on disk, so the size
+    /// index keeps counting it: sizes stay equal to a walk of the files.
+    @Test func aBadEntryThatCannotBeRemovedStaysCounted() throws {
+        try withTemporaryDirectory { dir throws in
+            let root = CacheRoot(directory: dir)
+            // The writer goes before the reader opens: stores are shared within a process, and
+            // the reader's must be the one over the failing file system.
+            let url = try { () throws -> URL in
+                let writer = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
+                try writer.store("orders", for: .apiStrategy, parameter: "/v1/orders")
+                return try #require(try writer.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL
+            }()
+            var bytes = try Data(contentsOf: url)
+            bytes[bytes.count - 2] ^= 0x10
+            try bytes.write(to: url)
+
+            let injector = FaultInjector()
+            let reader = try CacheManager<ShopCache>(root: root, user: nil, configuration: .init(memoryCountLimit: 0),
+                                                     fileSystem: injector.fileSystem)
+            injector.arm(.init(operation: .unlink, n: 1, persistent: true, errno: EACCES))
+            #expect(throws: CacheError.self) {
+                try reader.value(String.self, for: .apiStrategy, parameter: "/v1/orders")
+            }
+            #expect(injector.disarm() >= 1)
+            #expect(FileManager.default.fileExists(atPath: url.path))
+            #expect(reader.totalSize == entryFiles(under: dir).values.reduce(0, +))
+            #expect(reader.totalSize > 0)
+        }
+    }
+
     @Test func aReadOnlyFolderIsATypedErrorAndTheOldValueStays() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
