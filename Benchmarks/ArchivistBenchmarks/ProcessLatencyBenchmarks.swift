@@ -16,12 +16,22 @@ final class ProcessBenchSightings: @unchecked Sendable {
     // Safety: `seen` is read and written only under `lock`.
     private let lock = NSLock()
     private var seen: [Int: UInt64] = [:]
+    private var latest = 0
+    private var latestReadStart: UInt64 = 0
+    /// For each number a read served, when the last read serving it started (polling only).
+    private(set) var lastServed: [Int: UInt64] = [:]
 
-    func note(_ sequence: Int?) {
+    /// Notes that a read started at `start` (polling only) served `sequence`.
+    func note(_ sequence: Int?, readStart start: UInt64? = nil) {
         guard let sequence else { return }
         let now = monotonicNanoseconds()
         lock.lock()
         if seen[sequence] == nil { seen[sequence] = now }
+        if let start {
+            if sequence != latest { lastServed[latest] = latestReadStart }
+            latest = sequence
+            latestReadStart = start
+        }
         lock.unlock()
     }
 
@@ -111,7 +121,7 @@ private func measureLatency(
         var slowReads: [Int64] = []
         while true {
             let before = monotonicNanoseconds()
-            sightings.note(try read())
+            sightings.note(try read(), readStart: before)
             let took = Int64(monotonicNanoseconds() - before)
             if took > 500_000 { slowReads.append(took) }
             iteration += 1
@@ -144,6 +154,17 @@ private func measureLatency(
     }
     fromReturn.sort()
     fromStart.sort()
+    // A read that started after write n + 1 returned yet served n (or older): stale.
+    var stale: [Int64] = []
+    for (sequence, start) in sightings.lastServed where sequence > 0 && sequence + 1 < spans.count {
+        let returned = spans[sequence + 1].returned
+        if returned > 0 && start > returned { stale.append(Int64(start - returned)) }
+    }
+    stale.sort()
+    if case .polling = watch {
+        print("    reads that started after a write returned yet served an older value: \(stale.count)"
+              + (stale.isEmpty ? "" : " (median \(Harness.format(stale[stale.count / 2])), longest \(Harness.format(stale[stale.count - 1])) after it returned)"))
+    }
     guard !fromReturn.isEmpty else {
         print("  \(name): nothing seen")
         return
