@@ -20,13 +20,18 @@ final class ProcessBenchSightings: @unchecked Sendable {
     private var latestReadStart: UInt64 = 0
     /// For each number a read served, when the last read serving it started (polling only).
     private(set) var lastServed: [Int: UInt64] = [:]
+    /// How long each read that first served a number took (polling only).
+    private(set) var firstReadDurations: [Int64] = []
 
     /// Notes that a read started at `start` (polling only) served `sequence`.
     func note(_ sequence: Int?, readStart start: UInt64? = nil) {
         guard let sequence else { return }
         let now = monotonicNanoseconds()
         lock.lock()
-        if seen[sequence] == nil { seen[sequence] = now }
+        if seen[sequence] == nil {
+            seen[sequence] = now
+            if let start { firstReadDurations.append(Int64(now &- start)) }
+        }
         if let start {
             if sequence != latest { lastServed[latest] = latestReadStart }
             latest = sequence
@@ -162,6 +167,11 @@ private func measureLatency(
     }
     stale.sort()
     if case .polling = watch {
+        let durations = sightings.firstReadDurations.sorted()
+        if !durations.isEmpty {
+            print("    the read that first served a write took \(Harness.format(durations[durations.count / 2])) (median), "
+                  + "\(Harness.format(durations[durations.count * 9 / 10])) (90th percentile)")
+        }
         print("    reads that started after a write returned yet served an older value: \(stale.count)"
               + (stale.isEmpty ? "" : " (median \(Harness.format(stale[stale.count / 2])), longest \(Harness.format(stale[stale.count - 1])) after it returned)"))
     }
