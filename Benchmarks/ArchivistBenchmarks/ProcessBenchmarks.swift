@@ -6,46 +6,17 @@ import Glibc
 import Darwin
 #endif
 
-// The `processes` suite: several processes on one cache root. The second process is this
-// executable itself, started with `--process-child` (handled in main.swift before options).
+// The `processes` suite: several processes on one root. The other processes are this
+// executable, started with `--process-child` (ProcessBenchmarkChild.swift).
+//
+// 1. Throughput: the same number of writes of distinct keys by one process and by two at once,
+//    round-robin (one round = one of each), so a burst of load on the shared machine slows both
+//    alike. Reported by median and by minimum.
+// 2. The cross-process lock holds of those writers (release build): 99th percentile and longest.
+// 3. Latency from another process's write returning to this process seeing it
+//    (ProcessLatencyBenchmarks.swift).
 
-/// The cache type the process benchmarks write.
-enum ProcessBenchCache: String, CacheType {
-    case items
-    var location: CacheLocation { .sharedCaches }
-}
-
-private func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
-
-/// `--process-child write <root> <prefix> <count>`: stores `count` 1 KB values under its own
-/// keys. `--process-child announce <root> <count>`: stores `count` values of key "latest",
-/// each carrying the monotonic time it was stored at, 5 ms apart.
-func runProcessBenchmarkChild(_ arguments: [String]) -> Never {
-    do {
-        let root = CacheRoot(directory: URL(fileURLWithPath: arguments[1], isDirectory: true))
-        let cache = try CacheManager<ProcessBenchCache>(root: root)
-        switch arguments[0] {
-        case "write":
-            let payload = String(repeating: "p", count: 1_000)
-            for i in 0..<(Int(arguments[3]) ?? 0) { try cache.store(payload, for: .items, parameter: arguments[2] + String(i)) }
-        default:
-            for _ in 0..<(Int(arguments[2]) ?? 0) {
-                try cache.store(String(monotonicNanoseconds()), for: .items, parameter: "latest")
-                usleep(5_000)
-            }
-        }
-        exit(0)
-    } catch {
-        print("process benchmark child: \(error)")
-        exit(1)
-    }
-}
-
-private func spawnSelf(_ arguments: [String]) throws -> pid_t {
+func spawnSelf(_ arguments: [String]) throws -> pid_t {
     let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
     var argv: [UnsafeMutablePointer<CChar>?] = ([executable, "--process-child"] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
@@ -55,60 +26,91 @@ private func spawnSelf(_ arguments: [String]) throws -> pid_t {
     return pid
 }
 
-private func waitFor(_ pids: [pid_t]) {
+/// Waits for `pids` to exit; throws when one failed.
+func waitFor(_ pids: [pid_t]) throws {
+    var failed = false
     for pid in pids {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if status != 0 { failed = true }
+    }
+    if failed { throw CocoaError(.executableLoad) }
+}
+
+/// A fresh folder under the harness's scratch folder, per call.
+final class ProcessBenchRoots {
+    private let scratch: URL
+    private var round = 0
+
+    init(_ harness: Harness) { scratch = harness.scratch }
+
+    func make() throws -> String {
+        round += 1
+        let url = scratch.appendingPathComponent("processes-\(round)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
     }
 }
 
 func runProcessBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
-    let perProcess = quick ? 500 : 2_000
-    let samples = quick ? 3 : 7
-    var round = 0
-    func freshRoot() throws -> String {
-        round += 1
-        let url = harness.scratch.appendingPathComponent("processes-\(round)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
+    let roots = ProcessBenchRoots(harness)
+    var holds: [(String, LockHoldHistogram)] = []
+    let workloads: [(store: ProcessBenchStore, label: String, perProcess: Int, rounds: Int)] = [
+        (.cache, "1 KB cache stores", quick ? 500 : 2_000, quick ? 3 : 15),
+        (.preferences, "Preferences sets", quick ? 50 : 150, quick ? 2 : 5),
+        (.records, "RecordStore upserts", quick ? 100 : 400, quick ? 2 : 5),
+    ]
+    for workload in workloads {
+        let one = "\(workload.label): 1 process, \(2 * workload.perProcess)"
+        let two = "\(workload.label): 2 processes, \(workload.perProcess) each"
+        var twoHolds = LockHoldHistogram()
+        var failure: (any Error)?
+        func run(_ prefixes: [String], count: Int) {
+            do {
+                let root = try roots.make()
+                let pids = try prefixes.map { try spawnSelf(["write", workload.store.rawValue, root, $0, String(count), root + "/holds-" + $0]) }
+                try waitFor(pids)
+                guard prefixes.count == 2 else { return }
+                for prefix in prefixes { if let child = ProcessBenchHolds.read(root + "/holds-" + prefix) { twoHolds.merge(child) } }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        harness.measureInterleaved("processes", samples: workload.rounds, [
+            (one, { run(["a"], count: 2 * workload.perProcess); return nil }),
+            (two, { run(["a", "b"], count: workload.perProcess); return nil }),
+        ])
+        if let failure { throw failure }
+        holds.append((workload.label, twoHolds))
+        if let first = harness.results.last(where: { $0.name == one }), let second = harness.results.last(where: { $0.name == two }) {
+            print(String(format: "  two processes vs one: %.2f× by median, %.2f× by minimum (%d rounds)",
+                         Double(first.medianNS) / Double(second.medianNS), Double(first.minNS) / Double(second.minNS), workload.rounds))
+        }
     }
-    // Aggregate throughput: the same number of 1 KB stores by one process and by two at once.
-    try harness.measure("processes", "1 process, \(2 * perProcess) stores", samples: samples, warmUp: false) {
-        waitFor([try spawnSelf(["write", try freshRoot(), "a", String(2 * perProcess)])])
-        return nil
-    }
-    try harness.measure("processes", "2 processes, \(perProcess) stores each", samples: samples, warmUp: false) {
-        let root = try freshRoot()
-        waitFor([try spawnSelf(["write", root, "a", String(perProcess)]), try spawnSelf(["write", root, "b", String(perProcess)])])
-        return nil
-    }
-    harness.printTable("processes", title: "1 KB stores: one process vs two on one root (wall time, process start included)") {
-        _ in "1 process, \(2 * perProcess) stores"
+    harness.printTable("processes", title: "Writes of distinct keys: one process vs two on one root (wall time, process start included; round-robin)") { name in
+        guard let range = name.range(of: ": 2 processes") else { return name.contains(": 1 process") ? name : nil }
+        let label = String(name[..<range.lowerBound])
+        return harness.results.first { $0.suite == "processes" && $0.name.hasPrefix(label + ": 1 process") }?.name
     }
 
-    // Latency from the moment another process starts a store (the value carries that time) to
-    // a read here serving the new value through the memory tier; includes the store itself.
-    let root = try freshRoot()
-    let cache = try CacheManager<ProcessBenchCache>(root: CacheRoot(directory: URL(fileURLWithPath: root, isDirectory: true)))
-    let announcements = quick ? 40 : 200
-    let child = try spawnSelf(["announce", root, String(announcements)])
-    var latencies: [Int64] = []
-    var last = ""
-    let deadline = monotonicNanoseconds() + 30_000_000_000
-    while latencies.count < announcements - 1 && monotonicNanoseconds() < deadline {
-        guard let value = try cache.value(String.self, for: .items, parameter: "latest"), value != last else { continue }
-        let seen = monotonicNanoseconds()
-        if !last.isEmpty, let stored = UInt64(value) { latencies.append(Int64(seen &- stored)) }
-        last = value
+    // Lock holds, release build: every hold of the cross-process lock by the two writers of
+    // every two-process round above, timed by FileLock from `flock` returning to its release.
+    var holdRows: [BenchmarkResult] = []
+    print("\nCross-process lock holds of the two-process rounds (release; FileLock.holdHistogram)")
+    print("| writers | holds | 99th percentile (≤) | longest |")
+    print("|:--|--:|--:|--:|")
+    for (label, histogram) in holds {
+        guard let p99 = histogram.percentile(0.99) else { continue }
+        print("| \(label) | \(histogram.count) | \(Harness.format(Int64(p99))) | \(Harness.format(Int64(histogram.longestNanoseconds))) |")
+        holdRows.append(BenchmarkResult(suite: "processes.locks", name: "\(label), 2 processes: lock hold p99",
+                                        medianNS: Int64(p99), minNS: Int64(p99), bytes: nil, samples: Int(histogram.count)))
+        holdRows.append(BenchmarkResult(suite: "processes.locks", name: "\(label), 2 processes: longest lock hold",
+                                        medianNS: Int64(histogram.longestNanoseconds), minNS: Int64(histogram.longestNanoseconds),
+                                        bytes: nil, samples: Int(histogram.count)))
     }
-    waitFor([child])
-    latencies.sort()
-    if !latencies.isEmpty {
-        harness.record(BenchmarkResult(suite: "processes.latency", name: "store started elsewhere → served here",
-                                       medianNS: latencies[latencies.count / 2], minNS: latencies[0], bytes: nil,
-                                       samples: latencies.count))
-        print("  (\(latencies.count) stores; 90th percentile \(Harness.format(latencies[latencies.count * 9 / 10])))")
-    }
-    harness.printTable("processes.latency", title: "Latency from another process starting a store to a memory-tier read here serving the new value") { _ in nil }
+
+    for row in holdRows { harness.record(row) }   // for results.json
+
+    try runProcessLatencyBenchmarks(harness, roots: roots)
 }

@@ -197,3 +197,13 @@ extension CacheManager {
         return options
     }
 }
+
+extension CacheManager {
+    /// Every hold of the cross-process locks of this manager's roots (caches and documents)
+    /// so far, by duration (the `processes` benchmark's figures).
+    package var crossProcessLockHolds: LockHoldHistogram {
+        var holds = caches.lockHolds
+        if documents !== caches { holds.merge(documents.lockHolds) }
+        return holds
+    }
+}

@@ -69,4 +69,7 @@ extension DiskStore {
     /// The longest time this process has held the root's cross-process lock, for the figures
     /// in docs/Reliability.md.
     package var longestLockHold: Duration { lock.longestHold }
+
+    /// Every hold of the root's cross-process lock by this process so far, by duration.
+    package var lockHolds: LockHoldHistogram { lock.holdHistogram }
 }

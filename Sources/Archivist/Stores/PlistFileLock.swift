@@ -76,6 +76,12 @@ package enum PlistFileLock {
     /// from inside the lock, around the read-modify-write).
     package static var longestHold: Duration { .nanoseconds(longestHoldNanoseconds.withLock { $0 }) }
 
+    /// Every hold of the lock of the plist at `url` by this process, by duration, while this
+    /// process keeps that lock open (in use, or among the idle ones); `nil` otherwise.
+    package static func holdHistogram(forPlistAt url: URL) -> LockHoldHistogram? {
+        table.withLock { $0[lockPath(for: url)]?.lock }?.holdHistogram
+    }
+
     private static func acquire(_ path: String) -> FileLock {
         table.withLock { table in
             var entry = table[path] ?? Entry(lock: FileLock(path: path), users: 0)

@@ -52,3 +52,9 @@ extension RecordStore {
         }
     }
 }
+
+extension RecordStore {
+    /// Every hold of `records.lock` by this store so far, by duration (the `processes`
+    /// benchmark's figures).
+    package var crossProcessLockHolds: LockHoldHistogram { crossProcessLock.holdHistogram }
+}
