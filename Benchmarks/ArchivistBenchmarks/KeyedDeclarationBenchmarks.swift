@@ -83,8 +83,8 @@ private enum DeclarationCache: String, CacheType {
     var location: CacheLocation { .sharedCaches }
 }
 
-/// An app's `NSSecureCoding` order, `Archivable` by declaration alone. Not `private`: corelibs'
-/// `NSStringFromClass` (inside `NSKeyedArchiver`) traps on a class that is not top-level.
+/// An app's `NSSecureCoding` order, `Archivable` by declaration alone. Not `private`:
+/// `NSKeyedArchiver` on Linux cannot name a class that is not top-level (the bridge refuses it).
 final class DeclaredOrder: NSObject, NSSecureCoding, Archivable, Sendable {
     static var supportsSecureCoding: Bool { true }
     let number: String
