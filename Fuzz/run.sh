@@ -60,7 +60,10 @@ if [ ! -x "$binary" ] || [ "$(cat "$work/sanitizers" 2>/dev/null)" != "$sanitize
     objects+=("$object")
   done
   swiftc -O -sanitize="$sanitizers" -parse-as-library -module-name Archivist -package-name Archivist \
-    -swift-version 6 -use-ld=lld -I "$work/c" "${sources[@]}" "${objects[@]}" -o "$binary"
+    -swift-version 6 -use-ld=lld -I "$work/c" "${sources[@]}" "${objects[@]}" -o "$binary.new"
+  # Only a build that succeeded replaces the binary (swiftc may write one and still fail, e.g.
+  # when a source changed during the build).
+  mv "$binary.new" "$binary"
   echo "$sanitizers" > "$work/sanitizers"
 fi
 
