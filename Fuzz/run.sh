@@ -67,7 +67,7 @@ if [ ! -x "$binary" ] || [ "$(cat "$work/sanitizers" 2>/dev/null)" != "$sanitize
   echo "$sanitizers" > "$work/sanitizers"
 fi
 
-# Seeds: the generated archives, and for keyed the fixtures (never committed, see README there).
+# Seeds: the generated archives, and for keyed and reader the fixtures (never committed, see README there).
 rm -rf "$work/seeds" && mkdir -p "$work/seeds"
 # Leak checking is off here: the seeds are still alive when the seed writer exits.
 if ! ARCHIVIST_FUZZ_WRITE_SEEDS="$work/seeds" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" >/dev/null; then
