@@ -3,11 +3,12 @@
 #
 #   Fuzz/run.sh TARGET [LENGTH] [libFuzzer flags...]
 #
-#   TARGET  archive (ArchiveDecoderFuzzer) or keyed (KeyedArchiveFuzzer)
+#   TARGET  archive (ArchiveDecoderFuzzer), keyed (KeyedArchiveFuzzer: the Foundation bridge)
+#           or reader (KeyedArchiveReaderFuzzer: the pure-Swift keyed-archive reader)
 #   LENGTH  a duration, 90s or 10m (default 60s), or a number of runs, 1000000
 #
 # Everything lives in .build-fuzz/TARGET/ (ignored by git): the binary, seeds/ (regenerated
-# each run: sample archives, plus for keyed the 28 fixtures copied from shared/), corpus/
+# each run: sample archives, plus for keyed and reader the 28 fixtures copied from shared/), corpus/
 # (kept between runs, grows as libFuzzer finds new coverage) and crash-*/leak-*/timeout-*
 # artifacts. Set FUZZ_SANITIZERS=fuzzer to build without AddressSanitizer (about 2-3x faster).
 # Reproduce a finding with: .build-fuzz/TARGET/fuzzer .build-fuzz/TARGET/crash-<hash>
@@ -21,7 +22,8 @@ shift $(( $# < 2 ? $# : 2 ))
 case "$target" in
   archive|ArchiveDecoderFuzzer) name=archive; files=(Fuzz/ArchiveFuzzModels.swift Fuzz/ArchiveDecoderFuzzer.swift) ;;
   keyed|KeyedArchiveFuzzer) name=keyed; files=(Fuzz/KeyedArchiveFuzzer.swift) ;;
-  *) echo "usage: Fuzz/run.sh archive|keyed [seconds (90s, 10m) | runs (1000000)] [libFuzzer flags]" >&2; exit 64 ;;
+  reader|KeyedArchiveReaderFuzzer) name=reader; files=(Fuzz/KeyedArchiveReaderFuzzer.swift) ;;
+  *) echo "usage: Fuzz/run.sh archive|keyed|reader [seconds (90s, 10m) | runs (1000000)] [libFuzzer flags]" >&2; exit 64 ;;
 esac
 
 case "$length" in
@@ -43,7 +45,9 @@ sanitizers="${FUZZ_SANITIZERS:-fuzzer,address}"
 mapfile -t library < <(find Sources/Archivist Sources/ArchivistKeyedArchive -name '*.swift' | sort)
 mapfile -t c_sources < <(find Sources/CArchivistSupport -name '*.c' | sort)
 sources=("${library[@]}" "${files[@]}")
-if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" Sources/CArchivistSupport Fuzz/run.sh -newer "$binary" 2>/dev/null)" ]; then
+# The sanitizers the binary was built with are kept beside it: switching FUZZ_SANITIZERS rebuilds.
+if [ ! -x "$binary" ] || [ "$(cat "$work/sanitizers" 2>/dev/null)" != "$sanitizers" ] ||
+   [ -n "$(find "${sources[@]}" Sources/CArchivistSupport Fuzz/run.sh -newer "$binary" 2>/dev/null)" ]; then
   echo "building $binary (swiftc -O -sanitize=$sanitizers)" >&2
   clang="$(dirname "$(command -v swiftc)")/clang"
   include="$root/Sources/CArchivistSupport/include"
@@ -56,13 +60,20 @@ if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" Sources/CArchivistSupport 
     objects+=("$object")
   done
   swiftc -O -sanitize="$sanitizers" -parse-as-library -module-name Archivist -package-name Archivist \
-    -swift-version 6 -use-ld=lld -I "$work/c" "${sources[@]}" "${objects[@]}" -o "$binary"
+    -swift-version 6 -use-ld=lld -I "$work/c" "${sources[@]}" "${objects[@]}" -o "$binary.new"
+  # Only a build that succeeded replaces the binary (swiftc may write one and still fail, e.g.
+  # when a source changed during the build).
+  mv "$binary.new" "$binary"
+  echo "$sanitizers" > "$work/sanitizers"
 fi
 
-# Seeds: the generated archives, and for keyed the fixtures (never committed, see README there).
+# Seeds: the generated archives, and for keyed and reader the fixtures (never committed, see README there).
 rm -rf "$work/seeds" && mkdir -p "$work/seeds"
-ARCHIVIST_FUZZ_WRITE_SEEDS="$work/seeds" "$binary" >/dev/null 2>&1 || true
-if [ "$name" = keyed ]; then
+# Leak checking is off here: the seeds are still alive when the seed writer exits.
+if ! ARCHIVIST_FUZZ_WRITE_SEEDS="$work/seeds" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" >/dev/null; then
+  echo "the fuzzer could not write its seeds" >&2; exit 70
+fi
+if [ "$name" = keyed ] || [ "$name" = reader ]; then
   fixtures=""
   dir="$root"
   while [ "$dir" != / ]; do
@@ -79,7 +90,9 @@ if [ "$seed_count" -eq 0 ]; then echo "no seeds were written" >&2; exit 70; fi
 echo "seeds: $seed_count files; corpus before: $(find "$work/corpus" -type f | wc -l) files" >&2
 
 extra=()
-[ -f "Fuzz/$name.dict" ] && extra+=(-dict="Fuzz/$name.dict")
+dictionary="Fuzz/$name.dict"
+[ "$name" = reader ] && dictionary=Fuzz/keyed.dict
+[ -f "$dictionary" ] && extra+=(-dict="$dictionary")
 # corelibs' property-list parser (inside NSKeyedUnarchiver) leaks on some inputs; that is not
 # ours to fix, so leak checking stays on for the native archive only.
 if [ "$name" = keyed ]; then

@@ -11,6 +11,7 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "archiving.story", run: runStoryArchivingBenchmarks),
     BenchmarkSuite(name: "archiving.single", run: runSingleModelArchivingBenchmarks),
     BenchmarkSuite(name: "keyed", run: runKeyedArchiveBenchmarks),
+    BenchmarkSuite(name: "keyed-declaration", run: runKeyedDeclarationBenchmarks),
     BenchmarkSuite(name: "records", run: runRecordStoreBenchmarks),
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
     BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),

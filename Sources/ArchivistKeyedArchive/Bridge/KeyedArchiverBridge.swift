@@ -44,6 +44,8 @@ public enum KeyedArchiverBridge {
     /// - Parameter object: The root object; its class must return `true` from `supportsSecureCoding`.
     /// - Returns: A binary property list keyed archive with the object under `root`.
     /// - Throws: `ArchiveError` `.disallowedType` when the class does not support secure coding,
+    ///   or, on Linux, when it is not a top-level class (`private`, nested or generic: corelibs'
+    ///   `NSStringFromClass` traps on those, and Foundation could not look the name up again);
     ///   `.foundation` with Foundation's error as `underlyingError` when encoding fails.
     /// - Complexity: O(*n*) in the size of the object graph. Foundation's encoder recurses once
     ///   per level of the graph: very deep graphs (thousands of levels) can overflow the stack
@@ -53,6 +55,10 @@ public enum KeyedArchiverBridge {
         guard type.supportsSecureCoding else {
             throw ArchiveError(.disallowedType, "\(type) does not support secure coding",
                                typeName: NSStringFromClass(type))
+        }
+        if KeyedArchiveValidator.isCorelibsFoundation, String(reflecting: type).split(separator: ".").count != 2 {
+            throw ArchiveError(.disallowedType, "\(String(reflecting: type)) is not a top-level class, which NSKeyedArchiver on Linux cannot name",
+                               typeName: String(reflecting: type))
         }
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
         archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)

@@ -222,7 +222,8 @@ final class KeyedArchiveValueDecoder: Decoder {
     func describe() -> String {
         switch item {
         case .object(let reference): archive[reference].kindDescription
-        case .field(let field): "an inline \(field)"
+        // The case name, never the value: `Date.description` traps on a NaN date.
+        case .field(let field): "an inline \(Mirror(reflecting: field).children.first?.label ?? "value")"
         }
     }
 

@@ -86,6 +86,35 @@ final class SecureOrder: NSObject, NSSecureCoding, Archivable {
         }
         #expect(error.code == .disallowedType)
     }
+
+    /// Found writing the by-declaration benchmark: corelibs' `NSKeyedArchiver` traps (in
+    /// `NSStringFromClass`) on a `private`, nested or generic class; the bridge refuses it first.
+    @Test func aClassLinuxFoundationCannotNameIsRefusedNotATrap() throws {
+        #if !canImport(Darwin)
+        let nested = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.archive(SecureNoteNamespace.Nested()) }
+        #expect(nested.code == .disallowedType)
+        let declared = try #require(throws: ArchiveError.self) { try Archive.encode(PrivateSecureNote()) }
+        #expect(declared.code == .disallowedType)
+        #endif
+    }
+}
+
+/// A class corelibs' `NSStringFromClass` cannot name (not top-level), made `Archivable`.
+private final class PrivateSecureNote: NSObject, NSSecureCoding, Archivable {
+    static var supportsSecureCoding: Bool { true }
+    override init() {}
+    required init?(coder: NSCoder) {}
+    func encode(with coder: NSCoder) {}
+}
+
+/// Nested in a type: not top-level either.
+enum SecureNoteNamespace {
+    final class Nested: NSObject, NSSecureCoding {
+        static var supportsSecureCoding: Bool { true }
+        override init() {}
+        required init?(coder: NSCoder) {}
+        func encode(with coder: NSCoder) {}
+    }
 }
 
 /// A second NSSecureCoding class, not allowed inside `SecureOrder`'s archive.
