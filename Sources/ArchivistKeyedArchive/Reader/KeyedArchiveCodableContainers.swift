@@ -52,7 +52,11 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try nonNil().integer(type) }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try nonNil().integer(type) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try nonNil().integer(type) }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try nonNil().decode(type) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // An `Optional` element may be `$null`: its own `init(from:)` asks `decodeNil()`.
+        if T.self is any ExpressibleByNilLiteral.Type { return try next().decode(type) }
+        return try nonNil().decode(type)
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         try nonNil().container(keyedBy: type)

@@ -191,6 +191,9 @@ struct KeyedArchiveValueEncoder: Encoder {
         // Strings are the commonest objects and need no coding path: skip building it.
         if T.self == String.self { return .object(try writer.state.plainObject(.string(value as! String))) }
         if let scalar = KeyedArchiveCodableWriter.scalar(value) { return .scalar(scalar) }
+        // A nil `Optional` is the `$null` reference (UID 0), as `NSKeyedArchiver` writes a nil
+        // object: written as an object of its own, it would read back as the string "$null".
+        if let optional = value as? any KeyedArchiveOptionalValue, optional.isNone { return .object(0) }
         return .object(try writer.object(for: value, codingPath: path + [key]))
     }
 
@@ -213,4 +216,13 @@ struct KeyedArchivePathKey: CodingKey {
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+/// `Optional`, seen through a generic value: whether it is `nil`.
+protocol KeyedArchiveOptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: KeyedArchiveOptionalValue {
+    var isNone: Bool { self == nil }
 }

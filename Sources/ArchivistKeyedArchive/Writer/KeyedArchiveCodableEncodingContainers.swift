@@ -75,7 +75,7 @@ struct KeyedArchiveSingleValueEncodingContainer: SingleValueEncodingContainer {
     let encoder: KeyedArchiveValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encodeNil() throws { encoder.content.single = .scalar(.string("$null")) }
+    mutating func encodeNil() throws { encoder.content.single = .object(0) }   // the `$null` reference
     mutating func encode<T: Encodable>(_ value: T) throws {
         switch value {
         case let value as String: encoder.content.single = .scalar(.string(value))
