@@ -6,7 +6,8 @@ import Foundation
 /// `--output DIR` runs of the baseline build and of this build, run alternately on one machine
 /// (`Benchmarks/compare-with-baseline.sh` does that). For every case both sides measured, it
 /// prints the best median of each side (the least disturbed run of a shared machine) and
-/// their ratio, new / base: above 1 means this build is slower.
+/// their ratio, new / base: above 1 means this build is slower. Cases only this build has are
+/// listed with their best median alone.
 enum ResultComparison {
     /// Prints the comparison table; throws when a file cannot be read.
     static func run(base: String, new: String) throws {
@@ -15,7 +16,13 @@ enum ResultComparison {
         print("| suite | case | base (best median) | new (best median) | new / base |")
         print("|:--|:--|--:|--:|--:|")
         for key in current.keys.sorted(by: { ($0.suite, $0.name) < ($1.suite, $1.name) }) {
-            guard let old = baseline[key], let now = current[key], old > 0 else { continue }
+            guard let now = current[key] else { continue }
+            guard let old = baseline[key], old > 0 else {
+                // A case the baseline build does not have: shown, so that ratios within this
+                // build (a new reference case) can be read off the same table.
+                print("| \(key.suite) | \(key.name) | — | \(Harness.format(now)) | new case |")
+                continue
+            }
             let ratio = String(format: "%.3f×", Double(now) / Double(old))
             print("| \(key.suite) | \(key.name) | \(Harness.format(old)) | \(Harness.format(now)) | \(ratio) |")
         }

@@ -28,8 +28,3 @@ uint64_t archivist_atomic_compare_exchange_u64(uint64_t *address, uint64_t expec
                                             memory_order_seq_cst, memory_order_seq_cst);
     return expected;
 }
-
-bool archivist_atomic_equal_u64(const uint64_t *first, const uint64_t *second) {
-    return atomic_load_explicit((const _Atomic uint64_t *)first, memory_order_seq_cst)
-        == atomic_load_explicit((const _Atomic uint64_t *)second, memory_order_seq_cst);
-}

@@ -28,7 +28,7 @@ public enum CacheLocation: String, Sendable, Hashable, CaseIterable {
     public var isUserScoped: Bool { self != .sharedCaches }
 
     /// Whether entries live under the documents root rather than the caches root.
-    var isDocuments: Bool { self == .userDocuments }
+    @usableFromInline var isDocuments: Bool { self == .userDocuments }
 
     /// The folder name under the root.
     var folderName: String {

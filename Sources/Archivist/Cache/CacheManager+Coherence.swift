@@ -9,10 +9,11 @@ import Foundation
 /// they touched.
 @usableFromInline
 final class MemoryWatch: @unchecked Sendable {
-    // Safety: `seen` is touched only through the C11 atomics; `sequence` only under `lock`.
+    // Safety: `seen` is touched only through the atomics of CArchivistSupport; `sequence` only
+    // under `lock`.
     let store: DiskStore
-    private let counter: UnsafePointer<UInt64>
-    private let seen: UnsafeMutablePointer<UInt64>
+    @usableFromInline let counter: UnsafePointer<UInt64>
+    @usableFromInline let seen: UnsafeMutablePointer<UInt64>
     let lock = Lock()
     /// The store's change number to read from next (under `lock`).
     var sequence: UInt64
@@ -30,8 +31,9 @@ final class MemoryWatch: @unchecked Sendable {
     /// The shared change counter now.
     var current: UInt64 { archivist_atomic_load_u64(counter) }
 
-    /// Whether nothing was committed to the store since the memory tier last caught up.
-    @usableFromInline
+    /// Whether nothing was committed to the store since the memory tier last caught up: two
+    /// atomic loads, inlined into the hit path (the C function is `static inline`).
+    @inlinable
     var isCurrent: Bool { archivist_atomic_equal_u64(counter, seen) }
 
     /// Records that the memory tier has caught up with `value`.
@@ -43,16 +45,9 @@ extension CacheManager {
     var originToken: UInt { UInt(bitPattern: ObjectIdentifier(self).hashValue) }
 
     /// The watch of `location`'s store.
-    @usableFromInline
+    @inlinable
     func watch(for location: CacheLocation) -> MemoryWatch {
         location.isDocuments ? documentsWatch : cachesWatch
-    }
-
-    /// Whether the memory tier may serve `location`'s values without looking at the changes:
-    /// nothing was committed to its store since it last caught up.
-    @usableFromInline @inline(never)
-    func memoryIsCurrent(_ location: CacheLocation) -> Bool {
-        watch(for: location).isCurrent
     }
 
     /// Drops from the memory tier every value that a change committed since the last catch-up

@@ -116,19 +116,25 @@ extension CacheManager {
     /// A `Sendable` value from the memory tier, or from disk (then kept in memory).
     ///
     /// The memory-hit path avoids generic tuples and MD5 so it stays close to a dictionary
-    /// lookup.
-    @inlinable
+    /// lookup. Always inlined into the public `value` methods: left to the optimizer, whether
+    /// it was changed with unrelated edits and cost a call and its spills on every hit.
+    @inlinable @inline(__always)
     func cachedValue<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
-        // A value stored as another type falls through to the disk, whose decoding reports it.
-        if memory != nil, !memoryIsCurrent(type.location) { revalidateMemory(type.location) }
-        if let memory, let item = memory.item(MemoryKey(type, parameter)), let value = item.value(as: T.self) {
-            guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
-            // Only a byte-limited type ever evicts by last access, so only its hits pay for
-            // recording one in the index.
-            if item.touchesIndex { touch(type, parameter) }
-            return value
+        if let memory {
+            let location = type.location
+            // The coherence check: two atomic loads while nothing changed since the last catch-up.
+            if !watch(for: location).isCurrent { revalidateMemory(location) }
+            // A value stored as another type falls through to the disk, whose decoding reports it.
+            if let item = memory.item(MemoryKey(name: type.name, location: location, parameter: parameter)),
+               let value = item.value(as: T.self) {
+                guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
+                // Only a byte-limited type ever evicts by last access, so only its hits pay for
+                // recording one in the index.
+                if item.touchesIndex { touch(type, parameter) }
+                return value
+            }
         }
         return try cachedValueFromDisk(T.self, for: type, parameter: parameter, freshness: freshness)
     }

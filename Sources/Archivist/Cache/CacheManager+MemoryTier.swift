@@ -14,25 +14,44 @@ struct MemoryKey: Hashable, Sendable {
 
     @inlinable
     init<Kind: CacheType>(_ type: Kind, _ parameter: String?) {
-        typeName = type.name
-        location = type.location
+        self.init(name: type.name, location: type.location, parameter: parameter)
+    }
+
+    /// A key from a type's name and location already read (a hit asks the type once).
+    @inlinable
+    init(name: String, location: CacheLocation, parameter: String?) {
+        typeName = name
+        self.location = location
         self.parameter = parameter
     }
 
-    /// Hashes the parameter and location but not the type name: one string hash per lookup.
-    /// Entries of different types with the same parameter share a hash and are told apart
-    /// by `==`.
+    /// Hashes the parameter's bytes alone, or the location when there is none: one pass over
+    /// the parameter per lookup, as a `[String: Value]` pays (a little less: no terminator,
+    /// no normalization). Entries of different types (or locations) with the same parameter
+    /// share a hash and are told apart by `==`. The location goes in as one byte:
+    /// `CacheLocation`'s own `Hashable` (through `RawRepresentable`) hashes its raw string,
+    /// which cost a second string hash per lookup.
     @inlinable
     func hash(into hasher: inout Hasher) {
-        hasher.combine(parameter)
-        hasher.combine(location)
+        if let parameter { Bytewise.hash(parameter, into: &hasher) } else { hasher.combine(location.hashByte) }
     }
 
-    /// Byte equality of the names; canonically equivalent strings hash alike, so hashing the
-    /// strings above stays consistent with it.
+    /// Byte equality of the names, consistent with hashing the bytes above.
     @inlinable
     static func == (a: MemoryKey, b: MemoryKey) -> Bool {
         a.location == b.location && Bytewise.equal(a.parameter, b.parameter) && Bytewise.equal(a.typeName, b.typeName)
+    }
+}
+
+extension CacheLocation {
+    /// One byte per location, for hashing it cheaply.
+    @inlinable
+    var hashByte: UInt8 {
+        switch self {
+        case .sharedCaches: 0
+        case .userCaches: 1
+        case .userDocuments: 2
+        }
     }
 }
 
@@ -100,7 +119,11 @@ final class MemoryTier: Sendable {
         cache = MemoryCache(configuration: .init(countLimit: countLimit, costLimit: costLimit))
     }
 
-    @inlinable
+    /// The item for `key`, made the most recent. Compiled here, not inlined into the caller:
+    /// the whole lookup (hashing, probing, the byte comparisons, the LRU move) is then one
+    /// specialized function, where inlined into each `CacheManager` specialization the
+    /// optimizer split it unpredictably into several calls.
+    @usableFromInline
     func item(_ key: MemoryKey) -> MemoryItem? { cache.value(forKey: key) }
 
     func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, cost: cost) }

@@ -42,7 +42,7 @@ struct LRUTable<Key: Hashable, Value> {
     // MARK: Lookup
 
     /// Returns the value for `key` and marks it most recently used.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func value(forKey key: Key) -> Value? {
         guard let index = indexByKey[key] else { return nil }
         moveToFront(index)
@@ -104,17 +104,28 @@ struct LRUTable<Key: Hashable, Value> {
 
     // MARK: Links
 
-    @inlinable
+    /// Makes the entry at `index` the most recently used: the hit path, so its relinking goes
+    /// through one buffer pointer (one uniqueness check, no per-write bounds checks) rather than
+    /// six checked array writes.
+    @inlinable @inline(__always)
     mutating func moveToFront(_ index: Int) {
         guard index != head else { return }
-        unlink(index)
-        slots[index].previous = -1
-        slots[index].next = head
-        if head >= 0 { slots[head].previous = index } else { tail = index }
+        let oldHead = head
+        var newTail = tail
+        slots.withUnsafeMutableBufferPointer { slots in
+            let previous = slots[index].previous
+            let next = slots[index].next
+            if previous >= 0 { slots[previous].next = next }
+            if next >= 0 { slots[next].previous = previous } else { newTail = previous }
+            slots[index].previous = -1
+            slots[index].next = oldHead
+            if oldHead >= 0 { slots[oldHead].previous = index }
+        }
+        tail = newTail
         head = index
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func unlink(_ index: Int) {
         let previous = slots[index].previous
         let next = slots[index].next

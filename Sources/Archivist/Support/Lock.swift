@@ -14,7 +14,7 @@ import Foundation
 @usableFromInline
 package final class Lock: @unchecked Sendable {
     // Safety: NSLock is itself thread-safe; this wrapper holds no other state.
-    private let base = NSLock()
+    @usableFromInline let base = NSLock()
 
     /// Creates an unlocked lock.
     package init() {}
@@ -24,16 +24,10 @@ package final class Lock: @unchecked Sendable {
     /// - Complexity: O(1) plus the cost of `body`.
     @inlinable
     package func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        lockUnsafe()
-        defer { unlockUnsafe() }
+        base.lock()
+        defer { base.unlock() }
         return try body()
     }
-
-    @usableFromInline
-    func lockUnsafe() { base.lock() }
-
-    @usableFromInline
-    func unlockUnsafe() { base.unlock() }
 }
 
 /// A value guarded by a ``Lock``; the only way to touch it is inside ``withLock(_:)``.

@@ -27,8 +27,11 @@ void archivist_atomic_store_u64(uint64_t *address, uint64_t value);
 uint64_t archivist_atomic_add_u64(uint64_t *address, uint64_t delta);
 
 /// Whether the 64-bit words at `first` and `second` (8-byte aligned) are equal, each loaded
-/// atomically: one call for a memory-tier hit's coherence check.
-bool archivist_atomic_equal_u64(const uint64_t *first, const uint64_t *second);
+/// atomically (sequentially consistent, as `archivist_atomic_load_u64`): a memory-tier hit's
+/// coherence check. Inline in the header, so a hit pays two loads rather than a call.
+static inline bool archivist_atomic_equal_u64(const uint64_t *first, const uint64_t *second) {
+    return __atomic_load_n(first, __ATOMIC_SEQ_CST) == __atomic_load_n(second, __ATOMIC_SEQ_CST);
+}
 
 /// Atomically replaces the 64-bit word at `address` (8-byte aligned) with `desired` if it
 /// holds `expected`; returns the value it held before (equal to `expected` on success).

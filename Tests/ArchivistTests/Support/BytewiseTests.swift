@@ -1,0 +1,67 @@
+import Testing
+@testable import Archivist
+
+/// `Bytewise` compares eight bytes at a time with overlapping loads for the tail, and hashes
+/// raw bytes: every length up to a few words, every position of a difference, small and
+/// heap strings, and the one-spelling rule.
+@Suite struct BytewiseTests {
+    /// `count` ASCII bytes that are not all the same, so a misplaced load would show.
+    static func text(_ count: Int) -> String {
+        String(decoding: (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }, as: UTF8.self)
+    }
+
+    @Test func equalStringsOfEveryLengthAreEqualAndHashAlike() {
+        for count in 0...40 {
+            let a = Self.text(count)
+            var b = Self.text(count)
+            b.append("")   // a second value, not the same storage
+            #expect(Bytewise.equal(a, b))
+            #expect(hash(a) == hash(b))
+        }
+    }
+
+    @Test func oneDifferentByteAnywhereMakesThemDifferent() {
+        for count in 1...40 {
+            let base = Array(Self.text(count).utf8)
+            for position in 0..<count {
+                var changed = base
+                changed[position] = UInt8(ascii: "Z")
+                #expect(!Bytewise.equal(String(decoding: base, as: UTF8.self), String(decoding: changed, as: UTF8.self)),
+                        "length \(count), byte \(position)")
+            }
+        }
+    }
+
+    @Test func differentLengthsAndNilAreDifferent() {
+        #expect(!Bytewise.equal("abc", "abcd"))
+        #expect(!Bytewise.equal("", "a"))
+        #expect(Bytewise.equal(nil as String?, nil))
+        #expect(!Bytewise.equal(nil, ""))
+        #expect(!Bytewise.equal("", nil))
+        #expect(Bytewise.equal("" as String?, ""))
+    }
+
+    @Test func canonicallyEquivalentSpellingsAreDifferent() {
+        #expect(!Bytewise.equal("caf\u{E9}", "cafe\u{301}"))
+        // Same length, same scalars in another order: equal under `==`, not here.
+        let first = "a\u{301}\u{316}", second = "a\u{316}\u{301}"
+        #expect(first == second)
+        #expect(!Bytewise.equal(first, second))
+    }
+
+    @Test func memoryKeysMatchOnlyOnEveryPart() {
+        let key = MemoryKey(name: "blobs", location: .sharedCaches, parameter: Self.text(30))
+        #expect(key == MemoryKey(name: "blobs", location: .sharedCaches, parameter: Self.text(30)))
+        #expect(key != MemoryKey(name: "blobz", location: .sharedCaches, parameter: Self.text(30)))
+        #expect(key != MemoryKey(name: "blobs", location: .userCaches, parameter: Self.text(30)))
+        #expect(key != MemoryKey(name: "blobs", location: .sharedCaches, parameter: Self.text(29)))
+        #expect(key != MemoryKey(name: "blobs", location: .sharedCaches, parameter: nil))
+        #expect(key.hashValue == MemoryKey(name: "blobs", location: .sharedCaches, parameter: Self.text(30)).hashValue)
+    }
+
+    private func hash(_ string: String) -> Int {
+        var hasher = Hasher()
+        Bytewise.hash(string, into: &hasher)
+        return hasher.finalize()
+    }
+}
