@@ -70,11 +70,11 @@ final class KeyedArchiveKeyedReader {
     }
 
     /// The entry under `name`, admitted (depth and budget checked once).
-    private func admitted(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveItem {
+    private func admitted(_ name: String, _ key: () -> any CodingKey) throws -> KeyedArchiveItem {
         guard let item = entries[name] else {
-            throw decoder.error(.keyNotFound, "no value for \(name)", key: key)
+            throw decoder.error(.keyNotFound, "no value for \(name)", key: key())
         }
-        try decoder.admit(key: key, depth: decoder.depth)
+        try decoder.admit(key: key(), depth: decoder.depth)
         return item
     }
 
@@ -92,55 +92,55 @@ final class KeyedArchiveKeyedReader {
     }
 
     /// The child decoder for `name`.
-    func child(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+    func child(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
         let item = try admitted(name, key)
-        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
+        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key())
     }
 
     /// The child decoder for `name`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
-    func nonNil(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        try nonNilChild(try admitted(name, key), name, key)
+    func nonNil(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
+        try nonNilChild(try admitted(name, key), name, key())
     }
 
-    func string(_ name: String, _ key: any CodingKey) throws -> String {
+    func string(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> String {
         let item = try admitted(name, key)
         switch (item, object(item)) {
         case (.field(.string(let value)), _), (_, .string(let value)?): return value
-        default: return try nonNilChild(item, name, key).string()
+        default: return try nonNilChild(item, name, key()).string()
         }
     }
 
-    func bool(_ name: String, _ key: any CodingKey) throws -> Bool {
+    func bool(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Bool {
         let item = try admitted(name, key)
         switch (item, object(item)) {
         case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
-        default: return try nonNilChild(item, name, key).bool()
+        default: return try nonNilChild(item, name, key()).bool()
         }
     }
 
-    func double(_ name: String, _ key: any CodingKey) throws -> Double {
+    func double(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Double {
         let item = try admitted(name, key)
         switch (item, object(item)) {
         case (.field(.real(let value)), _), (_, .real(let value)?): return value
-        default: return try nonNilChild(item, name, key).double()
+        default: return try nonNilChild(item, name, key()).double()
         }
     }
 
-    func integer<T: FixedWidthInteger>(_ name: String, _ key: any CodingKey, _ type: T.Type) throws -> T {
+    func integer<T: FixedWidthInteger>(_ name: String, _ key: @autoclosure () -> any CodingKey, _ type: T.Type) throws -> T {
         let item = try admitted(name, key)
         switch (item, object(item)) {
         case (.field(.integer(let value)), _), (_, .integer(let value)?):
             if let converted = T(exactly: value) { return converted }
         default: break
         }
-        return try nonNilChild(item, name, key).integer(type)
+        return try nonNilChild(item, name, key()).integer(type)
     }
 
-    func date(_ name: String, _ key: any CodingKey) throws -> Date {
+    func date(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Date {
         let item = try admitted(name, key)
         switch (item, object(item)) {
         case (.field(.date(let value)), _), (_, .date(let value)?): return value
-        default: return try nonNilChild(item, name, key).decode(Date.self)
+        default: return try nonNilChild(item, name, key()).decode(Date.self)
         }
     }
 }
