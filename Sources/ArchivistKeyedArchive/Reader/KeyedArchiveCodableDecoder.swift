@@ -75,10 +75,16 @@ final class KeyedArchiveDecodingBudget {
 final class KeyedArchiveDecodingSession {
     let archive: KeyedArchive
     let budget: KeyedArchiveDecodingBudget
+    /// `archive.objects`, and `archive.limits.maxDepth`, held apart: read through `archive`,
+    /// every field read copied the archive struct (a retain and release of each of its tables).
+    let objects: [KeyedArchiveObject]
+    let maxDepth: Int
 
     init(archive: KeyedArchive) {
         self.archive = archive
         budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
+        objects = archive.objects
+        maxDepth = archive.limits.maxDepth
     }
 }
 
@@ -134,7 +140,7 @@ final class KeyedArchiveValueDecoder: Decoder {
         self.parentPath = parentPath
         self.key = key
         depth = parentPath.count + (key == nil ? 0 : 1)
-        if case .object(let reference) = item { resolved = session.archive.objects[reference.index] } else { resolved = nil }
+        if case .object(let reference) = item { resolved = session.objects[reference.index] } else { resolved = nil }
     }
 
     var archive: KeyedArchive { session.archive }
@@ -172,7 +178,7 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// length), fits `maxDepth` and the value budget (spending from it), as
     /// ``nested(_:key:path:)`` does before making the child. `key` is made only for an error.
     func admit(key: @autoclosure () -> any CodingKey, depth: Int) throws {
-        guard depth < archive.limits.maxDepth else {
+        guard depth < session.maxDepth else {
             throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key())
         }
         guard session.budget.spend() else {

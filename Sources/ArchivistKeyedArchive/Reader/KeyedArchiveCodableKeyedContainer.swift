@@ -78,12 +78,6 @@ final class KeyedArchiveKeyedReader {
         return item
     }
 
-    /// The object an item names, if it is one.
-    private func object(_ item: KeyedArchiveItem) -> KeyedArchiveObject? {
-        if case .object(let reference) = item { return decoder.archive.objects[reference.index] }
-        return nil
-    }
-
     /// The child decoder of an admitted item, refusing `$null`/`NSNull` (`.valueNotFound`).
     private func nonNilChild(_ item: KeyedArchiveItem, _ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
         let child = KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
@@ -102,45 +96,58 @@ final class KeyedArchiveKeyedReader {
         try nonNilChild(try admitted(name, key), name, key())
     }
 
+    // Each matches the item, then the object it names, in place: a tuple of the two (or the
+    // object returned as an optional) copied both, a retain and release per field read.
+
     func string(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> String {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.string(let value)), _), (_, .string(let value)?): return value
-        default: return try nonNilChild(item, name, key()).string()
+        switch item {
+        case .field(.string(let value)): return value
+        case .object(let reference): if case .string(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
         }
+        return try nonNilChild(item, name, key()).string()
     }
 
     func bool(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Bool {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
-        default: return try nonNilChild(item, name, key()).bool()
+        switch item {
+        case .field(.bool(let value)): return value
+        case .object(let reference): if case .bool(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
         }
+        return try nonNilChild(item, name, key()).bool()
     }
 
     func double(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Double {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.real(let value)), _), (_, .real(let value)?): return value
-        default: return try nonNilChild(item, name, key()).double()
+        switch item {
+        case .field(.real(let value)): return value
+        case .object(let reference): if case .real(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
         }
+        return try nonNilChild(item, name, key()).double()
     }
 
     func integer<T: FixedWidthInteger>(_ name: String, _ key: @autoclosure () -> any CodingKey, _ type: T.Type) throws -> T {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.integer(let value)), _), (_, .integer(let value)?):
-            if let converted = T(exactly: value) { return converted }
+        var integer: Int64?
+        switch item {
+        case .field(.integer(let value)): integer = value
+        case .object(let reference): if case .integer(let value) = decoder.session.objects[reference.index] { integer = value }
         default: break
         }
+        if let integer, let converted = T(exactly: integer) { return converted }
         return try nonNilChild(item, name, key()).integer(type)
     }
 
     func date(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Date {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.date(let value)), _), (_, .date(let value)?): return value
-        default: return try nonNilChild(item, name, key()).decode(Date.self)
+        switch item {
+        case .field(.date(let value)): return value
+        case .object(let reference): if case .date(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
         }
+        return try nonNilChild(item, name, key()).decode(Date.self)
     }
 }
