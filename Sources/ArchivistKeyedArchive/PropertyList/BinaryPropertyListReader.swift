@@ -14,14 +14,15 @@ import Archivist
 struct BinaryPropertyListReader {
     private let bytes: [UInt8]
     private let limits: ArchiveLimits
-    private var offsetSize = 0
-    private var referenceSize = 0
-    private var objectCount = 0
-    private var tableOffset = 0
 
     /// Whether `bytes` start with the binary plist magic.
     static func hasMagic(_ bytes: [UInt8]) -> Bool {
-        bytes.count >= 8 && Array(bytes[0..<8]) == Array("bplist00".utf8)
+        bytes.withUnsafeBufferPointer(hasMagic)
+    }
+
+    /// Whether `bytes` start with the binary plist magic.
+    static func hasMagic(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 8 && bytes[0..<8].elementsEqual("bplist00".utf8)
     }
 
     init(bytes: [UInt8], limits: ArchiveLimits) {
@@ -35,20 +36,26 @@ struct BinaryPropertyListReader {
     ///   `.limitExceeded(.objectCount / .elementCount)`.
     /// - Complexity: O(*n*) in the input size.
     mutating func read() throws -> PropertyListDocument {
+        try bytes.withUnsafeBufferPointer { try Self.read($0, limits: limits) }
+    }
+
+    /// Parses the whole object table of `bytes` (read in place: callers holding `Data` need
+    /// not copy it into an array first).
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: ArchiveLimits) throws -> PropertyListDocument {
         guard bytes.count >= 8 + 32 else {
             throw ArchiveError(.truncated, "binary property list shorter than its header and trailer",
                                offset: bytes.count)
         }
-        guard Self.hasMagic(bytes) else { throw ArchiveError(.badMagic, "missing bplist00 magic", offset: 0) }
+        guard hasMagic(bytes) else { throw ArchiveError(.badMagic, "missing bplist00 magic", offset: 0) }
         let trailer = bytes.count - 32
-        offsetSize = Int(bytes[trailer + 6])
-        referenceSize = Int(bytes[trailer + 7])
+        let offsetSize = Int(bytes[trailer + 6])
+        let referenceSize = Int(bytes[trailer + 7])
         guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(referenceSize) else {
             throw ArchiveError(.corrupt, "bad offset or reference size in trailer", offset: trailer + 6)
         }
-        let count = readUInt(at: trailer + 8, size: 8)
-        let top = readUInt(at: trailer + 16, size: 8)
-        let table = readUInt(at: trailer + 24, size: 8)
+        let count = readUInt(bytes, at: trailer + 8, size: 8)
+        let top = readUInt(bytes, at: trailer + 16, size: 8)
+        let table = readUInt(bytes, at: trailer + 24, size: 8)
         guard count >= 1, top < count, table >= 8, table <= UInt64(trailer) else {
             throw ArchiveError(.corrupt, "trailer counts or offsets out of range", offset: trailer + 8)
         }
@@ -61,26 +68,24 @@ struct BinaryPropertyListReader {
         guard count <= UInt64(limits.maxObjectCount) else {
             throw ArchiveError(.limitExceeded(.objectCount), "\(count) plist objects exceed maxObjectCount")
         }
-        objectCount = Int(count)
-        tableOffset = Int(table)
-        let nodes = try bytes.withUnsafeBufferPointer { buffer in
-            let objects = BinaryPropertyListObjects(bytes: buffer, tableOffset: tableOffset, referenceSize: referenceSize,
-                                  objectCount: objectCount, limits: limits)
-            var nodes: [PropertyListDocument.Node] = []
-            nodes.reserveCapacity(objectCount)
-            for index in 0..<objectCount {
-                let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
-                guard offset >= 8, offset < UInt64(tableOffset) else {
-                    throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
-                }
-                nodes.append(try objects.readObject(at: Int(offset)))
+        let objectCount = Int(count)
+        let tableOffset = Int(table)
+        let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
+                                                objectCount: objectCount, limits: limits)
+        var nodes: [PropertyListDocument.Node] = []
+        nodes.reserveCapacity(objectCount)
+        for index in 0..<objectCount {
+            let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
+            guard offset >= 8, offset < UInt64(tableOffset) else {
+                throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
             }
-            return nodes
+            nodes.append(try objects.readObject(at: Int(offset)))
         }
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
     }
 
-    private func readUInt(at offset: Int, size: Int) -> UInt64 {
+    private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, size: Int) -> UInt64 {
+        precondition(offset >= 0 && size <= bytes.count - offset)
         var value: UInt64 = 0
         for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
         return value

@@ -25,7 +25,12 @@ extension KeyedArchive {
         guard data.count <= limits.maxTotalBytes else {
             throw ArchiveError(.limitExceeded(.totalBytes), "\(data.count) bytes exceed maxTotalBytes")
         }
-        let document = try KeyedArchiveValidator.parse([UInt8](data), limits: limits)
+        let document = try data.withUnsafeBytes { raw in
+            // A binary plist is parsed in place; anything else goes through the validator's parse.
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            if BinaryPropertyListReader.hasMagic(bytes) { return try BinaryPropertyListReader.read(bytes, limits: limits) }
+            return try KeyedArchiveValidator.parse([UInt8](bytes), limits: limits)
+        }
         var reader = KeyedArchiveTableReader(document: document, limits: limits)
         self = try reader.read()
     }

@@ -75,10 +75,16 @@ final class KeyedArchiveDecodingBudget {
 final class KeyedArchiveDecodingSession {
     let archive: KeyedArchive
     let budget: KeyedArchiveDecodingBudget
+    /// `archive.objects`, and `archive.limits.maxDepth`, held apart: read through `archive`,
+    /// every field read copied the archive struct (a retain and release of each of its tables).
+    let objects: [KeyedArchiveObject]
+    let maxDepth: Int
 
     init(archive: KeyedArchive) {
         self.archive = archive
         budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
+        objects = archive.objects
+        maxDepth = archive.limits.maxDepth
     }
 }
 
@@ -123,6 +129,9 @@ final class KeyedArchiveValueDecoder: Decoder {
     let key: (any CodingKey)?
     /// The object the item names, if it is one (looked up once: every read of the value needs it).
     let resolved: KeyedArchiveObject?
+    /// `codingPath.count`, without building the path (kept: every field read checks it, and
+    /// testing the optional existential `key` copied it each time).
+    let depth: Int
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(session: KeyedArchiveDecodingSession, item: KeyedArchiveItem, parentPath: [any CodingKey], key: (any CodingKey)?) {
@@ -130,7 +139,8 @@ final class KeyedArchiveValueDecoder: Decoder {
         self.item = item
         self.parentPath = parentPath
         self.key = key
-        if case .object(let reference) = item { resolved = session.archive.objects[reference.index] } else { resolved = nil }
+        depth = parentPath.count + (key == nil ? 0 : 1)
+        if case .object(let reference) = item { resolved = session.objects[reference.index] } else { resolved = nil }
     }
 
     var archive: KeyedArchive { session.archive }
@@ -139,9 +149,6 @@ final class KeyedArchiveValueDecoder: Decoder {
         guard let key else { return parentPath }
         return parentPath + [key]
     }
-
-    /// `codingPath.count`, without building the path.
-    var depth: Int { parentPath.count + (key == nil ? 0 : 1) }
 
     var path: [String] { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } }
 
@@ -169,15 +176,15 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     /// Checks that one more value under `key`, in a container at `depth` (its coding path's
     /// length), fits `maxDepth` and the value budget (spending from it), as
-    /// ``nested(_:key:path:)`` does before making the child.
-    func admit(key: any CodingKey, depth: Int) throws {
-        guard depth < archive.limits.maxDepth else {
-            throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key)
+    /// ``nested(_:key:path:)`` does before making the child. `key` is made only for an error.
+    func admit(key: @autoclosure () -> any CodingKey, depth: Int) throws {
+        guard depth < session.maxDepth else {
+            throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key())
         }
         guard session.budget.spend() else {
             throw error(.limitExceeded(.objectCount),
                         "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
-                            + "are copied into each value type that holds them", key: key)
+                            + "are copied into each value type that holds them", key: key())
         }
     }
 

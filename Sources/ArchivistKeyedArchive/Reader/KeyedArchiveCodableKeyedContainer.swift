@@ -70,18 +70,12 @@ final class KeyedArchiveKeyedReader {
     }
 
     /// The entry under `name`, admitted (depth and budget checked once).
-    private func admitted(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveItem {
+    private func admitted(_ name: String, _ key: () -> any CodingKey) throws -> KeyedArchiveItem {
         guard let item = entries[name] else {
-            throw decoder.error(.keyNotFound, "no value for \(name)", key: key)
+            throw decoder.error(.keyNotFound, "no value for \(name)", key: key())
         }
-        try decoder.admit(key: key, depth: decoder.depth)
+        try decoder.admit(key: key(), depth: decoder.depth)
         return item
-    }
-
-    /// The object an item names, if it is one.
-    private func object(_ item: KeyedArchiveItem) -> KeyedArchiveObject? {
-        if case .object(let reference) = item { return decoder.archive.objects[reference.index] }
-        return nil
     }
 
     /// The child decoder of an admitted item, refusing `$null`/`NSNull` (`.valueNotFound`).
@@ -92,55 +86,68 @@ final class KeyedArchiveKeyedReader {
     }
 
     /// The child decoder for `name`.
-    func child(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
+    func child(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
         let item = try admitted(name, key)
-        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
+        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key())
     }
 
     /// The child decoder for `name`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
-    func nonNil(_ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        try nonNilChild(try admitted(name, key), name, key)
+    func nonNil(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
+        try nonNilChild(try admitted(name, key), name, key())
     }
 
-    func string(_ name: String, _ key: any CodingKey) throws -> String {
-        let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.string(let value)), _), (_, .string(let value)?): return value
-        default: return try nonNilChild(item, name, key).string()
-        }
-    }
+    // Each matches the item, then the object it names, in place: a tuple of the two (or the
+    // object returned as an optional) copied both, a retain and release per field read.
 
-    func bool(_ name: String, _ key: any CodingKey) throws -> Bool {
+    func string(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> String {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
-        default: return try nonNilChild(item, name, key).bool()
-        }
-    }
-
-    func double(_ name: String, _ key: any CodingKey) throws -> Double {
-        let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.real(let value)), _), (_, .real(let value)?): return value
-        default: return try nonNilChild(item, name, key).double()
-        }
-    }
-
-    func integer<T: FixedWidthInteger>(_ name: String, _ key: any CodingKey, _ type: T.Type) throws -> T {
-        let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.integer(let value)), _), (_, .integer(let value)?):
-            if let converted = T(exactly: value) { return converted }
+        switch item {
+        case .field(.string(let value)): return value
+        case .object(let reference): if case .string(let value) = decoder.session.objects[reference.index] { return value }
         default: break
         }
-        return try nonNilChild(item, name, key).integer(type)
+        return try nonNilChild(item, name, key()).string()
     }
 
-    func date(_ name: String, _ key: any CodingKey) throws -> Date {
+    func bool(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Bool {
         let item = try admitted(name, key)
-        switch (item, object(item)) {
-        case (.field(.date(let value)), _), (_, .date(let value)?): return value
-        default: return try nonNilChild(item, name, key).decode(Date.self)
+        switch item {
+        case .field(.bool(let value)): return value
+        case .object(let reference): if case .bool(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
         }
+        return try nonNilChild(item, name, key()).bool()
+    }
+
+    func double(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Double {
+        let item = try admitted(name, key)
+        switch item {
+        case .field(.real(let value)): return value
+        case .object(let reference): if case .real(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
+        }
+        return try nonNilChild(item, name, key()).double()
+    }
+
+    func integer<T: FixedWidthInteger>(_ name: String, _ key: @autoclosure () -> any CodingKey, _ type: T.Type) throws -> T {
+        let item = try admitted(name, key)
+        var integer: Int64?
+        switch item {
+        case .field(.integer(let value)): integer = value
+        case .object(let reference): if case .integer(let value) = decoder.session.objects[reference.index] { integer = value }
+        default: break
+        }
+        if let integer, let converted = T(exactly: integer) { return converted }
+        return try nonNilChild(item, name, key()).integer(type)
+    }
+
+    func date(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Date {
+        let item = try admitted(name, key)
+        switch item {
+        case .field(.date(let value)): return value
+        case .object(let reference): if case .date(let value) = decoder.session.objects[reference.index] { return value }
+        default: break
+        }
+        return try nonNilChild(item, name, key()).decode(Date.self)
     }
 }
