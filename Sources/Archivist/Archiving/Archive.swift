@@ -22,9 +22,10 @@ public enum Archive {
     /// - Complexity: O(size of the graph).
     public static func encode<T: Archivable>(_ value: T, options: ArchiveOptions = ArchiveOptions()) throws -> Data {
         do {
-            let encoder = ArchiveEncoder(options: options)
-            try encoder.write(value)
-            return try encoder.finish()
+            return try ArchiveEncoder.withReusable(options: options) { encoder in
+                try encoder.write(value)
+                return try encoder.finish()
+            }
         } catch {
             throw ArchiveError(wrapping: error)
         }
@@ -59,17 +60,17 @@ public enum Archive {
         _ type: T.Type, from data: Data, options: ArchiveOptions
     ) throws -> T {
         try data.withUnsafeBytes { bytes in
-            let decoder = try ArchiveDecoder(bytes: bytes, options: options)
-            defer { decoder.invalidate() }
-            let value = try decoder.read(T.self)
-            let s = decoder.storage
-            guard s.pointee.reader.pos == s.pointee.bodyEnd else {
-                throw ArchiveError(
-                    .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
-                    offset: s.pointee.reader.pos)
+            try ArchiveDecoder.withReusable(bytes: bytes, options: options) { decoder in
+                let value = try decoder.read(T.self)
+                let s = decoder.storage
+                guard s.pointee.reader.pos == s.pointee.bodyEnd else {
+                    throw ArchiveError(
+                        .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
+                        offset: s.pointee.reader.pos)
+                }
+                try decoder.resolveDeferred()
+                return value
             }
-            try decoder.resolveDeferred()
-            return value
         }
     }
 

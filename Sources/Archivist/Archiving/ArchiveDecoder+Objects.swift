@@ -54,7 +54,7 @@ extension ArchiveDecoder {
         do {
             let value = try concrete.init(from: self)
             try s.pointee.finishValue()
-            s.pointee.objects[id] = .done(value as AnyObject)
+            s.pointee.objects[id] = .done(ClassInstance.object(value))
             return value
         } catch {
             s.pointee.objects[id] = .absent
@@ -110,6 +110,10 @@ extension ArchiveDecoder {
     }
 
     func cast<T>(_ object: AnyObject, to type: T.Type, at offset: Int) throws -> T {
+        // The usual case, an instance of exactly `T`, skips the runtime's general cast.
+        if T.self is AnyObject.Type, ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) {
+            return unsafeBitCast(object, to: T.self)
+        }
         guard let typed = object as? T else {
             throw ArchiveError(
                 .typeMismatch, "reference to a \(Swift.type(of: object)) where \(T.self) was expected",

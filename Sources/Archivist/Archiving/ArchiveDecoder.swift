@@ -22,13 +22,49 @@ public final class ArchiveDecoder {
     let storage: UnsafeMutablePointer<DecoderStorage>
 
     /// The `userInfo` of the ``ArchiveOptions`` this archive is read with.
-    public let userInfo: [String: any Sendable]
+    public private(set) var userInfo: [String: any Sendable]
 
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
         userInfo = options.userInfo
         let state = try DecoderStorage(bytes: bytes, options: options)
         storage = .allocate(capacity: 1)
         storage.initialize(to: state)
+    }
+
+    /// Runs `body` with this thread's spare decoder set up to read `bytes` (or a new one when
+    /// it is in use, by an `init(from:)` that decodes an archive of its own), and keeps the
+    /// decoder as the spare afterwards unless `body` let it escape. Reusing one decoder saves
+    /// an archive the cost of making and destroying its tables.
+    static func withReusable<R>(
+        bytes: UnsafeRawBufferPointer, options: ArchiveOptions, _ body: (ArchiveDecoder) throws -> R
+    ) throws -> R {
+        let cache = ArchivingThreadCache.current
+        var decoder: ArchiveDecoder
+        if let spare = cache.spareDecoder {
+            cache.spareDecoder = nil
+            decoder = spare
+            do {
+                try decoder.storage.pointee.reload(bytes: bytes, options: options)
+            } catch {
+                decoder.storage.pointee.removeAll()
+                cache.spareDecoder = decoder
+                throw error
+            }
+            decoder.userInfo = options.userInfo
+        } else {
+            decoder = try ArchiveDecoder(bytes: bytes, options: options)
+        }
+        defer {
+            decoder.invalidate()
+            // Kept only if nothing else holds it: a kept decoder must not read the spare's
+            // next archive.
+            if isKnownUniquelyReferenced(&decoder) {
+                decoder.storage.pointee.removeAll()
+                decoder.userInfo = [:]
+                cache.spareDecoder = decoder
+            }
+        }
+        return try body(decoder)
     }
 
     deinit {

@@ -23,12 +23,39 @@ public final class ArchiveEncoder {
     let storage: UnsafeMutablePointer<EncoderStorage>
 
     /// The `userInfo` of the ``ArchiveOptions`` this archive is written with.
-    public let userInfo: [String: any Sendable]
+    public private(set) var userInfo: [String: any Sendable]
 
     init(options: ArchiveOptions) {
         userInfo = options.userInfo
         storage = .allocate(capacity: 1)
         storage.initialize(to: EncoderStorage(limits: options.limits))
+    }
+
+    /// Runs `body` with this thread's spare encoder set up for `options` (or a new one when
+    /// it is in use, by an `encode(to:)` that encodes an archive of its own), and keeps the
+    /// encoder as the spare afterwards unless `body` let it escape. Reusing one encoder saves
+    /// an archive the cost of making and destroying its tables.
+    static func withReusable<R>(options: ArchiveOptions, _ body: (ArchiveEncoder) throws -> R) rethrows -> R {
+        let cache = ArchivingThreadCache.current
+        var encoder: ArchiveEncoder
+        if let spare = cache.spareEncoder {
+            cache.spareEncoder = nil
+            encoder = spare
+            encoder.userInfo = options.userInfo
+            encoder.storage.pointee.limits = options.limits
+        } else {
+            encoder = ArchiveEncoder(options: options)
+        }
+        defer {
+            // Kept only if nothing else holds it: a kept encoder must not write into the
+            // spare's next archive.
+            if isKnownUniquelyReferenced(&encoder) {
+                encoder.storage.pointee.removeAll()
+                encoder.userInfo = [:]
+                cache.spareEncoder = encoder
+            }
+        }
+        return try body(encoder)
     }
 
     deinit {
@@ -151,7 +178,7 @@ public final class ArchiveEncoder {
     /// everything else by calling its `encode(to:)` in a fresh value frame.
     func write<T: Archivable>(_ value: T) throws {
         if T.self is AnyObject.Type {
-            let object = value as AnyObject
+            let object = ClassInstance.object(value)
             if try storage.pointee.writeObjectHeader(object) { return }
             try writeFrame(value, type: type(of: value))
         } else {

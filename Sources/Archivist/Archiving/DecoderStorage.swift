@@ -37,33 +37,75 @@ struct DecoderStorage {
     var reader: ByteReader
     var frame = Frame()
     var depth = 0
-    let limits: ArchiveLimits
-    let bodyEnd: Int
+    var limits: ArchiveLimits
+    var bodyEnd = 0
     var keys: ArchivedKeys
     var types: [TypeEntry] = []
     var objectOffsets: [Int] = []
     var objects: [Slot] = []
     /// Reference assignments to run once the whole graph is decoded.
     var deferred: [() throws -> Void] = []
-    let allowed: [String: any Archivable.Type]
+    var allowed: [String: any Archivable.Type] = [:]
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
-        limits = options.limits
-        var allowed: [String: any Archivable.Type] = [:]
-        for type in options.allowedTypes {
-            allowed[type.archiveTypeName] = type
-            for name in type.formerArchiveTypeNames { allowed[name] = type }
-        }
-        self.allowed = allowed
-        let count = bytes.count
         let header = try ArchiveHeader(parsing: bytes)
+        // A non-empty buffer: the header parsed.
+        let base = bytes.baseAddress.unsafelyUnwrapped
+        limits = options.limits
+        keys = ArchivedKeys(base: base)
+        reader = ByteReader(base: base, start: 0, end: 0)
+        try load(bytes, header: header, options: options)
+    }
+
+    /// Makes this storage read another archive, as ``init(bytes:options:)`` would, keeping
+    /// the memory of its tables.
+    mutating func reload(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
+        let header = try ArchiveHeader(parsing: bytes)
+        let base = bytes.baseAddress.unsafelyUnwrapped
+        limits = options.limits
+        keys.removeAll(base: base)
+        types.removeAll(keepingCapacity: true)
+        objectOffsets.removeAll(keepingCapacity: true)
+        objects.removeAll(keepingCapacity: true)
+        frame = Frame()
+        depth = 0
+        reader = ByteReader(base: base, start: 0, end: 0)
+        try load(bytes, header: header, options: options)
+    }
+
+    /// Forgets the archive just read (releasing its objects); large tables give back their memory.
+    mutating func removeAll() {
+        let small = objects.count <= Self.keptObjectCapacity
+        objects.removeAll(keepingCapacity: small)
+        objectOffsets.removeAll(keepingCapacity: small)
+        types.removeAll(keepingCapacity: types.count <= KeyTable.linearLimit)
+        keys.removeAll(base: reader.base)
+        deferred.removeAll()
+        if !allowed.isEmpty { allowed = [:] }
+        frame = Frame()
+        reader = ByteReader(base: reader.base, start: 0, end: 0)
+    }
+
+    /// Object tables up to this many entries keep their memory in ``removeAll()``.
+    static let keptObjectCapacity = 64
+
+    private mutating func load(_ bytes: UnsafeRawBufferPointer, header: ArchiveHeader, options: ArchiveOptions) throws {
+        if !options.allowedTypes.isEmpty {
+            var allowed: [String: any Archivable.Type] = [:]
+            for type in options.allowedTypes {
+                allowed[type.archiveTypeName] = type
+                for name in type.formerArchiveTypeNames { allowed[name] = type }
+            }
+            self.allowed = allowed
+        } else if !allowed.isEmpty {
+            allowed = [:]
+        }
+        let count = bytes.count
         guard count <= limits.maxTotalBytes else {
             throw ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(limits.maxTotalBytes)")
         }
-        // A non-empty buffer: the header parsed.
         let base = bytes.baseAddress.unsafelyUnwrapped
-        keys = ArchivedKeys(base: base)
         if options.verifiesChecksum {
             let sum = header.checksum(of: bytes)
             guard sum == header.storedChecksum else {
@@ -103,7 +145,7 @@ struct DecoderStorage {
         guard tables.pos == count else {
             throw ArchiveError(.corrupt, "\(count - tables.pos) unread bytes after the tables", offset: tables.pos)
         }
-        objects = Array(repeating: .absent, count: objectCount)
+        objects.append(contentsOf: repeatElement(.absent, count: objectCount))
         reader = ByteReader(base: base, start: bodyStart, end: bodyEnd)
     }
 

@@ -31,7 +31,7 @@ struct EncoderStorage {
     }
 
     var out = ByteBuffer()
-    let limits: ArchiveLimits
+    var limits: ArchiveLimits
     var frame = Frame(mode: .single, type: nil, lengthOffset: -1)
     var depth = 0
     var open: [OpenContainer] = []
@@ -51,9 +51,36 @@ struct EncoderStorage {
 
     init(limits: ArchiveLimits) {
         self.limits = limits
-        // Room for the header, see finish().
+        reserveHeader()
+    }
+
+    /// Room for the header, see finish().
+    private mutating func reserveHeader() {
         for _ in 0..<(ArchiveFormat.reservedHeaderSize / 4) { out.appendLittleEndian(UInt32(0)) }
     }
+
+    /// Forgets the archive just written (releasing its objects) so the storage can write the
+    /// next one. Small tables keep their memory; large ones are freed, so a reused encoder
+    /// never holds on to much.
+    mutating func removeAll() {
+        out.removeAll()
+        reserveHeader()
+        frame = Frame(mode: .single, type: nil, lengthOffset: -1)
+        depth = 0
+        open.removeAll(keepingCapacity: true)
+        nextID = 1
+        keys.removeAll()
+        if !typeIndex.isEmpty { typeIndex = [:] }
+        types.removeAll(keepingCapacity: types.count <= KeyTable.linearLimit)
+        let small = objectOffsets.count <= Self.keptObjectCapacity
+        objectIDs.removeAll(keepingCapacity: small)
+        objectOffsets.removeAll(keepingCapacity: small)
+        retained.removeAll(keepingCapacity: small)
+        path.removeAll(keepingCapacity: true)
+    }
+
+    /// Object tables up to this many entries keep their memory in ``removeAll()``.
+    static let keptObjectCapacity = 64
 
     // MARK: Frames
 

@@ -54,6 +54,8 @@ extension ArchiveDecoder {
     }
 
     private func readOpened<A: Archivable, T>(_ type: A.Type, as: T.Type) throws -> T {
+        // `A` is `T` opened from its metatype, so nearly always the very same type.
+        if A.self == T.self { return unsafeBitCast(try read(A.self), to: T.self) }
         guard let value = try read(A.self) as? T else {
             throw ArchiveError(.typeMismatch, "\(A.self) is not \(T.self)")
         }

@@ -6,10 +6,16 @@ import Foundation
 /// never builds a `String` per key (for a one-record archive that was about a tenth of the
 /// decode); ``string(_:)`` makes one only for `allKeys` and error messages.
 struct ArchivedKeys {
-    private let base: UnsafeRawPointer
+    private var base: UnsafeRawPointer
     private var ranges: [(start: Int, count: Int)] = []
 
     init(base: UnsafeRawPointer) { self.base = base }
+
+    /// Forgets the keys, keeping the table's memory, to read the archive at `base`.
+    mutating func removeAll(base: UnsafeRawPointer) {
+        self.base = base
+        ranges.removeAll(keepingCapacity: ranges.count <= KeyTable.linearLimit)
+    }
 
     /// The number of keys.
     var count: Int { ranges.count }

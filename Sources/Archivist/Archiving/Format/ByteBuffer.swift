@@ -35,6 +35,18 @@ struct ByteBuffer {
     /// Frees the memory; call once. After ``takeData(droppingFirst:)`` there is nothing left to free.
     func deallocate() { if owned { free(base) } }
 
+    /// Empties the buffer for another archive, keeping its memory unless it was handed over
+    /// or grew past ``initialCapacity`` (a reused encoder should not hold a large archive's
+    /// worth of memory).
+    mutating func removeAll() {
+        if owned, capacity <= Self.initialCapacity {
+            count = 0
+        } else {
+            deallocate()
+            self = ByteBuffer()
+        }
+    }
+
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if _slowPath(count &+ extra > capacity) { grow(to: count + extra) }

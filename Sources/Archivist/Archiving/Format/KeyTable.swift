@@ -4,6 +4,11 @@
 /// first tries the entry after the last key found (a sequential hit costs one string compare),
 /// then scans the table while it is small; only a table past ``linearLimit`` keys builds a
 /// dictionary. A one-record archive never hashes a key.
+///
+/// A reused encoder (see ``ArchiveEncoder/withReusable(options:_:)``) keeps a small table's
+/// keys after ``removeAll()`` as a guess at the next archive's: an archive of the same model
+/// asks for the same keys in the same order, and each then costs one string compare, without
+/// a scan or a copy of the key.
 struct KeyTable {
     /// A key and a cheap digest of it (length and first byte), so a scan compares strings
     /// only when the digests agree.
@@ -12,7 +17,10 @@ struct KeyTable {
         var digest: Int
     }
 
+    /// The keys in use (`..<used`), then the previous archive's further keys, kept as the
+    /// guess for the next new key. All entries are distinct.
     private var entries: [Entry] = []
+    private var used = 0
     private var index: [String: Int] = [:]
     /// The index returned last; the next lookup tries `last + 1` first.
     private var last = -1
@@ -21,21 +29,29 @@ struct KeyTable {
     static let linearLimit = 24
 
     /// The number of keys.
-    var count: Int { entries.count }
+    var count: Int { used }
 
     /// The keys by index.
-    var keys: [String] { entries.map(\.key) }
+    var keys: [String] { entries[..<used].map(\.key) }
 
     /// Calls `body` with each key, in index order.
     func forEach(_ body: (String) -> Void) {
-        for entry in entries { body(entry.key) }
+        for entry in entries[..<used] { body(entry.key) }
+    }
+
+    /// Forgets every key. A small table keeps them as the guess for the next archive.
+    mutating func removeAll() {
+        if entries.count > Self.linearLimit { entries = [] }
+        if !index.isEmpty { index = [:] }
+        used = 0
+        last = -1
     }
 
     /// The index of `key`, adding it if it is new.
     @inline(__always)
     mutating func intern(_ key: String) -> Int {
         let next = last &+ 1
-        if next < entries.count, entries[next].key == key {
+        if next < used, entries[next].key == key {
             last = next
             return next
         }
@@ -43,10 +59,14 @@ struct KeyTable {
     }
 
     private mutating func lookUpOrAdd(_ key: String) -> Int {
+        // The key the previous archive added next: new here, as entries are distinct.
+        if used < entries.count, entries[used].key == key {
+            return add(at: used)
+        }
         let digest = Self.digest(key)
         var found: Int?
-        if entries.count <= Self.linearLimit {
-            for i in entries.indices where entries[i].digest == digest && entries[i].key == key {
+        if used <= Self.linearLimit {
+            for i in 0..<used where entries[i].digest == digest && entries[i].key == key {
                 found = i
                 break
             }
@@ -57,15 +77,22 @@ struct KeyTable {
             last = found
             return found
         }
-        let new = entries.count
-        if new == 0 { entries.reserveCapacity(16) }
+        // A stale entry may equal a later new key: drop the guesses before adding.
+        if used < entries.count { entries.removeSubrange(used...) }
+        if used == 0 { entries.reserveCapacity(16) }
         entries.append(Entry(key: key, digest: digest))
-        if entries.count > Self.linearLimit {
+        return add(at: used)
+    }
+
+    /// Counts entry `new` (== `used`) as in use.
+    private mutating func add(at new: Int) -> Int {
+        used = new + 1
+        if used > Self.linearLimit {
             if index.isEmpty {
-                index.reserveCapacity(entries.count * 2)
-                for (i, entry) in entries.enumerated() { index[entry.key] = i }
+                index.reserveCapacity(used * 2)
+                for i in 0..<used { index[entries[i].key] = i }
             } else {
-                index[key] = new
+                index[entries[new].key] = new
             }
         }
         last = new
