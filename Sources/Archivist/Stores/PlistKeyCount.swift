@@ -61,21 +61,35 @@ enum PlistKeyCount {
     }
 
     /// The keys of every dictionary in `value`, nested ones included.
+    ///
+    /// Iterative (a work list, not recursion), so that the deepest file Foundation reads is
+    /// counted on a 512 KiB thread stack whatever the build's frame sizes.
     static func keys(in value: PlistValue) -> Int {
-        switch value {
-        case .dictionary(let entries): entries.count + entries.values.reduce(0) { $0 + keys(in: $1) }
-        case .array(let elements): elements.reduce(0) { $0 + keys(in: $1) }
-        default: 0
-        }
+        tally(value, countingValues: false)
     }
 
     /// The values in `value`, itself included, plus the keys of every dictionary.
     static func items(in value: PlistValue) -> Int {
-        switch value {
-        case .dictionary(let entries): 1 + entries.count + entries.values.reduce(0) { $0 + items(in: $1) }
-        case .array(let elements): 1 + elements.reduce(0) { $0 + items(in: $1) }
-        default: 1
+        tally(value, countingValues: true)
+    }
+
+    /// Dictionary keys, plus every value when `countingValues`, walked with a work list.
+    private static func tally(_ value: PlistValue, countingValues: Bool) -> Int {
+        var total = 0
+        var pending = [value]
+        while let next = pending.popLast() {
+            if countingValues { total += 1 }
+            switch next {
+            case .dictionary(let entries):
+                total += entries.count
+                pending.append(contentsOf: entries.values)
+            case .array(let elements):
+                pending.append(contentsOf: elements)
+            default:
+                break
+            }
         }
+        return total
     }
 
     // MARK: XML
@@ -185,29 +199,44 @@ enum PlistKeyCount {
             self.referenceSize = referenceSize
             self.objectCount = objectCount
             self.offsetTable = offsetTable
-            return visit(top, depth: 0) ? items : nil
+            return visit(top) ? items : nil
         }
 
-        /// Counts `object`, its keys and what it contains; `false` when it cannot be read.
-        private mutating func visit(_ object: Int, depth: Int) -> Bool {
-            items += 1
-            if items > limit { return true }   // the answer is known
-            guard depth < 512, object < objectCount, let start = uint(at: offsetTable + object * offsetSize, size: offsetSize),
-                  start < bytes.count
-            else { return false }
-            let marker = bytes[start]
-            let kind = marker >> 4
-            guard kind == 0xA || kind == 0xC || kind == 0xD else { return true }   // no keys inside
-            guard let (count, first) = length(marker, at: start) else { return false }
-            let references = kind == 0xD ? first + count * referenceSize : first
-            if kind == 0xD { items += count }
-            for index in 0..<count {
-                if items > limit { return true }
-                guard let child = uint(at: references + index * referenceSize, size: referenceSize),
-                      visit(child, depth: depth + 1)
+        /// A container being walked: where its references start, how many, the next one.
+        private struct Frame {
+            var references: Int
+            var count: Int
+            var next: Int
+        }
+
+        /// Counts `top`, its keys and everything it contains, depth first with an explicit
+        /// stack (no recursion, so a small thread stack is enough at any build's frame size);
+        /// `false` when an object cannot be read or nesting passes 512.
+        private mutating func visit(_ top: Int) -> Bool {
+            var stack: [Frame] = []
+            var object = top
+            while true {
+                items += 1
+                if items > limit { return true }   // the answer is known
+                guard stack.count < 512, object < objectCount,
+                      let start = uint(at: offsetTable + object * offsetSize, size: offsetSize), start < bytes.count
                 else { return false }
+                let marker = bytes[start]
+                let kind = marker >> 4
+                if kind == 0xA || kind == 0xC || kind == 0xD {   // a container: keys or values inside
+                    guard let (count, first) = length(marker, at: start) else { return false }
+                    if kind == 0xD { items += count }
+                    stack.append(Frame(references: kind == 0xD ? first + count * referenceSize : first, count: count, next: 0))
+                }
+                // The next reference to follow: the innermost container's next element.
+                while let frame = stack.last, frame.next == frame.count { stack.removeLast() }
+                guard var frame = stack.popLast() else { return true }
+                if items > limit { return true }
+                guard let child = uint(at: frame.references + frame.next * referenceSize, size: referenceSize) else { return false }
+                frame.next += 1
+                stack.append(frame)
+                object = child
             }
-            return true
         }
 
         /// A container's element count and where its references start.
