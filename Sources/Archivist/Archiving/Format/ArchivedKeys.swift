@@ -41,26 +41,8 @@ struct ArchivedKeys {
         let bytes = base + range.start
         return utf8.withContiguousStorageIfAvailable { own in
             guard let ownBase = own.baseAddress else { return true }  // both empty
-            return Self.equalBytes(UnsafeRawPointer(ownBase), bytes, count: range.count)
-        } ?? (string(index) == key)
-    }
-
-    /// Compares `count` bytes eight at a time: keys are short, and a `memcmp` call cost more
-    /// than the comparison (a twentieth of decoding a one-record Codable archive).
-    @inline(__always)
-    private static func equalBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
-        var offset = 0
-        while offset &+ 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                return false
-            }
-            offset &+= 8
-        }
-        while offset < count {
-            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
-            offset &+= 1
-        }
-        return true
+            return Bytewise.equal(UnsafeRawPointer(ownBase), bytes, count: range.count)
+        } ?? Bytewise.equal(string(index), key)
     }
 
     /// Key `index` as a string.
