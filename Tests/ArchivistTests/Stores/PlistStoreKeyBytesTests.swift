@@ -236,19 +236,29 @@ import Testing
     /// A `bplist00` of `depth` one-element arrays nested around a dictionary that names the
     /// key "k" twice (two references to one string object).
     private static func binaryNesting(_ depth: Int) -> Data {
-        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
         var objects = (0..<depth).map { [0xA1] + bigEndian($0 + 1, 4) }
         objects.append([0xD2] + bigEndian(depth + 1, 4) + bigEndian(depth + 1, 4) + bigEndian(depth + 2, 4) + bigEndian(depth + 2, 4))
         objects.append([0x51, UInt8(ascii: "k")])   // "k"
         objects.append([0x09])                      // true
+        return bplist(objects, size: 4)
+    }
+
+    /// `value` as `size` big-endian bytes.
+    private static func bigEndian(_ value: Int, _ size: Int) -> [UInt8] {
+        (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) }
+    }
+
+    /// A `bplist00` of `objects` (encoded objects, the first the top one), with offsets and
+    /// references of `size` bytes.
+    private static func bplist(_ objects: [[UInt8]], size: Int) -> Data {
         var bytes = Array("bplist00".utf8), offsets: [Int] = []
         for object in objects {
             offsets.append(bytes.count)
             bytes += object
         }
         let table = bytes.count
-        for offset in offsets { bytes += bigEndian(offset, 4) }
-        bytes += [0, 0, 0, 0, 0, 0, 4, 4] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
+        for offset in offsets { bytes += bigEndian(offset, size) }
+        bytes += [0, 0, 0, 0, 0, 0, UInt8(size), UInt8(size)] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
         return Data(bytes)
     }
 
@@ -272,20 +282,11 @@ import Testing
 
     /// `{"k": a1}` where a_i = [a_(i+1), a_(i+1)] and the last is `true`: 2^depth leaves.
     private static func binaryFanOut(depth: Int) -> Data {
-        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(value >> ($0 * 8) & 0xFF) } }
         var objects: [[UInt8]] = [[0xD1] + bigEndian(depth + 2, 2) + bigEndian(1, 2)]
         for level in 1...depth { objects.append([0xA2] + bigEndian(level + 1, 2) + bigEndian(level + 1, 2)) }
         objects.append([0x09])                      // true
         objects.append([0x51, UInt8(ascii: "k")])   // "k"
-        var bytes = Array("bplist00".utf8), offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let table = bytes.count
-        for offset in offsets { bytes += bigEndian(offset, 2) }
-        bytes += [0, 0, 0, 0, 0, 0, 2, 2] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
-        return Data(bytes)
+        return bplist(objects, size: 2)
     }
 
     @Test func preferencesKeysAreBytesToo() throws {
