@@ -12,6 +12,10 @@ import Darwin
 /// `totalSize` and `clear()`. The reference is raw POSIX as an app would write it by hand (MD5
 /// of the key as the file name in one flat folder, JSONEncoder for models, temporary file +
 /// rename, no fsync), run in the same repetitions, the two stores taking turns going first.
+///
+/// Sets and gets are also timed in the calling thread's CPU time (user and kernel): on a
+/// machine shared with other work, wall time mostly measures preemption, while the thread's
+/// CPU time is what the store itself costs (work left to a background queue not included).
 func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     let repetitions = quick ? 3 : 7
@@ -23,12 +27,20 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
 
     let clock = ContinuousClock()
     var times: [String: [Int64]] = [:]  // "suite|case" → samples
+    func threadCPU() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
     func time(_ suite: String, _ name: String, _ body: () throws -> Void) rethrows {
+        let cpuStart = threadCPU()
         let start = clock.now
         try body()
         let elapsed = clock.now - start
+        let cpu = threadCPU() - cpuStart
         times["\(suite)|\(name)", default: []].append(
             elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        times["\(suite)|\(name) CPU", default: []].append(cpu)
     }
 
     for repetition in 0..<repetitions {
@@ -75,7 +87,7 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
         ("shapes.blobs", "\(blobCount) × 100 KB Data entries, fresh root per repetition"),
     ] {
         for store in ["raw POSIX", "Archivist"] {
-            for operation in ["set", "get (warm)", "totalSize", "clear"] {
+            for operation in ["set", "get (warm)", "totalSize", "clear", "set CPU", "get (warm) CPU"] {
                 let name = "\(store) \(operation)"
                 let samples = (times["\(shape)|\(name)"] ?? []).sorted()
                 guard !samples.isEmpty else { continue }
