@@ -5,7 +5,13 @@ import Foundation
 final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
     // Safety: every `var` is read and written only under `lock`.
     let lock = Lock()
-    var subscribers: [UInt64: (type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)] = [:]
+    var subscribers: [UInt64: (type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)] = [:] {
+        didSet { subscriberCount = subscribers.count }
+    }
+    /// `subscribers.count`, kept apart so that a store with no subscriber checks one integer:
+    /// filtering the dictionary from the generic `publish` instantiated type metadata on
+    /// every call (about 3 µs of a 100 KB set in a profile).
+    var subscriberCount = 0
     var nextID: UInt64 = 0
     var timer: DispatchSourceTimer?
     /// Each polled store's change number to read from next, by store identity.
@@ -55,6 +61,7 @@ extension CacheManager {
 
     /// Reports a change this manager made to the subscribers of `type`.
     func publish(_ type: Kind, _ target: CacheChange<Kind>.Target) {
+        guard changeHub.lock.withLock({ changeHub.subscriberCount != 0 }) else { return }
         let listeners = changeHub.lock.withLock { changeHub.subscribers.values.filter { $0.type == type } }
         for listener in listeners {
             listener.continuation.yield(CacheChange(type: type, target: target, fromOtherProcess: false))
