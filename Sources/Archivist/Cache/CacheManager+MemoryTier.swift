@@ -10,7 +10,15 @@ import Foundation
 struct MemoryKey: Hashable, Sendable {
     @usableFromInline var typeName: String
     @usableFromInline var location: CacheLocation
-    @usableFromInline var parameter: String?
+    /// Whether the key has a parameter (``parameterOrEmpty`` is empty when not).
+    @usableFromInline var hasParameter: Bool
+    /// The parameter, or "" when there is none: a plain `String`, so that a hit can compare
+    /// its bits in place (an absent optional's bytes are not all defined).
+    @usableFromInline var parameterOrEmpty: String
+
+    /// The parameter, if any.
+    @inlinable
+    var parameter: String? { hasParameter ? parameterOrEmpty : nil }
 
     @inlinable
     init<Kind: CacheType>(_ type: Kind, _ parameter: String?) {
@@ -22,7 +30,8 @@ struct MemoryKey: Hashable, Sendable {
     init(name: String, location: CacheLocation, parameter: String?) {
         typeName = name
         self.location = location
-        self.parameter = parameter
+        hasParameter = parameter != nil
+        parameterOrEmpty = parameter ?? ""
     }
 
     /// Hashes the parameter's bytes alone, or the location when there is none:
@@ -36,7 +45,7 @@ struct MemoryKey: Hashable, Sendable {
     /// location when there is none. One pass over the parameter per lookup, as a
     /// `[String: Value]` pays (a little less: no terminator, no normalization). Entries of
     /// different types (or locations) with the same parameter share a hash and are told apart
-    /// by ``matches(name:location:parameter:)``. The location goes in as one byte:
+    /// by ``matches(_:name:location:parameter:)``. The location goes in as one byte:
     /// `CacheLocation`'s own `Hashable` (through `RawRepresentable`) hashes its raw string,
     /// which cost a second string hash per lookup.
     ///
@@ -60,30 +69,33 @@ struct MemoryKey: Hashable, Sendable {
         if let parameter { Bytewise.hash(parameter, into: &hasher) } else { hasher.combine(location.hashByte) }
     }
 
-    /// Whether this key names the entry of `name`, `location` and `parameter`, by bytes.
+    /// Whether the key at `key` names the entry of `name`, `location` and `parameter`, by
+    /// bytes.
     ///
     /// A hit usually finds the stored strings bit for bit the caller's (one small string, or
-    /// one storage object), which needs no byte comparison and no retain; only when they
-    /// differ does it compare bytes, out of line.
+    /// one storage object): that is read in place, through `key`, with no byte comparison and
+    /// no retain. Only when the bits differ does it compare bytes, out of line.
     @inlinable @inline(__always)
-    func matches(name: String, location: CacheLocation, parameter: String?) -> Bool {
-        guard self.location == location else { return false }
-        if Bytewise.sameRepresentation(typeName, name), Bytewise.sameRepresentation(self.parameter, parameter) {
-            return true
+    static func matches(_ key: UnsafePointer<MemoryKey>, name: String, location: CacheLocation, parameter: String?) -> Bool {
+        guard key.pointee.location == location, key.pointee.hasParameter == (parameter != nil) else { return false }
+        if Bytewise.sameRepresentation(key.pointer(to: \.typeName).unsafelyUnwrapped, name) {
+            // Not `parameter ?? ""`: that built a string, retaining the parameter.
+            guard let parameter else { return true }
+            if Bytewise.sameRepresentation(key.pointer(to: \.parameterOrEmpty).unsafelyUnwrapped, parameter) { return true }
         }
-        return Self.bytesEqual(self, name: name, parameter: parameter)
+        return bytesEqual(key, name: name, parameter: parameter)
     }
 
-    /// The byte comparison behind ``matches(name:location:parameter:)``, out of line.
+    /// The byte comparison behind ``matches(_:name:location:parameter:)``, out of line.
     @usableFromInline @inline(never)
-    static func bytesEqual(_ key: MemoryKey, name: String, parameter: String?) -> Bool {
-        Bytewise.equal(key.parameter, parameter) && Bytewise.equal(key.typeName, name)
+    static func bytesEqual(_ key: UnsafePointer<MemoryKey>, name: String, parameter: String?) -> Bool {
+        Bytewise.equal(key.pointee.parameter, parameter) && Bytewise.equal(key.pointee.typeName, name)
     }
 
     /// Byte equality of the names, consistent with hashing the bytes above.
     @inlinable
     static func == (a: MemoryKey, b: MemoryKey) -> Bool {
-        a.matches(name: b.typeName, location: b.location, parameter: b.parameter)
+        a.location == b.location && Bytewise.equal(a.parameter, b.parameter) && Bytewise.equal(a.typeName, b.typeName)
     }
 }
 
@@ -171,7 +183,7 @@ final class MemoryTier: Sendable {
     @usableFromInline
     func item(name: String, location: CacheLocation, parameter: String?) -> MemoryItem? {
         let hash = MemoryKey.tableHash(location: location, parameter: parameter)
-        return cache.value(hash: hash) { $0.matches(name: name, location: location, parameter: parameter) }
+        return cache.value(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
     }
 
     func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, hash: key.tableHash, cost: cost) }

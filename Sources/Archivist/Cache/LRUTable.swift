@@ -74,10 +74,11 @@ struct LRUTable<Key: Hashable, Value> {
     /// The slot whose hash is `hash` and whose key `matches` accepts, or `nil`.
     ///
     /// One bounds check for the whole probe sequence, and `matches` runs only where the stored
-    /// hash half equals `hash`'s: about once a hit. `matches` sees the slot's key in place
-    /// (borrowed), so a caller may compare it with parts of a key it never builds.
+    /// hash half equals `hash`'s: about once a hit. `matches` gets the slot's key in place, by
+    /// address (valid only during the call): handed the key as a value, the optimizer copied
+    /// it out of the array, retaining and releasing its strings, before any comparison.
     @inlinable @inline(__always)
-    func slotIndex(hash: Int, where matches: (Key) -> Bool) -> Int? {
+    func slotIndex(hash: Int, where matches: (UnsafePointer<Key>) -> Bool) -> Int? {
         buckets.withUnsafeBufferPointer { buckets -> Int? in
             // An empty array's buffer may still have an address.
             guard !buckets.isEmpty, let words = buckets.baseAddress else { return nil }
@@ -90,7 +91,9 @@ struct LRUTable<Key: Hashable, Value> {
                     if word == 0 { return nil }
                     if word & Self.tagMask == tag {
                         let index = Self.slot(of: word)
-                        if matches(slots[index].key) { return index }
+                        if matches((slots.baseAddress.unsafelyUnwrapped + index).pointer(to: \.key).unsafelyUnwrapped) {
+                            return index
+                        }
                     }
                     bucket = (bucket &+ 1) & mask
                 }
@@ -100,12 +103,12 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// The slot holding `key`, whose hash is `hash`, or `nil`.
     @inlinable @inline(__always)
-    func slotIndex(of key: Key, hash: Int) -> Int? { slotIndex(hash: hash) { $0 == key } }
+    func slotIndex(of key: Key, hash: Int) -> Int? { slotIndex(hash: hash) { $0.pointee == key } }
 
     /// Returns the value of the entry that ``slotIndex(hash:where:)`` finds and marks it most
     /// recently used.
     @inlinable @inline(__always)
-    mutating func value(hash: Int, where matches: (Key) -> Bool) -> Value? {
+    mutating func value(hash: Int, where matches: (UnsafePointer<Key>) -> Bool) -> Value? {
         guard let index = slotIndex(hash: hash, where: matches) else { return nil }
         moveToFront(index)
         return slots[index].value
@@ -113,7 +116,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Returns the value for `key` (whose hash is `hash`) and marks it most recently used.
     @inlinable @inline(__always)
-    mutating func value(forKey key: Key, hash: Int) -> Value? { value(hash: hash) { $0 == key } }
+    mutating func value(forKey key: Key, hash: Int) -> Value? { value(hash: hash) { $0.pointee == key } }
 
     // MARK: Mutation
 

@@ -106,12 +106,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
         return lock.withLock { table.value(forKey: key, hash: hash) }
     }
 
-    /// ``value(forKey:)`` for a key the caller hashed itself and matches in place (the memory
-    /// tier, whose keys are never built for a lookup). Every call on one cache must hash alike.
+    /// ``value(forKey:)`` for a key the caller hashed itself and matches in place, by address
+    /// (the memory tier, whose keys are never built for a lookup). Every call on one cache must
+    /// hash alike.
     ///
     /// - Complexity: O(1) expected.
     @inlinable
-    func value(hash: Int, where matches: (Key) -> Bool) -> Value? {
+    func value(hash: Int, where matches: (UnsafePointer<Key>) -> Bool) -> Value? {
         lock.withLock { table.value(hash: hash, where: matches) }
     }
 

@@ -52,17 +52,17 @@ enum Bytewise {
         #endif
     }
 
-    /// ``sameRepresentation(_:_:)-(String,String)`` for optional strings: both `nil`, or both
-    /// strings bit for bit the same.
+    /// ``sameRepresentation(_:_:)-(String,String)`` for a string read in place at `a`: its
+    /// bits are loaded, not the string, so nothing is retained.
     ///
     /// - Complexity: O(1).
     @inlinable @inline(__always)
-    static func sameRepresentation(_ a: String?, _ b: String?) -> Bool {
-        switch (a, b) {
-        case (nil, nil): true
-        case let (a?, b?): sameRepresentation(a, b)
-        default: false
-        }
+    static func sameRepresentation(_ a: UnsafePointer<String>, _ b: String) -> Bool {
+        #if arch(x86_64) || arch(arm64)
+        UnsafeRawPointer(a).load(as: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        #else
+        false
+        #endif
     }
 
     /// The byte comparison of strings without contiguous UTF-8 (bridged ones), out of line.
