@@ -122,12 +122,13 @@ extension CacheManager {
     func cachedValue<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
-        if let memory {
+        if memory != nil {
             let location = type.location
             // The coherence check: two atomic loads while nothing changed since the last catch-up.
+            // Before the tier is bound: bound across this call, it was retained on every hit.
             if !watch(for: location).isCurrent { revalidateMemory(location) }
             // A value stored as another type falls through to the disk, whose decoding reports it.
-            if let item = memory.item(MemoryKey(name: type.name, location: location, parameter: parameter)),
+            if let item = memory?.item(name: type.name, location: location, parameter: parameter),
                let value = item.value(as: T.self) {
                 guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
                 // Only a byte-limited type ever evicts by last access, so only its hits pay for

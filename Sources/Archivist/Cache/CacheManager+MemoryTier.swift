@@ -10,7 +10,15 @@ import Foundation
 struct MemoryKey: Hashable, Sendable {
     @usableFromInline var typeName: String
     @usableFromInline var location: CacheLocation
-    @usableFromInline var parameter: String?
+    /// Whether the key has a parameter (``parameterOrEmpty`` is empty when not).
+    @usableFromInline var hasParameter: Bool
+    /// The parameter, or "" when there is none: a plain `String`, so that a hit can compare
+    /// its bits in place (an absent optional's bytes are not all defined).
+    @usableFromInline var parameterOrEmpty: String
+
+    /// The parameter, if any.
+    @inlinable
+    var parameter: String? { hasParameter ? parameterOrEmpty : nil }
 
     @inlinable
     init<Kind: CacheType>(_ type: Kind, _ parameter: String?) {
@@ -22,18 +30,66 @@ struct MemoryKey: Hashable, Sendable {
     init(name: String, location: CacheLocation, parameter: String?) {
         typeName = name
         self.location = location
-        self.parameter = parameter
+        hasParameter = parameter != nil
+        parameterOrEmpty = parameter ?? ""
     }
 
-    /// Hashes the parameter's bytes alone, or the location when there is none: one pass over
-    /// the parameter per lookup, as a `[String: Value]` pays (a little less: no terminator,
-    /// no normalization). Entries of different types (or locations) with the same parameter
-    /// share a hash and are told apart by `==`. The location goes in as one byte:
-    /// `CacheLocation`'s own `Hashable` (through `RawRepresentable`) hashes its raw string,
-    /// which cost a second string hash per lookup.
+    /// Hashes the parameter's bytes alone, or the location when there is none:
+    /// ``tableHash(location:parameter:)``'s input, for `Hashable`.
     @inlinable
     func hash(into hasher: inout Hasher) {
+        Self.feed(location: location, parameter: parameter, into: &hasher)
+    }
+
+    /// The hash the memory tier files a key under: the parameter's bytes alone, or the
+    /// location when there is none. One pass over the parameter per lookup, as a
+    /// `[String: Value]` pays (a little less: no terminator, no normalization). Entries of
+    /// different types (or locations) with the same parameter share a hash and are told apart
+    /// by ``matches(_:name:location:parameter:)``. The location goes in as one byte:
+    /// `CacheLocation`'s own `Hashable` (through `RawRepresentable`) hashes its raw string,
+    /// which cost a second string hash per lookup.
+    ///
+    /// Computed from a key's parts, so that a lookup builds no key (and retains no string for
+    /// one); the memory tier passes it for every lookup, insertion and removal alike.
+    ///
+    /// - Complexity: O(length of the parameter).
+    @inlinable
+    static func tableHash(location: CacheLocation, parameter: String?) -> Int {
+        var hasher = Hasher()
+        feed(location: location, parameter: parameter, into: &hasher)
+        return hasher.finalize()
+    }
+
+    /// This key's ``tableHash(location:parameter:)``.
+    @inlinable
+    var tableHash: Int { Self.tableHash(location: location, parameter: parameter) }
+
+    @inlinable @inline(__always)
+    static func feed(location: CacheLocation, parameter: String?, into hasher: inout Hasher) {
         if let parameter { Bytewise.hash(parameter, into: &hasher) } else { hasher.combine(location.hashByte) }
+    }
+
+    /// Whether the key at `key` names the entry of `name`, `location` and `parameter`, by
+    /// bytes.
+    ///
+    /// A hit usually finds the stored strings bit for bit the caller's (one small string, or
+    /// one storage object): that is read in place, through `key`, with no byte comparison and
+    /// no retain. Only when the bits differ does it compare bytes, out of line.
+    @inlinable @inline(__always)
+    static func matches(_ key: UnsafePointer<MemoryKey>, name: String, location: CacheLocation, parameter: String?) -> Bool {
+        guard key.pointee.location == location, key.pointee.hasParameter == (parameter != nil) else { return false }
+        if Bytewise.sameRepresentation(key.pointer(to: \.typeName).unsafelyUnwrapped, name) {
+            // Not `parameter ?? ""`: that built a string, retaining the parameter.
+            guard let parameter else { return true }
+            if Bytewise.sameRepresentation(key.pointer(to: \.parameterOrEmpty).unsafelyUnwrapped, parameter) { return true }
+        }
+        return bytesEqual(key, name: name, parameter: parameter)
+    }
+
+    /// The byte comparison behind ``matches(_:name:location:parameter:)``, out of line.
+    @usableFromInline @inline(never)
+    static func bytesEqual(_ key: UnsafePointer<MemoryKey>, name: String, parameter: String?) -> Bool {
+        Bytewise.equal(key.pointee.parameter, parameter) && Bytewise.equal(key.pointee.typeName, name)
     }
 
     /// Byte equality of the names, consistent with hashing the bytes above.
@@ -119,16 +175,20 @@ final class MemoryTier: Sendable {
         cache = MemoryCache(configuration: .init(countLimit: countLimit, costLimit: costLimit))
     }
 
-    /// The item for `key`, made the most recent. Compiled here, not inlined into the caller:
-    /// the whole lookup (hashing, probing, the byte comparisons, the LRU move) is then one
-    /// specialized function, where inlined into each `CacheManager` specialization the
-    /// optimizer split it unpredictably into several calls.
+    /// The item of type `name`, at `location`, for `parameter`, made the most recent.
+    /// Compiled here, not inlined into the caller: the whole lookup (hashing, probing, the
+    /// comparison, the LRU move) is then one specialized function, where inlined into each
+    /// `CacheManager` specialization the optimizer split it unpredictably into several calls.
+    /// It takes the key's parts and builds no key: building one retained the strings.
     @usableFromInline
-    func item(_ key: MemoryKey) -> MemoryItem? { cache.value(forKey: key) }
+    func item(name: String, location: CacheLocation, parameter: String?) -> MemoryItem? {
+        let hash = MemoryKey.tableHash(location: location, parameter: parameter)
+        return cache.value(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
+    }
 
-    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, cost: cost) }
+    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, hash: key.tableHash, cost: cost) }
 
-    func remove(_ key: MemoryKey) { _ = cache.removeValue(forKey: key) }
+    func remove(_ key: MemoryKey) { _ = cache.removeValue(forKey: key, hash: key.tableHash) }
 
     func removeAll() { cache.removeAll() }
 

@@ -7,8 +7,8 @@
 /// Linux implementation evicts the newest insert first, the order is strict LRU on every
 /// platform, and nothing is evicted behind the caller's back (no memory-pressure purges).
 ///
-/// All operations take one internal lock for a few hash lookups and array writes; the lock is
-/// never held while a caller's closure runs or while a value is released, so a value's
+/// All operations take one internal lock for a probe of the hash index and a few array writes
+/// (the key is hashed before the lock is taken); the lock is never held while a caller's closure runs or while a value is released, so a value's
 /// `deinit` may safely touch the cache again.
 ///
 /// ```swift
@@ -101,7 +101,19 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// - Complexity: O(1) expected.
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        lock.withLock { table.value(forKey: key) }
+        // Hashed before the lock is taken: the lock is held only for the probe and the relink.
+        let hash = key.hashValue
+        return lock.withLock { table.value(forKey: key, hash: hash) }
+    }
+
+    /// ``value(forKey:)`` for a key the caller hashed itself and matches in place, by address
+    /// (the memory tier, whose keys are never built for a lookup). Every call on one cache must
+    /// hash alike.
+    ///
+    /// - Complexity: O(1) expected.
+    @inlinable
+    func value(hash: Int, where matches: (UnsafePointer<Key>) -> Bool) -> Value? {
+        lock.withLock { table.value(hash: hash, where: matches) }
     }
 
     /// Stores `value` for `key` as the most recently used entry, then evicts least recently
@@ -122,6 +134,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// - Complexity: O(1) expected, plus O(e) for e evicted entries.
     @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
+        setValue(value, forKey: key, hash: key.hashValue, cost: cost)
+    }
+
+    /// ``setValue(_:forKey:cost:)`` with the key's hash as the caller computes it (see
+    /// ``value(hash:where:)``).
+    ///
+    /// - Complexity: O(1) expected, plus O(e) for e evicted entries.
+    @inlinable
+    func setValue(_ value: Value, forKey key: Key, hash: Int, cost: Int) {
         let cost = max(cost, 0)
         let countLimit = configuration.countLimit
         let costLimit = configuration.costLimit
@@ -131,9 +152,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
         typealias Slot = LRUTable<Key, Value>.Slot
         _ = lock.withLock { () -> (replaced: Value?, first: Slot?, more: [Slot]) in
             if costLimit > 0, cost > costLimit {
-                return (table.removeValue(forKey: key), nil, [])
+                return (table.removeValue(forKey: key, hash: hash), nil, [])
             }
-            let replaced = table.insert(value, forKey: key, cost: cost)
+            let replaced = table.insert(value, forKey: key, hash: hash, cost: cost)
             var first: Slot?
             var more: [Slot] = []
             while countLimit > 0 && table.count > countLimit
@@ -157,7 +178,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// - Complexity: O(1) expected.
     @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        lock.withLock { table.removeValue(forKey: key) }
+        removeValue(forKey: key, hash: key.hashValue)
+    }
+
+    /// ``removeValue(forKey:)`` with the key's hash as the caller computes it (see
+    /// ``value(hash:where:)``).
+    ///
+    /// - Complexity: O(1) expected.
+    @inlinable @discardableResult
+    func removeValue(forKey key: Key, hash: Int) -> Value? {
+        lock.withLock { table.removeValue(forKey: key, hash: hash) }
     }
 
     /// Removes every entry.
@@ -184,10 +214,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// - Parameter shouldRemove: returns `true` for keys to remove.
     /// - Complexity: O(n), for the snapshot of n keys.
     public func removeAll(where shouldRemove: (Key) -> Bool) {
-        let keys = lock.withLock { table.keys }
-        let doomed = keys.filter(shouldRemove)
+        // The stored hashes come along, so that this works however the keys were hashed.
+        let entries = lock.withLock { table.slots.map { (key: $0.key, hash: $0.hash) } }
+        let doomed = entries.filter { shouldRemove($0.key) }
         guard !doomed.isEmpty else { return }
-        _ = lock.withLock { doomed.compactMap { table.removeValue(forKey: $0) } }
+        _ = lock.withLock { doomed.compactMap { table.removeValue(forKey: $0.key, hash: $0.hash) } }
     }
 }
 
@@ -202,7 +233,12 @@ extension MemoryCache {
     /// The first broken internal invariant, or `nil` (for tests).
     ///
     /// - Complexity: O(n).
-    func invariantViolation() -> String? { lock.withLock { table.invariantViolation() } }
+    func invariantViolation() -> String? { invariantViolation(hashing: \.hashValue) }
+
+    /// The first broken internal invariant, for keys hashed with `hashing` (for tests).
+    ///
+    /// - Complexity: O(n).
+    func invariantViolation(hashing: (Key) -> Int) -> String? { lock.withLock { table.invariantViolation(hashing: hashing) } }
 }
 
 // Safety: `table`, the only `var`, is read and written only inside `lock.withLock`; every

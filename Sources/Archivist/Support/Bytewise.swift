@@ -22,6 +22,7 @@ enum Bytewise {
     /// - Complexity: O(n).
     @inlinable
     static func equal(_ a: String, _ b: String) -> Bool {
+        if sameRepresentation(a, b) { return true }
         let count = a.utf8.count
         guard count == b.utf8.count else { return false }
         let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
@@ -31,6 +32,37 @@ enum Bytewise {
         }
         if let contiguous, let result = contiguous { return result }
         return slowEqual(a, b)
+    }
+
+    /// Whether `a` and `b` are bit for bit the same `String` value: the same small string
+    /// (whose bits are its bytes and count), or the same storage object. Then their bytes are
+    /// equal; when not, they may still be (two storage objects), so this is only a fast path.
+    /// It is what a memory-tier hit usually sees (the caller's parameter and the stored one are
+    /// one small string, or one object), and it reads no storage, so it retains nothing.
+    ///
+    /// Only where `String` is two 64-bit words with no padding; elsewhere it answers `false`.
+    ///
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+        #if arch(x86_64) || arch(arm64)
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        #else
+        false
+        #endif
+    }
+
+    /// ``sameRepresentation(_:_:)-(String,String)`` for a string read in place at `a`: its
+    /// bits are loaded, not the string, so nothing is retained.
+    ///
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    static func sameRepresentation(_ a: UnsafePointer<String>, _ b: String) -> Bool {
+        #if arch(x86_64) || arch(arm64)
+        UnsafeRawPointer(a).load(as: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        #else
+        false
+        #endif
     }
 
     /// The byte comparison of strings without contiguous UTF-8 (bridged ones), out of line.

@@ -1,3 +1,4 @@
+import Foundation
 import ArchivistTestSupport
 import Testing
 @testable import Archivist
@@ -196,6 +197,65 @@ import Testing
         #expect(cache.invariantViolation() == nil)
     }
 
+    // MARK: The hash index
+
+    /// Keys that share a handful of hashes: probes run through other keys' words, and removals
+    /// shift words back across them. Checked against a plain dictionary at every step.
+    @Test(arguments: [7, 0xBAD5EED] as [UInt64])
+    func collidingHashesKeepEveryKeyFindable(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let cache = MemoryCache<CollidingKey, Int>(configuration: .init(countLimit: 40))
+        var model: [CollidingKey: Int] = [:]
+        for step in 0..<4_000 {
+            let key = CollidingKey(id: Int.random(in: 0..<60, using: &rng))
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<5:
+                if model[key] == nil, model.count == 40 { continue }   // no eviction: the model keeps no order
+                cache.setValue(step, forKey: key)
+                model[key] = step
+            case 5..<8:
+                #expect(cache.value(forKey: key) == model[key], "seed \(seed) step \(step)")
+            default:
+                #expect(cache.removeValue(forKey: key) == model.removeValue(forKey: key), "seed \(seed) step \(step)")
+            }
+            if let violation = cache.invariantViolation() {
+                Issue.record("seed \(seed) step \(step): \(violation)")
+                return
+            }
+        }
+        for (key, value) in model { #expect(cache.value(forKey: key) == value) }
+    }
+
+    /// The memory tier matches a lookup's parts against the stored key, bit for bit first, then
+    /// by bytes: equal strings with other storage still hit, canonically equivalent spellings
+    /// and other types or locations do not, and no parameter differs from an empty one.
+    @Test func memoryTierMatchesKeysByBytes() {
+        let tier = MemoryTier(countLimit: 100, costLimit: 0)
+        func item(_ value: String) -> MemoryItem { StoredItem(value, writeDate: Date(), expiry: nil, touchesIndex: false) }
+        func stored(_ name: String, _ location: CacheLocation, _ parameter: String?) -> String? {
+            tier.item(name: name, location: location, parameter: parameter)?.value(as: String.self)
+        }
+        let long = "/v1/orders?page=1&limit=50"   // not a small string
+        tier.set(item("long"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: long), cost: 0)
+        tier.set(item("none"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: nil), cost: 0)
+        tier.set(item("empty"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: ""), cost: 0)
+        tier.set(item("nfc"), for: MemoryKey(name: "caf\u{E9}", location: .userCaches, parameter: "p"), cost: 0)
+        // Built afresh: the same bytes in another storage object.
+        let rebuilt = String(decoding: Array(long.utf8), as: UTF8.self)
+        #expect(stored("orders", .sharedCaches, rebuilt) == "long")
+        #expect(stored(String(decoding: Array("orders".utf8), as: UTF8.self), .sharedCaches, long) == "long")
+        #expect(stored("orders", .sharedCaches, nil) == "none")
+        #expect(stored("orders", .sharedCaches, "") == "empty")
+        #expect(stored("orders", .userCaches, long) == nil)
+        #expect(stored("users", .sharedCaches, long) == nil)
+        #expect(stored("caf\u{E9}", .userCaches, "p") == "nfc")
+        #expect(stored("cafe\u{301}", .userCaches, "p") == nil)
+        #expect(tier.cache.invariantViolation(hashing: \.tableHash) == nil)
+        tier.remove(MemoryKey(name: "orders", location: .sharedCaches, parameter: rebuilt))
+        #expect(stored("orders", .sharedCaches, long) == nil)
+        #expect(stored("orders", .sharedCaches, nil) == "none")
+    }
+
     // MARK: Against a reference model
 
     @Test(arguments: [1, 2, 3, 0xC0FFEE, 0xDEAD_BEEF] as [UInt64])
@@ -265,6 +325,12 @@ private struct ReferenceLRU {
             entries.removeLast()
         }
     }
+}
+
+/// A key whose hash is one of three values, whatever its id.
+private struct CollidingKey: Hashable {
+    let id: Int
+    func hash(into hasher: inout Hasher) { hasher.combine(id % 3) }
 }
 
 /// Runs a closure when it is deallocated.
