@@ -22,7 +22,9 @@ public final class ArchiveDecoder {
     let storage: UnsafeMutablePointer<DecoderStorage>
 
     /// The `userInfo` of the ``ArchiveOptions`` this archive is read with.
-    public private(set) var userInfo: [String: any Sendable]
+    // A decoder is used by one thread at a time (it is not `Sendable`), so accesses never
+    // overlap and skip the run-time exclusivity check.
+    @exclusivity(unchecked) public private(set) var userInfo: [String: any Sendable]
 
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
         userInfo = options.userInfo
@@ -50,7 +52,8 @@ public final class ArchiveDecoder {
                 cache.spareDecoder = decoder
                 throw error
             }
-            decoder.userInfo = options.userInfo
+            // A spare's userInfo is empty (see below); most calls pass none.
+            if !options.userInfo.isEmpty { decoder.userInfo = options.userInfo }
         } else {
             decoder = try ArchiveDecoder(bytes: bytes, options: options)
         }
@@ -60,7 +63,7 @@ public final class ArchiveDecoder {
             // next archive.
             if isKnownUniquelyReferenced(&decoder) {
                 decoder.storage.pointee.removeAll()
-                decoder.userInfo = [:]
+                if !decoder.userInfo.isEmpty { decoder.userInfo = [:] }
                 cache.spareDecoder = decoder
             }
         }

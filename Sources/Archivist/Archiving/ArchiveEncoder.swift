@@ -23,7 +23,9 @@ public final class ArchiveEncoder {
     let storage: UnsafeMutablePointer<EncoderStorage>
 
     /// The `userInfo` of the ``ArchiveOptions`` this archive is written with.
-    public private(set) var userInfo: [String: any Sendable]
+    // An encoder is used by one thread at a time (it is not `Sendable`), so accesses never
+    // overlap and skip the run-time exclusivity check.
+    @exclusivity(unchecked) public private(set) var userInfo: [String: any Sendable]
 
     init(options: ArchiveOptions) {
         userInfo = options.userInfo
@@ -41,7 +43,8 @@ public final class ArchiveEncoder {
         if let spare = cache.spareEncoder {
             cache.spareEncoder = nil
             encoder = spare
-            encoder.userInfo = options.userInfo
+            // A spare's userInfo is empty (see below); most calls pass none.
+            if !options.userInfo.isEmpty { encoder.userInfo = options.userInfo }
             encoder.storage.pointee.limits = options.limits
         } else {
             encoder = ArchiveEncoder(options: options)
@@ -51,7 +54,7 @@ public final class ArchiveEncoder {
             // spare's next archive.
             if isKnownUniquelyReferenced(&encoder) {
                 encoder.storage.pointee.removeAll()
-                encoder.userInfo = [:]
+                if !encoder.userInfo.isEmpty { encoder.userInfo = [:] }
                 cache.spareEncoder = encoder
             }
         }

@@ -46,6 +46,10 @@ struct DecoderStorage {
     /// Reference assignments to run once the whole graph is decoded.
     var deferred: [() throws -> Void] = []
     var allowed: [String: any Archivable.Type] = [:]
+    /// The type and key tables of the archive read last, byte for byte, while `types` and
+    /// `keys` still hold what was read from them; empty when they don't (see
+    /// ``readTypesAndKeys(_:options:)``).
+    var keptTables: [UInt8] = []
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
@@ -64,10 +68,8 @@ struct DecoderStorage {
         let header = try ArchiveHeader(parsing: bytes)
         let base = bytes.baseAddress.unsafelyUnwrapped
         limits = options.limits
-        keys.removeAll(base: base)
-        types.removeAll(keepingCapacity: true)
-        objectOffsets.removeAll(keepingCapacity: true)
-        objects.removeAll(keepingCapacity: true)
+        if !objectOffsets.isEmpty { objectOffsets.removeAll(keepingCapacity: true) }
+        if !objects.isEmpty { objects.removeAll(keepingCapacity: true) }
         frame = Frame()
         depth = 0
         reader = ByteReader(base: base, start: 0, end: 0)
@@ -75,13 +77,18 @@ struct DecoderStorage {
     }
 
     /// Forgets the archive just read (releasing its objects); large tables give back their memory.
+    /// Type and key tables that are kept (``keptTables``) stay for the next archive.
     mutating func removeAll() {
-        let small = objects.count <= Self.keptObjectCapacity
-        objects.removeAll(keepingCapacity: small)
-        objectOffsets.removeAll(keepingCapacity: small)
-        types.removeAll(keepingCapacity: types.count <= KeyTable.linearLimit)
-        keys.removeAll(base: reader.base)
-        deferred.removeAll()
+        if !objectOffsets.isEmpty {
+            let small = objects.count <= Self.keptObjectCapacity
+            objects.removeAll(keepingCapacity: small)
+            objectOffsets.removeAll(keepingCapacity: small)
+        }
+        if keptTables.isEmpty {
+            types.removeAll(keepingCapacity: types.count <= KeyTable.linearLimit)
+            keys.removeAll(base: reader.base)
+        }
+        if !deferred.isEmpty { deferred.removeAll() }
         if !allowed.isEmpty { allowed = [:] }
         frame = Frame()
         reader = ByteReader(base: reader.base, start: 0, end: 0)
@@ -117,17 +124,7 @@ struct DecoderStorage {
         let bodyStart = header.bodyStart
         bodyEnd = header.tablesOffset
         var tables = ByteReader(base: base, start: bodyEnd, end: count)
-        let typeCount = try tables.index(below: tables.remaining + 1, "type count")
-        types.reserveCapacity(typeCount)
-        for _ in 0..<typeCount {
-            var name = try tables.string()
-            let version = Int(truncatingIfNeeded: Int64(bitPattern: try tables.varint()))
-            if !options.renamedTypes.isEmpty, let renamed = options.renamedTypes[name] { name = renamed }
-            types.append(TypeEntry(name: name, version: version, matched: nil))
-        }
-        let keyCount = try tables.index(below: tables.remaining + 1, "key count")
-        keys.reserveCapacity(keyCount)
-        for _ in 0..<keyCount { try keys.append(from: &tables) }
+        try readTypesAndKeys(&tables, options: options)
         let objectCount = try tables.index(below: tables.remaining + 1, "object count")
         guard objectCount <= limits.maxObjectCount else {
             throw ArchiveError(.limitExceeded(.objectCount), "\(objectCount) objects, limit \(limits.maxObjectCount)")
@@ -145,9 +142,49 @@ struct DecoderStorage {
         guard tables.pos == count else {
             throw ArchiveError(.corrupt, "\(count - tables.pos) unread bytes after the tables", offset: tables.pos)
         }
-        objects.append(contentsOf: repeatElement(.absent, count: objectCount))
+        if objectCount > 0 { objects.append(contentsOf: repeatElement(.absent, count: objectCount)) }
         reader = ByteReader(base: base, start: bodyStart, end: bodyEnd)
     }
+
+    /// Reads the type and key tables at `tables`, or keeps the ones read from the previous
+    /// archive when these are the same bytes (a reused decoder reading the next archive of
+    /// the same model): the same bytes pass the same checks and give the same tables, so
+    /// one compare replaces a string per type and a UTF-8 check per key.
+    ///
+    /// Tables read with `renamedTypes` are not kept (their names depend on the options), nor
+    /// tables over ``keptTablesLimit`` bytes.
+    private mutating func readTypesAndKeys(_ tables: inout ByteReader, options: ArchiveOptions) throws {
+        let start = tables.base + tables.pos
+        let renames = !options.renamedTypes.isEmpty
+        if !keptTables.isEmpty, !renames, keptTables.count <= tables.remaining,
+            keptTables.withUnsafeBytes({ Bytewise.equal($0.baseAddress, start, count: $0.count) })
+        {
+            keys.rebase(start)
+            tables.pos += keptTables.count
+            return
+        }
+        keptTables.removeAll(keepingCapacity: true)
+        types.removeAll(keepingCapacity: true)
+        keys.removeAll(base: start)
+        let typeCount = try tables.index(below: tables.remaining + 1, "type count")
+        types.reserveCapacity(typeCount)
+        for _ in 0..<typeCount {
+            var name = try tables.string()
+            let version = Int(truncatingIfNeeded: Int64(bitPattern: try tables.varint()))
+            if renames, let renamed = options.renamedTypes[name] { name = renamed }
+            types.append(TypeEntry(name: name, version: version, matched: nil))
+        }
+        let keyCount = try tables.index(below: tables.remaining + 1, "key count")
+        keys.reserveCapacity(keyCount)
+        for _ in 0..<keyCount { try keys.append(from: &tables) }
+        let length = tables.base + tables.pos - start
+        if !renames, length <= Self.keptTablesLimit {
+            keptTables.append(contentsOf: UnsafeRawBufferPointer(start: start, count: length))
+        }
+    }
+
+    /// Type and key tables up to this many bytes are kept for the next archive.
+    static let keptTablesLimit = 1_024
 
     // MARK: Frames
 

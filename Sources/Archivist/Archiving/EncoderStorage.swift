@@ -39,7 +39,10 @@ struct EncoderStorage {
 
     var keys = KeyTable()
     var typeIndex: [ObjectIdentifier: Int] = [:]
+    /// The type table (`..<typeCount`), then, like ``KeyTable``'s keys, the previous
+    /// archive's further entries, kept by a reused encoder as the guess for the next one.
     var types: [(id: ObjectIdentifier, name: String, version: Int)] = []
+    var typeCount = 0
     /// Object id by instance; the instances are retained so an address can't be reused
     /// by another object while the archive is written.
     var objectIDs: [ObjectIdentifier: Int] = [:]
@@ -62,21 +65,27 @@ struct EncoderStorage {
     /// Forgets the archive just written (releasing its objects) so the storage can write the
     /// next one. Small tables keep their memory; large ones are freed, so a reused encoder
     /// never holds on to much.
+    ///
+    /// Tables that are already empty are left alone: emptying an empty array or dictionary
+    /// still costs a uniqueness check and a call, and a one-model archive leaves most empty.
     mutating func removeAll() {
         out.removeAll()
         reserveHeader()
         frame = Frame(mode: .single, type: nil, lengthOffset: -1)
         depth = 0
-        open.removeAll(keepingCapacity: true)
+        if !open.isEmpty { open.removeAll(keepingCapacity: true) }
         nextID = 1
         keys.removeAll()
         if !typeIndex.isEmpty { typeIndex = [:] }
-        types.removeAll(keepingCapacity: types.count <= KeyTable.linearLimit)
-        let small = objectOffsets.count <= Self.keptObjectCapacity
-        objectIDs.removeAll(keepingCapacity: small)
-        objectOffsets.removeAll(keepingCapacity: small)
-        retained.removeAll(keepingCapacity: small)
-        path.removeAll(keepingCapacity: true)
+        if types.count > KeyTable.linearLimit { types = [] }
+        typeCount = 0
+        if !objectOffsets.isEmpty {
+            let small = objectOffsets.count <= Self.keptObjectCapacity
+            objectIDs.removeAll(keepingCapacity: small)
+            objectOffsets.removeAll(keepingCapacity: small)
+            retained.removeAll(keepingCapacity: small)
+        }
+        if !path.isEmpty { path.removeAll(keepingCapacity: true) }
     }
 
     /// Object tables up to this many entries keep their memory in ``removeAll()``.
@@ -179,18 +188,34 @@ struct EncoderStorage {
     ///
     /// The few types of a typical archive are found by a scan of `types`; the dictionary is
     /// built only for archives with many types.
+    ///
+    /// A new entry asks the type for its name and version, also when it takes the place of
+    /// the previous archive's entry for the same type.
     mutating func typeReference(_ type: any Archivable.Type) -> Int {
         let id = ObjectIdentifier(type)
-        if types.count <= KeyTable.linearLimit {
-            for i in types.indices where types[i].id == id { return i + 1 }
+        if typeCount <= KeyTable.linearLimit {
+            for i in 0..<typeCount where types[i].id == id { return i + 1 }
         } else if let index = typeIndex[id] {
             return index + 1
         }
-        let index = types.count
-        types.append((id, type.archiveTypeName, type.archiveVersion))
-        if types.count > KeyTable.linearLimit {
+        let index = typeCount
+        let entry = (id: id, name: type.archiveTypeName, version: type.archiveVersion)
+        if index < types.count {
+            // A kept entry further on may be this type's: drop the guesses so entries stay
+            // distinct, keeping the one in place when it is this type's.
+            if types[index].id == id {
+                types[index] = entry
+            } else {
+                types.removeSubrange(index...)
+                types.append(entry)
+            }
+        } else {
+            types.append(entry)
+        }
+        typeCount = index + 1
+        if typeCount > KeyTable.linearLimit {
             if typeIndex.isEmpty {
-                for (i, known) in types.enumerated() { typeIndex[known.id] = i }
+                for i in 0..<typeCount { typeIndex[types[i].id] = i }
             } else {
                 typeIndex[id] = index
             }
@@ -317,13 +342,13 @@ struct EncoderStorage {
     mutating func finish() throws -> Data {
         let reserved = ArchiveFormat.reservedHeaderSize
         let bodyLength = out.count - reserved
-        out.appendVarint(types.count)
-        for (_, name, version) in types {
-            out.appendString(name)
-            out.appendVarint(UInt64(bitPattern: Int64(version)))
+        out.appendVarint(typeCount)
+        for i in 0..<typeCount {
+            out.appendString(types[i].name)
+            out.appendVarint(UInt64(bitPattern: Int64(types[i].version)))
         }
         out.appendVarint(keys.count)
-        keys.forEach { out.appendString($0) }
+        keys.withSerializedKeys { out.append($0) }
         out.appendVarint(objectOffsets.count)
         for offset in objectOffsets {
             // Stored as offset from the body's start + 1; 0 means "never defined" (a dangling

@@ -73,6 +73,21 @@ private struct Nested: Archivable, Equatable {
         #expect(table.keys == ["e", "a", "c"])
     }
 
+    @Test func aReusedDecoderKeepsTablesOnlyForTheSameBytesAndNoRenames() throws {
+        // Same tables twice (kept), other keys, the same key count, no keys, then back.
+        let shapes: [[String]] = [["a", "b"], ["a", "b"], ["b", "a"], ["a", "c"], [], ["a", "b"]]
+        for shape in shapes {
+            #expect(try Archive.decode(Fields.self, from: try Archive.encode(Fields(shape))) == Fields(shape))
+        }
+        // Tables read under renames give the renamed names; the next plain read the stored ones.
+        let data = try Archive.encode(Fields(["a"]))
+        let renamed = ArchiveOptions(renamedTypes: ["Fields": "Renamed"])
+        _ = try Archive.decode(Fields.self, from: data)
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode(Fields.self, from: data, options: renamed) }
+        #expect(error?.code == .typeMismatch)
+        #expect(try Archive.decode(Fields.self, from: data) == Fields(["a"]))
+    }
+
     @Test func anArchiveWrittenOrReadInsideAnotherUsesAnEncoderOfItsOwn() throws {
         let value = Nested(Fields(["x", "y"]))
         let data = try Archive.encode(value)

@@ -59,7 +59,20 @@ struct CodableWriter {
     }
 
     /// Writes a field key (keyed containers) and prepares for its value.
+    @inline(__always)
     func beginField(_ key: String) throws {
+        // Nearly every field: the value's own record, open, with no nested container above
+        // it. What `prepare()` and `EncoderStorage.beginField` would check, in one test.
+        if case .frame(let id)? = target, storage.pointee.frame.id == id, storage.pointee.frame.mode == .keyed,
+            storage.pointee.open.count <= storage.pointee.frame.baseLevel
+        {
+            storage.pointee.out.appendVarint(storage.pointee.intern(key))
+            return
+        }
+        try beginFieldInGeneral(key)
+    }
+
+    private func beginFieldInGeneral(_ key: String) throws {
         try prepare()
         switch target {
         case .frame?: try storage.pointee.beginField(key)

@@ -5,17 +5,25 @@ import Foundation
 /// A field lookup compares the key the model asks for with the archived bytes, so decoding
 /// never builds a `String` per key (for a one-record archive that was about a tenth of the
 /// decode); ``string(_:)`` makes one only for `allKeys` and error messages.
+///
+/// Key ranges are kept relative to `base`, the start of the archive's tables, so a decoder
+/// that reads another archive with the same tables (the next archive of the same model) keeps
+/// them and only moves `base` (``rebase(_:)``).
 struct ArchivedKeys {
     private var base: UnsafeRawPointer
     private var ranges: [(start: Int, count: Int)] = []
 
     init(base: UnsafeRawPointer) { self.base = base }
 
-    /// Forgets the keys, keeping the table's memory, to read the archive at `base`.
+    /// Forgets the keys, keeping the table's memory, to read the tables at `base`.
     mutating func removeAll(base: UnsafeRawPointer) {
         self.base = base
-        ranges.removeAll(keepingCapacity: ranges.count <= KeyTable.linearLimit)
+        if !ranges.isEmpty { ranges.removeAll(keepingCapacity: ranges.count <= KeyTable.linearLimit) }
     }
+
+    /// Keeps the keys for tables at `base` holding the same bytes as the ones they were read
+    /// from.
+    mutating func rebase(_ base: UnsafeRawPointer) { self.base = base }
 
     /// The number of keys.
     var count: Int { ranges.count }

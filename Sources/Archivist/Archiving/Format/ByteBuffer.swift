@@ -167,15 +167,22 @@ struct ByteBuffer {
         offset += 1
     }
 
-    /// Hands the bytes from `offset` on to a `Data`; the buffer is left empty (appending to
-    /// it again allocates new memory).
+    /// Hands the bytes from `offset` on to a `Data`; the buffer is left empty.
     ///
-    /// A small result is moved to the start of the memory so the `Data` frees it as it is; a
-    /// large one (over ``moveLimit``) is not copied: the `Data` points into the memory and
-    /// frees it from its start. More than 64 KiB of unused capacity (left by doubling) is
-    /// given back first, which for a large buffer only unmaps pages.
+    /// A buffer that never grew past ``initialCapacity`` (a small model's archive) is copied
+    /// into a `Data` of its own and keeps its memory for the next archive: the copy costs
+    /// less than the `Data` taking over memory with a deallocator and the next archive
+    /// allocating a buffer again. Otherwise (appending again allocates new memory) a result
+    /// up to ``moveLimit`` is moved to the start of the memory so the `Data` frees it as it
+    /// is; a larger one is not copied: the `Data` points into the memory and frees it from
+    /// its start. More than 64 KiB of unused capacity (left by doubling) is given back first,
+    /// which for a large buffer only unmaps pages.
     mutating func takeData(droppingFirst offset: Int) -> Data {
         let length = count - offset
+        if owned, capacity <= Self.initialCapacity {
+            count = 0
+            return Data(bytes: base + offset, count: length)
+        }
         if offset > 0, length <= Self.moveLimit {
             memmove(base, base + offset, length)
             count = length

@@ -8,19 +8,25 @@
 /// A reused encoder (see ``ArchiveEncoder/withReusable(options:_:)``) keeps a small table's
 /// keys after ``removeAll()`` as a guess at the next archive's: an archive of the same model
 /// asks for the same keys in the same order, and each then costs one string compare, without
-/// a scan or a copy of the key.
+/// a scan or a copy of the key, inline in ``intern(_:)``.
+///
+/// The table also keeps its keys as the archive stores them (varint length, UTF-8 bytes), so
+/// the encoder's `finish` appends the key table with one copy instead of a string per key.
 struct KeyTable {
-    /// A key and a cheap digest of it (length and first byte), so a scan compares strings
-    /// only when the digests agree.
+    /// A key, a cheap digest of it (length and first byte), so a scan compares strings only
+    /// when the digests agree, and where its stored form ends in `serialized`.
     private struct Entry {
         var key: String
         var digest: Int
+        var end: Int
     }
 
     /// The keys in use (`..<used`), then the previous archive's further keys, kept as the
     /// guess for the next new key. All entries are distinct.
     private var entries: [Entry] = []
     private var used = 0
+    /// Every entry's key as the archive's key table stores it, in entry order.
+    private var serialized: [UInt8] = []
     private var index: [String: Int] = [:]
     /// The index returned last; the next lookup tries `last + 1` first.
     private var last = -1
@@ -39,9 +45,19 @@ struct KeyTable {
         for entry in entries[..<used] { body(entry.key) }
     }
 
+    /// Calls `body` with the keys in use as the archive's key table stores them: each a
+    /// varint length and its UTF-8 bytes, in index order (the count is not included).
+    func withSerializedKeys(_ body: (UnsafeRawBufferPointer) -> Void) {
+        let end = used == 0 ? 0 : entries[used - 1].end
+        serialized.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
+    }
+
     /// Forgets every key. A small table keeps them as the guess for the next archive.
     mutating func removeAll() {
-        if entries.count > Self.linearLimit { entries = [] }
+        if entries.count > Self.linearLimit {
+            entries = []
+            serialized = []
+        }
         if !index.isEmpty { index = [:] }
         used = 0
         last = -1
@@ -51,7 +67,11 @@ struct KeyTable {
     @inline(__always)
     mutating func intern(_ key: String) -> Int {
         let next = last &+ 1
-        if next < used, entries[next].key == key {
+        // `next` is at most `used`: either the key after the last one found, or the key the
+        // previous archive added next (new here, as entries are distinct).
+        if next < entries.count, entries[next].key == key {
+            // A guess is kept only by a table of at most `linearLimit` keys: no index to update.
+            if next == used { used = next &+ 1 }
             last = next
             return next
         }
@@ -78,9 +98,22 @@ struct KeyTable {
             return found
         }
         // A stale entry may equal a later new key: drop the guesses before adding.
-        if used < entries.count { entries.removeSubrange(used...) }
-        if used == 0 { entries.reserveCapacity(16) }
-        entries.append(Entry(key: key, digest: digest))
+        if used < entries.count {
+            entries.removeSubrange(used...)
+            serialized.removeSubrange((used == 0 ? 0 : entries[used - 1].end)...)
+        }
+        if used == 0 {
+            entries.reserveCapacity(16)
+            serialized.reserveCapacity(256)
+        }
+        var length = UInt(key.utf8.count)
+        while length >= 0x80 {
+            serialized.append(UInt8(truncatingIfNeeded: length) | 0x80)
+            length >>= 7
+        }
+        serialized.append(UInt8(truncatingIfNeeded: length))
+        serialized.append(contentsOf: key.utf8)
+        entries.append(Entry(key: key, digest: digest, end: serialized.count))
         return add(at: used)
     }
 
