@@ -14,6 +14,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "records-upsert": recordsUpsert,
     "records-mixed": recordsMixed,
+    "records-pets": recordsPets,
     "plist-set": plistSet,
     "preferences-set": preferencesSet,
     "cache-write": cacheWrite,

@@ -105,6 +105,25 @@ public enum Archive {
         }
     }
 
+    /// Whether `data` is a whole archive as some writer wrote it: its header parses and its
+    /// checksum matches, or its header names a format version this reader does not know (a
+    /// newer writer's). When such bytes fail to decode, the cause is the reader's types,
+    /// allowlist, renames or limits, not damage to the bytes.
+    ///
+    /// - Complexity: O(`data.count`): one checksum pass.
+    static func isIntact(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            do {
+                let header = try ArchiveHeader(parsing: raw)
+                return header.checksum(of: raw) == header.storedChecksum
+            } catch let error as ArchiveError where error.code == .unsupportedVersion {
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
     /// The CRC32C of a whole archive that ``encode(_:options:)`` just returned, derived from
     /// the checksum stored in its header (which covers everything after the header) instead of
     /// a second pass over the bytes; `nil` for anything that is not such an archive.

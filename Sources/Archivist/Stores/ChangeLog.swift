@@ -120,6 +120,8 @@ final class ChangeLog {
     /// and file returned: a torn or corrupt tail; or the whole log when its header is damaged,
     /// its generation is newer than the snapshot's, or it is an unchecksummed version 1 log
     /// whose entries the generation alone would discard.
+    /// An intact entry that does not decode with `options` throws ``StoreError`` `corrupt` and
+    /// changes nothing.
     func load<Entry: Archivable>(
         snapshotGeneration: UInt64, as type: Entry.Type, options: ArchiveOptions, apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
@@ -329,10 +331,22 @@ final class ChangeLog {
             let length = Int(Self.uint32(bytes, at: offset))
             guard length <= bytes.count - offset - 4 else { damagedAt = offset; break }
             let entryStart = offset + 4
+            let entryBytes = Data(bytes[entryStart..<(entryStart + length)])
             do {
-                let entry = try Archive.decode(Entry.self, from: Data(bytes[entryStart..<(entryStart + length)]), options: options)
-                apply(entry)
+                apply(try Archive.decode(Entry.self, from: entryBytes, options: options))
             } catch {
+                // An entry whose bytes are as written but that this store cannot read (a type
+                // its allowlist refuses, a rename or limit it lacks, a newer format) is not
+                // damage: quarantining it would take every later committed entry with it.
+                // It stays, and so does everything after it, until the configuration reads it.
+                guard !Archive.isIntact(entryBytes) else {
+                    throw StoreError(
+                        .corrupt,
+                        "the change-log entry at byte \(fileOffset + offset) is intact but this store cannot decode it, "
+                            + "so the log is left as it is; open the store with options that read it "
+                            + "(allowedTypes, renamedTypes, limits) or a record type that does",
+                        fileURL: URL(fileURLWithPath: logPath), underlyingError: error as? ArchiveError)
+                }
                 damagedAt = offset
                 break
             }

@@ -66,94 +66,177 @@ extension PlistValue {
         }
     }
 
+    /// Converts `object` and everything inside it.
+    ///
+    /// Iterative (containers wait on an explicit stack), so the deepest nesting Foundation's
+    /// parser reads (about 511 levels) converts on a 512 KiB thread, and a deeper `Any` from
+    /// the caller costs heap, not stack.
     static func convert(_ object: Any) throws(ConversionFailure) -> PlistValue {
+        var step = try classify(object)
+        guard case .value(let scalar) = step else {
+            var stack: [ContainerFrame] = []
+            while true {
+                switch step {
+                case .value(let value):
+                    // `value` belongs to the container on top of the stack.
+                    stack[stack.count - 1].add(value)
+                case .array(let elements):
+                    stack.append(ContainerFrame(elements: elements))
+                case .dictionary(let entries):
+                    stack.append(ContainerFrame(entries: entries))
+                case .stringDictionary(let entries):
+                    stack.append(ContainerFrame(stringEntries: entries))
+                }
+                // Finish every container whose children are all converted, then descend into
+                // the next child of the innermost unfinished one.
+                while true {
+                    let top = stack.count - 1
+                    let next: Any?
+                    do { next = try stack[top].nextChild() } catch { throw failure(error, under: stack.dropLast()) }
+                    if let next {
+                        do { step = try classify(next) } catch { throw failure(error, under: stack[...]) }
+                        break
+                    }
+                    let finished = stack.removeLast().value
+                    if stack.isEmpty { return finished }
+                    stack[stack.count - 1].add(finished)
+                }
+            }
+        }
+        return scalar
+    }
+
+    /// `error` raised at the current child of every frame of `stack`, with their keys and
+    /// indexes as its path.
+    private static func failure(_ error: ConversionFailure, under stack: ArraySlice<ContainerFrame>) -> ConversionFailure {
+        var failure = error
+        failure.path = stack.map(\.childPathComponent) + failure.path
+        return failure
+    }
+
+    /// One object sorted out: a finished value, or a container whose children are still to
+    /// be converted.
+    private enum Step {
+        case value(PlistValue)
+        case array([Any])
+        case dictionary([AnyHashable: Any])
+        case stringDictionary([String: Any])
+    }
+
+    /// A container being converted: its source, the children converted so far, and which
+    /// child is being converted now.
+    private struct ContainerFrame {
+        private enum Source {
+            case array([Any], next: Int)
+            case dictionary([AnyHashable: Any], next: Dictionary<AnyHashable, Any>.Index)
+            case stringDictionary([String: Any], next: Dictionary<String, Any>.Index)
+        }
+
+        private var source: Source
+        private var elements: [PlistValue] = []
+        private var entries: [String: PlistValue] = [:]
+        /// The key of the child being converted (dictionaries).
+        private var childKey = ""
+
+        init(elements: [Any]) {
+            source = .array(elements, next: 0)
+            self.elements.reserveCapacity(elements.count)
+        }
+
+        init(entries: [AnyHashable: Any]) {
+            source = .dictionary(entries, next: entries.startIndex)
+            self.entries.reserveCapacity(entries.count)
+        }
+
+        init(stringEntries: [String: Any]) {
+            source = .stringDictionary(stringEntries, next: stringEntries.startIndex)
+            entries.reserveCapacity(stringEntries.count)
+        }
+
+        /// `[i]` or the key of the child being converted.
+        var childPathComponent: String {
+            if case .array = source { return "[\(elements.count)]" }
+            return childKey
+        }
+
+        /// The next child to convert, or `nil` when all are converted.
+        mutating func nextChild() throws(ConversionFailure) -> Any? {
+            switch source {
+            case .array(let array, let next):
+                guard next < array.count else { return nil }
+                source = .array(array, next: next + 1)
+                return array[next]
+            case .dictionary(let dictionary, let next):
+                guard next < dictionary.endIndex else { return nil }
+                let (key, element) = dictionary[next]
+                source = .dictionary(dictionary, next: dictionary.index(after: next))
+                guard let key = key.base as? String else {
+                    throw ConversionFailure(
+                        reason: "property-list dictionary keys must be strings, found \(type(of: key.base)) \(key)")
+                }
+                childKey = key
+                return element
+            case .stringDictionary(let dictionary, let next):
+                guard next < dictionary.endIndex else { return nil }
+                let (key, element) = dictionary[next]
+                source = .stringDictionary(dictionary, next: dictionary.index(after: next))
+                childKey = key
+                return element
+            }
+        }
+
+        /// Stores the converted child.
+        mutating func add(_ value: PlistValue) {
+            if case .array = source { elements.append(value) } else { entries[childKey] = value }
+        }
+
+        /// The converted container.
+        var value: PlistValue {
+            if case .array = source { return .array(elements) }
+            return .dictionary(entries)
+        }
+    }
+
+    private static func classify(_ object: Any) throws(ConversionFailure) -> Step {
         // Fast path: the exact types PropertyListSerialization produces, matched by metatype
         // (cheap) before any dynamic cast (not cheap); this keeps a read within a few percent
         // of PropertyListSerialization alone. Numbers are classified by their storage type,
         // because a Swift cast would turn NSNumber(1) into `true` on Apple platforms.
         let dynamicType = type(of: object)
-        if dynamicType == String.self, let value = object as? String { return .string(value) }
-        if dynamicType is NSNumber.Type, let number = object as? NSNumber { return try convert(number) }
-        if dynamicType == Bool.self, let value = object as? Bool { return .bool(value) }
-        if dynamicType == [AnyHashable: Any].self, let value = object as? [AnyHashable: Any] {
-            return .dictionary(try convertEntries(value))
-        }
-        if dynamicType == [Any].self, let value = object as? [Any] { return .array(try convertElements(value)) }
-        if dynamicType == Date.self, let value = object as? Date { return .date(value) }
-        if dynamicType == Data.self, let value = object as? Data { return .data(value) }
-        return try convertBridged(object)
+        if dynamicType == String.self, let value = object as? String { return .value(.string(value)) }
+        if dynamicType is NSNumber.Type, let number = object as? NSNumber { return .value(try convert(number)) }
+        if dynamicType == Bool.self, let value = object as? Bool { return .value(.bool(value)) }
+        if dynamicType == [AnyHashable: Any].self, let value = object as? [AnyHashable: Any] { return .dictionary(value) }
+        if dynamicType == [Any].self, let value = object as? [Any] { return .array(value) }
+        if dynamicType == Date.self, let value = object as? Date { return .value(.date(value)) }
+        if dynamicType == Data.self, let value = object as? Data { return .value(.data(value)) }
+        return try classifyBridged(object)
     }
 
     /// The general path: Swift values of other types, `NS` containers and bridged objects.
-    private static func convertBridged(_ object: Any) throws(ConversionFailure) -> PlistValue {
+    private static func classifyBridged(_ object: Any) throws(ConversionFailure) -> Step {
         switch object {
-        case let value as String: return .string(value)
-        case let value as Bool: return .bool(value)
-        case let value as Int: return .int(value)
-        case let value as Double: return .double(value)
-        case let value as Date: return .date(value)
-        case let value as Data: return .data(value)
-        case let value as [String: Any]:
-            return .dictionary(try convertEntries(value))
-        case let value as [AnyHashable: Any]:
-            return .dictionary(try convertEntries(value))
-        case let value as [Any]:
-            return .array(try convertElements(value))
+        case let value as String: return .value(.string(value))
+        case let value as Bool: return .value(.bool(value))
+        case let value as Int: return .value(.int(value))
+        case let value as Double: return .value(.double(value))
+        case let value as Date: return .value(.date(value))
+        case let value as Data: return .value(.data(value))
+        case let value as [String: Any]: return .stringDictionary(value)
+        case let value as [AnyHashable: Any]: return .dictionary(value)
+        case let value as [Any]: return .array(value)
         case let value as any BinaryInteger:
             guard let int = Int(exactly: value) else {
                 throw ConversionFailure(reason: "integer \(value) does not fit in a property-list integer (Int)")
             }
-            return .int(int)
-        case let value as Float: return .double(Double(value))
+            return .value(.int(int))
+        case let value as Float: return .value(.double(Double(value)))
         default:
             if Mirror(reflecting: object).displayStyle == .optional {
                 throw ConversionFailure(reason: "nil cannot be stored in a property list; remove the key instead")
             }
             throw ConversionFailure(reason: "a value of type \(type(of: object)) cannot be stored in a property list")
         }
-    }
-
-    private static func convertEntries(_ entries: [String: Any]) throws(ConversionFailure) -> [String: PlistValue] {
-        var converted: [String: PlistValue] = [:]
-        converted.reserveCapacity(entries.count)
-        for (key, element) in entries {
-            do { converted[key] = try convert(element) } catch {
-                var failure = error
-                failure.path.insert(key, at: 0)
-                throw failure
-            }
-        }
-        return converted
-    }
-
-    private static func convertEntries(_ entries: [AnyHashable: Any]) throws(ConversionFailure) -> [String: PlistValue] {
-        var converted: [String: PlistValue] = [:]
-        converted.reserveCapacity(entries.count)
-        for (key, element) in entries {
-            guard let key = key.base as? String else {
-                throw ConversionFailure(
-                    reason: "property-list dictionary keys must be strings, found \(type(of: key.base)) \(key)")
-            }
-            do { converted[key] = try convert(element) } catch {
-                var failure = error
-                failure.path.insert(key, at: 0)
-                throw failure
-            }
-        }
-        return converted
-    }
-
-    private static func convertElements(_ elements: [Any]) throws(ConversionFailure) -> [PlistValue] {
-        var converted: [PlistValue] = []
-        converted.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            do { converted.append(try convert(element)) } catch {
-                var failure = error
-                failure.path.insert("[\(index)]", at: 0)
-                throw failure
-            }
-        }
-        return converted
     }
 
     private static func convert(_ number: NSNumber) throws(ConversionFailure) -> PlistValue {

@@ -167,9 +167,10 @@ extension RecordStore {
     /// ``insert(_:)``'s duplicate check hold across processes. Call `refresh()` to see
     /// another process's writes before reading.
     ///
-    /// - Throws: ``StoreError`` with an I/O code, or `corrupt` when a new snapshot cannot
-    ///   be decoded; a torn tail left by a writer that died is set aside and reported in
-    ///   ``recoveredDamage``.
+    /// - Throws: ``StoreError`` with an I/O code, or `corrupt` when a new snapshot or an
+    ///   intact new log entry cannot be decoded with this configuration (the log is left as it
+    ///   is, and every write throws the same until a store that reads it catches up); a torn
+    ///   tail left by a writer that died is set aside and reported in ``recoveredDamage``.
     /// - Complexity: One `fstat` when nothing changed; O(new entries) after appends; O(n)
     ///   after another process compacted.
     public func refresh() throws {

@@ -87,8 +87,11 @@ where Record.ID: Archivable & Sendable {
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
     ///
-    /// - Throws: ``StoreError`` with `corrupt` when the snapshot cannot be decoded (the log's
-    ///   damaged tail is quarantined instead), `permissionDenied`, `noSpace` or `ioFailed`.
+    /// - Throws: ``StoreError`` with `corrupt` when the snapshot, or a change-log entry whose
+    ///   bytes are intact, cannot be decoded with this configuration (a type its
+    ///   `allowedTypes` refuses, a missing rename or a lower limit; the ``ArchiveError`` is the
+    ///   `underlyingError`, and no file is changed); a damaged tail of the log is quarantined
+    ///   instead. Else `permissionDenied`, `noSpace` or `ioFailed`.
     /// - Complexity: Blocking file I/O, O(snapshot + log).
     public convenience init(directory: URL, configuration: Configuration = Configuration()) throws {
         try self.init(directory: directory, configuration: configuration, fileSystem: .posix)

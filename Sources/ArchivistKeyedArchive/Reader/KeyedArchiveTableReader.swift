@@ -90,7 +90,9 @@ struct KeyedArchiveTableReader {
         case .real(let value): return (.real(value), [], false)
         case .bool(let value): return (.bool(value), [], false)
         case .data(let bytes): return (.data(Data(bytes)), [], false)
-        case .date(let seconds): return (.date(Date(timeIntervalSinceReferenceDate: seconds)), [], false)
+        case .date(let seconds):
+            guard !seconds.isNaN else { throw Self.nanDate(Self.path(index)) }
+            return (.date(Date(timeIntervalSinceReferenceDate: seconds)), [], false)
         case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
         case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
         case .dictionary(let keys, let values):
@@ -168,7 +170,9 @@ struct KeyedArchiveTableReader {
         case .real(let value): return .real(value)
         case .bool(let value): return .bool(value)
         case .data(let bytes): return .data(Data(bytes))
-        case .date(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .date(let seconds):
+            guard !seconds.isNaN else { throw Self.nanDate(path()) }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .uid: return .reference(try reference(at: node, path: path))
         case .array(let elements):
             var fields: [KeyedArchiveField] = []
@@ -190,6 +194,12 @@ struct KeyedArchiveTableReader {
             }
             return .dictionary(entries)
         }
+    }
+
+    /// A date of NaN seconds is refused, as the bridge's validator refuses it: such a `Date`
+    /// traps when described (FoundationEssentials) and never equals itself.
+    static func nanDate(_ codingPath: [String]) -> ArchiveError {
+        ArchiveError(.corrupt, "a date that is not a number (NaN)", codingPath: codingPath)
     }
 
     /// Turns the `NSURL` instances at `indexes` into ``KeyedArchiveObject/url(relative:base:)``

@@ -49,7 +49,13 @@ extension Data: KeyedArchiveEncodable {
 
 extension Date: KeyedArchiveEncodable {
     /// Writes an `NSDate` (`NS.time`, seconds since 2001).
+    ///
+    /// - Throws: ``ArchiveError`` `invalidValue` for a date of NaN seconds, which
+    ///   ``KeyedArchive`` and the bridge's validator refuse to read.
     public func encode(with archiver: KeyedArchiveArchiver) throws {
+        guard !timeIntervalSinceReferenceDate.isNaN else {
+            throw ArchiveError(.invalidValue, "a date that is not a number (NaN) cannot be read back")
+        }
         archiver.encodeFoundation(["NSDate", "NSObject"]) { archiver.encode(timeIntervalSinceReferenceDate, forKey: "NS.time") }
     }
 }

@@ -105,4 +105,35 @@ private struct Nested: Archivable, Equatable {
         #expect(throws: ArchiveError.self) { try Archive.decode([Fields].self, from: data) }
         #expect(try Archive.decode(Fields.self, from: data) == Fields(["a"]))
     }
+
+    /// A small archive is copied out of the encoder's buffer, which the next archive reuses:
+    /// the `Data` holds about its own size in `malloc` (it held the 1 KiB first block), and
+    /// later archives never write into it.
+    @Test func aSmallArchiveHoldsItsOwnSizeAndLaterArchivesLeaveItAlone() throws {
+        let small = Fields((0..<12).map { "key\($0)" })
+        let data = try Archive.encode(small)
+        let copy = Data(Array(data))
+        #expect(data.count > 100 && data.count < ByteBuffer.copyLimit)
+        #if os(Linux)
+        let held = data.withUnsafeBytes { mallocUsableSize(UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
+        #expect(held >= data.count && held < data.count + 64, "\(data.count) bytes held in a block of \(held)")
+        #endif
+        let others = try (0..<3).map { try Archive.encode(Fields(["other\($0)", "z"])) }
+        #expect(data == copy, "a later archive wrote into an earlier one's bytes")
+        #expect(try Archive.decode(Fields.self, from: data) == small)
+        #expect(try others.map { try Archive.decode(Fields.self, from: $0) } == (0..<3).map { Fields(["other\($0)", "z"]) })
+        // Around the limit, and far above it (handed over without a copy): the same bytes.
+        for count in [40, 60, 3_000] {
+            let fields = Fields((0..<count).map { "k\($0)" })
+            let encoded = try Archive.encode(fields)
+            #expect(try Archive.decode(Fields.self, from: encoded) == fields)
+            #expect(try Archive.encode(fields) == encoded)
+        }
+    }
 }
+
+#if os(Linux)
+/// glibc's `malloc_usable_size` (in `<malloc.h>`, which the Glibc module does not export).
+@_silgen_name("malloc_usable_size")
+private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer?) -> Int
+#endif

@@ -198,22 +198,26 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
         }
     }
 
-    @Test func recordStoreSetsAsideARecordTheAllowlistRefuses() throws {
+    @Test func recordStoreRefusesToOpenOverARecordTheAllowlistRefusesAndKeepsIt() throws {
         try withFolder { folder in
             let declared = try RecordStore<DeclaredSeatTicket>(directory: folder.appendingPathComponent("declared"))
             try declared.insert(DeclaredSeatTicket(id: "d1", map: SecureSeatMap(rows: 12)))
             #expect(try RecordStore<DeclaredSeatTicket>(directory: declared.directory).record(id: "d1")?.map.rows == 12)
 
             // Writing never decodes, so the undeclared class goes to disk; reading it back on the
-            // next open is refused like any entry that does not decode, and set aside with the
-            // rest of the log after it, never instantiated.
+            // next open is refused, never instantiated. The entry is intact, so it is not set
+            // aside as damage (that took every later entry with it): the open throws, and the
+            // log stays for a build of the model that declares the class.
             let undeclared = try RecordStore<UndeclaredSeatTicket>(directory: folder.appendingPathComponent("undeclared"))
             try undeclared.insert(UndeclaredSeatTicket(id: "u1", map: SecureSeatMap(rows: 1)))
-            let reopened = try RecordStore<UndeclaredSeatTicket>(directory: undeclared.directory)
-            #expect(reopened.record(id: "u1") == nil)
-            let damage = try #require(reopened.recoveredDamage)
-            #expect(damage.quarantinedBytes > 0)
-            #expect(FileManager.default.fileExists(atPath: damage.quarantineURL.path))
+            let log = undeclared.directory.appendingPathComponent("records.log")
+            let before = try Data(contentsOf: log)
+            let error = #expect(throws: StoreError.self) { try RecordStore<UndeclaredSeatTicket>(directory: undeclared.directory) }
+            #expect(error?.code == .corrupt)
+            #expect((error?.underlyingError as? ArchiveError)?.code == .disallowedType)
+            #expect(try Data(contentsOf: log) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: undeclared.directory.path)
+                .filter { $0.contains("quarantine") }.isEmpty)
         }
     }
 }
