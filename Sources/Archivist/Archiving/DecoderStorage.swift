@@ -44,8 +44,11 @@ struct DecoderStorage {
     var objectOffsets: [Int] = []
     var objects: [Slot] = []
     /// Reference assignments to run once the whole graph is decoded.
-    var deferred: [() throws -> Void] = []
+    var deferred: [DeferredReference] = []
     var allowed: [String: any Archivable.Type] = [:]
+    /// The last type a Codable field asked for that is not ``Archivable`` (type identities
+    /// never change, so this outlives the archive).
+    var lastNonArchivableType: ObjectIdentifier?
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {

@@ -3,6 +3,16 @@ import Foundation
 /// The `Decoder` that runs a `Codable` type's `init(from:)` over the native format.
 struct CodableArchiveDecoder: Decoder {
     let archive: ArchiveDecoder
+
+    /// The archive behind `decoder` if it is this decoder: a metatype compare, not the dynamic
+    /// cast `decoder as? CodableArchiveDecoder` (called with an `any Decoder`, opened).
+    @inline(__always)
+    static func archive<D: Decoder>(of decoder: D) -> ArchiveDecoder? {
+        guard D.self == CodableArchiveDecoder.self else { return nil }
+        return withUnsafePointer(to: decoder) {
+            UnsafeRawPointer($0).assumingMemoryBound(to: CodableArchiveDecoder.self).pointee.archive
+        }
+    }
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -41,11 +51,17 @@ extension ArchiveDecoder {
     /// Decodes a Codable value: through its `Archivable` conformance when it has one,
     /// otherwise as an anonymous value of its own.
     func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
-        if let value = try CodablePrimitives.read(T.self, from: &storage.pointee.reader) { return value }
-        if let archivable = T.self as? any Archivable.Type {
-            return try readOpened(archivable, as: T.self)
-        }
+        if CodablePrimitives.isInline(T.self) { return try CodablePrimitives.read(T.self, from: &storage.pointee.reader) }
         let s = storage
+        // A failed conformance lookup is the slow kind; a model's field of a type that is not
+        // Archivable (a `@BackReference` in every letter) repeats it per model.
+        let id = ObjectIdentifier(T.self)
+        if id != s.pointee.lastNonArchivableType {
+            if let archivable = T.self as? any Archivable.Type {
+                return try readOpened(archivable, as: T.self)
+            }
+            s.pointee.lastNonArchivableType = id
+        }
         let saved = try s.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { s.pointee.leaveValue(saved) }
         let value = try T(from: CodableArchiveDecoder(archive: self))
