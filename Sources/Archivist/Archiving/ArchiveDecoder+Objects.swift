@@ -218,5 +218,7 @@ extension ArchiveDecoder {
         s.pointee.reader = ByteReader(base: s.pointee.reader.base, start: 0, end: 0)
         s.pointee.frame = DecoderStorage.Frame()
         s.pointee.deferred.removeAll()
+        // The cached containers hold this decoder: drop them, so it can be reused or freed.
+        if !s.pointee.keyedContainers.isEmpty { s.pointee.keyedContainers.removeAll(keepingCapacity: true) }
     }
 }

@@ -49,6 +49,12 @@ struct DecoderStorage {
     /// The last type a Codable field asked for that is not ``Archivable`` (type identities
     /// never change, so this outlives the archive).
     var lastNonArchivableType: ObjectIdentifier?
+    /// Keyed containers of the current record by coding-key type, reused by Codable models
+    /// (see ``CodableArchiveDecoder/container(keyedBy:)``). They hold the decoder, so
+    /// ``ArchiveDecoder/invalidate()`` empties this.
+    var keyedContainers: [(key: ObjectIdentifier, container: AnyObject)] = []
+    /// The most keyed containers kept: a few model types per archive.
+    static let keyedContainerLimit = 8
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
