@@ -110,26 +110,49 @@ extension ArchiveDecoder {
     }
 
     func cast<T>(_ object: AnyObject, to type: T.Type, at offset: Int) throws -> T {
-        // The usual case, an instance of exactly `T`, skips the runtime's general cast.
-        if T.self is AnyObject.Type, ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) {
+        // The usual case, an instance of exactly `T`, skips the runtime's general cast. `T` is
+        // then the object's class, so the bit cast is exact (no `T.self is AnyObject.Type`
+        // check needed, which looked up metadata per reference).
+        if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) {
             return unsafeBitCast(object, to: T.self)
         }
-        guard let typed = object as? T else {
-            throw ArchiveError(
-                .typeMismatch, "reference to a \(Swift.type(of: object)) where \(T.self) was expected",
-                typeName: String(describing: Swift.type(of: object)), offset: offset)
-        }
+        guard let typed = object as? T else { throw referenceMismatch(object, expected: T.self, at: offset) }
         return typed
     }
 
-    /// Reads a reference that may be deferred until its object is complete.
+    /// Reads a reference that may be deferred until its object is complete, for
+    /// ``decodeReference(_:forKey:assign:)``.
     func readReference<T: AnyObject & Archivable>(_ type: T.Type, assign: @escaping (T?) -> Void) throws {
+        try readReference(T.self, into: .closure(assign))
+    }
+
+    /// Reads a `@BackReference`'s reference into its (empty) box, now or once the graph is
+    /// decoded.
+    func readReference<T: AnyObject & Archivable>(_ type: T.Type, into box: BackReferenceBox) throws {
+        try readReference(T.self, into: .box(box))
+    }
+
+    /// Where a reference goes: a model's closure or a `@BackReference` box.
+    enum ReferenceSink<T: AnyObject> {
+        case closure((T?) -> Void)
+        case box(BackReferenceBox)
+
+        @inline(__always)
+        func callAsFunction(_ object: T?) {
+            switch self {
+            case .closure(let assign): assign(object)
+            case .box(let box): if let object { box.object = object }
+            }
+        }
+    }
+
+    private func readReference<T: AnyObject & Archivable>(_ type: T.Type, into sink: ReferenceSink<T>) throws {
         let s = storage
         let start = s.pointee.reader.pos
         let tag = try s.pointee.reader.peekByte()
         if tag == ArchiveTag.null {
             s.pointee.reader.pos += 1
-            return assign(nil)
+            return sink(nil)
         }
         if tag == ArchiveTag.reference {
             var probe = s.pointee.reader
@@ -141,26 +164,37 @@ extension ArchiveDecoder {
                 break
             case .absent where !defined:
                 s.pointee.reader.pos = probe.pos
-                return assign(nil)
-            case .building, .absent:
-                // Still being built, or defined later in the archive: hand it over at the end,
-                // when decoding it can't run into an object that is half-built.
+                return sink(nil)
+            case .building:
+                // A back-reference to an object whose `init(from:)` is running: hand it over
+                // at the end, from the side table, without a closure of its own.
                 s.pointee.reader.pos = probe.pos
-                s.pointee.deferred.append { [unowned self] in
+                let target: DeferredReference.Target
+                switch sink {
+                case .box(let box): target = .box(box, expected: T.self)
+                case .closure(let assign): target = .assignment(TypedDeferredAssignment(body: assign))
+                }
+                s.pointee.deferred.append(DeferredReference(id: id, start: start, target: target))
+                return
+            case .absent:
+                // Defined later in the archive: decode it at the end, when decoding it can't
+                // run into an object that is half-built.
+                s.pointee.reader.pos = probe.pos
+                s.pointee.deferred.append(DeferredReference(id: id, start: start, target: .closure { [unowned self] in
                     switch self.storage.pointee.objects[id] {
                     case .done(let object):
-                        assign(try self.cast(object, to: T.self, at: start))
-                    case .absent where defined:
+                        sink(try self.castObject(object, to: T.self, at: start))
+                    case .absent:
                         self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
-                        assign(try self.readDefinition(of: id, as: T.self, referencedAt: start))
-                    case .absent, .building:
-                        assign(nil)
+                        sink(try self.readDefinition(of: id, as: T.self, referencedAt: start))
+                    case .building:
+                        sink(nil)
                     }
-                }
+                }))
                 return
             }
         }
-        assign(try read(T.self))
+        sink(try read(T.self))
     }
 
     /// Runs the deferred reference assignments once every object is complete. An object
@@ -168,11 +202,15 @@ extension ArchiveDecoder {
     func resolveDeferred() throws {
         var index = 0
         while index < storage.pointee.deferred.count {
-            try storage.pointee.deferred[index]()
+            let reference = storage.pointee.deferred[index]
+            try resolve(reference)
             index += 1
         }
-        storage.pointee.deferred.removeAll()
+        storage.pointee.deferred.removeAll(keepingCapacity: storage.pointee.deferred.count <= Self.keptDeferredCapacity)
     }
+
+    /// Deferred-reference tables up to this many entries keep their memory between archives.
+    static let keptDeferredCapacity = 64
 
     /// Makes any later use of this decoder throw instead of touching released memory.
     func invalidate() {
@@ -180,5 +218,7 @@ extension ArchiveDecoder {
         s.pointee.reader = ByteReader(base: s.pointee.reader.base, start: 0, end: 0)
         s.pointee.frame = DecoderStorage.Frame()
         s.pointee.deferred.removeAll()
+        // The cached containers hold this decoder: drop them, so it can be reused or freed.
+        if !s.pointee.keyedContainers.isEmpty { s.pointee.keyedContainers.removeAll(keepingCapacity: true) }
     }
 }

@@ -44,12 +44,21 @@ struct DecoderStorage {
     var objectOffsets: [Int] = []
     var objects: [Slot] = []
     /// Reference assignments to run once the whole graph is decoded.
-    var deferred: [() throws -> Void] = []
+    var deferred: [DeferredReference] = []
     var allowed: [String: any Archivable.Type] = [:]
     /// The type and key tables of the archive read last, byte for byte, while `types` and
     /// `keys` still hold what was read from them; empty when they don't (see
     /// ``readTypesAndKeys(_:options:)``).
     var keptTables: [UInt8] = []
+    /// The last type a Codable field asked for that is not ``Archivable`` (type identities
+    /// never change, so this outlives the archive).
+    var lastNonArchivableType: ObjectIdentifier?
+    /// Keyed containers of the current record by coding-key type, reused by Codable models
+    /// (see ``CodableArchiveDecoder/container(keyedBy:)``). They hold the decoder, so
+    /// ``ArchiveDecoder/invalidate()`` empties this.
+    var keyedContainers: [(key: ObjectIdentifier, container: AnyObject)] = []
+    /// The most keyed containers kept: a few model types per archive.
+    static let keyedContainerLimit = 8
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {

@@ -15,22 +15,18 @@
 /// those formats have no object identity.
 @propertyWrapper
 public struct BackReference<Object: AnyObject & Archivable>: Codable {
-    /// Shared storage, so the decoder can fill in the object after the model is built.
-    private final class Box {
-        weak var object: Object?
-        init(_ object: Object?) { self.object = object }
-    }
-
-    private let box: Box
+    /// Shared storage, so the decoder can fill in the object after the model is built. It
+    /// only ever holds an `Object` (the setter and the decoder's type check see to that).
+    private let box: BackReferenceBox
 
     /// The referenced object, or `nil` once it is released.
     public var wrappedValue: Object? {
-        get { box.object }
+        get { box.object.map { unsafeDowncast($0, to: Object.self) } }
         nonmutating set { box.object = newValue }
     }
 
     /// Creates a reference to `wrappedValue`.
-    public init(wrappedValue: Object?) { box = Box(wrappedValue) }
+    public init(wrappedValue: Object?) { box = BackReferenceBox(wrappedValue) }
 
     /// Writes a conditional reference to the object (or `nil`).
     ///
@@ -49,12 +45,11 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
     ///
     /// - Throws: ``ArchiveError`` with code `typeMismatch` for a reference to another type.
     public init(from decoder: any Decoder) throws {
-        let box = Box(nil)
+        let box = BackReferenceBox(nil)
         self.box = box
-        guard let codable = decoder as? CodableArchiveDecoder else { return }
-        let archive = codable.archive
+        guard let archive = CodableArchiveDecoder.archive(of: decoder) else { return }
         if try archive.decodeNil() { return }
         try archive.storage.pointee.beginSingleValue()
-        try archive.readReference(Object.self) { box.object = $0 }
+        try archive.readReference(Object.self, into: box)
     }
 }

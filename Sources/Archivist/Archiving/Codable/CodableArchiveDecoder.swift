@@ -3,12 +3,34 @@ import Foundation
 /// The `Decoder` that runs a `Codable` type's `init(from:)` over the native format.
 struct CodableArchiveDecoder: Decoder {
     let archive: ArchiveDecoder
+
+    /// The archive behind `decoder` if it is this decoder: a metatype compare, not the dynamic
+    /// cast `decoder as? CodableArchiveDecoder` (called with an `any Decoder`, opened).
+    @inline(__always)
+    static func archive<D: Decoder>(of decoder: D) -> ArchiveDecoder? {
+        guard D.self == CodableArchiveDecoder.self else { return nil }
+        return withUnsafePointer(to: decoder) {
+            UnsafeRawPointer($0).assumingMemoryBound(to: CodableArchiveDecoder.self).pointee.archive
+        }
+    }
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try archive.storage.pointee.openRecord()
-        return KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+        let s = archive.storage
+        try s.pointee.openRecord()
+        // A container of the current record reads whatever record is current, so one per key
+        // type serves every model of the archive: making one cost an allocation and two
+        // runtime metadata lookups per model.
+        let id = ObjectIdentifier(Key.self)
+        for cached in s.pointee.keyedContainers where cached.key == id {
+            return unsafeDowncast(cached.container, to: KeyedContainerCache<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+        if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
+            s.pointee.keyedContainers.append((id, KeyedContainerCache(container)))
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -19,6 +41,14 @@ struct CodableArchiveDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         SingleValueReader(archive: archive)
     }
+}
+
+/// A keyed container of the current record, kept by the decoder for the next model with the
+/// same coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``).
+final class KeyedContainerCache<Key: CodingKey> {
+    let container: KeyedDecodingContainer<Key>
+
+    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
 }
 
 /// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
@@ -41,11 +71,17 @@ extension ArchiveDecoder {
     /// Decodes a Codable value: through its `Archivable` conformance when it has one,
     /// otherwise as an anonymous value of its own.
     func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
-        if let value = try CodablePrimitives.read(T.self, from: &storage.pointee.reader) { return value }
-        if let archivable = T.self as? any Archivable.Type {
-            return try readOpened(archivable, as: T.self)
-        }
+        if CodablePrimitives.isInline(T.self) { return try CodablePrimitives.read(T.self, from: &storage.pointee.reader) }
         let s = storage
+        // A failed conformance lookup is the slow kind; a model's field of a type that is not
+        // Archivable (a `@BackReference` in every letter) repeats it per model.
+        let id = ObjectIdentifier(T.self)
+        if id != s.pointee.lastNonArchivableType {
+            if let archivable = T.self as? any Archivable.Type {
+                return try readOpened(archivable, as: T.self)
+            }
+            s.pointee.lastNonArchivableType = id
+        }
         let saved = try s.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { s.pointee.leaveValue(saved) }
         let value = try T(from: CodableArchiveDecoder(archive: self))
@@ -114,6 +150,17 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try archive.within(record, body)
     }
 
+    /// Runs `body` with the decoder and the field's name, in the nested record if this is one.
+    /// `body` captures nothing: a closure that captured `self` copied this generic struct
+    /// through its value witnesses (a metadata lookup) on every field.
+    @inline(__always)
+    private func field<R>(_ key: Key, _ body: (ArchiveDecoder, String) throws -> R) throws -> R {
+        let name = key.stringValue
+        let archive = self.archive
+        guard let record else { return try body(archive, name) }
+        return try archive.within(record) { try body(archive, name) }
+    }
+
     var allKeys: [Key] {
         ((try? scoped { try archive.allKeys() }) ?? []).compactMap { Key(stringValue: $0) }
     }
@@ -123,9 +170,9 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        try scoped {
+        try field(key) { archive, name in
             let s = archive.storage
-            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
             guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
             s.pointee.reader.pos += 1
             s.pointee.fieldDone()
@@ -134,81 +181,81 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try scoped { try archive.decodePrimitive(Bool.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Bool.self, forKey: $1) }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try scoped { try archive.decodePrimitive(String.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(String.self, forKey: $1) }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try scoped { try archive.decodePrimitive(Double.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Double.self, forKey: $1) }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try scoped { try archive.decodePrimitive(Float.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Float.self, forKey: $1) }
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try scoped { try archive.decodePrimitive(Int.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Int.self, forKey: $1) }
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try scoped { try archive.decodePrimitive(Int8.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Int8.self, forKey: $1) }
     }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try scoped { try archive.decodePrimitive(Int16.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Int16.self, forKey: $1) }
     }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try scoped { try archive.decodePrimitive(Int32.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Int32.self, forKey: $1) }
     }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try scoped { try archive.decodePrimitive(Int64.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(Int64.self, forKey: $1) }
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try scoped { try archive.decodePrimitive(UInt.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(UInt.self, forKey: $1) }
     }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try scoped { try archive.decodePrimitive(UInt8.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(UInt8.self, forKey: $1) }
     }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try scoped { try archive.decodePrimitive(UInt16.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(UInt16.self, forKey: $1) }
     }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try scoped { try archive.decodePrimitive(UInt32.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(UInt32.self, forKey: $1) }
     }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try scoped { try archive.decodePrimitive(UInt64.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitive(UInt64.self, forKey: $1) }
     }
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try scoped { try archive.decodePrimitiveIfPresent(Bool.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitiveIfPresent(Bool.self, forKey: $1) }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try scoped { try archive.decodePrimitiveIfPresent(String.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitiveIfPresent(String.self, forKey: $1) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try scoped { try archive.decodePrimitiveIfPresent(Double.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitiveIfPresent(Double.self, forKey: $1) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try scoped { try archive.decodePrimitiveIfPresent(Int.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitiveIfPresent(Int.self, forKey: $1) }
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try scoped { try archive.decodePrimitiveIfPresent(Int64.self, forKey: key.stringValue) }
+        try field(key) { try $0.decodePrimitiveIfPresent(Int64.self, forKey: $1) }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try scoped {
+        try field(key) { archive, name in
             let s = archive.storage
-            guard try s.pointee.seek(key.stringValue) else { throw archive.keyNotFound(key.stringValue) }
+            guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
             do {
                 let value = try archive.readDecodable(T.self)
                 s.pointee.fieldDone()
                 return value
             } catch let error as ArchiveError {
-                throw error.prefixed(by: key.stringValue)
+                throw error.prefixed(by: name)
             }
         }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try scoped {
+        try field(key) { archive, name in
             let s = archive.storage
-            guard try s.pointee.seek(key.stringValue) else { return nil }
+            guard try s.pointee.seek(name) else { return nil }
             if try s.pointee.reader.peekByte() == ArchiveTag.null {
                 s.pointee.reader.pos += 1
                 s.pointee.fieldDone()
@@ -219,7 +266,7 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 s.pointee.fieldDone()
                 return value
             } catch let error as ArchiveError {
-                throw error.prefixed(by: key.stringValue)
+                throw error.prefixed(by: name)
             }
         }
     }

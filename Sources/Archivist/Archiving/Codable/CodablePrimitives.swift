@@ -25,16 +25,23 @@ enum CodablePrimitives {
         return true
     }
 
-    /// Reads a value of `type` at the reader if it is one of the four types (tag included,
-    /// checked); `nil` for any other type.
+    /// Whether values of `type` are one of the four types ``read(_:from:)`` reads inline.
+    @inline(__always)
+    static func isInline<T>(_ type: T.Type) -> Bool {
+        T.self == Date.self || T.self == UUID.self || T.self == Data.self || T.self == URL.self
+    }
+
+    /// Reads a value of `type`, one of the four types (see ``isInline(_:)``), at the reader,
+    /// tag included and checked. Returns `T` rather than `T?`: an optional of a generic type
+    /// costs a runtime metadata lookup per call, paid by every Codable field that is not a
+    /// primitive.
     ///
     /// - Throws: ``ArchiveError`` with code `typeMismatch` when the value has another tag.
     @inline(__always)
-    static func read<T>(_ type: T.Type, from reader: inout ByteReader) throws -> T? {
+    static func read<T>(_ type: T.Type, from reader: inout ByteReader) throws -> T {
         if T.self == Date.self { return unsafeBitCast(try Date.read(from: &reader), to: T.self) }
         if T.self == UUID.self { return unsafeBitCast(try UUID.read(from: &reader), to: T.self) }
-        if T.self == Data.self { return try Data.read(from: &reader) as? T }
-        if T.self == URL.self { return try URL.read(from: &reader) as? T }
-        return nil
+        if T.self == Data.self { return try Data.read(from: &reader) as! T }
+        return try URL.read(from: &reader) as! T
     }
 }
