@@ -1,5 +1,5 @@
 /// Values by string key in insertion order, found without hashing: an instance's fields as
-/// read from an archive, or as being written.
+/// being written (read ones are a ``KeyedArchiveFieldTable``).
 ///
 /// Instances have a handful of fields, and a linear scan comparing (mostly small, inline)
 /// strings beats hashing each key into a dictionary, on the insert and on the lookup alike. A
@@ -84,6 +84,3 @@ struct KeyedArchiveKeyTable<Value> {
 
 extension KeyedArchiveKeyTable: Sendable where Value: Sendable {}
 extension KeyedArchiveKeyTable.Entry: Sendable where Value: Sendable {}
-
-/// An instance's fields as read from an archive.
-typealias KeyedArchiveFieldTable = KeyedArchiveKeyTable<KeyedArchiveField>

@@ -123,7 +123,7 @@ public struct KeyedArchiveInstance: Sendable, Equatable {
 
     /// Equal class chains and equal fields, whatever their order in the archive.
     public static func == (lhs: KeyedArchiveInstance, rhs: KeyedArchiveInstance) -> Bool {
-        lhs.classChain == rhs.classChain && lhs.table.entries.count == rhs.table.entries.count && lhs.fields == rhs.fields
+        lhs.classChain == rhs.classChain && lhs.table.count == rhs.table.count && lhs.fields == rhs.fields
     }
 }
 

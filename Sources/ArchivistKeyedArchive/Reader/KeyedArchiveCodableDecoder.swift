@@ -59,7 +59,7 @@ enum KeyedArchiveItem {
 /// path, so a small archive that shares along exponentially many paths would otherwise never
 /// finish decoding (the same "billion laughs" the validator bounds).
 final class KeyedArchiveDecodingBudget {
-    private var remaining: Int
+    @exclusivity(unchecked) private var remaining: Int  // one decode, one thread
 
     init(_ limit: Int) { remaining = limit }
 
@@ -79,6 +79,12 @@ final class KeyedArchiveDecodingSession {
     /// every field read copied the archive struct (a retain and release of each of its tables).
     let objects: [KeyedArchiveObject]
     let maxDepth: Int
+    /// The shape whose instance started most recently, and the position each of its lookups
+    /// found, in order (`-1` for a key not there): where the next instance's are looked for first.
+    /// (Unchecked exclusivity, as ``KeyedArchiveKeyedReader``'s cursor: one thread, no
+    /// access held across a call.)
+    @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
+    @exclusivity(unchecked) var predictedPositions: [Int] = []
 
     init(archive: KeyedArchive) {
         self.archive = archive
@@ -105,7 +111,7 @@ enum KeyedArchiveKeyedEntries {
 
     var keys: [String] {
         switch self {
-        case .instance(let table): table.keys
+        case .instance(let table): table.names
         case .fields(let fields): Array(fields.keys)
         case .items(let items): Array(items.keys)
         }

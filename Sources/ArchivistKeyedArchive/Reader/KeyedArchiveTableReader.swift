@@ -12,8 +12,15 @@ struct KeyedArchiveTableReader {
     /// Plist values still allowed into fields (shared containers count each time reached).
     private var budget: Int
     private var objectCount = 0
+    /// The node of the last `$class` key found (see ``classKeyPosition(_:)``).
+    private var classKeyNode = -1
     /// Class descriptions read so far, by object index.
     private var classRecords: [ClassRecord?] = []
+    /// The field names the instances of each class share (see
+    /// ``fieldTable(keys:values:classPosition:classIndex:objectIndex:)``), by class description
+    /// index, and the key node of each name (kept apart from the records: read for every instance).
+    private var classShapes: [KeyedArchiveFieldKeys?] = []
+    private var classShapeNodes: [[Int]] = []
 
     /// A class description as instances use it: the chain, and which Foundation value it maps to.
     private struct ClassRecord {
@@ -35,6 +42,8 @@ struct KeyedArchiveTableReader {
         let objectNodes = envelope.objects
         objectCount = objectNodes.count
         classRecords = Array(repeating: nil, count: objectCount)
+        classShapes = Array(repeating: nil, count: objectCount)
+        classShapeNodes = Array(repeating: [], count: objectCount)
         var top: [String: KeyedArchiveReference] = [:]
         for (key, value) in zip(envelope.topKeys, envelope.topValues) {
             guard let name = document.string(at: key) else {
@@ -74,6 +83,20 @@ struct KeyedArchiveTableReader {
         return false
     }
 
+    /// The position of the first `$class` entry of a dictionary's `keys`. The node of the last
+    /// `$class` key found is compared first, as an integer: a binary archive stores that string once.
+    private mutating func classKeyPosition(_ keys: [Int]) -> Int? {
+        for position in keys.indices {
+            let key = keys[position]
+            if key == classKeyNode { return position }
+            if case .string(let value) = document.nodes[key], value.utf8.count == 6, value == "$class" {
+                classKeyNode = key
+                return position
+            }
+        }
+        return nil
+    }
+
     /// The value of the first `key` entry of a dictionary's `keys`.
     private func value(_ key: String, keys: [Int], values: [Int]) -> Int? {
         for position in keys.indices where node(keys[position], is: key) { return values[position] }
@@ -96,28 +119,97 @@ struct KeyedArchiveTableReader {
         case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
         case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
         case .dictionary(let keys, let values):
-            guard let classValue = value("$class", keys: keys, values: values) else {
+            guard let classPosition = classKeyPosition(keys) else {
                 if value("$classname", keys: keys, values: values) != nil {
                     return (.classDescription(try classRecord(index, objectNodes: objectNodes).chain), [], false)
                 }
                 return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
             }
-            let classReference = try reference(at: classValue) { Self.path(index, "$class") }
+            let classReference = try reference(at: values[classPosition]) { Self.path(index, "$class") }
             let record = try classRecord(classReference.index, objectNodes: objectNodes)
-            var fields = KeyedArchiveFieldTable()
-            fields.reserveCapacity(keys.count - 1)
-            for (key, value) in zip(keys, values) {
-                guard case .string(let name) = document.nodes[key] else {
-                    throw ArchiveError(.corrupt, "field name is not a string", codingPath: Self.path(index))
-                }
-                guard name != "$class" else { continue }
-                guard fields.insert(try field(at: value, depth: 1) { Self.path(index, name) }, forKey: name) else {
-                    throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(index, name))
-                }
-            }
-            let instance = KeyedArchiveInstance(classChain: record.chain, table: fields)
+            let table = try fieldTable(keys: keys, values: values, classPosition: classPosition,
+                                       classIndex: classReference.index, objectIndex: index)
+            let instance = KeyedArchiveInstance(classChain: record.chain, table: table)
             let object = try KeyedArchiveFoundationValues.object(for: instance, kind: record.kind) { Self.path(index) }
             return (object, record.chain, record.kind == .url)
+        }
+    }
+
+    /// The fields of the instance at `$objects[objectIndex]`, whose dictionary has `keys` and
+    /// `values` (`$class` first at `classPosition`), in the shape of its class's instances.
+    ///
+    /// Archivers write an instance's keys in any order (corelibs in a new order for each), so a
+    /// shape is a set of names: this instance's values are put in the order of the shape its
+    /// class has, when its keys are the same names. Otherwise the instance's own keys, checked
+    /// (strings, none twice), become the class's shape.
+    private mutating func fieldTable(keys: [Int], values: [Int], classPosition: Int, classIndex: Int,
+                                     objectIndex: Int) throws -> KeyedArchiveFieldTable {
+        if let shape = classShapes[classIndex],
+           let table = try fieldTable(keys: keys, values: values, classPosition: classPosition, shape: shape,
+                                      shapeNodes: classShapeNodes[classIndex], objectIndex: objectIndex) {
+            return table
+        }
+        var names: [String] = []
+        var nodes: [Int] = []
+        var positions: [Int] = []
+        names.reserveCapacity(keys.count - 1)
+        nodes.reserveCapacity(keys.count - 1)
+        positions.reserveCapacity(keys.count - 1)
+        for (position, key) in keys.enumerated() {
+            guard case .string(let name) = document.nodes[key] else {
+                throw ArchiveError(.corrupt, "field name is not a string", codingPath: Self.path(objectIndex))
+            }
+            guard name != "$class" else { continue }
+            names.append(name)
+            nodes.append(key)
+            positions.append(position)
+        }
+        var duplicate: String?
+        guard let shape = KeyedArchiveFieldKeys.unique(names, duplicate: &duplicate) else {
+            let name = duplicate ?? ""
+            throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(objectIndex, name))
+        }
+        classShapes[classIndex] = shape
+        classShapeNodes[classIndex] = nodes
+        var fieldValues: [KeyedArchiveField] = []
+        fieldValues.reserveCapacity(names.count)
+        for (slot, position) in positions.enumerated() {
+            fieldValues.append(try field(at: values[position], depth: 1) { Self.path(objectIndex, names[slot]) })
+        }
+        return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
+    }
+
+    /// The fields in `shape`'s order, or `nil` when the keys other than `$class` (at
+    /// `classPosition`) are not exactly `shape`'s names, each once: found by node (a binary
+    /// archive stores each key string once, so a key is an integer compare) or else by name.
+    private mutating func fieldTable(keys: [Int], values: [Int], classPosition: Int, shape: KeyedArchiveFieldKeys,
+                                     shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
+        let width = shapeNodes.count
+        guard keys.count == width + 1 else { return nil }
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> KeyedArchiveFieldTable? in
+            source.initialize(repeating: -1)
+            for position in keys.indices where position != classPosition {
+                let key = keys[position]
+                var slot = -1
+                for candidate in 0..<width where shapeNodes[candidate] == key {
+                    slot = candidate
+                    break
+                }
+                if slot < 0 {
+                    guard case .string(let name) = document.nodes[key], let found = shape.position(of: name) else { return nil }
+                    slot = found
+                }
+                // Two keys on one slot: the general path reports the repeat.
+                guard source[slot] < 0 else { return nil }
+                source[slot] = position
+            }
+            // `width` keys on distinct slots of `width`: every slot has its value.
+            var fieldValues: [KeyedArchiveField] = []
+            fieldValues.reserveCapacity(width)
+            for slot in 0..<width {
+                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
+            }
+            return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
         }
     }
 
