@@ -286,6 +286,12 @@ public final class PlistStore: Sendable {
         return snapshot
     }
 
+    /// The deepest nesting a store writes, counting the root dictionary as one level: Foundation's
+    /// parser reads 512, but its writer recurses once per level and overflowed a 512 KiB thread
+    /// (a secondary thread's stack on Apple platforms) between 350 and 380 levels, so writing a
+    /// deeper root throws `.notRepresentable` instead of crashing the process.
+    static let maxWrittenDepth = 256
+
     /// Forgets the remembered root of the file at `url`.
     func forget(_ url: URL) {
         snapshots.withLock { $0[url.path] = nil }
@@ -302,10 +308,19 @@ public final class PlistStore: Sendable {
     }
 
     /// Encodes `root` in the store's format.
+    ///
+    /// A root nesting more than ``maxWrittenDepth`` containers throws `.notRepresentable`.
     func encode(_ root: [String: PlistValue], for url: URL) throws -> Data {
+        guard let object = PlistValue.dictionary(root).propertyListObject(depthLimit: Self.maxWrittenDepth) else {
+            throw StoreError(
+                .notRepresentable,
+                "the property list nests containers more than \(Self.maxWrittenDepth) deep, the most a store writes "
+                    + "(Foundation's writer recurses once per level and overflows a 512 KiB thread's stack near 360)",
+                fileURL: url)
+        }
         do {
             return try PropertyListSerialization.data(
-                fromPropertyList: PlistValue.dictionary(root).propertyListObject,
+                fromPropertyList: object,
                 format: format == .xml ? .xml : .binary, options: 0)
         } catch {
             throw StoreError(.notRepresentable, "cannot encode the property list", fileURL: url, underlyingError: error)

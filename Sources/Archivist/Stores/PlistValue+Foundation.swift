@@ -36,8 +36,42 @@ extension PlistValue {
     ///     fromPropertyList: value.propertyListObject, format: .binary, options: 0)
     /// ```
     ///
+    /// Built iteratively (containers wait on an explicit stack), so a deeply nested value costs
+    /// heap, not stack.
+    ///
     /// - Complexity: O(n) in the number of values; no file I/O.
     public var propertyListObject: Any {
+        // A limit no value reaches: `Int.max` containers cannot be held in memory.
+        propertyListObject(depthLimit: .max) ?? [String: Any]()
+    }
+
+    /// ``propertyListObject``, or `nil` when containers nest more than `depthLimit` deep
+    /// (this value counts as one level when it is a container).
+    func propertyListObject(depthLimit: Int) -> Any? {
+        guard var top = ObjectFrame(self) else { return scalarObject }
+        guard depthLimit >= 1 else { return nil }
+        var waiting: [ObjectFrame] = []
+        while true {
+            if top.next < top.children.count {
+                let child = top.children[top.next]
+                if let frame = ObjectFrame(child) {
+                    guard waiting.count + 2 <= depthLimit else { return nil }
+                    waiting.append(top)
+                    top = frame
+                } else {
+                    top.add(child.scalarObject)
+                }
+                continue
+            }
+            let finished = top.object
+            guard let parent = waiting.popLast() else { return finished }
+            top = parent
+            top.add(finished)
+        }
+    }
+
+    /// A scalar's Foundation object (a container's is built by ``propertyListObject``).
+    private var scalarObject: Any {
         switch self {
         case .string(let value): value
         case .int(let value): value
@@ -45,9 +79,40 @@ extension PlistValue {
         case .bool(let value): value
         case .date(let value): value
         case .data(let value): value
-        case .array(let elements): elements.map(\.propertyListObject)
-        case .dictionary(let entries): entries.mapValues(\.propertyListObject)
+        case .array, .dictionary: [String: Any]()   // never asked: containers have frames
         }
+    }
+
+    /// A container whose Foundation object is being built: its children, the next one to
+    /// convert and what the converted ones became.
+    private struct ObjectFrame {
+        let keys: [String]?   // nil for an array
+        let children: [PlistValue]
+        var next = 0
+        var elements: [Any] = []
+        var entries: [String: Any] = [:]
+
+        init?(_ value: PlistValue) {
+            switch value {
+            case .array(let values):
+                keys = nil
+                children = values
+                elements.reserveCapacity(values.count)
+            case .dictionary(let values):
+                keys = Array(values.keys)
+                children = Array(values.values)
+                entries.reserveCapacity(values.count)
+            default:
+                return nil
+            }
+        }
+
+        mutating func add(_ object: Any) {
+            if let keys { entries[keys[next]] = object } else { elements.append(object) }
+            next += 1
+        }
+
+        var object: Any { keys == nil ? elements : entries }
     }
 
     // MARK: Conversion

@@ -77,4 +77,56 @@ import Testing
         #expect(error?.key == PlistValue.ConversionFailure(reason: "", path: expectedPath).pathDescription)
         withExtendedLifetime((good, bad, converted)) {}
     }
+
+    /// `[[…[{"k": true}]…]]`: `depth` containers in all.
+    static func nestedValue(depth: Int) -> PlistValue {
+        var value = PlistValue.dictionary(["k": .bool(true)])
+        for _ in 1..<depth { value = .array([value]) }
+        return value
+    }
+
+    /// The Foundation object of a value far deeper than any file is built on the small stack.
+    @Test func aDeepValuesFoundationObjectIsBuiltOnA512KiBThread() throws {
+        let deep = Self.nestedValue(depth: 5_000)
+        // The object goes back to this thread to be released: releasing 5,000 nested Swift
+        // arrays recurses in the standard library, not in the store.
+        let (back, object) = try onThread(stackSize: ArchiveStackDepthTests.smallStack) { () -> (PlistValue, Any) in
+            let object = deep.propertyListObject
+            return (try PlistValue(propertyList: object), object)
+        }
+        withExtendedLifetime(object) {}
+        #expect(Self.depth(of: back) == 5_000)
+        #expect(back == deep)
+        #expect(deep.propertyListObject(depthLimit: 4_999) == nil)
+        #expect(deep.propertyListObject(depthLimit: 5_000) != nil)
+        #expect(PlistValue.int(1).propertyListObject(depthLimit: 0) as? Int == 1)
+    }
+
+    /// Writes stop at ``PlistStore/maxWrittenDepth`` with `.notRepresentable`, on a 512 KiB
+    /// thread where Foundation's recursive writer would overflow a few hundred levels deeper;
+    /// the deepest readable file can be read there but not rewritten, and stays as it was.
+    @Test(arguments: [PlistStore.Format.xml, .binary])
+    func writesDeeperThanTheLimitAreRefusedOnA512KiBThread(format: PlistStore.Format) throws {
+        let folder = try StoreScratchFolder()
+        let url = folder.url
+        let limit = PlistStore.maxWrittenDepth
+        // The root dictionary is one level, so the value under "deep" may nest limit - 1.
+        let deepest = Self.nestedValue(depth: limit - 1)
+        let tooDeep = Self.nestedValue(depth: limit)
+        try Self.nestedFile(depth: Self.deepestRead).write(to: folder.file("read.plist"))
+        let original = try Data(contentsOf: folder.file("read.plist"))
+        let (stored, refused, rewrite) = try onThread(stackSize: ArchiveStackDepthTests.smallStack) {
+            () -> (PlistValue?, StoreError?, StoreError?) in
+            let store = PlistStore(directory: url, format: format)
+            try store.set(deepest, forKey: "deep", in: "p")
+            let refused = #expect(throws: StoreError.self) { try store.set(tooDeep, forKey: "deeper", in: "p") }
+            let rewrite = #expect(throws: StoreError.self) { try store.set(.int(1), forKey: "x", in: "read") }
+            return (try store.value(forKey: "deep", in: "p"), refused, rewrite)
+        }
+        #expect(stored == deepest)
+        #expect(refused?.code == .notRepresentable)
+        #expect(rewrite?.code == .notRepresentable)
+        #expect(try PlistStore(directory: url, format: format).value(forKey: "deeper", in: "p") == nil)
+        #expect(try Data(contentsOf: folder.file("read.plist")) == original)
+    }
 }
