@@ -285,6 +285,9 @@ extension DiskStore {
         guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
         let end = Int(status.st_size)
         guard end >= offset else { return nil }
+        // Not `Array(unsafeUninitializedCapacity: 0)`: it writes the count into the shared
+        // empty-array storage, a data race with every thread reading an empty array (TSan).
+        guard end > offset else { return [] }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.
         var whole = true
