@@ -111,11 +111,8 @@ package enum AtomicFile {
         guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
         let capacity = Int(min(Int64(limit), Int64(status.st_size)))
-        // An empty file: `Array(unsafeUninitializedCapacity: 0)` would write the count into the
-        // shared empty-array storage, racing with every thread that reads an empty array.
-        guard capacity > 0 else { return [] }
-        return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
+        return try [UInt8].uninitialized(capacity: capacity) { buffer in
+            try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
         }
     }
 

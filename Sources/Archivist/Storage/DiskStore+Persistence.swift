@@ -285,14 +285,11 @@ extension DiskStore {
         guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
         let end = Int(status.st_size)
         guard end >= offset else { return nil }
-        // Not `Array(unsafeUninitializedCapacity: 0)`: it writes the count into the shared
-        // empty-array storage, a data race with every thread reading an empty array (TSan).
-        guard end > offset else { return [] }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.
         var whole = true
-        let bytes = [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, done in
-            done = 0
+        let bytes = [UInt8].uninitialized(capacity: end - offset) { buffer in
+            var done = 0
             while done < buffer.count {
                 let n = pread(journalFD, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
                 if n > 0 {
@@ -301,9 +298,10 @@ extension DiskStore {
                     continue
                 } else {
                     whole = false
-                    return
+                    break
                 }
             }
+            return done
         }
         return whole ? bytes : nil
     }

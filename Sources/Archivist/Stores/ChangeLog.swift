@@ -313,8 +313,8 @@ final class ChangeLog {
         let capacity = max(0, Int(status.st_size) - offset)
         guard capacity > 0 else { return [] }
         guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw CacheError.posix("lseek", path: logPath, errno: errno) }
-        return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = try fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: logPath)
+        return try [UInt8].uninitialized(capacity: capacity) { buffer in
+            try fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: logPath)
         }
     }
 
