@@ -113,7 +113,7 @@ private struct Nested: Archivable, Equatable {
         let small = Fields((0..<12).map { "key\($0)" })
         let data = try Archive.encode(small)
         let copy = Data(Array(data))
-        #expect(data.count > 100 && data.count < ByteBuffer.copyLimit)
+        #expect(data.count > 100 && data.count < ByteBuffer.initialCapacity)
         #if os(Linux)
         let held = data.withUnsafeBytes { mallocUsableSize(UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
         #expect(held >= data.count && held < data.count + 64, "\(data.count) bytes held in a block of \(held)")

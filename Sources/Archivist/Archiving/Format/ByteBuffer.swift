@@ -170,18 +170,18 @@ struct ByteBuffer {
 
     /// Hands the bytes from `offset` on to a `Data`; the buffer is left empty.
     ///
-    /// A buffer that never grew past ``initialCapacity`` (a small model's archive), or any
-    /// result under ``copyLimit``, is copied into a `Data` of its own size and the buffer
-    /// keeps its memory for the next archive: the copy costs less than the `Data` taking over
-    /// memory with a deallocator and the next archive allocating a buffer again, and the
-    /// `Data` does not hold a whole block for a few hundred bytes. Otherwise (appending again
-    /// allocates new memory) a result up to ``moveLimit`` is moved to the start of the memory
-    /// so the `Data` frees it as it is; a larger one is not copied: the `Data` points into the
-    /// memory and frees it from its start. More than 64 KiB of unused capacity (left by
-    /// doubling) is given back first, which for a large buffer only unmaps pages.
+    /// A buffer that never grew past ``initialCapacity`` (a small model's archive) is copied
+    /// into a `Data` of its own size and keeps its memory for the next archive (the rule
+    /// ``removeAll()`` keeps it by): the copy costs less than the `Data` taking over memory with a
+    /// deallocator and the next archive allocating again, and a few hundred bytes do not hold
+    /// a whole block. Otherwise (appending again allocates new memory) a result up to
+    /// ``moveLimit`` is moved to the start of the memory so the `Data` frees it as it is; a
+    /// larger one is not copied: the `Data` points into the memory and frees it from its
+    /// start. More than 64 KiB of unused capacity (left by doubling) is given back first,
+    /// which for a large buffer only unmaps pages.
     mutating func takeData(droppingFirst offset: Int) -> Data {
         let length = count - offset
-        if length < Self.copyLimit || (owned && capacity <= Self.initialCapacity) {
+        if owned, capacity <= Self.initialCapacity {
             count = 0
             return Data(bytes: base + offset, count: length)
         }
@@ -200,11 +200,6 @@ struct ByteBuffer {
         if offset == 0 { return Data(bytesNoCopy: base, count: length, deallocator: .free) }
         return Data(bytesNoCopy: base + offset, count: length, deallocator: .custom { bytes, _ in free(bytes - offset) })
     }
-
-    /// Results shorter than this are copied out: handing the first block (``initialCapacity``)
-    /// over would leave a one-model archive of about 216 bytes holding 1 KiB for as long as
-    /// it lives, and the next archive would allocate a new block.
-    static let copyLimit = 512
 
     /// Results up to this size are moved rather than handed over with a custom deallocator
     /// (which costs an allocation): moving 64 KiB takes a few microseconds, far less than
