@@ -22,6 +22,7 @@ import Archivist
 import ArchivistTestSupport
 import Foundation
 
+exitWhenParentExits()
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let seed = UInt64(arguments[2]), let round = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: ArchivistCrashWriter <folder> <seed> <round>\n".utf8))

@@ -25,8 +25,11 @@ let modes: [String: ([String]) throws -> Void] = [
     "default-location": defaultLocation,
     "store-then-exit": storeThenExit,
     "stop-in-write": stopInWrite,
+    "idle": idle,
+    "orphan": orphan,
 ]
 
+exitWhenParentExits()
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first, let run = modes[mode] else {
     fail("usage: ArchivistProcessWorker <\(modes.keys.sorted().joined(separator: "|"))> <arguments...>")

@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArchivistTestSupport
+import Foundation
+
+/// `idle`: sleeps until killed, or until its parent exits (`exitWhenParentExits`).
+func idle(_ arguments: [String]) throws {
+    while true { sleep(60) }
+}
+
+/// `orphan <pid file>`: starts another worker in `idle` mode, writes that worker's pid to
+/// `<pid file>` and exits at once, leaving the idle worker an orphan, as an interrupted test
+/// runner leaves its workers. The test then checks that the orphan ends by itself.
+func orphan(_ arguments: [String]) throws {
+    let pidFile = argument(arguments, 0, "pid file") { $0 }
+    let executable = CommandLine.arguments[0]
+    var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("idle"), nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, executable, nil, nil, &argv, environ)
+    guard result == 0 else { fail("posix_spawn failed: \(result)") }
+    try "\(pid)".write(toFile: pidFile, atomically: true, encoding: .utf8)
+    exit(0)
+}
