@@ -14,8 +14,12 @@ import Foundation
 /// parent seen at the call every 50 ms (portable; Linux's `PR_SET_PDEATHSIG` is a variadic C
 /// call Swift cannot import). `_exit` is as abrupt as the `SIGKILL` the tests use anyway.
 /// Call it first thing in a helper executable's `main`; never in the test process itself.
+///
+/// The parent is the pid in `ARCHIVIST_PARENT_PID` (``parentPIDVariable``) when the starter set
+/// it, else the parent at the call: a parent that exits while the child is still starting up
+/// would otherwise be missed, the child already belonging to `init` when it first looks.
 public func exitWhenParentExits() {
-    let parent = getppid()
+    let parent = ProcessInfo.processInfo.environment[parentPIDVariable].flatMap { pid_t($0) } ?? getppid()
     let watcher = Thread {
         while getppid() == parent { usleep(50_000) }
         _exit(3)
@@ -24,3 +28,7 @@ public func exitWhenParentExits() {
     watcher.stackSize = 64 << 10
     watcher.start()
 }
+
+/// The environment variable a process that starts a helper executable sets to its own pid, so
+/// that `exitWhenParentExits()` knows the parent even if it exits before the helper looks.
+public let parentPIDVariable = "ARCHIVIST_PARENT_PID"

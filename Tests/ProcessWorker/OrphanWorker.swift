@@ -17,10 +17,13 @@ func idle(_ arguments: [String]) throws {
 func orphan(_ arguments: [String]) throws {
     let pidFile = argument(arguments, 0, "pid file") { $0 }
     let executable = CommandLine.arguments[0]
+    var variables = ProcessInfo.processInfo.environment
+    variables[parentPIDVariable] = String(getpid())
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("idle"), nil]
-    defer { for pointer in argv { free(pointer) } }
+    var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
-    let result = posix_spawn(&pid, executable, nil, nil, &argv, environ)
+    let result = posix_spawn(&pid, executable, nil, nil, &argv, &envp)
     guard result == 0 else { fail("posix_spawn failed: \(result)") }
     try "\(pid)".write(toFile: pidFile, atomically: true, encoding: .utf8)
     exit(0)

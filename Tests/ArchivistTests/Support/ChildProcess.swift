@@ -1,3 +1,4 @@
+import ArchivistTestSupport
 import Foundation
 @testable import Archivist
 #if canImport(Glibc)
@@ -14,7 +15,9 @@ struct ChildProcess {
 
     /// Starts `executable` with `arguments` and this process's environment.
     init(_ executable: String, _ arguments: [String]) throws {
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        var variables = ProcessInfo.processInfo.environment
+        variables[parentPIDVariable] = String(getpid())
+        let environment = variables.map { "\($0.key)=\($0.value)" }
         var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer {
