@@ -118,8 +118,8 @@ enum Bytewise {
     ///
     /// A multiply-mix in the manner of wyhash: 16 bytes per round, each round one 64 × 64 →
     /// 128-bit multiplication of the two words (xored with the seed and the running state)
-    /// folded by xor, and the length mixed into a last multiplication. Keys of up to 16 bytes (most
-    /// parameters) take no loop: their bytes are read as two zero-padded words.
+    /// folded by xor, and the length mixed into a last multiplication. Keys of up to 16 bytes
+    /// (most parameters) take no loop: their bytes are read as two zero-padded words.
     ///
     /// Not a cryptographic hash. Callers pick a random `seed` per table, so the values differ
     /// between processes and tables and an outsider cannot aim keys at one bucket by their
