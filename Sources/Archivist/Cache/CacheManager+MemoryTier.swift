@@ -35,7 +35,8 @@ struct MemoryKey: Hashable, Sendable {
     }
 
     /// Hashes the parameter's bytes alone, or the location when there is none (what the memory
-    /// tier's index hashes too, with its own function: ``MemoryTier/tableHash(location:parameter:)``).
+    /// tier's index hashes too, with a function of its own:
+    /// ``MemoryTier/tableHash(location:parameter:)``).
     @inlinable
     func hash(into hasher: inout Hasher) {
         if let parameter { Bytewise.hash(parameter, into: &hasher) } else { hasher.combine(location.hashByte) }
