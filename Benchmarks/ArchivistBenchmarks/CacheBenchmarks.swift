@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// CacheManager against raw POSIX and the usual in-memory structures: writes, warm reads,
-/// size and clear at growing entry counts, memory-tier hits, and reads from two threads.
+/// size and clear at growing entry counts, and reads from two threads. The memory-tier hits
+/// are a suite of their own (`cache-memory`), so that they can be timed without the disk cases.
 func runCacheBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     let count = quick ? 2_000 : 10_000
@@ -28,7 +29,6 @@ func runCacheBenchmarks(_ harness: Harness) throws {
     harness.printTable("cache.threads", title: "\(count) disk reads: one thread vs two") { _ in "1 thread" }
     _ = try? cache.clear()
 
-    try runMemoryTierBenchmarks(harness, quick: quick)
     try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
 }
 
@@ -45,7 +45,8 @@ private struct TypedKey: Hashable {
 /// do), and one keyed by (cache type, parameter) built at each lookup, which is the work a
 /// `CacheManager` hit has to do as well (the type's name and the parameter identify an entry).
 /// Neither dictionary keeps an LRU order or checks another process's writes; the hit does both.
-private func runMemoryTierBenchmarks(_ harness: Harness, quick: Bool) throws {
+func runMemoryTierBenchmarks(_ harness: Harness) throws {
+    let quick = harness.options.quick
     let keys = 1_000
     let lookups = quick ? 100_000 : 1_000_000
     let value = Data(repeating: 1, count: 100)

@@ -16,6 +16,7 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "stores", run: runStoreBenchmarks),
     BenchmarkSuite(name: "memory-cache", run: runMemoryCacheBenchmarks),
     BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
+    BenchmarkSuite(name: "cache-memory", run: runMemoryTierBenchmarks),
     BenchmarkSuite(name: "cache-shapes", run: runCacheShapeBenchmarks),
     BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
     BenchmarkSuite(name: "processes", run: runProcessBenchmarks),

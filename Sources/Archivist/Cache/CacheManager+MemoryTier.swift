@@ -34,38 +34,11 @@ struct MemoryKey: Hashable, Sendable {
         parameterOrEmpty = parameter ?? ""
     }
 
-    /// Hashes the parameter's bytes alone, or the location when there is none:
-    /// ``tableHash(location:parameter:)``'s input, for `Hashable`.
+    /// Hashes the parameter's bytes alone, or the location when there is none (what the memory
+    /// tier's index hashes too, with a function of its own:
+    /// ``MemoryTier/tableHash(location:parameter:)``).
     @inlinable
     func hash(into hasher: inout Hasher) {
-        Self.feed(location: location, parameter: parameter, into: &hasher)
-    }
-
-    /// The hash the memory tier files a key under: the parameter's bytes alone, or the
-    /// location when there is none. One pass over the parameter per lookup, as a
-    /// `[String: Value]` pays (a little less: no terminator, no normalization). Entries of
-    /// different types (or locations) with the same parameter share a hash and are told apart
-    /// by ``matches(_:name:location:parameter:)``. The location goes in as one byte:
-    /// `CacheLocation`'s own `Hashable` (through `RawRepresentable`) hashes its raw string,
-    /// which cost a second string hash per lookup.
-    ///
-    /// Computed from a key's parts, so that a lookup builds no key (and retains no string for
-    /// one); the memory tier passes it for every lookup, insertion and removal alike.
-    ///
-    /// - Complexity: O(length of the parameter).
-    @inlinable
-    static func tableHash(location: CacheLocation, parameter: String?) -> Int {
-        var hasher = Hasher()
-        feed(location: location, parameter: parameter, into: &hasher)
-        return hasher.finalize()
-    }
-
-    /// This key's ``tableHash(location:parameter:)``.
-    @inlinable
-    var tableHash: Int { Self.tableHash(location: location, parameter: parameter) }
-
-    @inlinable @inline(__always)
-    static func feed(location: CacheLocation, parameter: String?, into hasher: inout Hasher) {
         if let parameter { Bytewise.hash(parameter, into: &hasher) } else { hasher.combine(location.hashByte) }
     }
 
@@ -167,13 +140,46 @@ typealias MemoryItemMaker = (_ writeDate: Date, _ expiry: Date?, _ touchesIndex:
 
 /// The memory tier behind a non-generic class, so the generic ``CacheManager`` calls fully
 /// specialized code here instead of instantiating generic metadata on every hit.
+///
+/// Its index hashes keys with ``Bytewise/seededHash(_:seed:)`` under a seed drawn at random for
+/// each tier, not with `Hasher`: SipHash with its setup and finalization was about a quarter of
+/// a hit. The fast hash is not a cryptographic one, and it need not be: the seed is never
+/// exposed (nor are hash values or the index's order), so a caller cannot pick keys that
+/// collide; parameters built by an outsider (URL paths, ids) could at worst be tried blindly.
+/// And what a collision costs is bounded: the tier holds at most its count limit of entries,
+/// its index is at most half full, and a probe compares keys only where the upper 32 bits of
+/// the hashes agree.
 @usableFromInline
 final class MemoryTier: Sendable {
     @usableFromInline let cache: MemoryCache<MemoryKey, MemoryItem>
+    /// This tier's seed for ``tableHash(location:parameter:)``, random per tier.
+    @usableFromInline let seed: UInt64
 
     init(countLimit: Int, costLimit: Int) {
         cache = MemoryCache(configuration: .init(countLimit: countLimit, costLimit: costLimit))
+        seed = UInt64.random(in: .min ... .max)
     }
+
+    /// The hash this tier files a key under: the parameter's bytes alone (seeded, see the type's
+    /// comment), or the location when there is none. One pass over the parameter per lookup.
+    /// Entries of different types (or locations) with the same parameter share a hash and are
+    /// told apart by ``MemoryKey/matches(_:name:location:parameter:)``.
+    ///
+    /// Computed from a key's parts, so that a lookup builds no key (and retains no string for
+    /// one); every lookup, insertion and removal passes it.
+    ///
+    /// - Complexity: O(length of the parameter).
+    @inlinable @inline(__always)
+    func tableHash(location: CacheLocation, parameter: String?) -> Int {
+        guard let parameter else {
+            return Int(truncatingIfNeeded: Bytewise.mix(UInt64(location.hashByte) ^ seed, seed ^ Bytewise.HashConstants.p0))
+        }
+        return Int(truncatingIfNeeded: Bytewise.seededHash(parameter, seed: seed))
+    }
+
+    /// `key`'s ``tableHash(location:parameter:)``.
+    @inlinable
+    func tableHash(of key: MemoryKey) -> Int { tableHash(location: key.location, parameter: key.parameter) }
 
     /// The item of type `name`, at `location`, for `parameter`, made the most recent.
     /// Compiled here, not inlined into the caller: the whole lookup (hashing, probing, the
@@ -182,13 +188,13 @@ final class MemoryTier: Sendable {
     /// It takes the key's parts and builds no key: building one retained the strings.
     @usableFromInline
     func item(name: String, location: CacheLocation, parameter: String?) -> MemoryItem? {
-        let hash = MemoryKey.tableHash(location: location, parameter: parameter)
+        let hash = tableHash(location: location, parameter: parameter)
         return cache.value(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
     }
 
-    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, hash: key.tableHash, cost: cost) }
+    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, hash: tableHash(of: key), cost: cost) }
 
-    func remove(_ key: MemoryKey) { _ = cache.removeValue(forKey: key, hash: key.tableHash) }
+    func remove(_ key: MemoryKey) { _ = cache.removeValue(forKey: key, hash: tableHash(of: key)) }
 
     func removeAll() { cache.removeAll() }
 

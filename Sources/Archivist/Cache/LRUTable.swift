@@ -13,8 +13,9 @@
 /// a probe reads the key (a byte comparison, for the memory tier's string keys) only when the
 /// hash halves match — about once a hit, where the dictionary compared keys at every probe.
 /// The caller hashes the key before it takes its lock and passes the hash in (``MemoryCache``
-/// uses `hashValue`, so Swift's seeded SipHash still guards against crafted collisions); it
-/// must hash equal keys alike, the same way for every call on one table. Linear probing at a
+/// uses `hashValue`, so Swift's seeded SipHash still guards against crafted collisions; the
+/// memory tier a seeded multiply-mix of its own, see ``MemoryTier``); it must hash equal keys
+/// alike, the same way for every call on one table. Linear probing at a
 /// load of at most one half, with backward-shift deletion (no tombstones).
 ///
 /// Every operation is O(1) expected (one probe sequence and a few array writes), except the

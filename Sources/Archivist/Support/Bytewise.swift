@@ -111,6 +111,104 @@ enum Bytewise {
         Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
+    /// A seeded 64-bit hash of `string`'s UTF-8 bytes, consistent with
+    /// ``equal(_:_:)-(String,String)`` (the same bytes and seed hash alike), for the memory
+    /// tier's index: about 20 instructions for a short key where `Hasher` (SipHash-1-3, with
+    /// its setup and finalization) costs about 200.
+    ///
+    /// A multiply-mix in the manner of wyhash: 16 bytes per round, each round one 64 × 64 →
+    /// 128-bit multiplication of the two words (xored with the seed and the running state)
+    /// folded by xor, and the length mixed into a last multiplication. Keys of up to 16 bytes
+    /// (most parameters) take no loop: their bytes are read as two zero-padded words.
+    ///
+    /// Not a cryptographic hash. Callers pick a random `seed` per table, so the values differ
+    /// between processes and tables and an outsider cannot aim keys at one bucket by their
+    /// hash values alone; see ``MemoryTier`` for why that suffices there.
+    ///
+    /// - Complexity: O(n).
+    @inlinable
+    static func seededHash(_ string: String, seed: UInt64) -> UInt64 {
+        let hashed = string.utf8.withContiguousStorageIfAvailable {
+            seededHash(UnsafeRawPointer($0.baseAddress), count: $0.count, seed: seed)
+        }
+        return hashed ?? slowSeededHash(string, seed: seed)
+    }
+
+    /// ``seededHash(_:seed:)`` for strings without contiguous UTF-8 (bridged ones), out of line.
+    @usableFromInline @inline(never)
+    static func slowSeededHash(_ string: String, seed: UInt64) -> UInt64 {
+        Array(string.utf8).withUnsafeBytes { seededHash($0.baseAddress, count: $0.count, seed: seed) }
+    }
+
+    /// The hash of ``seededHash(_:seed:)`` over `count` bytes at `bytes` (`nil` only when
+    /// `count` is 0).
+    ///
+    /// - Complexity: O(count).
+    @inlinable @inline(__always)
+    static func seededHash(_ bytes: UnsafeRawPointer?, count: Int, seed: UInt64) -> UInt64 {
+        // Both factors of every product depend on the seed: with a public constant in one
+        // (as in wyhash), a key whose word equals that constant zeroes the product whatever
+        // the seed, so such keys would collide in every process.
+        let key = seed ^ HashConstants.p1
+        var state = seed ^ HashConstants.p0
+        var a: UInt64 = 0
+        var b: UInt64 = 0
+        if count > 16 {
+            let p = bytes.unsafelyUnwrapped
+            var offset = 0
+            var left = count
+            repeat {
+                state = mix(p.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ key,
+                            p.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self) ^ state)
+                offset += 16
+                left -= 16
+            } while left > 16
+            // The last 1 to 16 bytes, read as the 16 that end the key (overlapping the round
+            // before when fewer).
+            a = p.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self)
+            b = p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else if count > 0 {
+            (a, b) = paddedWords(bytes.unsafelyUnwrapped, count: count)
+        }
+        return mix(HashConstants.p1 ^ UInt64(truncatingIfNeeded: count), mix(a ^ key, b ^ state))
+    }
+
+    /// `count` (1 to 16) bytes at `p` as two little-endian words, zero past the end: bytes
+    /// 0–7 in the first, 8–15 in the second. Overlapping loads, no loop, nothing read past
+    /// the end.
+    ///
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    static func paddedWords(_ p: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
+        @inline(__always) func load<Word: FixedWidthInteger>(_: Word.Type, _ offset: Int) -> UInt64 {
+            UInt64(truncatingIfNeeded: Word(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: Word.self)))
+        }
+        if count >= 8 {
+            // The last eight bytes shifted down so that the ones before byte 8 fall out.
+            let tail = load(UInt64.self, count - 8)
+            return (load(UInt64.self, 0), count == 8 ? 0 : tail &>> UInt64(8 * (16 - count)))
+        }
+        // Two loads that may overlap; the overlapping bytes are the same bytes, so `|` keeps them.
+        if count >= 4 { return (load(UInt32.self, 0) | load(UInt32.self, count - 4) &<< UInt64(8 * (count - 4)), 0) }
+        let middle = count >> 1
+        return (load(UInt8.self, 0) | load(UInt8.self, middle) &<< UInt64(8 * middle)
+                    | load(UInt8.self, count - 1) &<< UInt64(8 * (count - 1)), 0)
+    }
+
+    /// The 128-bit product of `a` and `b`, its halves folded by xor.
+    @inlinable @inline(__always)
+    static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let product = a.multipliedFullWidth(by: b)
+        return product.high ^ product.low
+    }
+
+    /// wyhash's default secret: odd 64-bit constants with 32 bits set in each.
+    @usableFromInline
+    enum HashConstants {
+        @inlinable static var p0: UInt64 { 0xA076_1D64_78BD_642F }
+        @inlinable static var p1: UInt64 { 0xE703_7ED1_A0B4_28DB }
+    }
+
     /// Whether `a` and `b` are both `nil` or have the same UTF-8 bytes.
     @inlinable
     static func equal(_ a: String?, _ b: String?) -> Bool {

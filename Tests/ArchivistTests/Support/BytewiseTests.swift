@@ -59,6 +59,53 @@ import Testing
         #expect(key.hashValue == MemoryKey(name: "blobs", location: .sharedCaches, parameter: Self.text(30)).hashValue)
     }
 
+    /// The memory tier's seeded hash sees bytes only: the same bytes hash alike whatever the
+    /// storage (small, heap, over-allocated heap, an array of bytes), at every length across
+    /// the short keys' padded words and the long keys' rounds.
+    @Test func seededHashDependsOnTheBytesAlone() {
+        let seed: UInt64 = 0x1234_5678_9ABC_DEF0
+        for count in 0...70 {
+            let small = Self.text(count)
+            var heap = String()
+            heap.reserveCapacity(200)
+            heap.append(small)
+            let bytes = Array(small.utf8)
+            let expected = Bytewise.seededHash(small, seed: seed)
+            #expect(Bytewise.seededHash(heap, seed: seed) == expected, "length \(count)")
+            #expect(Bytewise.seededHash(String(decoding: bytes, as: UTF8.self), seed: seed) == expected, "length \(count)")
+            #expect(bytes.withUnsafeBytes { Bytewise.seededHash($0.baseAddress, count: count, seed: seed) } == expected)
+            #expect(Bytewise.slowSeededHash(small, seed: seed) == expected, "length \(count)")
+        }
+    }
+
+    /// Every byte, the length and the seed change the hash (for these fixed inputs; a
+    /// collision would be a 2^-64 accident, or a byte the padded words or rounds dropped).
+    @Test func seededHashSeesEveryByteTheLengthAndTheSeed() {
+        let seed: UInt64 = 0x0F0F_1234_ABCD_0001
+        var seen = Set<UInt64>()
+        for count in 1...50 {
+            let base = Array(Self.text(count).utf8)
+            let hash = Bytewise.seededHash(String(decoding: base, as: UTF8.self), seed: seed)
+            #expect(seen.insert(hash).inserted, "length \(count)")
+            #expect(Bytewise.seededHash(String(decoding: base, as: UTF8.self), seed: seed &+ 1) != hash)
+            // A trailing NUL: the same padded words, another length.
+            #expect(Bytewise.seededHash(String(decoding: base + [0], as: UTF8.self), seed: seed) != hash)
+            for position in 0..<count {
+                var changed = base
+                changed[position] = UInt8(ascii: "Z")
+                #expect(Bytewise.seededHash(String(decoding: changed, as: UTF8.self), seed: seed) != hash,
+                        "length \(count), byte \(position)")
+            }
+        }
+        #expect(!seen.contains(Bytewise.seededHash("", seed: seed)))
+    }
+
+    /// Canonically equivalent spellings are different bytes, so different hashes (the tier
+    /// keeps them apart anyway, by comparing bytes).
+    @Test func seededHashTellsCanonicallyEquivalentSpellingsApart() {
+        #expect(Bytewise.seededHash("caf\u{E9}", seed: 7) != Bytewise.seededHash("cafe\u{301}", seed: 7))
+    }
+
     private func hash(_ string: String) -> Int {
         var hasher = Hasher()
         Bytewise.hash(string, into: &hasher)
