@@ -4,7 +4,7 @@
 # ROUNDS times on the given suites, and prints each case's best median, baseline against now.
 #
 #   Benchmarks/compare-with-baseline.sh COMMIT [ROUNDS] [SUITE...]
-#   Benchmarks/compare-with-baseline.sh 3bc5b8f 3 cache-manager memory-cache records
+#   Benchmarks/compare-with-baseline.sh 3bc5b8f 3 cache-manager cache-memory memory-cache records
 #
 # The baseline is checked out in .build-baseline/source (ignored by git, like every .build*).
 set -euo pipefail
