@@ -30,11 +30,13 @@ func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
 private func compareFoundationValueArchive(_ harness: Harness, count: Int) throws {
     let suite = "keyed.values"
     let categories = (0..<10).map { NSString(string: "category \($0)") }
-    let rows = NSArray(array: (0..<count).map { i in
-        NSDictionary(dictionary: [
-            "id": NSNumber(value: i), "name": NSString(string: "item \(i)"), "category": categories[i % 10],
-            "price": NSNumber(value: Double(i) / 4), "created": NSDate(timeIntervalSinceReferenceDate: Double(i) * 60),
-        ])
+    let keys: [NSString] = ["id", "name", "category", "price", "created"]
+    let rows = NSArray(array: (0..<count).map { (i: Int) -> NSDictionary in
+        let values: [NSObject] = [
+            NSNumber(value: i), NSString(string: "item \(i)"), categories[i % 10],
+            NSNumber(value: Double(i) / 4), NSDate(timeIntervalSinceReferenceDate: Double(i) * 60),
+        ]
+        return NSDictionary(objects: values, forKeys: keys)
     })
     let data = try NSKeyedArchiver.archivedData(withRootObject: rows, requiringSecureCoding: true)
     let valueClasses: [AnyClass] = [NSArray.self, NSDictionary.self, NSString.self, NSNumber.self, NSDate.self]
