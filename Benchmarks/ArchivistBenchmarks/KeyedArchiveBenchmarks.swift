@@ -5,7 +5,8 @@ import Foundation
 /// Issue 9's keyed-archive benchmark: the pure-Swift reader and writer (`ArchivistKeyedArchive`)
 /// against corelibs' NSKeyedUnarchiver and NSKeyedArchiver on the same archives: (a) 10,000
 /// tasks, (b) 1,000 users × 20 letters (acyclic, as Foundation on Linux needs). Our writer's
-/// output is checked to be readable by Foundation as the same classes.
+/// output is checked to be readable by Foundation as the same classes. (c) The bridge reading
+/// 10,000 dictionaries of value classes.
 func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
     let tasks = (0..<(harness.options.quick ? 2_000 : 10_000)).map(HandTask.init)
     try compareKeyed(
@@ -18,6 +19,49 @@ func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
         models: users.map(KeyedUser.init), objects: users.map(ObjectUser.init) as NSArray,
         objectClasses: [NSArray.self, ObjectUser.self, ObjectLetter.self, NSString.self])
     for user in users { user.letters.removeAll() }
+    try compareFoundationValueArchive(harness, count: harness.options.quick ? 2_000 : 10_000)
+}
+
+/// (c) The bridge's own route for archives of Foundation value classes only (issue 9 item 4):
+/// `KeyedArchiverBridge.unarchiveObject`/`unarchive(NSArray.self)` — on corelibs the validator
+/// and then objects built from the pure-Swift reader — against corelibs' `NSKeyedUnarchiver`
+/// alone (no validation) and after `KeyedArchiverBridge.validate`, roughly the bridge's cost
+/// before (it also re-encoded the plist for Foundation). Round-robin, so load hits all alike.
+private func compareFoundationValueArchive(_ harness: Harness, count: Int) throws {
+    let suite = "keyed.values"
+    let categories = (0..<10).map { NSString(string: "category \($0)") }
+    let keys: [NSString] = ["id", "name", "category", "price", "created"]
+    let rows = NSArray(array: (0..<count).map { (i: Int) -> NSDictionary in
+        let values: [NSObject] = [
+            NSNumber(value: i), NSString(string: "item \(i)"), categories[i % 10],
+            NSNumber(value: Double(i) / 4), NSDate(timeIntervalSinceReferenceDate: Double(i) * 60),
+        ]
+        return NSDictionary(objects: values, forKeys: keys)
+    })
+    let data = try NSKeyedArchiver.archivedData(withRootObject: rows, requiringSecureCoding: true)
+    let valueClasses: [AnyClass] = [NSArray.self, NSDictionary.self, NSString.self, NSNumber.self, NSDate.self]
+    // Sanity: both routes return the same rows.
+    guard let ours = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data) as? NSArray,
+          let theirs = try NSKeyedUnarchiver.unarchivedObject(ofClasses: valueClasses, from: data) as? NSArray,
+          ours.count == count, ours.isEqual(theirs)
+    else { throw ArchiveError(.invalidValue, "\(suite): the routes disagree") }
+    print("\n(c) \(count) dictionaries of strings, numbers and dates (\(data.count) bytes)")
+    harness.measureInterleaved(suite, samples: harness.options.quick ? 5 : 9, [
+        ("bridge unarchiveObject", { (try? KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)) == nil ? nil : data.count }),
+        ("bridge unarchive(NSArray)", { (try? KeyedArchiverBridge.unarchive(NSArray.self, from: data)) == nil ? nil : data.count }),
+        ("NSKeyedUnarchiver decode", {
+            (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: valueClasses, from: data)) == nil ? nil : data.count
+        }),
+        ("validate + NSKeyedUnarchiver", {
+            guard (try? KeyedArchiverBridge.validate(data)) != nil else { return nil }
+            return (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: valueClasses, from: data)) == nil ? nil : data.count
+        }),
+        // The bridge's parts: the validator, and the reader's table (the bridge reuses the
+        // validator's parse; building the objects is the rest).
+        ("validate only", { (try? KeyedArchiverBridge.validate(data)) == nil ? nil : data.count }),
+        ("KeyedArchive table only", { (try? KeyedArchive(data: data)) == nil ? nil : data.count }),
+    ])
+    harness.printTable(suite, title: "(c) \(count) value dictionaries through the bridge") { _ in "NSKeyedUnarchiver decode" }
 }
 
 private func compareKeyed<Model: Codable & KeyedArchiveClassNamed>(

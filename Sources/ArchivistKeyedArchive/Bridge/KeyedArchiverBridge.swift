@@ -70,7 +70,9 @@ public enum KeyedArchiverBridge {
         return archiver.encodedData
     }
 
-    /// Validates `data`, then decodes its root object with `NSKeyedUnarchiver`.
+    /// Validates `data`, then decodes its root object with `NSKeyedUnarchiver` — or, on
+    /// swift-corelibs-foundation (Linux) when the archive holds only Foundation value classes,
+    /// builds the same objects from the pure-Swift reader (see ``unarchiveObject(ofClasses:from:limits:)``).
     ///
     /// Only `type`, `allowedClasses` and ``foundationValueClassNames`` may be instantiated; the
     /// check covers every object in the archive before Foundation sees a byte.
@@ -105,6 +107,15 @@ public enum KeyedArchiverBridge {
     /// Validates `data`, then decodes its root object, whatever its class among `classes` and
     /// ``foundationValueClassNames``; the counterpart of `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     ///
+    /// On swift-corelibs-foundation (Linux), an archive whose classes are all Foundation value
+    /// classes (strings, numbers, data, dates, UUIDs, URLs, `NSNull` and the collections, plain or
+    /// mutable) is not handed to `NSKeyedUnarchiver`: after the same validation, the objects are
+    /// built from ``KeyedArchive``'s table with the initializers their `init(coder:)` uses, so the
+    /// result is equal to Foundation's, of the same classes (`NSMutableArray` when the archive
+    /// says so), with shared objects shared. An archive holding any other class, or a class
+    /// remapped with `NSKeyedUnarchiver.setClass(_:forClassName:)`, goes to Foundation; so does
+    /// every archive on Darwin.
+    ///
     /// ```swift
     /// let value = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)  // e.g. an NSDictionary
     /// ```
@@ -117,9 +128,18 @@ public enum KeyedArchiverBridge {
     /// - Returns: The decoded root object (a plist value such as a string or number when the root
     ///   is one).
     /// - Throws: As ``unarchive(_:from:allowedClasses:limits:)``, except `.typeMismatch`.
-    /// - Complexity: O(*n*) in the size of `data`, plus the cost of the classes' `init(coder:)`.
+    /// - Complexity: O(*n*) in the size of `data`, plus the cost of the classes' `init(coder:)`
+    ///   (none on the pure-Swift path, which also needs no call stack per level).
     public static func unarchiveObject(
         ofClasses classes: [AnyClass], from data: Data, limits: ArchiveLimits = .init()
+    ) throws -> Any {
+        try unarchiveObject(ofClasses: classes, from: data, limits: limits, pureSwiftValues: usesPureSwiftReaderForFoundationValues)
+    }
+
+    /// ``unarchiveObject(ofClasses:from:limits:)`` with the choice of decoder for archives of
+    /// Foundation value classes made by the caller (the tests compare both on one archive).
+    static func unarchiveObject(
+        ofClasses classes: [AnyClass], from data: Data, limits: ArchiveLimits, pureSwiftValues: Bool
     ) throws -> Any {
         var names = foundationValueClassNames
         for cls in classes {
@@ -133,8 +153,31 @@ public enum KeyedArchiverBridge {
             names.insert(name)
         }
         let validator = KeyedArchiveValidator(allowedClassNames: names, limits: limits, requiredTopKey: NSKeyedArchiveRootObjectKey)
-        let canonical = try validator.validate(data).canonicalBytes
-        return try decodeRoot(from: Data(canonical), classes: classes + foundationValueClasses())
+        let validated = try validator.validate(data)
+        if pureSwiftValues, let root = try foundationValueRoot(of: validated, limits: limits) {
+            return root
+        }
+        return try decodeRoot(from: Data(validated.canonicalBytes), classes: classes + foundationValueClasses())
+    }
+
+    /// Whether ``unarchiveObject(ofClasses:from:limits:)`` builds archives of Foundation value
+    /// classes from the pure-Swift reader instead of `NSKeyedUnarchiver`: on swift-corelibs-foundation
+    /// (Linux), where the two were compared archive by archive; Darwin keeps its own unarchiver.
+    static var usesPureSwiftReaderForFoundationValues: Bool { KeyedArchiveValidator.isCorelibsFoundation }
+
+    /// The root object of a validated archive built from ``KeyedArchive``'s table, or `nil` when
+    /// the archive holds a class other than the Foundation value classes (or anything else
+    /// ``KeyedArchiveFoundationObjects`` does not build): Foundation decodes those.
+    ///
+    /// - Throws: `.valueNotFound` when the root is `$null`, as Foundation's path does.
+    static func foundationValueRoot(of validated: KeyedArchiveValidator.Result, limits: ArchiveLimits) throws -> Any? {
+        guard KeyedArchiveFoundationObjects.canBuild(classNames: validated.summary.classNames) else { return nil }
+        // The validator accepted this property list; a reader that still refuses it (or a limit
+        // it counts differently) leaves the archive to Foundation, as before this path existed.
+        guard let archive = try? KeyedArchive(validatedDocument: validated.document, limits: limits),
+              let root = archive.root else { return nil }
+        guard !root.isNull else { throw ArchiveError(.valueNotFound, "the root object decoded to nil") }
+        return try KeyedArchiveFoundationObjects.build(archive, root: root)
     }
 
     /// Runs every check of the validator on `data` without decoding anything.

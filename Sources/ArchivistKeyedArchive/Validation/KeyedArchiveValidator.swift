@@ -35,10 +35,14 @@ struct KeyedArchiveValidator {
         #endif
     }
 
-    /// A validated archive: what it holds, and the canonical bytes to hand to Foundation.
+    /// A validated archive: what it holds, its parsed property list, and the canonical bytes to
+    /// hand to Foundation (written on request: the bridge's pure-Swift paths never need them).
     struct Result {
         var summary: KeyedArchiveSummary
-        var canonicalBytes: [UInt8]
+        /// The property list that passed every check.
+        var document: PropertyListDocument
+        /// The canonical binary re-encoding of ``document``.
+        var canonicalBytes: [UInt8] { BinaryPropertyListWriter.write(document) }
     }
 
     /// The node table plus the keyed-archive layout found in it.
@@ -85,7 +89,7 @@ struct KeyedArchiveValidator {
             format: document.format == .binary ? .binary : .xml, objectCount: layout.objects.count,
             instanceCount: layout.instanceClass.count, classNames: classNames, depth: depth,
             topLevelKeys: layout.top.map(\.key).sorted())
-        return Result(summary: summary, canonicalBytes: BinaryPropertyListWriter.write(document))
+        return Result(summary: summary, document: document)
     }
 
     /// Chooses the reader by the first bytes.
