@@ -24,6 +24,7 @@ extension KeyedArchiveValidator {
     /// fails (unequal arrays in NSDictionary, `as! NSObject` on indexed NSOrderedSet elements).
     static let fragileContainerClassNames: Set<String> = dictionaryClassNames.union(orderedSetClassNames)
     private static let orderedSetClassNames: Set<String> = ["NSOrderedSet", "NSMutableOrderedSet"]
+    private static let setClassNames: Set<String> = ["NSSet", "NSMutableSet"]
     private static let arrayClassNames: Set<String> = [
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet",
     ]
@@ -59,6 +60,12 @@ extension KeyedArchiveValidator {
                 }
             }
             _ = try references("NS.objects")
+        case _ where Self.setClassNames.contains(className):
+            // corelibs traps bridging a set that holds an array or a dictionary to Swift
+            // (`Set<AnyHashable>`: an array is not Hashable), as with dictionary keys below.
+            if let element = try references("NS.objects").first(where: { isCollection(layout.objects[$0], in: layout) }) {
+                throw fail("NS.objects", "elements that are not arrays or dictionaries (object \(element) is one)")
+            }
         case _ where Self.arrayClassNames.contains(className):
             _ = try references("NS.objects")
         case _ where Self.dictionaryClassNames.contains(className):

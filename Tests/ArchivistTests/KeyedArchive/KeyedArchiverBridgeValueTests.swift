@@ -73,6 +73,25 @@ import Testing
             """.utf8)
     }
 
+    /// A root NSArray (object 3) holding an instance of `setClass` (object 4, its class object 7)
+    /// whose one element is object 5, written as `element`; object 6 is the string "value".
+    /// Objects 1 and 2 are the NSArray and NSDictionary classes, as in `archive(key:)`.
+    static func archive(setElement element: String, setClass: String = "NSSet") -> Data {
+        func uid(_ value: Int) -> String { "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
+        return Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
+            <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(3))</dict>\
+            <key>$objects</key><array><string>$null</string>\
+            <dict><key>$classname</key><string>NSArray</string></dict>\
+            <dict><key>$classname</key><string>NSDictionary</string></dict>\
+            <dict><key>$class</key>\(uid(1))<key>NS.objects</key><array>\(uid(4))</array></dict>\
+            <dict><key>$class</key>\(uid(7))<key>NS.objects</key><array>\(uid(5))</array></dict>\
+            \(element)<string>value</string>\
+            <dict><key>$classname</key><string>\(setClass)</string></dict></array></dict></plist>
+            """.utf8)
+    }
+
     static let collectionKeys: [(name: String, xml: String)] = [
         ("NSArray instance", "<dict><key>$class</key><dict><key>CF$UID</key><integer>1</integer></dict><key>NS.objects</key><array/></dict>"),
         ("NSDictionary instance", "<dict><key>$class</key><dict><key>CF$UID</key><integer>2</integer></dict><key>NS.keys</key><array/><key>NS.objects</key><array/></dict>"),
@@ -113,6 +132,24 @@ import Testing
         #expect(error.code == .corrupt, "\(error)")
     }
 
+    /// corelibs traps casting a set holding an array or dictionary to `Set<AnyHashable>` (an
+    /// array is not `Hashable`), so such a set is refused like such a dictionary key.
+    @Test(arguments: collectionKeys.map(\.name), ["NSSet", "NSMutableSet"])
+    func collectionSetElementIsCorrupt(_ name: String, setClass: String) throws {
+        let xml = try #require(Self.collectionKeys.first { $0.name == name }?.xml)
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.validate(Self.archive(setElement: xml, setClass: setClass))
+        }
+        #expect(error.code == .corrupt, "\(error)")
+        #expect(name == "bare reference" || error.codingPath.last == "NS.objects", "\(error)")
+    }
+
+    @Test func stringSetElementDecodesAndBridges() throws {
+        let array = try KeyedArchiverBridge.unarchive(NSArray.self, from: Self.archive(setElement: "<string>key</string>"))
+        let set = try #require(array.firstObject as? Set<AnyHashable>)
+        #expect(set == ["key"])
+    }
+
     @Test func stringKeyDecodesAndBridges() throws {
         let array = try KeyedArchiverBridge.unarchive(NSArray.self, from: Self.archive(key: "<string>key</string>"))
         let bridged = try #require(array as? [[String: String]])
@@ -125,6 +162,8 @@ import Testing
         await #expect(processExitsWith: .success) {
             let inputs = KeyedArchiverBridgeValueTests.collectionKeys.map {
                 KeyedArchiverBridgeValueTests.archive(key: $0.xml)
+            } + KeyedArchiverBridgeValueTests.collectionKeys.map {
+                KeyedArchiverBridgeValueTests.archive(setElement: $0.xml)
             } + [try KeyedArchiverBridgeValueTests.mutatedRecentApps(), try KeyedArchiverBridgeValueTests.recentAppsWithBareReference(),
                  KeyedArchiverBridgeValueTests.binaryArchive(element: .date(.nan)),
                  KeyedArchiverBridgeValueTests.binaryArchive(element: .real(.nan), elementClass: "NSDate")]
@@ -132,6 +171,7 @@ import Testing
                 do {
                     let value = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)
                     _ = String(describing: value)
+                    _ = (value as? NSArray)?.map { $0 as? Set<AnyHashable> }
                     exit(EXIT_FAILURE)  // every one of them must be refused
                 } catch let error as ArchiveError where error.code == .corrupt {
                     continue
