@@ -74,9 +74,12 @@ extension CacheManager {
     /// Encodes `value`, wrapping an archive failure. A `Data` value is not copied into an
     /// archive buffer: its archive is written as the bytes around it plus the value itself.
     func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> EncodedValue {
-        if let data = value as? Data,
-           let pieces = data.withUnsafeBytes({ Archive.dataPieces(of: $0, options: configuration.archiveOptions) }) {
-            return .data(data, pieces)
+        // A metatype comparison, not a dynamic cast: `store` is not specialized for callers.
+        if T.self == Data.self {
+            let data = value as! Data
+            if let pieces = data.withUnsafeBytes({ Archive.dataPieces(of: $0, options: configuration.archiveOptions) }) {
+                return .data(data, pieces)
+            }
         }
         do {
             return .archive(try Archive.encode(value, options: configuration.archiveOptions))
@@ -233,7 +236,9 @@ extension CacheManager {
 /// A value encoded for an entry's payload: an archive, or a `Data` value and the bytes of its
 /// archive around it (``Archive/DataPieces``), written without copying the value.
 enum EncodedValue: Sendable {
+    /// A whole archive, as ``Archive/encode(_:options:)`` returned it.
     case archive(Data)
+    /// A root `Data` value and the rest of its archive: prefix, the value, suffix.
     case data(Data, Archive.DataPieces)
 
     /// The payload's length in bytes.
@@ -244,18 +249,19 @@ enum EncodedValue: Sendable {
         }
     }
 
-    /// Calls `body` with the payload's pieces, in order, and its CRC32C.
-    func withPieces<R>(_ body: ([UnsafeRawBufferPointer], UInt32) throws -> R) rethrows -> R {
+    /// Calls `body` with the payload's pieces, in order (some may be empty), and its CRC32C.
+    func withPieces<R>(_ body: (DiskStore.PayloadPieces, UInt32) throws -> R) rethrows -> R {
         switch self {
         case .archive(let archive):
             return try archive.withUnsafeBytes { raw in
-                try body([raw], Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
+                try body((raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)),
+                         Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
             }
         case .data(let data, let pieces):
             return try pieces.prefix.withUnsafeBytes { prefix in
                 try data.withUnsafeBytes { value in
                     try Archive.DataPieces.suffix.withUnsafeBytes { suffix in
-                        try body([prefix, value, suffix], pieces.checksum)
+                        try body((prefix, value, suffix), pieces.checksum)
                     }
                 }
             }

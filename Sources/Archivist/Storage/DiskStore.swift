@@ -55,6 +55,10 @@ package final class DiskStore: Sendable {
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
     let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
+    /// A payload in up to three pieces, written one after the other (a `Data` value's archive:
+    /// the bytes before the value, the value, the bytes after it); a tuple rather than an array
+    /// so that a write allocates no list of them.
+    package typealias PayloadPieces = (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
     /// An entry read back: its checked header and its payload.
     package struct Entry: Sendable {
         /// The entry's header.
@@ -164,7 +168,7 @@ package final class DiskStore: Sendable {
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try payload.withUnsafeBytes { raw in
-            try write(pieces: [raw], to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
+            try write(pieces: (raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
                       expiry: expiry, durability: durability, byteLimit: byteLimit,
                       payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
         }
@@ -172,21 +176,20 @@ package final class DiskStore: Sendable {
 
     /// ``write(_:to:typeName:parameter:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
     /// for a payload that is the concatenation of `pieces` (written with the entry header in
-    /// one `writev`, never copied together), whose CRC32C the caller passes as
-    /// `payloadChecksum`.
+    /// one `writev`, never copied together; empty pieces are skipped), whose CRC32C the caller
+    /// passes as `payloadChecksum`.
     ///
     /// - Returns: The keys evicted to make room.
     /// - Throws: as the `Data` form.
     /// - Complexity: Blocking file I/O on this key only, O(payload).
     @discardableResult
     package func write(
-        pieces: [UnsafeRawBufferPointer], to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
+        pieces: PayloadPieces, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
-        var payloadLength = 0
-        for piece in pieces { payloadLength += piece.count }
+        let payloadLength = pieces.0.count + pieces.1.count + pieces.2.count
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
@@ -196,7 +199,7 @@ package final class DiskStore: Sendable {
                     try header.withUnsafeBytes { head in
                         // A clear in another process may move the folder, temporary and all, to the
                         // trash between the two halves: then the write is done again (rarely).
-                        let chunks = [head] + pieces
+                        let chunks = [head, pieces.0, pieces.1, pieces.2]
                         var attempts = 0
                         var clearedFileAtFolder = false
                         while true {
