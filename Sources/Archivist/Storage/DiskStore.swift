@@ -168,7 +168,8 @@ package final class DiskStore: Sendable {
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try payload.withUnsafeBytes { raw in
-            try write(pieces: (raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)
+            return try write(pieces: (raw, none, none), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
                       expiry: expiry, durability: durability, byteLimit: byteLimit,
                       payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
         }
