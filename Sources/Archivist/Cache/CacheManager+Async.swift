@@ -35,8 +35,8 @@ extension CacheManager {
             return
         }
         noteMemoryTierSkipped(T.self)
-        let data = try encode(value, type, parameter)
-        try await offload { try self.write(data, for: type, parameter: parameter, expiry: expiry, memoryItem: nil) }
+        let encoded = try encode(value, type, parameter)
+        try await offload { try self.write(encoded, for: type, parameter: parameter, expiry: expiry, memoryItem: nil) }
     }
 
     /// The value stored for `type` and `parameter`, read without blocking the caller.

@@ -71,10 +71,18 @@ extension CacheManager {
         }
     }
 
-    /// Encodes `value`, wrapping an archive failure.
-    func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> Data {
+    /// Encodes `value`, wrapping an archive failure. A `Data` value is not copied into an
+    /// archive buffer: its archive is written as the bytes around it plus the value itself.
+    func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> EncodedValue {
+        // A metatype comparison, not a dynamic cast: `store` is not specialized for callers.
+        if T.self == Data.self {
+            let data = value as! Data
+            if let pieces = data.withUnsafeBytes({ Archive.dataPieces(of: $0, options: configuration.archiveOptions) }) {
+                return .data(data, pieces)
+            }
+        }
         do {
-            return try Archive.encode(value, options: configuration.archiveOptions)
+            return .archive(try Archive.encode(value, options: configuration.archiveOptions))
         } catch {
             throw CacheError(.encodingFailed, "\(T.self) could not be archived", typeName: type.name,
                              parameter: parameter, underlyingError: error)
@@ -83,7 +91,7 @@ extension CacheManager {
 
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
-    func write(_ data: Data, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
+    func write(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
         // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
         try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
         let (disk, key) = try locate(type, parameter)
@@ -92,16 +100,18 @@ extension CacheManager {
         let expires = expiry.date(writtenAt: now, policy: policy)
         let memoryKey = MemoryKey(type, parameter)
         let evicted = try withContext(type, parameter) {
-            try disk.write(data, to: key, typeName: type.name, parameter: parameter, writeDate: now, expiry: expires,
-                           durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
-                           payloadChecksum: Archive.checksumOfEncoded(data), origin: originToken) { committed in
-                guard let memory else { return }
-                if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
-                    memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: data.count)
-                    // Another write committed since this one may already have been caught up with.
-                    if watch(for: type.location).current != committed { memory.remove(memoryKey) }
-                } else {
-                    memory.remove(memoryKey)
+            try encoded.withPieces { pieces, checksum in
+                try disk.write(pieces: pieces, to: key, typeName: type.name, parameter: parameter, writeDate: now,
+                               expiry: expires, durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
+                               payloadChecksum: checksum, origin: originToken) { committed in
+                    guard let memory else { return }
+                    if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
+                        memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: encoded.count)
+                        // Another write committed since this one may already have been caught up with.
+                        if watch(for: type.location).current != committed { memory.remove(memoryKey) }
+                    } else {
+                        memory.remove(memoryKey)
+                    }
                 }
             }
         }
@@ -172,8 +182,16 @@ extension CacheManager {
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return nil }
                 let value: T
                 do {
-                    // The entry header's CRC32C already covered every byte of this payload.
-                    value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
+                    // The entry header's CRC32C already covered every byte of this payload. A root
+                    // `Data` is not copied out: it shares the buffer the file was read into,
+                    // which nothing else reads from now on, when it fills most of it.
+                    if T.self == Data.self,
+                       let data = Archive.rootData(of: entry.payload, sharing: 2 * entry.payload.count >= entry.fileSize,
+                                                   options: verifiedPayloadOptions) {
+                        value = data as! T
+                    } else {
+                        value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
+                    }
                 } catch {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
@@ -212,5 +230,41 @@ extension CacheManager {
         var holds = caches.lockHolds
         if documents !== caches { holds.merge(documents.lockHolds) }
         return holds
+    }
+}
+
+/// A value encoded for an entry's payload: an archive, or a `Data` value and the bytes of its
+/// archive around it (``Archive/DataPieces``), written without copying the value.
+enum EncodedValue: Sendable {
+    /// A whole archive, as ``Archive/encode(_:options:)`` returned it.
+    case archive(Data)
+    /// A root `Data` value and the rest of its archive: prefix, the value, suffix.
+    case data(Data, Archive.DataPieces)
+
+    /// The payload's length in bytes.
+    var count: Int {
+        switch self {
+        case .archive(let archive): archive.count
+        case .data(_, let pieces): pieces.count
+        }
+    }
+
+    /// Calls `body` with the payload's pieces, in order (some may be empty), and its CRC32C.
+    func withPieces<R>(_ body: (DiskStore.PayloadPieces, UInt32) throws -> R) rethrows -> R {
+        switch self {
+        case .archive(let archive):
+            return try archive.withUnsafeBytes { raw in
+                try body((raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)),
+                         Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
+            }
+        case .data(let data, let pieces):
+            return try pieces.prefix.withUnsafeBytes { prefix in
+                try data.withUnsafeBytes { value in
+                    try Archive.DataPieces.suffix.withUnsafeBytes { suffix in
+                        try body((prefix, value, suffix), pieces.checksum)
+                    }
+                }
+            }
+        }
     }
 }

@@ -55,6 +55,10 @@ package final class DiskStore: Sendable {
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
     let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
+    /// A payload in up to three pieces, written one after the other (a `Data` value's archive:
+    /// the bytes before the value, the value, the bytes after it); a tuple rather than an array
+    /// so that a write allocates no list of them.
+    package typealias PayloadPieces = (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
     /// An entry read back: its checked header and its payload.
     package struct Entry: Sendable {
         /// The entry's header.
@@ -163,23 +167,47 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
+        try payload.withUnsafeBytes { raw in
+            let none = UnsafeRawBufferPointer(start: nil, count: 0)
+            return try write(pieces: (raw, none, none), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
+                      expiry: expiry, durability: durability, byteLimit: byteLimit,
+                      payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
+        }
+    }
+
+    /// ``write(_:to:typeName:parameter:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
+    /// for a payload that is the concatenation of `pieces` (written with the entry header in
+    /// one `writev`, never copied together; empty pieces are skipped), whose CRC32C the caller
+    /// passes as `payloadChecksum`.
+    ///
+    /// - Returns: The keys evicted to make room.
+    /// - Throws: as the `Data` form.
+    /// - Complexity: Blocking file I/O on this key only, O(payload).
+    @discardableResult
+    package func write(
+        pieces: PayloadPieces, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
+        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
+        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
+    ) throws -> [DiskKey] {
         try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
+        let payloadLength = pieces.0.count + pieces.1.count + pieces.2.count
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
-                try payload.withUnsafeBytes { raw in
-                    let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate,
-                                             expiry: expiry, payload: raw, payloadChecksum: payloadChecksum).encoded()
+                do {
+                    let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate, expiry: expiry,
+                                             payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         // A clear in another process may move the folder, temporary and all, to the
                         // trash between the two halves: then the write is done again (rarely).
+                        let chunks = [head, pieces.0, pieces.1, pieces.2]
                         var attempts = 0
                         var clearedFileAtFolder = false
                         while true {
                             attempts += 1
                             let prepared: AtomicFile.Prepared
                             do {
-                                prepared = try AtomicFile.prepare([head, raw], toPath: path, durability: durability,
+                                prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
                                                                   fileSystem: fileSystem)
                             } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
                                 // A file where one of the entry's folders belongs: clear it away once.

@@ -83,6 +83,19 @@ package struct EntryHeader: Sendable, Equatable {
         self.payloadChecksum = payloadChecksum ?? CRC32C.checksum(payload)
     }
 
+    /// A header describing a payload of `payloadLength` bytes whose CRC32C is `payloadChecksum`
+    /// (a payload written in pieces, whose checksum the caller computed over them).
+    package init(
+        typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payloadLength: Int, payloadChecksum: UInt32
+    ) {
+        self.typeName = typeName
+        self.parameter = parameter
+        self.writeDate = writeDate
+        self.expiry = expiry
+        self.payloadLength = payloadLength
+        self.payloadChecksum = payloadChecksum
+    }
+
     /// The header's bytes, to be followed by the payload.
     ///
     /// - Complexity: O(length of the names).
