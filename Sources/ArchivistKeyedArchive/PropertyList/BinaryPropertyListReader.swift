@@ -162,6 +162,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Checks that `length` bytes from `offset` lie inside the object area.
+    @inline(__always)
     func requireBytes(_ offset: Int, _ length: Int) throws {
         guard length >= 0, offset <= tableOffset, length <= tableOffset - offset else {
             throw ArchiveError(.truncated, "object runs past the object area", offset: offset)
@@ -169,6 +170,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Reads the element count of a marker whose low nibble may say "count follows as an int".
+    @inline(__always)
     func readCount(marker: UInt8, at offset: Int) throws -> (count: Int, start: Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, offset + 1) }
@@ -187,6 +189,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Checks that a container of `count` references fits the limits and the input.
+    @inline(__always)
     func checkReferences(count: Int, at start: Int) throws {
         guard count <= limits.maxElementCount else {
             throw ArchiveError(.limitExceeded(.elementCount), "container of \(count) elements", offset: start)
