@@ -72,15 +72,19 @@ struct BinaryPropertyListReader {
         let tableOffset = Int(table)
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
                                                 objectCount: objectCount, limits: limits)
-        var nodes: [PropertyListDocument.Node] = []
-        nodes.reserveCapacity(objectCount)
         var strings = SmallStringCache()
-        for index in 0..<objectCount {
-            let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
-            guard offset >= 8, offset < UInt64(tableOffset) else {
-                throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+        // Each node is written in place (appending copied it in and checked the capacity, a
+        // tenth of the parse). `objectCount` is at least 1, so this never writes the shared
+        // empty-array storage; on a throw the array deinitializes the `initialized` first nodes.
+        let nodes = try [PropertyListDocument.Node](unsafeUninitializedCapacity: objectCount) { buffer, initialized in
+            for index in 0..<objectCount {
+                let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
+                guard offset >= 8, offset < UInt64(tableOffset) else {
+                    throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+                }
+                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings))
+                initialized = index + 1
             }
-            nodes.append(try objects.readObject(at: Int(offset), strings: &strings))
         }
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
     }
