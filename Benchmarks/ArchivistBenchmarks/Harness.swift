@@ -49,8 +49,15 @@ final class Harness {
     var sampleCount: Int { options.quick ? 3 : 9 }
 
     /// Whether the suite named `suite` was asked for.
+    ///
+    /// A name that is a whole suite's name selects that suite alone (`keyed` is not also
+    /// `keyed-declaration`); any other selects every suite containing it (`archiving`).
     func wants(_ suite: String) -> Bool {
-        options.suites.isEmpty || options.suites.contains { suite.localizedCaseInsensitiveContains($0) }
+        options.suites.isEmpty || options.suites.contains { wanted in
+            allSuites.contains { $0.name.lowercased() == wanted.lowercased() }
+                ? suite.lowercased() == wanted.lowercased()
+                : suite.localizedCaseInsensitiveContains(wanted)
+        }
     }
 
     /// Runs `body` once to warm up (unless `warmUp` is false: for cases that take seconds),

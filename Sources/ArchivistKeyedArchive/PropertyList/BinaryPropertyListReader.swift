@@ -72,14 +72,19 @@ struct BinaryPropertyListReader {
         let tableOffset = Int(table)
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
                                                 objectCount: objectCount, limits: limits)
-        var nodes: [PropertyListDocument.Node] = []
-        nodes.reserveCapacity(objectCount)
-        for index in 0..<objectCount {
-            let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
-            guard offset >= 8, offset < UInt64(tableOffset) else {
-                throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+        var strings = SmallStringCache()
+        // Each node is written in place (appending copied it in and checked the capacity, a
+        // tenth of the parse). `objectCount` is at least 1, so this never writes the shared
+        // empty-array storage; on a throw the array deinitializes the `initialized` first nodes.
+        let nodes = try [PropertyListDocument.Node](unsafeUninitializedCapacity: objectCount) { buffer, initialized in
+            for index in 0..<objectCount {
+                let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
+                guard offset >= 8, offset < UInt64(tableOffset) else {
+                    throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+                }
+                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings))
+                initialized = index + 1
             }
-            nodes.append(try objects.readObject(at: Int(offset)))
         }
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
     }
@@ -161,6 +166,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Checks that `length` bytes from `offset` lie inside the object area.
+    @inline(__always)
     func requireBytes(_ offset: Int, _ length: Int) throws {
         guard length >= 0, offset <= tableOffset, length <= tableOffset - offset else {
             throw ArchiveError(.truncated, "object runs past the object area", offset: offset)
@@ -168,6 +174,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Reads the element count of a marker whose low nibble may say "count follows as an int".
+    @inline(__always)
     func readCount(marker: UInt8, at offset: Int) throws -> (count: Int, start: Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, offset + 1) }
@@ -186,6 +193,7 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Checks that a container of `count` references fits the limits and the input.
+    @inline(__always)
     func checkReferences(count: Int, at start: Int) throws {
         guard count <= limits.maxElementCount else {
             throw ArchiveError(.limitExceeded(.elementCount), "container of \(count) elements", offset: start)
@@ -230,7 +238,7 @@ private struct BinaryPropertyListObjects {
         return references
     }
 
-    func readObject(at offset: Int) throws -> PropertyListDocument.Node {
+    func readObject(at offset: Int, strings: inout SmallStringCache) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -277,6 +285,9 @@ private struct BinaryPropertyListObjects {
         case 0x5:
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
+            if count <= SmallStringCache.maxCount, let string = strings.string(bytes, start: start, count: count) {
+                return .string(string)
+            }
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])
             guard Self.isASCII(slice) else {
                 throw ArchiveError(.corrupt, "non-ASCII byte in ASCII string", offset: start)
@@ -312,4 +323,56 @@ private struct BinaryPropertyListObjects {
         }
     }
 
+}
+
+/// The short ASCII strings a binary plist parse made last, by content, so that a string the plist
+/// holds many times becomes a `String` once.
+///
+/// NSKeyedArchiver archives repeat their short strings many times over: corelibs writes every
+/// instance's field names anew (20,000 letters hold 140,000 key strings with 7 distinct names),
+/// and values such as names and dates repeat too. Making a `String` validates its bytes and
+/// builds it (about 170 instructions for a short one); a hit here is two loads, a hash and
+/// three compares. Direct-mapped over 256 slots: constant memory, whatever the input; a miss
+/// (a new string, or a collision) only makes the string as before.
+struct SmallStringCache {
+    /// The longest string kept: a small `String` holds up to 15 UTF-8 bytes inline (no allocation).
+    static var maxCount: Int { 15 }
+    private static var slotCount: Int { 256 }
+
+    private struct Entry {
+        var low: UInt64
+        var high: UInt64
+        /// The byte count, or -1 for an empty slot.
+        var count: Int
+        var string: String
+    }
+
+    private var entries = [Entry](repeating: Entry(low: 0, high: 0, count: -1, string: ""), count: 256)
+
+    /// The string of the `count` (at most ``maxCount``) bytes at `start`, or `nil` when they are
+    /// not all ASCII (the caller reports that). The caller has checked that the bytes lie in the
+    /// object area, which the 32-byte trailer follows, so 16 bytes from `start` are in the input.
+    @inline(__always)
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, count: Int) -> String? {
+        guard start >= 0, bytes.count - start >= 16 else { return nil }
+        let raw = UnsafeRawPointer(bytes.baseAddress!) + start
+        var low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        var high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        // Keep only the string's own bytes (byte i of the input is bits 8i..<8i+8 of the pair).
+        if count < 8 {
+            low &= (1 &<< UInt64(8 * count)) &- 1
+            high = 0
+        } else {
+            high &= (1 &<< UInt64(8 * (count - 8))) &- 1
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        let hash = (low &* 0x9E37_79B9_7F4A_7C15) ^ (high &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)
+        let slot = Int(truncatingIfNeeded: (hash ^ (hash >> 29)) >> 56) & (Self.slotCount - 1)
+        if entries[slot].count == count, entries[slot].low == low, entries[slot].high == high {
+            return entries[slot].string
+        }
+        let string = String(decoding: UnsafeBufferPointer(start: bytes.baseAddress! + start, count: count), as: UTF8.self)
+        entries[slot] = Entry(low: low, high: high, count: count, string: string)
+        return string
+    }
 }

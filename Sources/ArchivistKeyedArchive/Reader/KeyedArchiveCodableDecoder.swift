@@ -81,7 +81,7 @@ final class KeyedArchiveDecodingSession {
     let maxDepth: Int
     /// The shape whose instance started most recently, and the position each of its lookups
     /// found, in order (`-1` for a key not there): where the next instance's are looked for first.
-    /// (Unchecked exclusivity, as ``KeyedArchiveKeyedReader``'s cursor: one thread, no
+    /// (Unchecked exclusivity, as the keyed lookup cursor of ``KeyedArchiveValueDecoder``: one thread, no
     /// access held across a call.)
     @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
     @exclusivity(unchecked) var predictedPositions: [Int] = []
@@ -139,6 +139,24 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// testing the optional existential `key` copied it each time).
     let depth: Int
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    // The keyed container's state, set by `container(keyedBy:)` (see ``startKeyed(_:)``).
+    // (Unchecked exclusivity: one decode runs on one thread, and nothing holds an access to
+    // these across a call; checked, the accesses were a quarter of a field read.)
+
+    /// The entries a keyed container of this decoder reads.
+    @exclusivity(unchecked) var keyedEntries: KeyedArchiveKeyedEntries = .items([:])
+    /// An instance's field names and values, held apart from `keyedEntries` so a read does not
+    /// match (and copy) the enum.
+    @exclusivity(unchecked) var instanceKeys: KeyedArchiveFieldKeys?
+    @exclusivity(unchecked) var instanceValues: [KeyedArchiveField] = []
+    /// Where the next key is looked for first without a prediction: after the last one found.
+    @exclusivity(unchecked) var hint = 0
+    /// Instance keys looked up so far.
+    @exclusivity(unchecked) var lookups = 0
+    /// ``codingPath``, built once for a keyed container (when a child decoder or an error first
+    /// needs it; scalars read directly never do) and shared by every child.
+    private(set) lazy var containerPath: [any CodingKey] = codingPath
 
     init(session: KeyedArchiveDecodingSession, item: KeyedArchiveItem, parentPath: [any CodingKey], key: (any CodingKey)?) {
         self.session = session
@@ -214,7 +232,8 @@ final class KeyedArchiveValueDecoder: Decoder {
         default:
             throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
         }
-        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self, entries: entries))
+        startKeyed(entries)
+        return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

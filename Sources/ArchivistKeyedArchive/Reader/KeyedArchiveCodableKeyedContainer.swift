@@ -4,19 +4,21 @@ import Foundation
 /// The keyed container: an instance's fields or a string-keyed dictionary's entries.
 ///
 /// `Key` is the caller's type, so code generic over it runs unspecialized (metadata look-ups
-/// and witness calls on every use); the container only forwards to the non-generic
-/// ``KeyedArchiveKeyedReader`` with the key's string.
+/// and witness calls on every use); the container only forwards to its decoder's non-generic
+/// keyed reads with the key's string. It holds nothing but the decoder, whose keyed state
+/// (``KeyedArchiveValueDecoder/keyedEntries`` and the lookup cursor) `container(keyedBy:)` set:
+/// one allocation per object fewer than a reader object of its own.
 struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let reader: KeyedArchiveKeyedReader
+    let reader: KeyedArchiveValueDecoder
 
-    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
-        reader = KeyedArchiveKeyedReader(decoder: decoder, entries: entries)
+    init(decoder: KeyedArchiveValueDecoder) {
+        reader = decoder
     }
 
-    var codingPath: [any CodingKey] { reader.codingPath }
-    var allKeys: [Key] { reader.entries.keys.compactMap { Key(stringValue: $0) } }
+    var codingPath: [any CodingKey] { reader.containerPath }
+    var allKeys: [Key] { reader.keyedEntries.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { reader.entries[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool { reader.keyedEntries[key.stringValue] != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool { try reader.child(key.stringValue, key).isNil }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(key.stringValue, key) }
@@ -46,42 +48,27 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try reader.nonNil(key.stringValue, key).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { reader.decoder }
+    func superDecoder() throws -> any Decoder { reader }
     func superDecoder(forKey key: Key) throws -> any Decoder { try reader.child(key.stringValue, key) }
 }
+
 
 /// What a keyed container does, by key string: look the entry up, check depth and the value
 /// budget, and read it. Scalars of the expected kind are read straight from the field or
 /// object, without making a child decoder; anything else (nil, another kind, a number out of
 /// range) goes through the child for its errors.
-///
-/// A class: the standard library's container box copies the container on every call, and a
-/// reference is one retain where this state's fields were several.
-final class KeyedArchiveKeyedReader {
-    let decoder: KeyedArchiveValueDecoder
-    let entries: KeyedArchiveKeyedEntries
-    /// The decoder's coding path, built once (when a child decoder or an error first needs
-    /// it; scalars read directly never do) and shared by every child.
-    private(set) lazy var codingPath: [any CodingKey] = decoder.codingPath
-
-    /// An instance's field names and values, held apart from `entries` so a read does not
-    /// match (and copy) the enum.
-    private let instanceKeys: KeyedArchiveFieldKeys?
-    private let instanceValues: [KeyedArchiveField]
-    /// Where the next key is looked for first without a prediction: after the last one found.
-    /// (Unchecked exclusivity: one decode runs on one thread, and nothing holds an access
-    /// to these across a call; checked, the accesses were a quarter of a field read.)
-    @exclusivity(unchecked) private var hint = 0
-    /// Instance keys looked up so far.
-    @exclusivity(unchecked) private var lookups = 0
-
-    init(decoder: KeyedArchiveValueDecoder, entries: KeyedArchiveKeyedEntries) {
-        self.decoder = decoder
-        self.entries = entries
+extension KeyedArchiveValueDecoder {
+    /// Makes `entries` this decoder's keyed entries, for a ``KeyedArchiveKeyedContainer`` over it.
+    ///
+    /// A second container of the same decoder (`superDecoder()` hands out the decoder itself)
+    /// has the same entries; it only restarts the lookup cursor, which is a hint.
+    func startKeyed(_ entries: KeyedArchiveKeyedEntries) {
+        keyedEntries = entries
+        hint = 0
+        lookups = 0
         if case .instance(let table) = entries {
             instanceKeys = table.keys
             instanceValues = table.values
-            let session = decoder.session
             if session.predictedShape !== table.keys {
                 // This shape records its lookups from now on (until another shape's instance starts).
                 session.predictedShape = table.keys
@@ -99,8 +86,7 @@ final class KeyedArchiveKeyedReader {
     /// same lookup found in the previous instance of this shape: archivers write keys in any
     /// order, `Decodable`s read them in one), else after the last key found.
     private func entry(_ name: String) -> KeyedArchiveItem? {
-        guard let instanceKeys else { return entries[name] }
-        let session = decoder.session
+        guard let instanceKeys else { return keyedEntries[name] }
         let lookup = lookups
         lookups += 1
         let predicted = session.predictedShape === instanceKeys && lookup < session.predictedPositions.count
@@ -116,23 +102,23 @@ final class KeyedArchiveKeyedReader {
     /// The entry under `name`, admitted (depth and budget checked once).
     private func admitted(_ name: String, _ key: () -> any CodingKey) throws -> KeyedArchiveItem {
         guard let item = entry(name) else {
-            throw decoder.error(.keyNotFound, "no value for \(name)", key: key())
+            throw error(.keyNotFound, "no value for \(name)", key: key())
         }
-        try decoder.admit(key: key(), depth: decoder.depth)
+        try admit(key: key(), depth: depth)
         return item
     }
 
     /// The child decoder of an admitted item, refusing `$null`/`NSNull` (`.valueNotFound`).
     private func nonNilChild(_ item: KeyedArchiveItem, _ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        let child = KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key)
-        guard !child.isNil else { throw decoder.error(.valueNotFound, "\(name) is nil", key: key) }
+        let child = KeyedArchiveValueDecoder(session: session, item: item, parentPath: containerPath, key: key)
+        guard !child.isNil else { throw error(.valueNotFound, "\(name) is nil", key: key) }
         return child
     }
 
     /// The child decoder for `name`.
     func child(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
         let item = try admitted(name, key)
-        return KeyedArchiveValueDecoder(session: decoder.session, item: item, parentPath: codingPath, key: key())
+        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: containerPath, key: key())
     }
 
     /// The child decoder for `name`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
@@ -147,7 +133,7 @@ final class KeyedArchiveKeyedReader {
         let item = try admitted(name, key)
         switch item {
         case .field(.string(let value)): return value
-        case .object(let reference): if case .string(let value) = decoder.session.objects[reference.index] { return value }
+        case .object(let reference): if case .string(let value) = session.objects[reference.index] { return value }
         default: break
         }
         return try nonNilChild(item, name, key()).string()
@@ -157,7 +143,7 @@ final class KeyedArchiveKeyedReader {
         let item = try admitted(name, key)
         switch item {
         case .field(.bool(let value)): return value
-        case .object(let reference): if case .bool(let value) = decoder.session.objects[reference.index] { return value }
+        case .object(let reference): if case .bool(let value) = session.objects[reference.index] { return value }
         default: break
         }
         return try nonNilChild(item, name, key()).bool()
@@ -167,7 +153,7 @@ final class KeyedArchiveKeyedReader {
         let item = try admitted(name, key)
         switch item {
         case .field(.real(let value)): return value
-        case .object(let reference): if case .real(let value) = decoder.session.objects[reference.index] { return value }
+        case .object(let reference): if case .real(let value) = session.objects[reference.index] { return value }
         default: break
         }
         return try nonNilChild(item, name, key()).double()
@@ -178,7 +164,7 @@ final class KeyedArchiveKeyedReader {
         var integer: Int64?
         switch item {
         case .field(.integer(let value)): integer = value
-        case .object(let reference): if case .integer(let value) = decoder.session.objects[reference.index] { integer = value }
+        case .object(let reference): if case .integer(let value) = session.objects[reference.index] { integer = value }
         default: break
         }
         if let integer, let converted = T(exactly: integer) { return converted }
@@ -189,7 +175,7 @@ final class KeyedArchiveKeyedReader {
         let item = try admitted(name, key)
         switch item {
         case .field(.date(let value)): return value
-        case .object(let reference): if case .date(let value) = decoder.session.objects[reference.index] { return value }
+        case .object(let reference): if case .date(let value) = session.objects[reference.index] { return value }
         default: break
         }
         return try nonNilChild(item, name, key()).decode(Date.self)

@@ -57,6 +57,10 @@ final class KeyedArchiveFieldKeys: Sendable {
         // different one takes its general path, so the hint is the one position tried so.
         if hint >= 0, hint < names.count, names[hint] == key { return hint }
         if let index { return index[key] }
+        // The same representation is the same string: the binary plist reader makes each short
+        // string once (``SmallStringCache``), so an archive's keys are usually the very names
+        // of the shape, and two integer compares per name find them.
+        for position in names.indices where Self.identical(names[position], key) { return position }
         // A short ASCII key equals a name exactly when their bytes do, except for a name that is
         // not ASCII (some, such as U+212A KELVIN SIGN, are canonically equivalent to ASCII).
         guard let wanted = PackedName(key) else {
@@ -70,6 +74,21 @@ final class KeyedArchiveFieldKeys: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether two strings have the same representation (which makes them equal; equal strings
+    /// need not have it). Two word compares, where `==` on different strings of one length
+    /// takes its general path.
+    @inline(__always)
+    private static func identical(_ first: String, _ second: String) -> Bool {
+        withUnsafeBytes(of: first) { first in
+            withUnsafeBytes(of: second) { second in
+                guard first.count == 16 else { return false }
+                return first.loadUnaligned(as: UInt64.self) == second.loadUnaligned(as: UInt64.self)
+                    && first.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    == second.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            }
+        }
     }
 }
 

@@ -188,12 +188,18 @@ struct KeyedArchiveTableReader {
         guard keys.count == width + 1 else { return nil }
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> KeyedArchiveFieldTable? in
             source.initialize(repeating: -1)
+            // Corelibs writes every instance's key strings anew, so once one key is not the
+            // shape's node, the rest are looked up by name without scanning the nodes first.
+            var byNode = true
             for position in keys.indices where position != classPosition {
                 let key = keys[position]
                 var slot = -1
-                for candidate in 0..<width where shapeNodes[candidate] == key {
-                    slot = candidate
-                    break
+                if byNode {
+                    for candidate in 0..<width where shapeNodes[candidate] == key {
+                        slot = candidate
+                        break
+                    }
+                    byNode = slot >= 0
                 }
                 if slot < 0 {
                     guard case .string(let name) = document.nodes[key], let found = shape.position(of: name) else { return nil }

@@ -225,4 +225,44 @@ import Testing
         let archive = try KeyedArchive(data: Data(KeyedArchiveChains.xmlChain(depth: 3).utf8))
         #expect(try KeyedArchiveTree(archive, try #require(archive.root)) == .array([.array([.array([])])]))
     }
+
+    class Animal: Decodable {
+        let name: String
+        let legs: Int
+    }
+
+    final class Dog: Animal {
+        let breed: String
+        private(set) var good = false
+        private enum CodingKeys: String, CodingKey { case breed, good }
+
+        required init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            breed = try container.decode(String.self, forKey: .breed)
+            // The superclass's container is a second container of this same decoder: it must
+            // not disturb the first one, read again afterwards.
+            try super.init(from: container.superDecoder())
+            good = try container.decode(Bool.self, forKey: .good)
+        }
+    }
+
+    /// Written as instances of a class (so the decoder reads instance shapes, not dictionaries).
+    struct Pet: Encodable, KeyedArchiveClassNamed {
+        static var keyedArchiveClassChain: [String] { ["Dog", "Animal", "NSObject"] }
+        var name: String, legs: Int, breed: String, good: Bool
+    }
+
+    /// `superDecoder()` hands out the container's own decoder, so a class and its superclass
+    /// read one instance through two containers of one decoder, interleaved.
+    @Test func superclassContainerOfTheSameDecoderReadsInterleaved() throws {
+        let pets = (0..<3).map { Pet(name: "pet \($0)", legs: 4 - $0, breed: "breed \($0)", good: $0 != 1) }
+        let data = try KeyedArchiveWriter.encode(pets)
+        let instances = try KeyedArchive(data: data).objects.filter { if case .instance = $0 { true } else { false } }
+        #expect(instances.count == pets.count)
+        let dogs = try KeyedArchive.decode([Dog].self, from: data)
+        #expect(dogs.map(\.name) == ["pet 0", "pet 1", "pet 2"])
+        #expect(dogs.map(\.legs) == [4, 3, 2])
+        #expect(dogs.map(\.breed) == ["breed 0", "breed 1", "breed 2"])
+        #expect(dogs.map(\.good) == [true, false, true])
+    }
 }
