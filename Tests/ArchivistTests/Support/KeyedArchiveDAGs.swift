@@ -10,7 +10,8 @@ enum KeyedArchiveDAGs {
         case array = "NSArray"
         /// NSDictionary with two keys whose values are both the level below.
         case dictionary = "NSDictionary"
-        /// NSSet holding the level below and an NSArray of the level below.
+        /// NSSet holding the level below and an NSSet of the level below (a set may not hold an
+        /// array: corelibs traps casting such a set to `Set<AnyHashable>`, so the validator refuses it).
         case set = "NSSet"
     }
 
@@ -19,7 +20,6 @@ enum KeyedArchiveDAGs {
     static func doubling(_ shape: Shape, levels: Int) -> [UInt8] {
         var builder = Builder()
         let container = builder.classDescription(shape.rawValue)
-        let array = builder.classDescription("NSArray")
         let keys = [builder.object(.string("left")), builder.object(.string("right"))]
         var below: Int?
         for _ in 0..<levels {
@@ -34,7 +34,7 @@ enum KeyedArchiveDAGs {
                 var members: [Int] = []
                 if let below {
                     let wrapperElement = builder.uid(below)
-                    let wrapped = builder.instance(array, ["NS.objects": .array([wrapperElement])])
+                    let wrapped = builder.instance(container, ["NS.objects": .array([wrapperElement])])
                     members = [builder.uid(below), builder.uid(wrapped)]
                 }
                 below = builder.instance(container, ["NS.objects": .array(members)])
