@@ -49,7 +49,9 @@ extension ArchiveDecoder {
         // Callers route only class types here (`read` checks, references are AnyObject).
         let concrete = try concreteType(T.self)
         s.pointee.objects[id] = .building
-        let saved = try s.pointee.enterValue(concrete)
+        // No expected type for the frame: `concreteType` checked this record's type entry
+        // against `concrete` already (openRecord would compare it a second time per object).
+        let saved = try s.pointee.enterValue(nil)
         defer { s.pointee.leaveValue(saved) }
         do {
             let value = try concrete.init(from: self)
