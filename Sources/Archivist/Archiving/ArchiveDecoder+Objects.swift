@@ -49,7 +49,9 @@ extension ArchiveDecoder {
         // Callers route only class types here (`read` checks, references are AnyObject).
         let concrete = try concreteType(T.self)
         s.pointee.objects[id] = .building
-        let saved = try s.pointee.enterValue(concrete)
+        // No expected type for the frame: `concreteType` checked this record's type entry
+        // against `concrete` already (openRecord would compare it a second time per object).
+        let saved = try s.pointee.enterValue(nil)
         defer { s.pointee.leaveValue(saved) }
         do {
             let value = try concrete.init(from: self)
@@ -123,16 +125,40 @@ extension ArchiveDecoder {
     /// Reads a reference that may be deferred until its object is complete, for
     /// ``decodeReference(_:forKey:assign:)``.
     func readReference<T: AnyObject & Archivable>(_ type: T.Type, assign: @escaping (T?) -> Void) throws {
-        try readReference(T.self, into: .closure(assign))
+        let s = storage
+        let start = s.pointee.reader.pos
+        switch try s.pointee.referenceHead() {
+        case .null:
+            assign(nil)
+        case .building(let id):
+            // A back-reference to an object whose `init(from:)` is running: hand it over at
+            // the end, from the side table, without a closure of its own.
+            s.pointee.deferred.append(DeferredReference(id: id, start: start, target: .assignment(DeferredAssignment(assign))))
+        case .later(let id):
+            deferForwardReference(T.self, id: id, start: start, into: .closure(assign))
+        case .value:
+            assign(try read(T.self))
+        }
     }
 
     /// Reads a `@BackReference`'s reference into its (empty) box, now or once the graph is
     /// decoded.
     func readReference<T: AnyObject & Archivable>(_ type: T.Type, into box: BackReferenceBox) throws {
-        try readReference(T.self, into: .box(box))
+        let s = storage
+        let start = s.pointee.reader.pos
+        switch try s.pointee.referenceHead() {
+        case .null:
+            break
+        case .building(let id):
+            s.pointee.deferred.append(DeferredReference(id: id, start: start, target: .box(box, expected: T.self)))
+        case .later(let id):
+            deferForwardReference(T.self, id: id, start: start, into: .box(box))
+        case .value:
+            box.object = try read(T.self)
+        }
     }
 
-    /// Where a reference goes: a model's closure or a `@BackReference` box.
+    /// Where a forward reference goes: a model's closure or a `@BackReference` box.
     enum ReferenceSink<T: AnyObject> {
         case closure((T?) -> Void)
         case box(BackReferenceBox)
@@ -146,67 +172,61 @@ extension ArchiveDecoder {
         }
     }
 
-    private func readReference<T: AnyObject & Archivable>(_ type: T.Type, into sink: ReferenceSink<T>) throws {
-        let s = storage
-        let start = s.pointee.reader.pos
-        let tag = try s.pointee.reader.peekByte()
-        if tag == ArchiveTag.null {
-            s.pointee.reader.pos += 1
-            return sink(nil)
-        }
-        if tag == ArchiveTag.reference {
-            var probe = s.pointee.reader
-            probe.pos += 1
-            let id = try probe.index(below: s.pointee.objects.count, "object id")
-            let defined = s.pointee.objectOffsets[id] >= 0
-            switch s.pointee.objects[id] {
-            case .done:
-                break
-            case .absent where !defined:
-                s.pointee.reader.pos = probe.pos
-                return sink(nil)
-            case .building:
-                // A back-reference to an object whose `init(from:)` is running: hand it over
-                // at the end, from the side table, without a closure of its own.
-                s.pointee.reader.pos = probe.pos
-                let target: DeferredReference.Target
-                switch sink {
-                case .box(let box): target = .box(box, expected: T.self)
-                case .closure(let assign): target = .assignment(TypedDeferredAssignment(body: assign))
-                }
-                s.pointee.deferred.append(DeferredReference(id: id, start: start, target: target))
-                return
+    /// Decodes object `id`, defined later in the archive, at the end, when decoding it can't run
+    /// into an object that is half-built (rare: the encoder writes a definition before its
+    /// references unless fields are written out of order).
+    private func deferForwardReference<T: AnyObject & Archivable>(
+        _ type: T.Type, id: Int, start: Int, into sink: ReferenceSink<T>
+    ) {
+        storage.pointee.deferred.append(DeferredReference(id: id, start: start, target: .closure { [unowned self] in
+            switch self.storage.pointee.objects[id] {
+            case .done(let object):
+                sink(try self.castObject(object, to: T.self, at: start))
             case .absent:
-                // Defined later in the archive: decode it at the end, when decoding it can't
-                // run into an object that is half-built.
-                s.pointee.reader.pos = probe.pos
-                s.pointee.deferred.append(DeferredReference(id: id, start: start, target: .closure { [unowned self] in
-                    switch self.storage.pointee.objects[id] {
-                    case .done(let object):
-                        sink(try self.castObject(object, to: T.self, at: start))
-                    case .absent:
-                        self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
-                        sink(try self.readDefinition(of: id, as: T.self, referencedAt: start))
-                    case .building:
-                        sink(nil)
-                    }
-                }))
-                return
+                self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
+                sink(try self.readDefinition(of: id, as: T.self, referencedAt: start))
+            case .building:
+                sink(nil)
             }
-        }
-        sink(try read(T.self))
+        }))
     }
 
     /// Runs the deferred reference assignments once every object is complete. An object
     /// defined only in a field nobody read is decoded here, from its definition.
     func resolveDeferred() throws {
-        var index = 0
-        while index < storage.pointee.deferred.count {
-            let reference = storage.pointee.deferred[index]
-            try resolve(reference)
-            index += 1
+        let s = storage
+        // Resolving a forward reference decodes its object, which may defer references of its
+        // own: those are appended to the (emptied) table and resolved in the next round.
+        var batch: [DeferredReference] = []
+        while !s.pointee.deferred.isEmpty {
+            swap(&batch, &s.pointee.deferred)
+            try batch.withUnsafeBufferPointer { try resolve($0) }
+            let kept = batch.count <= Self.keptDeferredCapacity
+            batch.removeAll(keepingCapacity: kept)
+            if kept, s.pointee.deferred.isEmpty { swap(&batch, &s.pointee.deferred) }
         }
-        storage.pointee.deferred.removeAll(keepingCapacity: storage.pointee.deferred.count <= Self.keptDeferredCapacity)
+    }
+
+    /// Resolves `references` in order. A model's back-references come in runs to one object
+    /// (the 20 letters of a user), so a run reads the object's slot once and hands the same
+    /// reference to each, instead of copying it out of the table (a retain and a release, on
+    /// the slow path for an object with weak references) per reference. Entries are read in
+    /// place, not copied.
+    private func resolve(_ references: UnsafeBufferPointer<DeferredReference>) throws {
+        let s = storage
+        var index = 0
+        while index < references.count {
+            let id = references[index].id
+            guard case .done(let object) = s.pointee.objects[id] else {
+                try resolve(references[index])
+                index += 1
+                continue
+            }
+            repeat {
+                try resolve(references[index], to: object)
+                index += 1
+            } while index < references.count && references[index].id == id
+        }
     }
 
     /// Deferred-reference tables up to this many entries keep their memory between archives.
@@ -220,5 +240,45 @@ extension ArchiveDecoder {
         s.pointee.deferred.removeAll()
         // The cached containers hold this decoder: drop them, so it can be reused or freed.
         if !s.pointee.keyedContainers.isEmpty { s.pointee.keyedContainers.removeAll(keepingCapacity: true) }
+    }
+}
+
+/// What a reference field holds, as far as deferring it goes (see
+/// ``DecoderStorage/referenceHead()``).
+enum ReferenceHead {
+    /// `nil`, or a conditional reference to an object that was never archived (consumed).
+    case null
+    /// A reference to object `id`, whose `init(from:)` is running (consumed).
+    case building(Int)
+    /// A reference to object `id`, defined later in the archive and not decoded yet (consumed).
+    case later(Int)
+    /// Anything else, left unread: a definition, or a reference to a complete object.
+    case value
+}
+
+extension DecoderStorage {
+    /// Classifies the reference at the reader without generic code, so the hot path of a
+    /// back-reference (`decodeReference`, `@BackReference`) needs no metadata of its type.
+    @inline(__always)
+    mutating func referenceHead() throws -> ReferenceHead {
+        let tag = try reader.peekByte()
+        if tag == ArchiveTag.null {
+            reader.pos &+= 1
+            return .null
+        }
+        guard tag == ArchiveTag.reference else { return .value }
+        var probe = reader
+        probe.pos &+= 1
+        let id = try probe.index(below: objects.count, "object id")
+        switch objects[id] {
+        case .done:
+            return .value
+        case .building:
+            reader.pos = probe.pos
+            return .building(id)
+        case .absent:
+            reader.pos = probe.pos
+            return objectOffsets[id] < 0 ? .null : .later(id)
+        }
     }
 }

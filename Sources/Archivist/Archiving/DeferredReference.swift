@@ -11,8 +11,8 @@ struct DeferredReference {
         /// A `@BackReference` box: gets the object when it is an instance of `expected` (a
         /// class), else the decode throws `typeMismatch`.
         case box(BackReferenceBox, expected: AnyObject.Type)
-        /// A typed assignment from ``ArchiveDecoder/decodeReference(_:forKey:assign:)``.
-        case assignment(any DeferredAssignment)
+        /// An assignment from ``ArchiveDecoder/decodeReference(_:forKey:assign:)``.
+        case assignment(DeferredAssignment)
         /// Anything else: a forward reference, decoded at the end from its definition.
         case closure(() throws -> Void)
     }
@@ -24,30 +24,70 @@ struct DeferredReference {
     var target: Target
 }
 
-/// A deferred `decodeReference` assignment that knows its object's type.
-protocol DeferredAssignment {
+/// A `decodeReference` closure waiting in the side table, with its parameter type erased, so a
+/// deferred reference is a plain value of one concrete type: no generic metadata to look up when
+/// it is made (the generic wrapper this replaced instantiated its metadata per reference, a third
+/// of a back-reference's cost), and copies, growth and destruction of the table are specialized.
+struct DeferredAssignment {
+    /// The model's `(T?) -> Void`, called as `(AnyObject?) -> Void`. `T` is a class (it is
+    /// `AnyObject`-constrained, and no protocol existential conforms to ``Archivable``), so `T?`
+    /// and `AnyObject?` are both one nullable object pointer passed the same way, and the two
+    /// function types have one representation. It is only ever called with `nil` or an
+    /// instance of `type` (checked first).
+    let body: (AnyObject?) -> Void
+    /// `T`.
+    let type: any Archivable.Type
+
+    init<T: AnyObject & Archivable>(_ body: @escaping (T?) -> Void) {
+        // Cast the closure inside a struct: handed to `unsafeBitCast` by itself, it would be
+        // passed at the generic parameter's abstraction, through two reabstraction thunks (two
+        // allocations per reference). A field of type `(T?) -> Void` with `T: AnyObject` is
+        // stored as it is, so the struct's bits are the closure's.
+        self.body = unsafeBitCast(Assignment(call: body), to: Assignment<AnyObject>.self).call
+        type = T.self
+    }
+
+    /// A closure taking an optional object, as a struct field (see ``init(_:)``).
+    private struct Assignment<T: AnyObject> {
+        let call: (T?) -> Void
+    }
+
     /// Hands object `id` to the model once the graph is decoded: the object after checking its
     /// type, an object nothing decoded yet from its definition, or `nil`.
-    func resolve(_ id: Int, decoder: ArchiveDecoder, start: Int) throws
-}
-
-/// A `decodeReference` closure with its type: two words, so it fits an existential's inline
-/// buffer and a deferred reference needs no allocation of its own.
-struct TypedDeferredAssignment<T: AnyObject & Archivable>: DeferredAssignment {
-    let body: (T?) -> Void
-
     func resolve(_ id: Int, decoder: ArchiveDecoder, start: Int) throws {
         let s = decoder.storage
+        let expected = type
         switch s.pointee.objects[id] {
         case .done(let object):
-            body(try decoder.castObject(object, to: T.self, at: start))
+            try assign(object, decoder: decoder, start: start)
         case .absent where s.pointee.objectOffsets[id] >= 0:
             // Its decode failed inside a `try?` and nothing decoded it again.
             s.pointee.reader.end = s.pointee.bodyEnd
-            body(try decoder.readDefinition(of: id, as: T.self, referencedAt: start))
+            body(try Self.readDefinition(of: id, as: expected, decoder: decoder, start: start))
         case .absent, .building:
             body(nil)
         }
+    }
+
+    /// Hands the complete `object` to the model after checking its type.
+    ///
+    /// - Throws: ``ArchiveError`` with code `typeMismatch` when it is not a `T`.
+    @inline(__always)
+    func assign(_ object: AnyObject, decoder: ArchiveDecoder, start: Int) throws {
+        let expected = type
+        guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
+            || Self.isInstance(object, of: expected)
+        else { throw decoder.referenceMismatch(object, expected: expected, at: start) }
+        body(object)
+    }
+
+    /// Whether `object` is a `U` (a subclass instance; the exact class was compared before).
+    private static func isInstance<U: Archivable>(_ object: AnyObject, of type: U.Type) -> Bool { object is U }
+
+    private static func readDefinition<U: Archivable>(
+        of id: Int, as type: U.Type, decoder: ArchiveDecoder, start: Int
+    ) throws -> AnyObject {
+        ClassInstance.object(try decoder.readDefinition(of: id, as: U.self, referencedAt: start))
     }
 }
 
@@ -98,17 +138,32 @@ extension ArchiveDecoder {
     /// Runs one deferred reference, once every object that is going to be complete is.
     func resolve(_ reference: DeferredReference) throws {
         switch reference.target {
+        case .box, .assignment:
+            if case .done(let object) = storage.pointee.objects[reference.id] {
+                return try resolve(reference, to: object)
+            }
+            // Nothing to assign to a box unless the object was completed: a box holds its
+            // object weakly, so one decoded only for it would be gone when the decode returns.
+            if case .assignment(let assignment) = reference.target {
+                try assignment.resolve(reference.id, decoder: self, start: reference.start)
+            }
+        case .closure(let body):
+            try body()
+        }
+    }
+
+    /// Runs one deferred reference whose object, `object`, is complete.
+    @inline(__always)
+    func resolve(_ reference: DeferredReference, to object: AnyObject) throws {
+        switch reference.target {
         case .box(let box, let expected):
-            // Nothing to assign unless the object was completed: a box holds its object
-            // weakly, so one decoded only for it would be gone when the decode returns.
-            guard case .done(let object) = storage.pointee.objects[reference.id] else { return }
             guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
                 || Self.isInstance(object, of: expected)
             else { throw referenceMismatch(object, expected: expected, at: reference.start) }
             // The box was made empty for this reference: its weak reference is set once.
             box.object = object
         case .assignment(let assignment):
-            try assignment.resolve(reference.id, decoder: self, start: reference.start)
+            try assignment.assign(object, decoder: self, start: reference.start)
         case .closure(let body):
             try body()
         }

@@ -38,4 +38,96 @@ import Testing
         #expect(copy.map(\.owner) == ["alice", "bob"])
         for box in copy { #expect(box.letters.allSatisfy { $0.mailbox === box }) }
     }
+
+    // MARK: decodeReference (hand-written models)
+
+    @Test func handWrittenBackReferencesToTwoObjectsInTurnGoToTheirOwnObjects() throws {
+        // Bob's deputy Alice holds pets that point back at Bob and Alice in turn: both are
+        // still being decoded, so the deferred references to the two alternate instead of
+        // coming in runs.
+        let bob = Keeper(name: "bob"), alice = Keeper(name: "alice")
+        bob.deputy = alice
+        alice.pets = (0..<6).map { Pet(name: "pet \($0)") }
+        for (i, pet) in alice.pets.enumerated() { pet.keeper = i % 2 == 0 ? bob : alice }
+        let copy = try Archive.decode(Keeper.self, from: Archive.encode(bob))
+        let deputy = try #require(copy.deputy)
+        #expect(copy.name == "bob" && deputy.name == "alice")
+        #expect(deputy.pets.map { $0.keeper?.name } == ["bob", "alice", "bob", "alice", "bob", "alice"])
+        for (i, pet) in deputy.pets.enumerated() { #expect(pet.keeper === (i % 2 == 0 ? copy : deputy)) }
+    }
+
+    @Test func aBackReferenceToASubclassInstanceIsAssigned() throws {
+        let keeper = HeadKeeper(name: "carol")
+        keeper.pets = (0..<3).map { Pet(name: "pet \($0)") }
+        for pet in keeper.pets { pet.keeper = keeper }
+        let data = try Archive.encode(keeper)
+        let copy = try Archive.decode(Keeper.self, from: data, options: ArchiveOptions(allowedTypes: [HeadKeeper.self]))
+        #expect(copy is HeadKeeper)
+        #expect(copy.pets.count == 3 && copy.pets.allSatisfy { $0.keeper === copy })
+    }
+
+    @Test func aBackReferenceToAnObjectOfAnotherClassIsATypeMismatch() throws {
+        let keeper = Keeper(name: "dave")
+        keeper.pets = [Pet(name: "rex")]
+        keeper.pets[0].keeper = keeper
+        let data = try Archive.encode(keeper)
+        let error = #expect(throws: ArchiveError.self) {
+            try Archive.decode(Keeper.self, from: data, options: ArchiveOptions(userInfo: [Pet.expectsStranger: true]))
+        }
+        #expect(error?.code == .typeMismatch)
+        // The decoder is still usable for the next archive.
+        let copy = try Archive.decode(Keeper.self, from: data)
+        #expect(copy.pets[0].keeper === copy)
+    }
+}
+
+/// A hand-written owner whose pets point back at it (`decodeReference`).
+private class Keeper: Archivable {
+    var name: String
+    var deputy: Keeper?
+    var pets: [Pet] = []
+    init(name: String) { self.name = name }
+    class var archiveTypeName: String { "Keeper" }
+    func encode(to archive: ArchiveEncoder) throws {
+        try archive.encode(name, forKey: "name")
+        try archive.encode(deputy, forKey: "deputy")
+        try archive.encode(pets, forKey: "pets")
+    }
+    required init(from archive: ArchiveDecoder) throws {
+        name = try archive.decode(String.self, forKey: "name")
+        deputy = try archive.decodeIfPresent(Keeper.self, forKey: "deputy")
+        pets = try archive.decode([Pet].self, forKey: "pets")
+    }
+}
+
+private final class HeadKeeper: Keeper {
+    override class var archiveTypeName: String { "HeadKeeper" }
+}
+
+/// A class no archive in these tests holds.
+private final class Stranger: Archivable {
+    init() {}
+    func encode(to archive: ArchiveEncoder) throws {}
+    init(from archive: ArchiveDecoder) throws {}
+}
+
+private final class Pet: Archivable {
+    /// `userInfo` key: decode the keeper as a ``Stranger``.
+    static let expectsStranger = "expectsStranger"
+    var name: String
+    weak var keeper: Keeper?
+    var stranger: Stranger?
+    init(name: String) { self.name = name }
+    func encode(to archive: ArchiveEncoder) throws {
+        try archive.encode(name, forKey: "name")
+        try archive.encodeConditional(keeper, forKey: "keeper")
+    }
+    init(from archive: ArchiveDecoder) throws {
+        name = try archive.decode(String.self, forKey: "name")
+        if archive.userInfo[Self.expectsStranger] != nil {
+            try archive.decodeReference(Stranger.self, forKey: "keeper") { [unowned self] in self.stranger = $0 }
+        } else {
+            try archive.decodeReference(Keeper.self, forKey: "keeper") { [unowned self] in self.keeper = $0 }
+        }
+    }
 }

@@ -80,6 +80,40 @@ private struct Box<Value: Archivable>: Archivable {
             == [nil, nil, nil, 3, nil])
     }
 
+    @Test func keysMatchWhetherTheModelsKeyIsASmallStringOrNot() throws {
+        // Keys of 0 to 20 ASCII bytes: up to 15 they are small strings, which match an archived
+        // key by their bits; the same keys in string storage of their own compare by bytes.
+        let keys = (0...20).map { String(repeating: "k", count: $0 / 2) + String(repeating: "7", count: ($0 + 1) / 2) }
+        let record = DynamicKeys(keys.enumerated().map { (key: $0.element, value: $0.offset) })
+        let data = try Archive.encode(record)
+        #expect(try Archive.decode(DynamicKeys.self, from: data) == record)
+        struct Probe: Archivable {
+            nonisolated(unsafe) static var keys: [String] = []
+            var found: [Int?]
+            func encode(to archive: ArchiveEncoder) throws {}
+            init(from archive: ArchiveDecoder) throws {
+                found = try Self.keys.map { try archive.decodeIfPresent(Int.self, forKey: $0) }
+            }
+        }
+        let options = ArchiveOptions(renamedTypes: ["DynamicKeys": "Probe"])
+        func native(_ key: String) -> String {
+            var copy = String()
+            copy.reserveCapacity(64)  // storage of its own, even for a short key
+            copy += key
+            return copy
+        }
+        Probe.keys = keys.map(native)
+        #expect(try Archive.decode(Probe.self, from: data, options: options).found == keys.indices.map { $0 })
+        // Same length, one byte changed (first, middle or last): absent, small or not.
+        let near = keys.dropFirst().map { key in
+            var bytes = Array(key.utf8)
+            bytes[bytes.count / 2] = UInt8(ascii: "x")
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        Probe.keys = near + near.map(native)
+        #expect(try Archive.decode(Probe.self, from: data, options: options).found == Array(repeating: nil, count: near.count * 2))
+    }
+
     @Test func invalidUTF8InTheKeyTableIsCorrupt() throws {
         var bytes = [UInt8](try Archive.encode(DynamicKeys([("é", 1)])))
         let index = try #require(bytes.lastIndex(of: 0xA9))  // "é" is C3 A9, in the key table

@@ -10,15 +10,23 @@ import Foundation
 /// that reads another archive with the same tables (the next archive of the same model) keeps
 /// them and only moves `base` (``rebase(_:)``).
 struct ArchivedKeys {
+    /// Where a key's bytes lie, relative to `base`, and the key as the bits of a `String` (see
+    /// ``smallStringBits(_:)``).
+    private struct Entry {
+        var start: Int
+        var count: Int
+        var bits: (UInt64, UInt64)
+    }
+
     private var base: UnsafeRawPointer
-    private var ranges: [(start: Int, count: Int)] = []
+    private var entries: [Entry] = []
 
     init(base: UnsafeRawPointer) { self.base = base }
 
     /// Forgets the keys, keeping the table's memory, to read the tables at `base`.
     mutating func removeAll(base: UnsafeRawPointer) {
         self.base = base
-        if !ranges.isEmpty { ranges.removeAll(keepingCapacity: ranges.count <= KeyTable.linearLimit) }
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: entries.count <= KeyTable.linearLimit) }
     }
 
     /// Keeps the keys for tables at `base` holding the same bytes as the ones they were read
@@ -26,36 +34,88 @@ struct ArchivedKeys {
     mutating func rebase(_ base: UnsafeRawPointer) { self.base = base }
 
     /// The number of keys.
-    var count: Int { ranges.count }
+    var count: Int { entries.count }
 
     /// Reads the next key from `reader`: a length-prefixed string, valid UTF-8 (else `corrupt`).
     mutating func append(from reader: inout ByteReader) throws {
         let start = reader.pos
         let raw = try reader.lengthPrefixed()
-        if !ByteReader.isASCII(raw), String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) == nil {
+        let ascii = ByteReader.isASCII(raw)
+        if !ascii, String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) == nil {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
-        ranges.append((raw.baseAddress.map { $0 - base } ?? 0, raw.count))
+        entries.append(Entry(
+            start: raw.baseAddress.map { $0 - base } ?? 0, count: raw.count,
+            bits: ascii ? Self.smallStringBits(raw) : Self.noString))
     }
 
-    mutating func reserveCapacity(_ count: Int) { ranges.reserveCapacity(count) }
+    mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
 
     /// Whether key `index` is `key`.
+    ///
+    /// A model's key is usually a literal of at most 15 ASCII bytes, a small string, whose two
+    /// words hold its bytes and length: the same bits as the key's entry is one compare of two
+    /// words. Anything else compares bytes (reading a small string's bytes spilled it to the
+    /// stack and retained and released it twice, about half of a `Bool` field's decode).
     @inline(__always)
     func matches(_ index: Int, _ key: String) -> Bool {
-        let range = ranges[index]
+        let entry = entries[index]
+        #if arch(x86_64) || arch(arm64)
+        if unsafeBitCast(key, to: (UInt64, UInt64).self) == entry.bits { return true }
+        #endif
         let utf8 = key.utf8
-        guard utf8.count == range.count else { return false }
-        let bytes = base + range.start
+        guard utf8.count == entry.count else { return false }
+        let bytes = base + entry.start
         return utf8.withContiguousStorageIfAvailable { own in
             guard let ownBase = own.baseAddress else { return true }  // both empty
-            return Bytewise.equal(UnsafeRawPointer(ownBase), bytes, count: range.count)
+            return Bytewise.equal(UnsafeRawPointer(ownBase), bytes, count: entry.count)
         } ?? Bytewise.equal(string(index), key)
     }
 
     /// Key `index` as a string.
     func string(_ index: Int) -> String {
-        let range = ranges[index]
-        return String(decoding: UnsafeRawBufferPointer(start: base + range.start, count: range.count), as: UTF8.self)
+        let entry = entries[index]
+        return String(decoding: UnsafeRawBufferPointer(start: base + entry.start, count: entry.count), as: UTF8.self)
     }
+
+    /// Bits no `String` has (a large string's second word is never 0), for keys without a
+    /// small-string form.
+    private static let noString: (UInt64, UInt64) = (0, 0)
+
+    /// The two words of a small `String` holding the ASCII bytes `raw`: the bytes from the
+    /// first word's low byte on, and the second word's top byte the small-ASCII flags (0xE)
+    /// and the count. ``noString`` for keys over 15 bytes, or where strings are not laid out
+    /// so (checked once against a literal), so the compare falls back to the bytes.
+    private static func smallStringBits(_ raw: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        guard raw.count <= 15, smallStringLayoutHolds else { return noString }
+        return packSmallASCII(raw)
+    }
+
+    private static func packSmallASCII(_ raw: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for (i, byte) in raw.enumerated() {
+            if i < 8 {
+                low |= UInt64(byte) &<< UInt64(8 * i)
+            } else {
+                high |= UInt64(byte) &<< UInt64(8 * (i - 8))
+            }
+        }
+        return (low, high | (0xE0 | UInt64(raw.count)) &<< 56)
+    }
+
+    /// Whether this platform lays out small ASCII strings as ``packSmallASCII(_:)`` assumes.
+    private static let smallStringLayoutHolds: Bool = {
+        #if arch(x86_64) || arch(arm64)
+        let samples = ["", "id", "pkNumber", "abcdefghijklmno"]
+        return samples.allSatisfy { sample in
+            var copy = Array(sample.utf8)
+            return copy.withUnsafeMutableBytes { raw in
+                unsafeBitCast(sample, to: (UInt64, UInt64).self) == packSmallASCII(UnsafeRawBufferPointer(raw))
+            }
+        }
+        #else
+        false
+        #endif
+    }()
 }

@@ -39,6 +39,14 @@ struct ByteReader {
                 pos &+= 1
                 return UInt64(first)
             }
+            // Two bytes (128 ..< 16,384: the object ids of a graph of a few thousand objects).
+            if pos &+ 1 < end {
+                let second = base.load(fromByteOffset: pos &+ 1, as: UInt8.self)
+                if second < 0x80 {
+                    pos &+= 2
+                    return UInt64(first & 0x7F) | UInt64(second) &<< 7
+                }
+            }
         }
         return try varintSlow()
     }
