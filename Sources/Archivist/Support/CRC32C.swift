@@ -171,12 +171,15 @@ extension CRC32C {
         return p
     }
 
-    /// x^(2^k) modulo the polynomial for k in 0..<32.
+    /// x^(2^k) modulo the polynomial for k in 0..<67, every k an `Int` length in bytes needs
+    /// (3 for the bytes' 8 bits, plus 64). Not 32 entries indexed by k mod 32 as in zlib's
+    /// CRC-32: modulo CRC-32C's polynomial x^(2^32) is x², not x, so that would be wrong from
+    /// 512 MiB on.
     private static let xToThe2k: [UInt32] = {
-        var table = [UInt32](repeating: 0, count: 32)
+        var table = [UInt32](repeating: 0, count: 67)
         var p: UInt32 = 1 << 30  // x^1
         table[0] = p
-        for k in 1..<32 {
+        for k in 1..<67 {
             p = multiplyModP(p, p)
             table[k] = p
         }
@@ -189,7 +192,7 @@ extension CRC32C {
         var k = 3
         var n = UInt64(n)
         while n != 0 {
-            if n & 1 != 0 { p = multiplyModP(xToThe2k[k & 31], p) }
+            if n & 1 != 0 { p = multiplyModP(xToThe2k[k], p) }
             n >>= 1
             k += 1
         }

@@ -35,6 +35,17 @@ import Testing
         }
     }
 
+    /// Lengths of 512 MiB and more need x^(2^k) for k ≥ 32, and modulo CRC-32C's polynomial
+    /// x^(2^32) is x², not x (as modulo zlib's CRC-32): combining in two halves must equal
+    /// combining at once, up to the largest lengths.
+    @Test(arguments: [1 << 28, 1 << 29, (1 << 29) + 12_345, 3 << 30, 1 << 40, Int.max / 2 + 1])
+    func combineOfHugeLengthsEqualsCombiningInHalves(length: Int) {
+        let first = CRC32C.checksum(Array("123456789".utf8))
+        let half = length / 2
+        let inHalves = CRC32C.combine(CRC32C.combine(first, 0, length: half), 0, length: length - half)
+        #expect(CRC32C.combine(first, 0, length: length) == inHalves, "length \(length)")
+    }
+
     /// The interleaved loop against the definition, one bit at a time: every length around the
     /// three-block boundaries, unaligned starts and a nonzero seed.
     @Test(arguments: [0, 1, 7, 8, 9, 63, 767, 768, 769, 775, 776, 1_535, 1_536, 1_537, 2_303, 2_304, 2_305, 10_000, 100_003])
