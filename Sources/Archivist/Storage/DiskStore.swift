@@ -56,8 +56,9 @@ package final class DiskStore: Sendable {
     let clearGate = SharedExclusiveLock()
     let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
     /// A payload in up to three pieces, written one after the other (a `Data` value's archive:
-    /// the bytes before the value, the value, the bytes after it); a tuple rather than an array
-    /// so that a write allocates no list of them.
+    /// the bytes before the value, the value, the bytes after it); a tuple, so that the callers
+    /// build no array (the write gathers them with the entry header into one four-element array
+    /// for `writev`).
     package typealias PayloadPieces = (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
     /// An entry read back: its checked header and its payload.
     package struct Entry: Sendable {
