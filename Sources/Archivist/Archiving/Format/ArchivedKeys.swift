@@ -12,12 +12,16 @@ import Foundation
 struct ArchivedKeys {
     private var base: UnsafeRawPointer
     private var ranges: [(start: Int, count: Int)] = []
+    /// Changes whenever the keys do (not when ``rebase(_:)`` keeps them), so a reader that
+    /// remembers where a key is in the table knows when to look again.
+    private(set) var generation = 0
 
     init(base: UnsafeRawPointer) { self.base = base }
 
     /// Forgets the keys, keeping the table's memory, to read the tables at `base`.
     mutating func removeAll(base: UnsafeRawPointer) {
         self.base = base
+        generation &+= 1
         if !ranges.isEmpty { ranges.removeAll(keepingCapacity: ranges.count <= KeyTable.linearLimit) }
     }
 
@@ -36,6 +40,7 @@ struct ArchivedKeys {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
         ranges.append((raw.baseAddress.map { $0 - base } ?? 0, raw.count))
+        generation &+= 1
     }
 
     mutating func reserveCapacity(_ count: Int) { ranges.reserveCapacity(count) }
