@@ -153,16 +153,25 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// indexes, without asking the key for its `stringValue` and comparing strings. Slot 0
     /// holds the key table's ``ArchivedKeys/generation`` the others were learnt from; slot
     /// `1 + key byte` holds 0 (not seen yet) or 1 + the index the key was last found under.
-    /// `nil` for other keys and for nested records.
+    /// `nil` for other keys and for nested records. Keys whose byte is ``keySlotCount`` or
+    /// more are looked up by name.
     private let keySlots: UnsafeMutablePointer<Int>?
+    /// Whether a key is one byte (else none, or ``keySlots`` is `nil`).
+    private let oneByteKey: Bool
+
+    /// The keys remembered: a reader is made per archive, so its table is small enough to
+    /// clear in a few stores (257 slots cost more to clear than they saved on a one-model
+    /// archive).
+    private static var keySlotCount: Int { 32 }
 
     init(archive: ArchiveDecoder, record: NestedRecord?) {
         self.archive = archive
         self.record = record
+        oneByteKey = MemoryLayout<Key>.size == 1
         if record == nil, _isPOD(Key.self), MemoryLayout<Key>.size <= 1 {
-            let slots = UnsafeMutablePointer<Int>.allocate(capacity: 257)
-            slots.initialize(repeating: 0, count: 257)
-            slots[0] = -1
+            let slots = UnsafeMutablePointer<Int>.allocate(capacity: 1 + Self.keySlotCount)
+            slots.initialize(to: archive.storage.pointee.keys.generation)
+            (slots + 1).initialize(repeating: 0, count: Self.keySlotCount)
             keySlots = slots
         } else {
             keySlots = nil
@@ -178,10 +187,12 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
         guard let slots = keySlots else { return try s.pointee.seek(key.stringValue) }
-        let byte = withUnsafeBytes(of: key) { $0.isEmpty ? 0 : Int($0[0]) }
-        if _slowPath(slots[0] != s.pointee.keys.generation) {
-            slots.update(repeating: 0, count: 257)
-            slots[0] = s.pointee.keys.generation
+        // Not `withUnsafeBytes(of:)`: unspecialized, it was a generic call per field.
+        let byte = oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
+        guard byte < Self.keySlotCount else { return try s.pointee.seek(key.stringValue) }
+        if _slowPath(slots.pointee != s.pointee.keys.generation) {
+            slots.pointee = s.pointee.keys.generation
+            (slots + 1).update(repeating: 0, count: Self.keySlotCount)
         }
         let slot = slots + 1 + byte
         if slot.pointee != 0, try s.pointee.seek(keyIndex: slot.pointee &- 1) { return true }
