@@ -23,12 +23,18 @@ struct CodableArchiveDecoder: Decoder {
         // type serves every model of the archive: making one cost an allocation and two
         // runtime metadata lookups per model.
         let id = ObjectIdentifier(Key.self)
-        for cached in s.pointee.keyedContainers where cached.key == id {
-            return unsafeDowncast(cached.container, to: KeyedContainerCache<Key>.self).container
+        for index in s.pointee.keyedContainers.indices where s.pointee.keyedContainers[index].key == id {
+            let cached = unsafeDowncast(s.pointee.keyedContainers[index].container, to: KeyedContainerCache<Key>.self)
+            if cached.learnsKeys { return cached.container }
+            // The second model with these keys: one that remembers key indexes pays off now
+            // (for the first, as in a one-model archive, it cost more than it saved).
+            let learning = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)), learnsKeys: true)
+            s.pointee.keyedContainers[index].container = learning
+            return learning.container
         }
         let container = KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
         if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
-            s.pointee.keyedContainers.append((id, KeyedContainerCache(container)))
+            s.pointee.keyedContainers.append((id, KeyedContainerCache(container, learnsKeys: false)))
         }
         return container
     }
@@ -46,9 +52,15 @@ struct CodableArchiveDecoder: Decoder {
 /// A keyed container of the current record, kept by the decoder for the next model with the
 /// same coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``).
 final class KeyedContainerCache<Key: CodingKey> {
+    /// Whether the container's reader remembers key indexes (see `KeyedReader`). First, so
+    /// its offset does not depend on `Key`.
+    let learnsKeys: Bool
     let container: KeyedDecodingContainer<Key>
 
-    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    init(_ container: KeyedDecodingContainer<Key>, learnsKeys: Bool) {
+        self.learnsKeys = learnsKeys
+        self.container = container
+    }
 }
 
 /// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
@@ -153,8 +165,8 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// indexes, without asking the key for its `stringValue` and comparing strings. Slot 0
     /// holds the key table's ``ArchivedKeys/generation`` the others were learnt from; slot
     /// `1 + key byte` holds 0 (not seen yet) or 1 + the index the key was last found under.
-    /// `nil` for other keys and for nested records. Keys whose byte is ``keySlotCount`` or
-    /// more are looked up by name.
+    /// `nil` for other keys, for nested records and for a reader that does not learn keys.
+    /// Keys whose byte is ``keySlotCount`` or more are looked up by name.
     private let keySlots: UnsafeMutablePointer<Int>?
     /// Whether a key is one byte (else none, or ``keySlots`` is `nil`).
     private let oneByteKey: Bool
@@ -164,11 +176,13 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// archive).
     private static var keySlotCount: Int { 32 }
 
-    init(archive: ArchiveDecoder, record: NestedRecord?) {
+    /// A reader of `record`, or of the current record if `nil`; `learnsKeys` (for the current
+    /// record only) makes it remember key indexes.
+    init(archive: ArchiveDecoder, record: NestedRecord?, learnsKeys: Bool = false) {
         self.archive = archive
         self.record = record
         oneByteKey = MemoryLayout<Key>.size == 1
-        if record == nil, _isPOD(Key.self), MemoryLayout<Key>.size <= 1 {
+        if learnsKeys, record == nil, _isPOD(Key.self), MemoryLayout<Key>.size <= 1 {
             let slots = UnsafeMutablePointer<Int>.allocate(capacity: 1 + Self.keySlotCount)
             slots.initialize(to: archive.storage.pointee.keys.generation)
             (slots + 1).initialize(repeating: 0, count: Self.keySlotCount)
