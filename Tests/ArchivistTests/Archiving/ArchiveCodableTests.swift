@@ -44,6 +44,62 @@ final class Note: Codable, Archivable {
     init(text: String) { self.text = text }
 }
 
+/// Optional fields are left out when nil, so archives of this one model have different key
+/// tables, and one record may lack a key the record before it used.
+struct SparseFields: Codable, Archivable, Equatable {
+    var a: Int?
+    var b: String?
+    var c: Bool?
+}
+
+/// Decodes its fields in the reverse of the order it encodes them, with enum keys (`Reversed`)
+/// or with keys that are not plain values (`Named`, a `String` inside).
+struct ReorderedFields: Codable, Archivable, Equatable {
+    var first: Int
+    var second: String
+    var third: Double?
+
+    enum Reversed: String, CodingKey { case first, second, third }
+
+    struct Named: CodingKey {
+        var stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+        init(first: Int, second: String, third: Double?) {
+        self.first = first
+        self.second = second
+        self.third = third
+    }
+
+    init(from decoder: any Decoder) throws {
+        if usesNamedKeys(decoder) {
+            let container = try decoder.container(keyedBy: Named.self)
+            third = try container.decodeIfPresent(Double.self, forKey: Named(stringValue: "third"))
+            second = try container.decode(String.self, forKey: Named(stringValue: "second"))
+            first = try container.decode(Int.self, forKey: Named(stringValue: "first"))
+        } else {
+            let container = try decoder.container(keyedBy: Reversed.self)
+            third = try container.decodeIfPresent(Double.self, forKey: .third)
+            second = try container.decode(String.self, forKey: .second)
+            first = try container.decode(Int.self, forKey: .first)
+        }
+        // Named keys for odd values of `first`, enum keys for even ones.
+        func usesNamedKeys(_ decoder: any Decoder) -> Bool {
+            (try? decoder.container(keyedBy: Reversed.self).decode(Int.self, forKey: .first)).map { $0 % 2 != 0 } ?? false
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Reversed.self)
+        try container.encode(first, forKey: .first)
+        try container.encode(second, forKey: .second)
+        try container.encodeIfPresent(third, forKey: .third)
+    }
+}
+
 /// Codable inheritance through `superEncoder`/`superDecoder`.
 class Base: Codable {
     var id: Int
@@ -94,6 +150,46 @@ final class Derived: Base, Archivable {
         let note = Note(text: "shared")
         let copy = try Archive.decode([Note].self, from: Archive.encode([note, note]))
         #expect(copy[0] === copy[1])
+    }
+
+    @Test func fieldsAreFoundWhateverTheKeyTable() throws {
+        let values = [
+            SparseFields(a: nil, b: "x", c: nil), SparseFields(a: 1, b: "y", c: true),
+            SparseFields(a: 2, b: nil, c: false), SparseFields(),
+        ]
+        let sequence = values + values.reversed()
+        // One archive each: a key table holds only the keys its value uses (`b` is key 0,
+        // then key 1), and archives decode one after another on the same thread's decoder.
+        for value in sequence {
+            #expect(try Archive.decode(SparseFields.self, from: Archive.encode(value)) == value)
+        }
+        // One archive: records lack keys the records before them used, and have new ones.
+        #expect(try Archive.decode([SparseFields].self, from: Archive.encode(sequence)) == sequence)
+    }
+
+    @Test func fieldsDecodeInAnyOrderWithAnyKeys() throws {
+        let values = (0..<6).map { ReorderedFields(first: $0, second: "s\($0)", third: $0 % 3 == 0 ? nil : Double($0)) }
+        #expect(try Archive.decode([ReorderedFields].self, from: Archive.encode(values)) == values)
+        for value in values {
+            #expect(try Archive.decode(ReorderedFields.self, from: Archive.encode(value)) == value)
+        }
+    }
+
+    @Test func aMissingFieldStillThrowsKeyNotFound() throws {
+        // `b` is in the key table (the first records have it) but not in the last record; from
+        // the second model on, the decoder looks keys up by the index they were found under.
+        let data = try Archive.encode([
+            SparseFields(a: 1, b: "x", c: nil), SparseFields(a: 2, b: "y", c: nil), SparseFields(a: 3, b: nil, c: nil),
+        ])
+        struct NeedsB: Codable, Archivable {
+            static var archiveTypeName: String { SparseFields.archiveTypeName }
+            var a: Int
+            var b: String
+        }
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode([NeedsB].self, from: data) }
+        #expect(error?.code == .keyNotFound)
+        let first = try Archive.decode([SparseFields].self, from: data)
+        #expect(first.map(\.b) == ["x", "y", nil])
     }
 
     @Test func superEncoderRoundTrips() throws {

@@ -23,12 +23,18 @@ struct CodableArchiveDecoder: Decoder {
         // type serves every model of the archive: making one cost an allocation and two
         // runtime metadata lookups per model.
         let id = ObjectIdentifier(Key.self)
-        for cached in s.pointee.keyedContainers where cached.key == id {
-            return unsafeDowncast(cached.container, to: KeyedContainerCache<Key>.self).container
+        for index in s.pointee.keyedContainers.indices where s.pointee.keyedContainers[index].key == id {
+            let cached = unsafeDowncast(s.pointee.keyedContainers[index].container, to: KeyedContainerCache<Key>.self)
+            if cached.learnsKeys { return cached.container }
+            // The second model with these keys: one that remembers key indexes pays off now
+            // (for the first, as in a one-model archive, it cost more than it saved).
+            let learning = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)), learnsKeys: true)
+            s.pointee.keyedContainers[index].container = learning
+            return learning.container
         }
         let container = KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
         if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
-            s.pointee.keyedContainers.append((id, KeyedContainerCache(container)))
+            s.pointee.keyedContainers.append((id, KeyedContainerCache(container, learnsKeys: false)))
         }
         return container
     }
@@ -46,9 +52,15 @@ struct CodableArchiveDecoder: Decoder {
 /// A keyed container of the current record, kept by the decoder for the next model with the
 /// same coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``).
 final class KeyedContainerCache<Key: CodingKey> {
+    /// Whether the container's reader remembers key indexes (see `KeyedReader`). First, so
+    /// its offset does not depend on `Key`.
+    let learnsKeys: Bool
     let container: KeyedDecodingContainer<Key>
 
-    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    init(_ container: KeyedDecodingContainer<Key>, learnsKeys: Bool) {
+        self.learnsKeys = learnsKeys
+        self.container = container
+    }
 }
 
 /// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
@@ -139,10 +151,102 @@ extension ArchiveDecoder {
     }
 }
 
-struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// A keyed container's reader. A class, not a struct: the standard library's container box
+/// copies its reader through the value witnesses for every field it decodes, and a copy of a
+/// class is one retain, where a struct of two references was two retains and two releases
+/// behind two witness calls (about a seventh of decoding a model of primitive fields).
+final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let archive: ArchiveDecoder
     let record: NestedRecord?
     var codingPath: [any CodingKey] { [] }
+
+    /// Where each key is in the archive's key table, for keys of one byte or none that are
+    /// plain values (a synthesized `CodingKeys` enum): a field is then found by comparing key
+    /// indexes, without asking the key for its `stringValue` and comparing strings. Slot 0
+    /// holds the key table's ``ArchivedKeys/generation`` the others were learnt from; slot
+    /// `1 + key byte` holds 0 (not seen yet) or 1 + the index the key was last found under.
+    /// `nil` for other keys, for nested records and for a reader that does not learn keys.
+    /// Keys whose byte is ``keySlotCount`` or more are looked up by name.
+    private let keySlots: UnsafeMutablePointer<Int>?
+    /// Whether a key is one byte (else none, or ``keySlots`` is `nil`).
+    private let oneByteKey: Bool
+
+    /// The keys remembered: a reader is made per archive, so its table is small enough to
+    /// clear in a few stores (257 slots cost more to clear than they saved on a one-model
+    /// archive).
+    private static var keySlotCount: Int { 32 }
+
+    /// A reader of `record`, or of the current record if `nil`; `learnsKeys` (for the current
+    /// record only) makes it remember key indexes.
+    init(archive: ArchiveDecoder, record: NestedRecord?, learnsKeys: Bool = false) {
+        self.archive = archive
+        self.record = record
+        oneByteKey = MemoryLayout<Key>.size == 1
+        if learnsKeys, record == nil, _isPOD(Key.self), MemoryLayout<Key>.size <= 1 {
+            let slots = UnsafeMutablePointer<Int>.allocate(capacity: 1 + Self.keySlotCount)
+            slots.initialize(to: archive.storage.pointee.keys.generation)
+            (slots + 1).initialize(repeating: 0, count: Self.keySlotCount)
+            keySlots = slots
+        } else {
+            keySlots = nil
+        }
+    }
+
+    deinit { keySlots?.deallocate() }
+
+    /// Positions the reader at the value of `key` in the current record (not a nested one);
+    /// false if it has no such field. A key seen before is looked for by its index; when that
+    /// misses (or the key is new) the name decides, as in ``DecoderStorage/seek(_:)``, so the
+    /// answer is the same unless a hostile record holds two fields of one name.
+    @inline(__always)
+    private func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
+        guard let slots = keySlots else { return try s.pointee.seek(key.stringValue) }
+        // Not `withUnsafeBytes(of:)`: unspecialized, it was a generic call per field.
+        let byte = oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
+        guard byte < Self.keySlotCount else { return try s.pointee.seek(key.stringValue) }
+        if _slowPath(slots.pointee != s.pointee.keys.generation) {
+            slots.pointee = s.pointee.keys.generation
+            (slots + 1).update(repeating: 0, count: Self.keySlotCount)
+        }
+        let slot = slots + 1 + byte
+        if slot.pointee != 0, try s.pointee.seek(keyIndex: slot.pointee &- 1) { return true }
+        return try s.pointee.seek(key.stringValue, learning: slot)
+    }
+
+    /// Reads a primitive field of the current record; nested records take ``field(_:_:)``.
+    @inline(__always)
+    private func primitive<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
+        guard record == nil else { return try field(key) { try $0.decodePrimitive(P.self, forKey: $1) } }
+        let s = archive.storage
+        guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
+        do {
+            let value = try P.read(from: &s.pointee.reader)
+            s.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key.stringValue)
+        }
+    }
+
+    /// Reads an optional primitive field of the current record (`nil` when absent or null).
+    @inline(__always)
+    private func primitiveIfPresent<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
+        guard record == nil else { return try field(key) { try $0.decodePrimitiveIfPresent(P.self, forKey: $1) } }
+        let s = archive.storage
+        guard try seek(key, s) else { return nil }
+        if try s.pointee.reader.peekByte() == ArchiveTag.null {
+            s.pointee.reader.pos += 1
+            s.pointee.fieldDone()
+            return nil
+        }
+        do {
+            let value = try P.read(from: &s.pointee.reader)
+            s.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key.stringValue)
+        }
+    }
 
     @inline(__always)
     private func scoped<R>(_ body: () throws -> R) throws -> R {
@@ -151,8 +255,8 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// Runs `body` with the decoder and the field's name, in the nested record if this is one.
-    /// `body` captures nothing: a closure that captured `self` copied this generic struct
-    /// through its value witnesses (a metadata lookup) on every field.
+    /// `body` captures nothing: a closure that captured `self` when this was a struct copied
+    /// it through its value witnesses (a metadata lookup) on every field.
     @inline(__always)
     private func field<R>(_ key: Key, _ body: (ArchiveDecoder, String) throws -> R) throws -> R {
         let name = key.stringValue
@@ -170,7 +274,15 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        try field(key) { archive, name in
+        if record == nil {
+            let s = archive.storage
+            guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
+            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
+            s.pointee.reader.pos += 1
+            s.pointee.fieldDone()
+            return true
+        }
+        return try field(key) { archive, name in
             let s = archive.storage
             guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
             guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
@@ -181,65 +293,76 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try field(key) { try $0.decodePrimitive(Bool.self, forKey: $1) }
+        try primitive(Bool.self, key)
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try field(key) { try $0.decodePrimitive(String.self, forKey: $1) }
+        try primitive(String.self, key)
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try field(key) { try $0.decodePrimitive(Double.self, forKey: $1) }
+        try primitive(Double.self, key)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try field(key) { try $0.decodePrimitive(Float.self, forKey: $1) }
+        try primitive(Float.self, key)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try field(key) { try $0.decodePrimitive(Int.self, forKey: $1) }
+        try primitive(Int.self, key)
     }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try field(key) { try $0.decodePrimitive(Int8.self, forKey: $1) }
+        try primitive(Int8.self, key)
     }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try field(key) { try $0.decodePrimitive(Int16.self, forKey: $1) }
+        try primitive(Int16.self, key)
     }
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try field(key) { try $0.decodePrimitive(Int32.self, forKey: $1) }
+        try primitive(Int32.self, key)
     }
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try field(key) { try $0.decodePrimitive(Int64.self, forKey: $1) }
+        try primitive(Int64.self, key)
     }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try field(key) { try $0.decodePrimitive(UInt.self, forKey: $1) }
+        try primitive(UInt.self, key)
     }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try field(key) { try $0.decodePrimitive(UInt8.self, forKey: $1) }
+        try primitive(UInt8.self, key)
     }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try field(key) { try $0.decodePrimitive(UInt16.self, forKey: $1) }
+        try primitive(UInt16.self, key)
     }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try field(key) { try $0.decodePrimitive(UInt32.self, forKey: $1) }
+        try primitive(UInt32.self, key)
     }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try field(key) { try $0.decodePrimitive(UInt64.self, forKey: $1) }
+        try primitive(UInt64.self, key)
     }
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try field(key) { try $0.decodePrimitiveIfPresent(Bool.self, forKey: $1) }
+        try primitiveIfPresent(Bool.self, key)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try field(key) { try $0.decodePrimitiveIfPresent(String.self, forKey: $1) }
+        try primitiveIfPresent(String.self, key)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try field(key) { try $0.decodePrimitiveIfPresent(Double.self, forKey: $1) }
+        try primitiveIfPresent(Double.self, key)
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try field(key) { try $0.decodePrimitiveIfPresent(Int.self, forKey: $1) }
+        try primitiveIfPresent(Int.self, key)
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try field(key) { try $0.decodePrimitiveIfPresent(Int64.self, forKey: $1) }
+        try primitiveIfPresent(Int64.self, key)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try field(key) { archive, name in
+        if record == nil {
+            let s = archive.storage
+            guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
+            do {
+                let value = try archive.readDecodable(T.self)
+                s.pointee.fieldDone()
+                return value
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: key.stringValue)
+            }
+        }
+        return try field(key) { archive, name in
             let s = archive.storage
             guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
             do {
@@ -253,7 +376,23 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try field(key) { archive, name in
+        if record == nil {
+            let s = archive.storage
+            guard try seek(key, s) else { return nil }
+            if try s.pointee.reader.peekByte() == ArchiveTag.null {
+                s.pointee.reader.pos += 1
+                s.pointee.fieldDone()
+                return nil
+            }
+            do {
+                let value = try archive.readDecodable(T.self)
+                s.pointee.fieldDone()
+                return value
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: key.stringValue)
+            }
+        }
+        return try field(key) { archive, name in
             let s = archive.storage
             guard try s.pointee.seek(name) else { return nil }
             if try s.pointee.reader.peekByte() == ArchiveTag.null {
@@ -306,6 +445,49 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
             s.pointee.fieldDone()
             return SlotDecoder(archive: archive, start: start, end: s.pointee.reader.pos)
         }
+    }
+}
+
+extension DecoderStorage {
+    /// Positions the reader at the value of the field whose key is entry `index` of the key
+    /// table in the open record; false if absent. The same reads and errors as ``seek(_:)``
+    /// with that entry's name, when the name is in the table once.
+    @inline(__always)
+    mutating func seek(keyIndex index: Int) throws -> Bool {
+        if _slowPath(frame.mode != .keyed) { try openRecord() }
+        if frame.cursor < frame.end {
+            reader.pos = frame.cursor
+            if try reader.index(below: keys.count, "key index") == index { return true }
+        }
+        reader.pos = frame.fieldsStart
+        while reader.pos < frame.end {
+            if try reader.index(below: keys.count, "key index") == index { return true }
+            try reader.skipValue()
+        }
+        return false
+    }
+
+    /// ``seek(_:)``, which also stores 1 + the index of the key it finds in `slot`.
+    mutating func seek(_ key: String, learning slot: UnsafeMutablePointer<Int>) throws -> Bool {
+        if _slowPath(frame.mode != .keyed) { try openRecord() }
+        if frame.cursor < frame.end {
+            reader.pos = frame.cursor
+            let index = try reader.index(below: keys.count, "key index")
+            if keys.matches(index, key) {
+                slot.pointee = index &+ 1
+                return true
+            }
+        }
+        reader.pos = frame.fieldsStart
+        while reader.pos < frame.end {
+            let index = try reader.index(below: keys.count, "key index")
+            if keys.matches(index, key) {
+                slot.pointee = index &+ 1
+                return true
+            }
+            try reader.skipValue()
+        }
+        return false
     }
 }
 

@@ -20,12 +20,16 @@ struct ArchivedKeys {
 
     private var base: UnsafeRawPointer
     private var entries: [Entry] = []
+    /// Changes whenever the keys do (not when ``rebase(_:)`` keeps them), so a reader that
+    /// remembers where a key is in the table knows when to look again.
+    private(set) var generation = 0
 
     init(base: UnsafeRawPointer) { self.base = base }
 
     /// Forgets the keys, keeping the table's memory, to read the tables at `base`.
     mutating func removeAll(base: UnsafeRawPointer) {
         self.base = base
+        generation &+= 1
         if !entries.isEmpty { entries.removeAll(keepingCapacity: entries.count <= KeyTable.linearLimit) }
     }
 
@@ -47,6 +51,7 @@ struct ArchivedKeys {
         entries.append(Entry(
             start: raw.baseAddress.map { $0 - base } ?? 0, count: raw.count,
             bits: ascii ? Self.smallStringBits(raw) : Self.noString))
+        generation &+= 1
     }
 
     mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
@@ -82,40 +87,10 @@ struct ArchivedKeys {
     /// small-string form.
     private static let noString: (UInt64, UInt64) = (0, 0)
 
-    /// The two words of a small `String` holding the ASCII bytes `raw`: the bytes from the
-    /// first word's low byte on, and the second word's top byte the small-ASCII flags (0xE)
-    /// and the count. ``noString`` for keys over 15 bytes, or where strings are not laid out
-    /// so (checked once against a literal), so the compare falls back to the bytes.
+    /// The two words of a small `String` holding the ASCII bytes `raw` (``SmallASCIIString``),
+    /// or ``noString`` for keys over 15 bytes or where strings are not laid out so, which makes
+    /// the compare fall back to the bytes.
     private static func smallStringBits(_ raw: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        guard raw.count <= 15, smallStringLayoutHolds else { return noString }
-        return packSmallASCII(raw)
+        SmallASCIIString.bits(raw) ?? noString
     }
-
-    private static func packSmallASCII(_ raw: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        for (i, byte) in raw.enumerated() {
-            if i < 8 {
-                low |= UInt64(byte) &<< UInt64(8 * i)
-            } else {
-                high |= UInt64(byte) &<< UInt64(8 * (i - 8))
-            }
-        }
-        return (low, high | (0xE0 | UInt64(raw.count)) &<< 56)
-    }
-
-    /// Whether this platform lays out small ASCII strings as ``packSmallASCII(_:)`` assumes.
-    private static let smallStringLayoutHolds: Bool = {
-        #if arch(x86_64) || arch(arm64)
-        let samples = ["", "id", "pkNumber", "abcdefghijklmno"]
-        return samples.allSatisfy { sample in
-            var copy = Array(sample.utf8)
-            return copy.withUnsafeMutableBytes { raw in
-                unsafeBitCast(sample, to: (UInt64, UInt64).self) == packSmallASCII(UnsafeRawBufferPointer(raw))
-            }
-        }
-        #else
-        false
-        #endif
-    }()
 }
