@@ -62,13 +62,30 @@ static void fill_shift_table(uint32_t table[4][256], size_t length) {
 }
 
 static int cpu_has_crc32c(void);
+static int cpu_has_carryless(void);
 static void setup_vector_folding(void);
+
+/// x^(8·2^k) modulo the polynomial for k in 0..<64: the factors `archivist_crc32c_shift_carryless`
+/// multiplies by, one per set bit of a length in bytes.
+static uint32_t byte_powers[64];
+static int carryless_present;
 
 static void setup(void) {
     fill_shift_table(shift_long, CRC32C_LONG);
     fill_shift_table(shift_short, CRC32C_SHORT);
     hardware_present = cpu_has_crc32c();
     setup_vector_folding();
+    uint32_t power = x_to_the_n_mod_p(8);
+    for (int k = 0; k < 64; k++) {
+        byte_powers[k] = power;
+        power = multiply_mod_p(power, power);
+    }
+    carryless_present = hardware_present && cpu_has_carryless();
+}
+
+bool archivist_crc32c_carryless_available(void) {
+    pthread_once(&setup_once, setup);
+    return carryless_present != 0;
 }
 
 bool archivist_crc32c_hardware_available(void) {
@@ -89,6 +106,23 @@ static int cpu_has_crc32c(void) {
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
     return (ecx & bit_SSE4_2) != 0;
 }
+
+static int cpu_has_carryless(void) {
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    return (ecx & (1u << 1)) != 0; // PCLMULQDQ
+}
+
+#define CARRYLESS_TARGET __attribute__((target("pclmul,sse4.2")))
+#define CRC32C_HAVE_CARRYLESS 1
+
+/// The carry-less product of two 32-bit polynomials (at most 63 bits).
+CARRYLESS_TARGET static inline uint64_t carryless_product(uint32_t a, uint32_t b) {
+    __m128i product = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0x00);
+    return (uint64_t)_mm_cvtsi128_si64(product);
+}
+
+CARRYLESS_TARGET static inline uint32_t crc_u32_carryless(uint32_t crc, uint32_t value) { return _mm_crc32_u32(crc, value); }
 
 CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return _mm_crc32_u64(crc, value); }
 CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
@@ -201,6 +235,30 @@ static int cpu_has_crc32c(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 
 static int cpu_has_crc32c(void) { return 0; }
 #endif
 
+#if defined(__APPLE__)
+// Every Apple arm64 CPU has the cryptography extension's PMULL.
+static int cpu_has_carryless(void) { return 1; }
+#elif defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1 << 4)
+#endif
+static int cpu_has_carryless(void) { return (getauxval(AT_HWCAP) & HWCAP_PMULL) != 0; }
+#else
+static int cpu_has_carryless(void) { return 0; }
+#endif
+
+#include <arm_neon.h>
+#define CARRYLESS_TARGET __attribute__((target("crc,aes")))
+#define CRC32C_HAVE_CARRYLESS 1
+
+/// The carry-less product of two 32-bit polynomials (at most 63 bits).
+CARRYLESS_TARGET static inline uint64_t carryless_product(uint32_t a, uint32_t b) {
+    return (uint64_t)vmull_p64((poly64_t)a, (poly64_t)b);
+}
+
+CARRYLESS_TARGET static inline uint32_t crc_u32_carryless(uint32_t crc, uint32_t value) { return __crc32cw(crc, value); }
+
 #define FOLD_MINIMUM SIZE_MAX
 static const int vector_folding_present = 0;
 static void setup_vector_folding(void) {}
@@ -213,7 +271,36 @@ CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
 
 #else
 static int cpu_has_crc32c(void) { return 0; }
+static int cpu_has_carryless(void) { return 0; }
 static void setup_vector_folding(void) {}
+#endif
+
+// MARK: - Shifting a register by a number of bytes
+
+#if CRC32C_HAVE_CARRYLESS
+/// a·b modulo the polynomial, in reflected order. The reflected carry-less product of two
+/// 32-bit values sits one bit low in a 64-bit word whose top bit is x^0, hence the shift. Its
+/// high half is then the x^0…x^31 part as it stands; its low half L stands for L·x^32, which a
+/// `crc32` instruction from a zero register (no inversions) reduces modulo the polynomial.
+CARRYLESS_TARGET static inline uint32_t multiply_carryless(uint32_t a, uint32_t b) {
+    uint64_t product = carryless_product(a, b) << 1;
+    return crc_u32_carryless(0, (uint32_t)product) ^ (uint32_t)(product >> 32);
+}
+
+CARRYLESS_TARGET uint32_t archivist_crc32c_shift_carryless(uint32_t crc, uint64_t length) {
+    pthread_once(&setup_once, setup); // the powers
+    for (int k = 0; length; k++, length >>= 1)
+        if (length & 1) crc = multiply_carryless(byte_powers[k], crc);
+    return crc;
+}
+#else
+uint32_t archivist_crc32c_shift_carryless(uint32_t crc, uint64_t length) {
+    // Never called: archivist_crc32c_carryless_available() is false here. Correct anyway.
+    pthread_once(&setup_once, setup);
+    for (int k = 0; length; k++, length >>= 1)
+        if (length & 1) crc = multiply_mod_p(byte_powers[k], crc);
+    return crc;
+}
 #endif
 
 // MARK: - The checksum

@@ -147,8 +147,26 @@ extension CRC32C {
     /// let whole = CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count)
     /// ```
     ///
+    /// The multiplication runs on the CPU's carry-less multiply where it has one (PCLMULQDQ on
+    /// x86_64, PMULL on arm64, next to the CRC-32C instructions; asked once per process): one
+    /// multiply and one `crc32` per set bit of `length`, about 20 ns, against about 1 µs for
+    /// ``softwareCombine(_:_:length:)``.
+    ///
     /// - Complexity: O(log `length`).
     public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
+        guard length > 0 else { return first }
+        guard usesCarrylessMultiply else { return softwareCombine(first, second, length: length) }
+        return archivist_crc32c_shift_carryless(first, UInt64(length)) ^ second
+    }
+
+    /// Whether ``combine(_:_:length:)`` runs on the CPU's carry-less multiply.
+    package static let usesCarrylessMultiply = archivist_crc32c_carryless_available()
+
+    /// ``combine(_:_:length:)`` in software, on every CPU: the fallback, and the reference the
+    /// carry-less version is tested against.
+    ///
+    /// - Complexity: O(log `length`).
+    package static func softwareCombine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
         guard length > 0 else { return first }
         return multiplyModP(xToThe8nModP(length), first) ^ second
     }

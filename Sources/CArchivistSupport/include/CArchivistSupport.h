@@ -48,6 +48,18 @@ bool archivist_crc32c_hardware_available(void);
 /// the instructions this traps with an illegal instruction.
 uint32_t archivist_crc32c_hardware(uint32_t seed, const void *bytes, size_t count);
 
+/// Whether this CPU has a carry-less multiply (PCLMULQDQ on x86_64, PMULL on arm64) next to
+/// its CRC-32C instructions, so `archivist_crc32c_shift_carryless` can run.
+bool archivist_crc32c_carryless_available(void);
+
+/// `crc` multiplied by x^(8·`length`) modulo the Castagnoli polynomial (reflected bit order):
+/// a checksum moved past `length` further bytes, the core of `crc32_combine`. One carry-less
+/// multiplication per set bit of `length` (by a precomputed x^(8·2^k)), each reduced with one
+/// `crc32` instruction.
+///
+/// Call only after `archivist_crc32c_carryless_available()` returned true.
+uint32_t archivist_crc32c_shift_carryless(uint32_t crc, uint64_t length);
+
 #ifdef __cplusplus
 }
 #endif

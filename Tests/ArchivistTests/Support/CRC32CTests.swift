@@ -32,6 +32,8 @@ import Testing
             let b = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
             #expect(CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
                     "seed 7, length \(length)")
+            #expect(CRC32C.softwareCombine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
+                    "software, seed 7, length \(length)")
         }
     }
 
@@ -44,6 +46,27 @@ import Testing
         let half = length / 2
         let inHalves = CRC32C.combine(CRC32C.combine(first, 0, length: half), 0, length: length - half)
         #expect(CRC32C.combine(first, 0, length: length) == inHalves, "length \(length)")
+        let softwareInHalves = CRC32C.softwareCombine(CRC32C.softwareCombine(first, 0, length: half), 0, length: length - half)
+        #expect(CRC32C.softwareCombine(first, 0, length: length) == softwareInHalves, "software, length \(length)")
+        #expect(softwareInHalves == inHalves, "length \(length)")
+    }
+
+    /// The carry-less multiply against the software path: random registers over every bit
+    /// position of the length (each set bit is one multiplication by a precomputed power),
+    /// random lengths, and the ends of the range.
+    @Test(.enabled(if: CRC32C.usesCarrylessMultiply))
+    func carrylessCombineMatchesSoftware() {
+        var rng = SplitMix64(seed: 41)
+        var lengths = [1, 2, 3, 255, 256, 4_096, 102_400, 102_437, 1 << 29, (1 << 32) - 1, 1 << 32, Int.max, Int.max - 1]
+        lengths += (0..<63).map { 1 << $0 }
+        lengths += (0..<200).map { _ in Int.random(in: 1...Int.max, using: &rng) >> Int.random(in: 0...62, using: &rng) }
+        for length in lengths where length > 0 {
+            for first in [0, 1, 0x8000_0000, UInt32.max, UInt32.random(in: 0...UInt32.max, using: &rng)] as [UInt32] {
+                let second = UInt32.random(in: 0...UInt32.max, using: &rng)
+                #expect(CRC32C.combine(first, second, length: length) == CRC32C.softwareCombine(first, second, length: length),
+                        "seed 41, first \(first), length \(length)")
+            }
+        }
     }
 
     /// The interleaved loop against the definition, one bit at a time: every length around the
