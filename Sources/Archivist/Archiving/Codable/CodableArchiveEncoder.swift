@@ -290,7 +290,7 @@ struct SlotEncoder: Encoder {
 }
 
 /// A Codable value the archive writes as a conditional reference to an object (``BackReference``),
-/// found by ``CodableKinds`` once per type rather than by its `encode(to:)` casting the
+/// found by ``CodableTypeKinds`` once per type rather than by its `encode(to:)` casting the
 /// `Encoder` back to ``CodableArchiveEncoder`` for every value.
 protocol CodableReferenceWriting {
     /// The referenced object, or `nil`.
@@ -315,7 +315,7 @@ extension CodableArchiveEncoder {
 /// once per encoder rather than once per value: the cast that fails, as it does for every
 /// ``BackReference`` and plain Codable struct, walks the conformance cache each time (about
 /// 400 instructions).
-struct CodableKinds {
+struct CodableTypeKinds {
     enum Kind {
         /// Written through its `Archivable` conformance.
         case archivable(any Archivable.Type)
@@ -352,6 +352,6 @@ struct CodableKinds {
     }
 }
 
-/// Marks `Optional`, for ``CodableKinds``.
+/// Marks `Optional`, for ``CodableTypeKinds``.
 protocol OptionalMarker {}
 extension Optional: OptionalMarker {}
