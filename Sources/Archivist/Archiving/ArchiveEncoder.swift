@@ -207,14 +207,29 @@ extension ArchiveEncoder {
     /// identity and type names), otherwise as an anonymous value of its own.
     func writeEncodable<T: Encodable>(_ value: T) throws {
         if CodablePrimitives.write(value, to: &storage.pointee.out) { return }
-        if let archivable = value as? any Archivable {
-            try write(archivable)
-            return
+        switch storage.pointee.codableKinds.kind(of: T.self) {
+        case .archivable(let type):
+            // T is `type`: the cast is the identity, without a conformance lookup per value.
+            func write<A: Archivable>(as _: A.Type) throws { try self.write(unsafeBitCast(value, to: A.self)) }
+            try write(as: type)
+        case .reference(let type):
+            func object<R: CodableReferenceWriting>(as _: R.Type) -> AnyObject? { unsafeBitCast(value, to: R.self).referencedObject }
+            let saved = try storage.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
+            defer { storage.pointee.leaveValue(saved) }
+            try CodableArchiveEncoder.writeReference(object(as: type), archive: self, target: .frame(id: storage.pointee.frame.id))
+            try storage.pointee.finishValue()
+        case .dynamic:
+            if let archivable = value as? any Archivable {
+                try write(archivable)
+                return
+            }
+            fallthrough
+        case .plain:
+            let saved = try storage.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
+            defer { storage.pointee.leaveValue(saved) }
+            try value.encode(to: CodableArchiveEncoder(archive: self, target: .frame(id: storage.pointee.frame.id)))
+            try storage.pointee.finishValue()
         }
-        let saved = try storage.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
-        defer { storage.pointee.leaveValue(saved) }
-        try value.encode(to: CodableArchiveEncoder(archive: self, target: .frame(id: storage.pointee.frame.id)))
-        try storage.pointee.finishValue()
     }
 
     /// The target for a container requested from an `Encoder` at `target`: the frame's own

@@ -38,6 +38,8 @@ struct EncoderStorage {
     var nextID = 1
 
     var keys = KeyTable()
+    /// How `writeEncodable` writes each Codable type it met (see ``CodableTypeKinds``).
+    var codableKinds = CodableTypeKinds()
     var typeIndex: [ObjectIdentifier: Int] = [:]
     /// The type table (`..<typeCount`), then, like ``KeyTable``'s keys, the previous
     /// archive's further entries, kept by a reused encoder as the guess for the next one.

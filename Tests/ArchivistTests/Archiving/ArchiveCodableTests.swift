@@ -131,7 +131,27 @@ final class Derived: Base, Archivable {
     }
 }
 
+/// A Codable field of a class type that is not `Archivable` whose values are (`Derived`),
+/// read back with the values' dynamic type.
+struct BaseHolder: Codable, Archivable {
+    var items: [Base]
+    init(items: [Base]) { self.items = items }
+    init(from decoder: any Decoder) throws {
+        items = try decoder.container(keyedBy: CodingKeys.self).decode([Derived].self, forKey: .items)
+    }
+}
+
 @Suite struct ArchiveCodableTests {
+    @Test func archivableSubclassOfPlainCodableClassKeepsIdentity() throws {
+        // The field's static type says "plain Codable"; each value is still written through
+        // its `Archivable` conformance, as one shared object.
+        let derived = Derived(id: 7, extra: "shared")
+        let data = try Archive.encode(BaseHolder(items: [derived, derived, derived]))
+        let items = try Archive.decode(BaseHolder.self, from: data).items.compactMap { $0 as? Derived }
+        #expect(items.count == 3)
+        #expect(items.allSatisfy { $0 === items[0] && $0.extra == "shared" && $0.id == 7 })
+    }
+
     @Test func codableValuesRoundTrip() throws {
         let value = CodableKinds()
         let copy = try Archive.decode(CodableKinds.self, from: Archive.encode(value))

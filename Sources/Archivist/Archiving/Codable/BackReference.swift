@@ -32,14 +32,16 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
     ///
     /// - Throws: ``ArchiveError`` with code `limitExceeded(.objectCount)`.
     public func encode(to encoder: any Encoder) throws {
-        if let codable = encoder as? CodableArchiveEncoder, let object = box.object {
-            try CodableWriter(archive: codable.archive, target: codable.target).beginSingle()
-            try codable.archive.storage.pointee.writeConditionalReference(object)
+        if let codable = encoder as? CodableArchiveEncoder {
+            try CodableArchiveEncoder.writeReference(box.object, archive: codable.archive, target: codable.target)
         } else {
             var container = encoder.singleValueContainer()
             try container.encodeNil()
         }
     }
+
+    /// The object, read without the `Encoder` round trip (see ``CodableReferenceWriting``).
+    var referencedObject: AnyObject? { box.object }
 
     /// Reads the reference; the object is assigned when the whole graph is decoded.
     ///
@@ -53,3 +55,5 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
         try archive.readReference(Object.self, into: box)
     }
 }
+
+extension BackReference: CodableReferenceWriting {}

@@ -288,3 +288,70 @@ struct SlotEncoder: Encoder {
         return writer.nested(kind)
     }
 }
+
+/// A Codable value the archive writes as a conditional reference to an object (``BackReference``),
+/// found by ``CodableTypeKinds`` once per type rather than by its `encode(to:)` casting the
+/// `Encoder` back to ``CodableArchiveEncoder`` for every value.
+protocol CodableReferenceWriting {
+    /// The referenced object, or `nil`.
+    var referencedObject: AnyObject? { get }
+}
+
+extension CodableArchiveEncoder {
+    /// Writes `object` as a conditional reference (or `nil`) as the single value at `target`.
+    static func writeReference(_ object: AnyObject?, archive: ArchiveEncoder, target: CodableTarget) throws {
+        let writer = CodableWriter(archive: archive, target: target)
+        try writer.beginSingle()
+        if let object {
+            try archive.storage.pointee.writeConditionalReference(object)
+        } else {
+            archive.storage.pointee.out.append(ArchiveTag.null)
+        }
+    }
+}
+
+/// What `ArchiveEncoder.writeEncodable` found each Codable type it met to be, so a type pays
+/// for its two conditional casts (to `any Archivable`, then to ``CodableReferenceWriting``)
+/// once per encoder rather than once per value: the cast that fails, as it does for every
+/// ``BackReference`` and plain Codable struct, walks the conformance cache each time (about
+/// 400 instructions).
+struct CodableTypeKinds {
+    enum Kind {
+        /// Written through its `Archivable` conformance.
+        case archivable(any Archivable.Type)
+        /// Written as a conditional reference.
+        case reference(any CodableReferenceWriting.Type)
+        /// Written by its `encode(to:)` in a value frame of its own.
+        case plain
+        /// A class or `Optional` that is not `Archivable` itself: a value may still be (a
+        /// subclass, or the wrapped value, which a conditional cast unwraps), so it is cast
+        /// each time, as before.
+        case dynamic
+    }
+
+    /// The types met so far; a handful in practice, so a linear search.
+    private var entries: [(type: ObjectIdentifier, kind: Kind)] = []
+    /// More types than this are looked up each time (the search would cost more than a cast).
+    private static let capacity = 16
+
+    mutating func kind<T>(of type: T.Type) -> Kind {
+        let id = ObjectIdentifier(type)
+        for entry in entries where entry.type == id { return entry.kind }
+        let kind: Kind
+        if let archivable = type as? any Archivable.Type {
+            kind = .archivable(archivable)
+        } else if type is AnyObject.Type || type is any OptionalMarker.Type {
+            kind = .dynamic
+        } else if let reference = type as? any CodableReferenceWriting.Type {
+            kind = .reference(reference)
+        } else {
+            kind = .plain
+        }
+        if entries.count < Self.capacity { entries.append((id, kind)) }
+        return kind
+    }
+}
+
+/// Marks `Optional`, for ``CodableTypeKinds``.
+protocol OptionalMarker {}
+extension Optional: OptionalMarker {}
