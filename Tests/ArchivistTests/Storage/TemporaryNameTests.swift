@@ -29,6 +29,19 @@ import Darwin
         #expect(TemporaryName.path(inFolder: "/store/shared-caches") != path)
     }
 
+    /// The path is built byte by byte: it must read exactly as the plain concatenation would,
+    /// the counter in lowercase hex without leading zeros.
+    @Test func aPathIsTheFolderOurPrefixAndTheCounterInHex() throws {
+        for folder in ["/store/shared-caches", "", "/ä/ü"] {
+            let path = TemporaryName.path(inFolder: folder)
+            let name = String(path.dropFirst(folder.utf8.count + 1))
+            #expect(path.hasPrefix(folder + "/" + TemporaryName.ownerPrefix))
+            let serial = try #require(UInt64(name.dropFirst(TemporaryName.ownerPrefix.count), radix: 16))
+            #expect(path == folder + "/" + TemporaryName.ownerPrefix + String(serial, radix: 16))
+            #expect(TemporaryName.path(inFolder: folder) == folder + "/" + TemporaryName.ownerPrefix + String(serial + 1, radix: 16))
+        }
+    }
+
     @Test func ownTemporariesAndLiveProcessesOnesAreKept() {
         #expect(!TemporaryName.isAbandoned(TemporaryName.make()[...], modified: now, now: now))
         let parent = name(pid: getppid(), incarnation: 7)   // the test runner's parent is alive
