@@ -34,11 +34,16 @@ import Darwin
     @Test func aPathIsTheFolderOurPrefixAndTheCounterInHex() throws {
         for folder in ["/store/shared-caches", "", "/ä/ü"] {
             let path = TemporaryName.path(inFolder: folder)
-            let name = String(path.dropFirst(folder.utf8.count + 1))
-            #expect(path.hasPrefix(folder + "/" + TemporaryName.ownerPrefix))
-            let serial = try #require(UInt64(name.dropFirst(TemporaryName.ownerPrefix.count), radix: 16))
-            #expect(path == folder + "/" + TemporaryName.ownerPrefix + String(serial, radix: 16))
-            #expect(TemporaryName.path(inFolder: folder) == folder + "/" + TemporaryName.ownerPrefix + String(serial + 1, radix: 16))
+            let start = folder + "/" + TemporaryName.ownerPrefix
+            #expect(path.hasPrefix(start))
+            let digits = try #require(String(path.utf8.dropFirst(start.utf8.count)))
+            let serial = try #require(UInt64(digits, radix: 16))
+            #expect(path == start + String(serial, radix: 16))
+            // Other tests may take names in between: later, not necessarily next.
+            let next = TemporaryName.path(inFolder: folder)
+            let nextDigits = try #require(String(next.utf8.dropFirst(start.utf8.count)))
+            let nextSerial = try #require(UInt64(nextDigits, radix: 16))
+            #expect(nextSerial > serial && next == start + String(nextSerial, radix: 16))
         }
     }
 
