@@ -97,6 +97,25 @@ package enum EntryName: Hashable, Sendable {
         case .hashed(let digest): digest.description
         }
     }
+
+    /// Writes the file name's UTF-8 bytes at the start of `out` (room for 32 at least) and
+    /// returns how many: ``fileName`` without a string of its own.
+    func writeFileName(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        switch self {
+        case .single:
+            for (i, byte) in "value".utf8.enumerated() { out[i] = byte }
+            return 5
+        case .hashed(let digest):
+            let digits: (UInt64) -> UInt8 = { $0 < 10 ? UInt8(ascii: "0") + UInt8($0) : UInt8(ascii: "a") + UInt8($0 - 10) }
+            for i in 0..<16 {
+                let word = i < 8 ? digest.high : digest.low
+                let byte = word >> (UInt64(7 - i % 8) * 8) & 0xFF
+                out[2 * i] = digits(byte >> 4)
+                out[2 * i + 1] = digits(byte & 0x0F)
+            }
+            return 32
+        }
+    }
 }
 
 /// Bytes and entries under a folder.

@@ -136,15 +136,30 @@ package final class DiskStore: Sendable {
     }
 
     /// The absolute path of `key`'s file.
+    ///
+    /// Built in one buffer, the digest's hex written in place: every read and write makes one,
+    /// and appending the pieces (with the digest's own string) cost about 2,700 instructions.
     package func path(of key: DiskKey) -> String {
-        let name = key.name.fileName
-        var path = rootPath
-        path.reserveCapacity(path.utf8.count + key.folder.relativePath.utf8.count + name.utf8.count + 2)
-        path += "/"
-        path += key.folder.relativePath
-        path += "/"
-        path += name
-        return path
+        var root = rootPath, folder = key.folder.relativePath
+        return root.withUTF8 { root in
+            folder.withUTF8 { folder in
+                let count = root.count + folder.count + 2 + 32
+                return String(unsafeUninitializedCapacity: count) { out in
+                    var at = 0
+                    func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                        UnsafeMutableRawPointer(out.baseAddress! + at).copyMemory(from: base, byteCount: bytes.count)
+                        at += bytes.count
+                    }
+                    put(root)
+                    out[at] = UInt8(ascii: "/"); at += 1
+                    put(folder)
+                    out[at] = UInt8(ascii: "/"); at += 1
+                    at += key.name.writeFileName(into: UnsafeMutableBufferPointer(rebasing: out[at...]))
+                    return at
+                }
+            }
+        }
     }
 
     /// Atomically writes an entry, then evicts least recently accessed entries of the same
@@ -265,29 +280,45 @@ package final class DiskStore: Sendable {
     /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
+    ///
+    /// `locking: false` skips this process's lock of the key, for a caller with nothing to keep
+    /// in step with writes of it (a manager without a memory tier): a rename replaces the file
+    /// whole, so the read sees the old entry or the new one either way, and a bad file is
+    /// removed only if it is still the very one read (checked under the store's lock).
     package func read<R>(
-        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, _ body: (Entry) throws -> R
+        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, locking: Bool = true,
+        _ body: (Entry) throws -> R
     ) throws -> R? {
         let path = path(of: key)
+        guard locking else { return try readUnlocked(key, path: path, typeName: typeName, parameter: parameter,
+                                                     recordingAccess: recordingAccess, body) }
         return try keyLocks.withLock(path) {
-            var identity: FileIdentity?   // of the file read: only that one may be discarded
-            do {
-                // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
-                guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
-                let (header, length) = try bytes.withUnsafeBytes { raw in
-                    try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
-                }
-                // A slice shares the buffer the file was read into: the payload is not copied.
-                let entry = Entry(header: header, payload: bytes[(bytes.startIndex + length)...], fileSize: bytes.count)
-                if recordingAccess {
-                    let now = Date().timeIntervalSince1970
-                    state.withLock { $0.index.touch(key, at: now) }
-                }
-                return try body(entry)
-            } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
-                discard(key, path: path, identity: identity)
-                throw error
+            try readUnlocked(key, path: path, typeName: typeName, parameter: parameter, recordingAccess: recordingAccess, body)
+        }
+    }
+
+    /// The body of ``read(_:typeName:parameter:recordingAccess:locking:_:)``, run with or
+    /// without the key's lock.
+    private func readUnlocked<R>(
+        _ key: DiskKey, path: String, typeName: String, parameter: String?, recordingAccess: Bool, _ body: (Entry) throws -> R
+    ) throws -> R? {
+        var identity: FileIdentity?   // of the file read: only that one may be discarded
+        do {
+            // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
+            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
+            let (header, length) = try bytes.withUnsafeBytes { raw in
+                try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
             }
+            // A slice shares the buffer the file was read into: the payload is not copied.
+            let entry = Entry(header: header, payload: bytes[(bytes.startIndex + length)...], fileSize: bytes.count)
+            if recordingAccess {
+                let now = Date().timeIntervalSince1970
+                state.withLock { $0.index.touch(key, at: now) }
+            }
+            return try body(entry)
+        } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
+            discard(key, path: path, identity: identity)
+            throw error
         }
     }
 

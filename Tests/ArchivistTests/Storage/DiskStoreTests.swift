@@ -16,6 +16,35 @@ import Testing
         Int64(entryFiles(under: dir).values.reduce(0, +))
     }
 
+    /// `path(of:)` writes the digest's hex in place: it must read as root, folder and file name joined.
+    @Test func anEntrysPathIsTheRootTheFolderAndItsFileName() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            for key in [key(["a"], nil), key(["a", "b"], "p"), key(["c"], ""), key(["c", "d", "e"], "/v1/orders?ä")] {
+                #expect(store.path(of: key) == store.rootPath + "/" + key.folder.relativePath + "/" + key.name.fileName)
+            }
+        }
+    }
+
+    /// A read without the key's lock (a manager without a memory tier) returns what a locked
+    /// one does, and still removes a damaged file.
+    @Test func anUnlockedReadReadsAndDiscardsLikeALockedOne() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            let key = key(["a"], "p")
+            try write(store, key, bytes: 100, parameter: "p")
+            for locking in [true, false] {
+                #expect(try store.read(key, typeName: "t", parameter: "p", locking: locking) { $0.payload.count } == 100)
+            }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path(of: key)))
+            bytes[bytes.count - 1] ^= 1
+            try bytes.write(to: URL(fileURLWithPath: store.path(of: key)))
+            #expect(throws: CacheError.self) { try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } }
+            #expect(try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } == nil)
+            #expect(store.usage(of: FolderPath([])) == DiskUsage())
+        }
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 0xC0FFEE])
     func randomOperationsKeepTheIndexEqualToTheDisk(seed: UInt64) throws {
         try withTemporaryDirectory { dir throws in

@@ -29,6 +29,24 @@ import Darwin
         #expect(TemporaryName.path(inFolder: "/store/shared-caches") != path)
     }
 
+    /// The path is built byte by byte: it must read exactly as the plain concatenation would,
+    /// the counter in lowercase hex without leading zeros.
+    @Test func aPathIsTheFolderOurPrefixAndTheCounterInHex() throws {
+        for folder in ["/store/shared-caches", "", "/ä/ü"] {
+            let path = TemporaryName.path(inFolder: folder)
+            let start = folder + "/" + TemporaryName.ownerPrefix
+            #expect(path.hasPrefix(start))
+            let digits = try #require(String(path.utf8.dropFirst(start.utf8.count)))
+            let serial = try #require(UInt64(digits, radix: 16))
+            #expect(path == start + String(serial, radix: 16))
+            // Other tests may take names in between: later, not necessarily next.
+            let next = TemporaryName.path(inFolder: folder)
+            let nextDigits = try #require(String(next.utf8.dropFirst(start.utf8.count)))
+            let nextSerial = try #require(UInt64(nextDigits, radix: 16))
+            #expect(nextSerial > serial && next == start + String(nextSerial, radix: 16))
+        }
+    }
+
     @Test func ownTemporariesAndLiveProcessesOnesAreKept() {
         #expect(!TemporaryName.isAbandoned(TemporaryName.make()[...], modified: now, now: now))
         let parent = name(pid: getppid(), incarnation: 7)   // the test runner's parent is alive
