@@ -186,13 +186,17 @@ extension CacheManager {
                 let header = entry.header
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return }
                 let value: T
+                // What the value keeps alive, the memory tier's cost: the payload, or the whole
+                // file's buffer for a `Data` sharing it (at most twice the payload).
+                var cost = entry.payload.count
                 do {
                     // The entry header's CRC32C already covered every byte of this payload. A root
                     // `Data` is not copied out: it shares the buffer the file was read into,
                     // which nothing else reads from now on, when it fills most of it.
+                    let sharing = 2 * entry.payload.count >= entry.fileSize
                     if T.self == Data.self,
-                       let data = Archive.rootData(of: entry.payload, sharing: 2 * entry.payload.count >= entry.fileSize,
-                                                   options: verifiedPayloadOptions) {
+                       let data = Archive.rootData(of: entry.payload, sharing: sharing, options: verifiedPayloadOptions) {
+                        if sharing { cost = max(cost, entry.fileSize) }
                         value = data as! T
                     } else {
                         value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
@@ -204,7 +208,7 @@ extension CacheManager {
                 if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
                     let memoryKey = MemoryKey(type, parameter)
                     memory.set(memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil),
-                               for: memoryKey, cost: entry.payload.count)
+                               for: memoryKey, cost: cost)
                     // A clear, or a write another process committed after this read began, may
                     // already have been caught up with: then the value read may be stale.
                     if clearEpoch.withLock({ $0 }) != epoch || watch(for: type.location).current != changeBefore {

@@ -78,6 +78,20 @@ import Testing
         }
     }
 
+    /// A `Data` read from disk shares the file's buffer, so the memory tier counts the buffer.
+    @Test func theMemoryTierCountsTheFileBufferASharedDataKeepsAlive() throws {
+        try withTemporaryDirectory { dir throws in
+            let root = CacheRoot(directory: dir)
+            let writer = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
+            let data = Self.sample(100_000)
+            try writer.store(data, for: .hots, parameter: "blob")
+            let reader = try CacheManager<ShopCache>(root: root)
+            #expect(try reader.value(Data.self, for: .hots, parameter: "blob") == data)
+            let fileSize = try #require(entryFiles(under: dir).values.first)
+            #expect(try #require(reader.memory).cache.totalCost == fileSize)
+        }
+    }
+
     @Test func aCorruptedByteInALargeDatasPayloadIsDetected() throws {
         try withTemporaryDirectory { dir throws in
             let root = CacheRoot(directory: dir)
