@@ -116,7 +116,7 @@ struct KeyedArchiveValidator {
         while let frame = stack.last {
             let children = document.children(of: frame.node)
             if frame.next == 0, case .dictionary(let keys, _) = document.nodes[frame.node] {
-                try checkKeys(keys, of: frame.node, in: document)
+                try checkKeys(Array(keys), of: frame.node, in: document)
             }
             guard frame.next < children.count else {
                 state[frame.node] = 2
@@ -183,7 +183,7 @@ struct KeyedArchiveValidator {
         if let requiredTopKey, !top.contains(where: { $0.key == requiredTopKey }) {
             throw ArchiveError(.keyNotFound, "$top has no \(requiredTopKey)", codingPath: ["$top", requiredTopKey])
         }
-        return Layout(document: document, objects: objects, top: top, topNode: topNode)
+        return Layout(document: document, objects: Array(objects), top: top, topNode: topNode)
     }
 
     /// Checks one `$objects` entry; returns the class name when it is an instance.
