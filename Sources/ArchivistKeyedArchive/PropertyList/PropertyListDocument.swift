@@ -105,4 +105,24 @@ struct PropertyListDocument: Sendable {
         default: []
         }
     }
+
+    /// How many children ``children(of:)`` lists for the node at `index`, without listing them.
+    func childCount(of index: Int) -> Int {
+        switch nodes[index] {
+        case .array(let elements): elements.count
+        case .dictionary(let keys, let values): keys.count + values.count
+        default: 0
+        }
+    }
+
+    /// The child at `position` of ``children(of:)`` for the node at `index`, without listing
+    /// them (a walk that reads one child per step stays linear in the children).
+    func child(_ position: Int, of index: Int) -> Int {
+        switch nodes[index] {
+        case .array(let elements): return elements[position]
+        case .dictionary(let keys, let values):
+            return position < keys.count ? keys[position] : values[position - keys.count]
+        default: preconditionFailure("node \(index) has no children")
+        }
+    }
 }
