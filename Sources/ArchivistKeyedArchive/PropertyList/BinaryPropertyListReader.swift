@@ -70,9 +70,14 @@ struct BinaryPropertyListReader {
         }
         let objectCount = Int(count)
         let tableOffset = Int(table)
+        let storage = PropertyListDocument.ReferenceStorage([])
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
-                                                objectCount: objectCount, limits: limits)
+                                                objectCount: objectCount, limits: limits, storage: storage)
         var strings = SmallStringCache()
+        // Every container's references, in one array the nodes' `References` are runs of (an
+        // archive's containers hold about one reference per object).
+        var references: [Int] = []
+        references.reserveCapacity(objectCount)
         // Each node is written in place (appending copied it in and checked the capacity, a
         // tenth of the parse). `objectCount` is at least 1, so this never writes the shared
         // empty-array storage; on a throw the array deinitializes the `initialized` first nodes.
@@ -82,10 +87,12 @@ struct BinaryPropertyListReader {
                 guard offset >= 8, offset < UInt64(tableOffset) else {
                     throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
                 }
-                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings))
+                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings,
+                                                                                references: &references))
                 initialized = index + 1
             }
         }
+        storage.values = references
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
     }
 
@@ -120,8 +127,13 @@ private struct BinaryPropertyListObjects {
     let referenceSize: Int
     let objectCount: Int
     let limits: ArchiveLimits
+    /// The storage every container's ``PropertyListDocument/References`` point into; it gets its
+    /// values once the whole table is read.
+    let storage: PropertyListDocument.ReferenceStorage
 
-    init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits) {
+    init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits,
+         storage: PropertyListDocument.ReferenceStorage) {
+        self.storage = storage
         self.bytes = bytes
         self.tableOffset = tableOffset
         self.referenceSize = referenceSize
@@ -204,16 +216,14 @@ private struct BinaryPropertyListObjects {
         try requireBytes(start, count * referenceSize)
     }
 
-    func readReferences(count: Int, at start: Int) throws -> [Int] {
+    /// Appends `count` checked references from `start` to `references`, and returns their run.
+    func readReferences(count: Int, at start: Int, into references: inout [Int]) throws -> PropertyListDocument.References {
         try checkReferences(count: count, at: start)
         // In bounds: `checkReferences` checked that `count` references from `start` lie in the
         // object area. One loop per width, so each reference is one load and one compare.
-        // (Reserve and append: `Array(unsafeUninitializedCapacity:)` allocates through the
-        // unspecialized runtime path, a metadata look-up per array.)
         let raw = UnsafeRawPointer(bytes.baseAddress!) + start
         let limit = UInt64(objectCount)
-        var references: [Int] = []
-        references.reserveCapacity(count)
+        let first = references.count
         func append(_ reference: UInt64, _ position: Int) throws {
             guard reference < limit else {
                 throw ArchiveError(.corrupt, "object reference \(reference) out of range",
@@ -235,10 +245,11 @@ private struct BinaryPropertyListObjects {
         default:
             for position in 0..<count { try append(readUInt(at: start + position * referenceSize, size: referenceSize), position) }
         }
-        return references
+        return PropertyListDocument.References(storage: storage, start: first, count: count)
     }
 
-    func readObject(at offset: Int, strings: inout SmallStringCache) throws -> PropertyListDocument.Node {
+    func readObject(at offset: Int, strings: inout SmallStringCache,
+                    references: inout [Int]) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -311,13 +322,13 @@ private struct BinaryPropertyListObjects {
             return .uid(readUInt(at: offset + 1, size: size))
         case 0xA:
             let (count, start) = try readCount(marker: marker, at: offset)
-            return .array(try readReferences(count: count, at: start))
+            return .array(try readReferences(count: count, at: start, into: &references))
         case 0xD:
             let (count, start) = try readCount(marker: marker, at: offset)
             guard count <= tableOffset / 2 else { throw ArchiveError(.truncated, "dictionary too long", offset: offset) }
             try checkReferences(count: count * 2, at: start)
-            return .dictionary(keys: try readReferences(count: count, at: start),
-                               values: try readReferences(count: count, at: start + count * referenceSize))
+            return .dictionary(keys: try readReferences(count: count, at: start, into: &references),
+                               values: try readReferences(count: count, at: start + count * referenceSize, into: &references))
         default:
             throw ArchiveError(.corrupt, "unsupported plist marker \(marker)", offset: offset)
         }

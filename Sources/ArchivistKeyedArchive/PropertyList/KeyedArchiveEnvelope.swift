@@ -8,13 +8,13 @@ import Archivist
 /// the two judge an archive's envelope alike.
 struct KeyedArchiveEnvelope {
     /// Node index of each `$objects` entry.
-    var objects: [Int]
+    var objects: PropertyListDocument.References
     /// Node index of the `$top` dictionary.
     var topNode: Int
     /// Node indices of `$top`'s keys.
-    var topKeys: [Int]
+    var topKeys: PropertyListDocument.References
     /// Node indices of `$top`'s values, in the order of ``topKeys``.
-    var topValues: [Int]
+    var topValues: PropertyListDocument.References
 
     /// Reads the envelope of `document`.
     ///

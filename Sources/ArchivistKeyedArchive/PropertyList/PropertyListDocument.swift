@@ -18,8 +18,58 @@ struct PropertyListDocument: Sendable {
         case date(Double)
         /// A keyed-archive object reference (bplist00 marker 0x8n, XML `CF$UID` dictionary).
         case uid(UInt64)
-        case array([Int])
-        case dictionary(keys: [Int], values: [Int])
+        case array(References)
+        case dictionary(keys: References, values: References)
+
+        /// An array node of its own element indexes.
+        static func array(_ elements: [Int]) -> Node { .array(References(elements)) }
+
+        /// A dictionary node of its own key and value indexes (as many of each).
+        static func dictionary(keys: [Int], values: [Int]) -> Node {
+            .dictionary(keys: References(keys), values: References(values))
+        }
+    }
+
+    /// The indexes a binary plist's containers refer to, all in one array (``References`` are
+    /// runs of it): one allocation for the whole document, not one or two per container node,
+    /// whose allocating and freeing was about a twentieth of decoding an archive of objects.
+    ///
+    /// `@unchecked Sendable`: `values` is written only while the plist is read, before the
+    /// document is handed out, and never after.
+    final class ReferenceStorage: @unchecked Sendable {
+        /// Not checked for exclusive access: read for every reference, written once per parse.
+        @exclusivity(unchecked) var values: [Int]
+
+        init(_ values: [Int]) { self.values = values }
+    }
+
+    /// The child indexes of one container node: `count` entries of a ``ReferenceStorage`` from
+    /// `start`, indexed from zero like an array.
+    struct References: RandomAccessCollection, Sendable, Equatable {
+        typealias Indices = Range<Int>
+        let storage: ReferenceStorage
+        let start: Int
+        let count: Int
+
+        /// A run of `storage` (the caller keeps it in bounds of the values `storage` will hold).
+        init(storage: ReferenceStorage, start: Int, count: Int) {
+            self.storage = storage
+            self.start = start
+            self.count = count
+        }
+
+        /// `elements` in a storage of their own.
+        init(_ elements: [Int]) { self.init(storage: ReferenceStorage(elements), start: 0, count: elements.count) }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+
+        subscript(position: Int) -> Int {
+            precondition(position >= 0 && position < count, "reference index out of range")
+            return storage.values[start + position]
+        }
+
+        static func == (lhs: References, rhs: References) -> Bool { lhs.elementsEqual(rhs) }
     }
 
     /// The source format, reported in ``KeyedArchiveSummary``.
@@ -41,7 +91,7 @@ struct PropertyListDocument: Sendable {
     /// - Complexity: O(*n*) in the dictionary's size.
     func value(forKey key: String, inDictionaryAt index: Int) -> Int? {
         guard case .dictionary(let keys, let values) = nodes[index] else { return nil }
-        for (position, keyIndex) in keys.enumerated() where string(at: keyIndex) == key {
+        for position in keys.indices where string(at: keys[position]) == key {
             return values[position]
         }
         return nil
@@ -50,9 +100,29 @@ struct PropertyListDocument: Sendable {
     /// The children of a container node (array elements, or dictionary keys then values).
     func children(of index: Int) -> [Int] {
         switch nodes[index] {
-        case .array(let elements): elements
-        case .dictionary(let keys, let values): keys + values
+        case .array(let elements): Array(elements)
+        case .dictionary(let keys, let values): Array(keys) + Array(values)
         default: []
+        }
+    }
+
+    /// How many children ``children(of:)`` lists for the node at `index`, without listing them.
+    func childCount(of index: Int) -> Int {
+        switch nodes[index] {
+        case .array(let elements): elements.count
+        case .dictionary(let keys, let values): keys.count + values.count
+        default: 0
+        }
+    }
+
+    /// The child at `position` of ``children(of:)`` for the node at `index`, without listing
+    /// them (a walk that reads one child per step stays linear in the children).
+    func child(_ position: Int, of index: Int) -> Int {
+        switch nodes[index] {
+        case .array(let elements): return elements[position]
+        case .dictionary(let keys, let values):
+            return position < keys.count ? keys[position] : values[position - keys.count]
+        default: preconditionFailure("node \(index) has no children")
         }
     }
 }

@@ -85,7 +85,7 @@ struct KeyedArchiveTableReader {
 
     /// The position of the first `$class` entry of a dictionary's `keys`. The node of the last
     /// `$class` key found is compared first, as an integer: a binary archive stores that string once.
-    private mutating func classKeyPosition(_ keys: [Int]) -> Int? {
+    private mutating func classKeyPosition(_ keys: PropertyListDocument.References) -> Int? {
         for position in keys.indices {
             let key = keys[position]
             if key == classKeyNode { return position }
@@ -98,13 +98,13 @@ struct KeyedArchiveTableReader {
     }
 
     /// The value of the first `key` entry of a dictionary's `keys`.
-    private func value(_ key: String, keys: [Int], values: [Int]) -> Int? {
+    private func value(_ key: String, keys: PropertyListDocument.References, values: PropertyListDocument.References) -> Int? {
         for position in keys.indices where node(keys[position], is: key) { return values[position] }
         return nil
     }
 
     /// `$objects[index]`, its class chain, and whether it is an `NSURL` instance.
-    private mutating func object(_ index: Int, objectNodes: [Int]) throws -> (KeyedArchiveObject, [String], Bool) {
+    private mutating func object(_ index: Int, objectNodes: PropertyListDocument.References) throws -> (KeyedArchiveObject, [String], Bool) {
         let node = objectNodes[index]
         switch document.nodes[node] {
         case .string(let value): return (.string(value), [], false)
@@ -142,7 +142,7 @@ struct KeyedArchiveTableReader {
     /// shape is a set of names: this instance's values are put in the order of the shape its
     /// class has, when its keys are the same names. Otherwise the instance's own keys, checked
     /// (strings, none twice), become the class's shape.
-    private mutating func fieldTable(keys: [Int], values: [Int], classPosition: Int, classIndex: Int,
+    private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
                                      objectIndex: Int) throws -> KeyedArchiveFieldTable {
         if let shape = classShapes[classIndex],
            let table = try fieldTable(keys: keys, values: values, classPosition: classPosition, shape: shape,
@@ -182,7 +182,7 @@ struct KeyedArchiveTableReader {
     /// The fields in `shape`'s order, or `nil` when the keys other than `$class` (at
     /// `classPosition`) are not exactly `shape`'s names, each once: found by node (a binary
     /// archive stores each key string once, so a key is an integer compare) or else by name.
-    private mutating func fieldTable(keys: [Int], values: [Int], classPosition: Int, shape: KeyedArchiveFieldKeys,
+    private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
                                      shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
         let width = shapeNodes.count
         guard keys.count == width + 1 else { return nil }
@@ -220,7 +220,7 @@ struct KeyedArchiveTableReader {
     }
 
     /// The record of the class description at `$objects[index]`, read once.
-    private mutating func classRecord(_ index: Int, objectNodes: [Int]) throws -> ClassRecord {
+    private mutating func classRecord(_ index: Int, objectNodes: PropertyListDocument.References) throws -> ClassRecord {
         if let record = classRecords[index] { return record }
         let chain = try classChain(at: objectNodes[index]) { Self.path(index) }
         let record = ClassRecord(chain: chain, kind: KeyedArchiveFoundationValues.Kind(className: chain[0]))

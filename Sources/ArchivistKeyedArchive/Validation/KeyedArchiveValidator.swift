@@ -114,17 +114,18 @@ struct KeyedArchiveValidator {
         var stack: [(node: Int, next: Int)] = [(document.root, 0)]
         state[document.root] = 1
         while let frame = stack.last {
-            let children = document.children(of: frame.node)
+            // One child per step, read in place: listing the children at each step made a
+            // container of n children cost n^2.
             if frame.next == 0, case .dictionary(let keys, _) = document.nodes[frame.node] {
                 try checkKeys(keys, of: frame.node, in: document)
             }
-            guard frame.next < children.count else {
+            guard frame.next < document.childCount(of: frame.node) else {
                 state[frame.node] = 2
                 stack.removeLast()
                 continue
             }
             stack[stack.count - 1].next += 1
-            let child = children[frame.next]
+            let child = document.child(frame.next, of: frame.node)
             switch state[child] {
             case 1: throw ArchiveError(.corrupt, "property list container contains itself")
             case 2: continue
@@ -144,7 +145,7 @@ struct KeyedArchiveValidator {
     /// memory on every read. Keys are compared as Swift strings (canonical equivalence), which
     /// is stricter than CoreFoundation's code-unit comparison: everything it sees as a repeat is
     /// refused, and a pair that is equal only after normalization is refused as well.
-    private func checkKeys(_ keys: [Int], of node: Int, in document: PropertyListDocument) throws {
+    private func checkKeys(_ keys: PropertyListDocument.References, of node: Int, in document: PropertyListDocument) throws {
         var seen = Set<String>(minimumCapacity: keys.count)
         for key in keys {
             guard let name = document.string(at: key) else {
@@ -183,7 +184,7 @@ struct KeyedArchiveValidator {
         if let requiredTopKey, !top.contains(where: { $0.key == requiredTopKey }) {
             throw ArchiveError(.keyNotFound, "$top has no \(requiredTopKey)", codingPath: ["$top", requiredTopKey])
         }
-        return Layout(document: document, objects: objects, top: top, topNode: topNode)
+        return Layout(document: document, objects: Array(objects), top: top, topNode: topNode)
     }
 
     /// Checks one `$objects` entry; returns the class name when it is an instance.
