@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 @testable import Archivist
 
@@ -167,23 +172,50 @@ final class CodableLink: Codable, Archivable, @unchecked Sendable {
     }
 }
 
-/// Runs `body` on a new thread with a stack of `stackSize` bytes and returns its result.
+/// Runs `body` on a new thread with a stack of `stackSize` bytes and returns its result,
+/// after that thread has ended.
+///
+/// The thread is joined, so nothing `body` captured or returned is released on its small stack
+/// after the caller moves on: with a Foundation `Thread`, the thread's last references (its
+/// closure, the result box) were dropped when it exited, which under load could come after the
+/// caller had dropped its own; the thread then destroyed a 5,000-deep value recursively in 512
+/// KiB and crashed the test process with SIGSEGV (a core of a full run showed 14,437 frames of
+/// `PlistValue` destruction under `__nptl_deallocate_tsd`).
 func onThread<R>(stackSize: Int, _ body: @escaping () throws -> R) throws -> R {
-    let outcome = ThreadOutcome<R>()
-    nonisolated(unsafe) let work = body
-    let thread = Thread {
-        outcome.result = Result { try work() }
-        outcome.done.signal()
+    var result: Result<R, any Error>?
+    let work = ThreadWork { result = Result { try body() } }
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, stackSize)
+    #if canImport(Glibc)
+    var thread = pthread_t()
+    let start: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+        Unmanaged<ThreadWork>.fromOpaque(context!).takeUnretainedValue().run()
+        return nil
     }
-    thread.stackSize = stackSize
-    thread.start()
-    outcome.done.wait()
-    return try outcome.result!.get()
+    #else
+    var thread: pthread_t?
+    let start: @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? = { context in
+        Unmanaged<ThreadWork>.fromOpaque(context).takeUnretainedValue().run()
+        return nil
+    }
+    #endif
+    // The caller keeps `work` (and so everything it holds) alive until the join.
+    let created = withExtendedLifetime(work) {
+        pthread_create(&thread, &attributes, start, Unmanaged.passUnretained(work).toOpaque())
+    }
+    guard created == 0 else { throw CacheError.posix("pthread_create", path: "", errno: created) }
+    #if canImport(Glibc)
+    pthread_join(thread, nil)
+    #else
+    pthread_join(thread!, nil)
+    #endif
+    return try withExtendedLifetime(work) { try result!.get() }
 }
 
-/// What a thread of ``onThread(stackSize:_:)`` produced.
-final class ThreadOutcome<R>: @unchecked Sendable {
-    // Safety: `result` is written by the thread before `done` is signalled, read after.
-    var result: Result<R, any Error>?
-    let done = DispatchSemaphore(value: 0)
+/// The closure a thread of ``onThread(stackSize:_:)`` runs; the caller owns it.
+final class ThreadWork {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
 }

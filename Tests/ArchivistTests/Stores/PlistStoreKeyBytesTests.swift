@@ -216,16 +216,10 @@ import Testing
                     + String(repeating: "</array>", count: depth)).utf8)
         let root = try PlistValue.convert(PropertyListSerialization.propertyList(from: data, options: [], format: nil))
         #expect(PlistKeyCount.keys(in: root) == 1, "Foundation merged the two keys")
-        let found = Locked<Bool?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            found.withLock { $0 = PlistKeyCount.fileHasMoreKeys(data, than: root) }
-            done.signal()
+        let found = try onThread(stackSize: ArchiveStackDepthTests.smallStack) {
+            PlistKeyCount.fileHasMoreKeys(data, than: root)
         }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
-        #expect(found.withLock { $0 } == true)
+        #expect(found == true)
         #expect(throws: (any Error).self, "far deeper, Foundation refuses the file") {
             try PropertyListSerialization.propertyList(from: binary ? Self.binaryNesting(600) : Data(
                 (String(repeating: "<array>", count: 600) + "<dict/>" + String(repeating: "</array>", count: 600)).utf8),
