@@ -37,24 +37,13 @@ extension Archive {
         guard limits.maxDepth >= ArchiveLimits.levelWeight,
               payload <= limits.maxTotalBytes - ArchiveFormat.reservedHeaderSize
         else { return nil }
-        // As `EncoderStorage.finish`: the total length counts the header, whose size depends
-        // on the total's varint.
-        let fixedPart = ArchiveFormat.fixedHeaderSize + ByteBuffer.varintSize(UInt64(bodyLength))
-        var headerSize = fixedPart + 1
-        while fixedPart + ByteBuffer.varintSize(UInt64(headerSize + payload)) != headerSize { headerSize += 1 }
+        let headerSize = ArchiveFormat.headerSize(bodyLength: bodyLength, payload: payload)
         let total = headerSize + payload
         let prefixCount = headerSize + 1 + ByteBuffer.varintSize(UInt64(n))
         var archiveSum: UInt32 = 0
         let prefix = [UInt8](unsafeUninitializedCapacity: prefixCount) { buffer, initialized in
             let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-            base.storeBytes(of: ArchiveFormat.magic.0, toByteOffset: 0, as: UInt8.self)
-            base.storeBytes(of: ArchiveFormat.magic.1, toByteOffset: 1, as: UInt8.self)
-            base.storeBytes(of: ArchiveFormat.magic.2, toByteOffset: 2, as: UInt8.self)
-            base.storeBytes(of: ArchiveFormat.magic.3, toByteOffset: 3, as: UInt8.self)
-            base.storeBytes(of: ArchiveFormat.version.littleEndian, toByteOffset: 4, as: UInt16.self)
-            var offset = ArchiveFormat.fixedHeaderSize
-            ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
-            ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &offset)
+            var offset = ArchiveFormat.storeHeader(at: base, total: total, bodyLength: bodyLength)
             base.storeBytes(of: ArchiveTag.data, toByteOffset: offset, as: UInt8.self)
             offset += 1
             ByteBuffer.storeVarint(UInt64(n), at: base, offset: &offset)

@@ -358,24 +358,14 @@ struct EncoderStorage {
             out.appendVarint(offset < 0 ? 0 : offset - reserved + 1)
         }
         let payload = out.count - reserved
-        // The total length counts the header, whose size depends on the total's varint.
-        let fixedPart = ArchiveFormat.fixedHeaderSize + ByteBuffer.varintSize(UInt64(bodyLength))
-        var headerSize = fixedPart + 1
-        while fixedPart + ByteBuffer.varintSize(UInt64(headerSize + payload)) != headerSize { headerSize += 1 }
+        let headerSize = ArchiveFormat.headerSize(bodyLength: bodyLength, payload: payload)
         let total = headerSize + payload
         if total > limits.maxTotalBytes {
             throw ArchiveError(.limitExceeded(.totalBytes), "archive larger than \(limits.maxTotalBytes) bytes")
         }
         let start = reserved - headerSize
         let base = out.base + start
-        base.storeBytes(of: ArchiveFormat.magic.0, toByteOffset: 0, as: UInt8.self)
-        base.storeBytes(of: ArchiveFormat.magic.1, toByteOffset: 1, as: UInt8.self)
-        base.storeBytes(of: ArchiveFormat.magic.2, toByteOffset: 2, as: UInt8.self)
-        base.storeBytes(of: ArchiveFormat.magic.3, toByteOffset: 3, as: UInt8.self)
-        base.storeBytes(of: ArchiveFormat.version.littleEndian, toByteOffset: 4, as: UInt16.self)
-        var varints = ArchiveFormat.fixedHeaderSize
-        ByteBuffer.storeVarint(UInt64(total), at: base, offset: &varints)
-        ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &varints)
+        _ = ArchiveFormat.storeHeader(at: base, total: total, bodyLength: bodyLength)
         let checked = UnsafeRawBufferPointer(
             start: base + ArchiveFormat.fixedHeaderSize, count: total - ArchiveFormat.fixedHeaderSize)
         base.storeBytes(of: CRC32C.checksum(checked).littleEndian, toByteOffset: 6, as: UInt32.self)

@@ -71,4 +71,29 @@ enum ArchiveFormat {
     /// Room the encoder keeps for the header before the body: the fixed part and two
     /// varints of at most 9 bytes each (lengths below 2^63).
     static let reservedHeaderSize = fixedHeaderSize + 18
+
+    /// The size of the header before a body whose tables start `bodyLength` bytes in and
+    /// which `payload` bytes follow: the total length the header stores counts the header
+    /// itself, whose size depends on that varint.
+    static func headerSize(bodyLength: Int, payload: Int) -> Int {
+        let fixedPart = fixedHeaderSize + ByteBuffer.varintSize(UInt64(bodyLength))
+        var headerSize = fixedPart + 1
+        while fixedPart + ByteBuffer.varintSize(UInt64(headerSize + payload)) != headerSize { headerSize += 1 }
+        return headerSize
+    }
+
+    /// Writes the header at `base` (magic, version, total length, tables offset) leaving the
+    /// CRC32C at offset 6 for the caller, who knows the checked bytes; returns the offset
+    /// after the header.
+    static func storeHeader(at base: UnsafeMutableRawPointer, total: Int, bodyLength: Int) -> Int {
+        base.storeBytes(of: magic.0, toByteOffset: 0, as: UInt8.self)
+        base.storeBytes(of: magic.1, toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: magic.2, toByteOffset: 2, as: UInt8.self)
+        base.storeBytes(of: magic.3, toByteOffset: 3, as: UInt8.self)
+        base.storeBytes(of: version.littleEndian, toByteOffset: 4, as: UInt16.self)
+        var offset = fixedHeaderSize
+        ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
+        ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &offset)
+        return offset
+    }
 }
