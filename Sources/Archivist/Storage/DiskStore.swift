@@ -146,14 +146,9 @@ package final class DiskStore: Sendable {
                 let count = root.count + folder.count + 2 + 32
                 return String(unsafeUninitializedCapacity: count) { out in
                     var at = 0
-                    func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                        UnsafeMutableRawPointer(out.baseAddress! + at).copyMemory(from: base, byteCount: bytes.count)
-                        at += bytes.count
-                    }
-                    put(root)
+                    out.put(root, at: &at)
                     out[at] = UInt8(ascii: "/"); at += 1
-                    put(folder)
+                    out.put(folder, at: &at)
                     out[at] = UInt8(ascii: "/"); at += 1
                     at += key.name.writeFileName(into: UnsafeMutableBufferPointer(rebasing: out[at...]))
                     return at

@@ -54,14 +54,9 @@ package enum TemporaryName {
             prefix.withUTF8 { prefix in
                 String(unsafeUninitializedCapacity: folder.count + 1 + prefix.count + 16) { out in
                     var at = 0
-                    func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                        UnsafeMutableRawPointer(out.baseAddress! + at).copyMemory(from: base, byteCount: bytes.count)
-                        at += bytes.count
-                    }
-                    put(folder)
+                    out.put(folder, at: &at)
                     out[at] = UInt8(ascii: "/"); at += 1
-                    put(prefix)
+                    out.put(prefix, at: &at)
                     // Lowercase hex without leading zeros, as `String(serial, radix: 16)`.
                     let digits = max(1, (64 - serial.leadingZeroBitCount + 3) / 4)
                     for i in 0..<digits {

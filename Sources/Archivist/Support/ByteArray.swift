@@ -16,3 +16,15 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+extension UnsafeMutableBufferPointer where Element == UInt8 {
+    /// Copies `bytes` here from `offset` on and moves `offset` past them (nothing for an empty
+    /// `bytes`): how a path is assembled in one buffer (``DiskStore/path(of:)``,
+    /// ``TemporaryName/path(inFolder:)``). The caller sized the buffer.
+    @inline(__always)
+    func put(_ bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        UnsafeMutableRawPointer(baseAddress.unsafelyUnwrapped + offset).copyMemory(from: source, byteCount: bytes.count)
+        offset += bytes.count
+    }
+}
