@@ -10,7 +10,7 @@ import Foundation
 /// without the declaration — and, for scale, (3) the same fields as a native `Archivable`
 /// struct. The memory tier is off, so every read decodes from disk.
 func runKeyedDeclarationBenchmarks(_ harness: Harness) throws {
-    let count = harness.options.quick ? 200 : 1_000
+    let count = harness.options.quick ? 100 : 1_000   // quick: 3 cases × 4 rounds × 100 files
     let orders = (0..<count).map(DeclaredOrder.init)
     let natives = orders.map(NativeOrder.init)
     let keys = (0..<count).map { "order-\($0)" }

@@ -56,10 +56,12 @@ func runProcessBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     let roots = ProcessBenchRoots(harness)
     var holds: [(String, LockHoldHistogram)] = []
+    // Quick mode: 3 rounds each (a median of 3), on smaller workloads, since every round
+    // starts processes and writes on a fresh root that the run deletes at its end.
     let workloads: [(store: ProcessBenchStore, label: String, perProcess: Int, rounds: Int)] = [
-        (.cache, "1 KB cache stores", quick ? 500 : 2_000, quick ? 3 : 15),
-        (.preferences, "Preferences sets", quick ? 50 : 150, quick ? 2 : 5),
-        (.records, "RecordStore upserts", quick ? 100 : 400, quick ? 2 : 5),
+        (.cache, "1 KB cache stores", quick ? 250 : 2_000, quick ? 3 : 15),
+        (.preferences, "Preferences sets", quick ? 25 : 150, quick ? 3 : 5),
+        (.records, "RecordStore upserts", quick ? 50 : 400, quick ? 3 : 5),
     ]
     for workload in workloads {
         let one = "\(workload.label): 1 process, \(2 * workload.perProcess)"

@@ -25,7 +25,8 @@ struct TaskRecord: Codable, Archivable, Identifiable, Sendable {
 /// RecordStore with 1,000 / 10,000 / 100,000 records: one update, and an upsert of 1,000,
 /// against rewriting the whole plist as seeds 000 and 001 do for every change.
 func runRecordStoreBenchmarks(_ harness: Harness) throws {
-    let sizes = harness.options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+    let quick = harness.options.quick
+    let sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
     let suite = "records"
     for size in sizes {
         let folder = harness.scratch.appendingPathComponent("records-\(size)")
@@ -41,7 +42,7 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
         let durable = try RecordStore<TaskRecord>(
             directory: folder.appendingPathComponent("durable"), configuration: .init(durability: .file))
         try durable.upsert(contentsOf: (0..<size).map(TaskRecord.init))
-        harness.measure(suite, "\(size): RecordStore update one (fsync)", samples: 51) {
+        harness.measure(suite, "\(size): RecordStore update one (fsync)", samples: quick ? 21 : 51) {
             counter += 1
             _ = try? durable.update(id: counter % size) { $0.task.diligenceTime += 1 }
             return nil
@@ -57,8 +58,10 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
         for i in 0..<size { table[String(i)] = TaskRecord(i).plist }
         let plistURL = folder.appendingPathComponent("taskData.plist")
         // A rewrite of 100,000 rows takes about 10 s: one cold sample there, three at 10,000.
-        let rewriteSamples = size >= 100_000 ? 1 : size >= 10_000 ? 3 : 11
-        harness.measure(suite, "\(size): plist rewrite per change", samples: rewriteSamples, warmUp: size < 100_000) {
+        // Quick mode: three samples at every size, and no warm-up at 10,000 (about a second each).
+        let rewriteSamples = quick ? 3 : size >= 100_000 ? 1 : size >= 10_000 ? 3 : 11
+        let rewriteWarmUp = size < (quick ? 10_000 : 100_000)
+        harness.measure(suite, "\(size): plist rewrite per change", samples: rewriteSamples, warmUp: rewriteWarmUp) {
             counter += 1
             var row = table[String(counter % size)] as? [String: Any] ?? [:]
             row["diligenceTime"] = counter
