@@ -96,6 +96,14 @@ package struct EntryHeader: Sendable, Equatable {
         self.payloadChecksum = payloadChecksum
     }
 
+    /// The length in bytes of the header ``encoded()`` writes for these names: where the
+    /// payload starts in the entry file.
+    ///
+    /// - Complexity: O(1) for native strings.
+    package static func encodedCount(typeName: String, parameter: String?) -> Int {
+        fixedSize + typeName.utf8.count + (parameter?.utf8.count ?? 0)
+    }
+
     /// The header's bytes, to be followed by the payload.
     ///
     /// - Complexity: O(length of the names).
