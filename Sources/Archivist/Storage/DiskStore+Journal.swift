@@ -27,45 +27,63 @@ extension DiskStore {
     }
 
     /// Appends `change`'s record to `out`.
+    ///
+    /// Sized first and written in place into one buffer: building the body in an array of its
+    /// own, appended piece by piece (the components through their UTF-8 views), cost about
+    /// 3,000 instructions a set under the cross-process lock.
+    ///
+    /// - Complexity: O(length of the folder's components).
     static func encode(_ change: Change, into out: inout [UInt8]) {
-        var body: [UInt8] = []
-        body.reserveCapacity(128)
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { body += $0 } }
-        func appendFolder(_ folder: FolderPath) {
-            body.append(UInt8(folder.components.count))
-            for component in folder.components {
-                body.append(UInt8(component.utf8.count))
-                body += component.utf8
-            }
-        }
-        func appendName(_ name: EntryName) {
-            switch name {
-            case .single: body.append(0)
-            case .hashed(let digest):
-                body.append(1)
-                append(digest.high)
-                append(digest.low)
-            }
-        }
+        let operation: UInt8, folder: FolderPath, name: EntryName?, record: Record?
         switch change {
-        case .set(let key, let record):
-            body.append(1)
-            appendFolder(key.folder)
-            appendName(key.name)
-            append(UInt64(bitPattern: record.logical))
-            append(UInt64(bitPattern: record.allocated))
-            append(record.lastAccess.bitPattern)
-        case .remove(let key):
-            body.append(2)
-            appendFolder(key.folder)
-            appendName(key.name)
-        case .clear(let folder):
-            body.append(3)
-            appendFolder(folder)
+        case .set(let key, let sizes): (operation, folder, name, record) = (1, key.folder, key.name, sizes)
+        case .remove(let key): (operation, folder, name, record) = (2, key.folder, key.name, nil)
+        case .clear(let cleared): (operation, folder, name, record) = (3, cleared, nil, nil)
         }
-        withUnsafeBytes(of: UInt32(body.count).littleEndian) { out += $0 }
-        out += body
-        withUnsafeBytes(of: CRC32C.checksum(body).littleEndian) { out += $0 }
+        var bodyCount = 2   // operation, depth
+        for component in folder.components { bodyCount += 1 + component.utf8.count }
+        switch name {
+        case nil: break
+        case .single: bodyCount += 1
+        case .hashed: bodyCount += 17
+        }
+        if record != nil { bodyCount += 24 }
+        let recordBytes = [UInt8](unsafeUninitializedCapacity: bodyCount + 8) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var at = 0
+            func put<T: FixedWidthInteger>(_ value: T) {
+                raw.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self)
+                at += MemoryLayout<T>.size
+            }
+            put(UInt32(bodyCount))
+            put(operation)
+            put(UInt8(folder.components.count))
+            for component in folder.components {
+                var component = component
+                component.withUTF8 { bytes in
+                    put(UInt8(bytes.count))
+                    if let base = bytes.baseAddress { (raw.baseAddress! + at).copyMemory(from: base, byteCount: bytes.count) }
+                    at += bytes.count
+                }
+            }
+            switch name {
+            case nil: break
+            case .single: put(UInt8(0))
+            case .hashed(let digest):
+                put(UInt8(1))
+                put(digest.high)
+                put(digest.low)
+            }
+            if let record {
+                put(UInt64(bitPattern: record.logical))
+                put(UInt64(bitPattern: record.allocated))
+                put(record.lastAccess.bitPattern)
+            }
+            put(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[4..<(4 + bodyCount)])))
+            assert(at == bodyCount + 8, "a journal record's size was counted wrong")
+            initialized = at
+        }
+        if out.isEmpty { out = recordBytes } else { out += recordBytes }
     }
 
     /// The whole records at the start of `bytes`, and how many bytes they took. `damaged` says

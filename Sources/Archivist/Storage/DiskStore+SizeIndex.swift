@@ -27,7 +27,10 @@ extension DiskStore {
 
         /// The node for `folder`, created when `create` is set.
         private func node(_ folder: FolderPath, create: Bool) -> [IndexNode]? {
-            var path = [root]
+            // Sized once: grown append by append, the array was reallocated on every set.
+            var path: [IndexNode] = []
+            path.reserveCapacity(folder.components.count + 1)
+            path.append(root)
             var node = root
             for component in folder.components {
                 if let child = node.children[component] {

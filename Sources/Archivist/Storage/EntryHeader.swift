@@ -96,28 +96,47 @@ package struct EntryHeader: Sendable, Equatable {
         self.payloadChecksum = payloadChecksum
     }
 
+    /// The length in bytes of the header ``encoded()`` writes for these names: where the
+    /// payload starts in the entry file.
+    ///
+    /// - Complexity: O(1) for native strings.
+    package static func encodedCount(typeName: String, parameter: String?) -> Int {
+        fixedSize + typeName.utf8.count + (parameter?.utf8.count ?? 0)
+    }
+
     /// The header's bytes, to be followed by the payload.
+    ///
+    /// Written in place into one buffer of the exact size: copying the names into arrays of
+    /// their own and appending field by field cost about 2,900 instructions a write.
     ///
     /// - Complexity: O(length of the names).
     package func encoded() -> [UInt8] {
-        let name = Array(typeName.utf8)
-        let param = Array((parameter ?? "").utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(Self.fixedSize + name.count + param.count)
-        out += Self.magic
-        append(Self.version, to: &out)
-        append(UInt16((parameter != nil ? 1 : 0) | (expiry != nil ? 2 : 0)), to: &out)
-        append(UInt32(name.count), to: &out)
-        append(UInt32(param.count), to: &out)
-        append(writeDate.timeIntervalSince1970.bitPattern, to: &out)
-        append((expiry?.timeIntervalSince1970 ?? 0).bitPattern, to: &out)
-        append(UInt64(payloadLength), to: &out)
-        append(payloadChecksum, to: &out)
-        let sum = CRC32C.checksum(name, seed: CRC32C.checksum(out))
-        append(CRC32C.checksum(param, seed: sum), to: &out)
-        out += name
-        out += param
-        return out
+        var name = typeName, param = parameter ?? ""
+        return name.withUTF8 { name in
+            param.withUTF8 { param in
+                [UInt8](unsafeUninitializedCapacity: Self.fixedSize + name.count + param.count) { buffer, initialized in
+                    let out = UnsafeMutableRawBufferPointer(buffer)
+                    func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+                        out.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+                    }
+                    out.copyBytes(from: Self.magic)
+                    put(Self.version, at: 4)
+                    put(UInt16((parameter != nil ? 1 : 0) | (expiry != nil ? 2 : 0)), at: 6)
+                    put(UInt32(name.count), at: 8)
+                    put(UInt32(param.count), at: 12)
+                    put(writeDate.timeIntervalSince1970.bitPattern, at: 16)
+                    put((expiry?.timeIntervalSince1970 ?? 0).bitPattern, at: 24)
+                    put(UInt64(payloadLength), at: 32)
+                    put(payloadChecksum, at: 40)
+                    UnsafeMutableRawBufferPointer(rebasing: out[Self.fixedSize...]).copyBytes(from: name)
+                    UnsafeMutableRawBufferPointer(rebasing: out[(Self.fixedSize + name.count)...]).copyBytes(from: param)
+                    var sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: out[0..<44]))
+                    sum = CRC32C.checksum(UnsafeRawBufferPointer(name), seed: sum)
+                    put(CRC32C.checksum(UnsafeRawBufferPointer(param), seed: sum), at: 44)
+                    initialized = out.count
+                }
+            }
+        }
     }
 
     /// Parses and checks the header at the start of `bytes`; with `payloadIncluded`, also checks
@@ -192,10 +211,6 @@ package struct EntryHeader: Sendable, Equatable {
             guard CRC32C.checksum(payload) == header.payloadChecksum else { throw corrupt("payload checksum mismatch") }
         }
         return (header, headerLength)
-    }
-
-    private func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { out += $0 }
     }
 }
 

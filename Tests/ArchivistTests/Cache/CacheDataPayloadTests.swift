@@ -4,8 +4,9 @@ import Testing
 @testable import Archivist
 
 /// A `Data` value is written as the bytes of its archive around the caller's bytes (no copy
-/// into an archive buffer) and read back sharing the entry's buffer: the files must stay byte
-/// for byte what the encoder writes, and damage must still be caught.
+/// into an archive buffer) and read back sharing the entry's buffer: the files must stay what
+/// the encoder writes (byte for byte, or with lengthened varints that place a large value)
+/// and damage must still be caught.
 @Suite struct CacheDataPayloadTests {
     /// Bytes that are not all alike, so a misplaced or dropped byte shows.
     static func sample(_ count: Int, seed: Int = 7) -> Data {
@@ -25,6 +26,76 @@ import Testing
             #expect(pieces.count == archive.count, "size \(size)")
             #expect(pieces.checksum == CRC32C.checksum(archive), "size \(size)")
             #expect(pieces.checksum == Archive.checksumOfEncoded(archive), "size \(size)")
+        }
+    }
+
+    /// Placed pieces lengthen the prefix's varints so the value lands at a file offset
+    /// congruent to its address modulo 32; every reader reads them as the encoder's archive.
+    @Test func placedPiecesDecodeAsTheEncodersArchive() throws {
+        let alignment = Archive.DataPieces.copyAlignment
+        let sizes = [Archive.DataPieces.placedMinimumCount - 1, Archive.DataPieces.placedMinimumCount,
+                     100_000, 2_097_140, 2_097_150, 2_097_151, 2_097_152]
+        var aligned = 0, tried = 0
+        for size in sizes {
+            // A buffer with room to start the value at any address modulo 32.
+            let buffer = Self.sample(size + alignment, seed: size % 251)
+            let expectedAt = buffer.withUnsafeBytes { Int(bitPattern: $0.baseAddress!) }
+            for shift in [0, 1, 7, 16, 31] {
+                let data = buffer[(buffer.startIndex + shift)..<(buffer.startIndex + shift + size)]
+                let archive = try Archive.encode(Data(data))
+                for fileOffset in [0, 48, 59, 63, 64, 79, 200] {
+                    let (pieces, address) = try data.withUnsafeBytes { raw in
+                        (try #require(Archive.dataPieces(of: raw, options: ArchiveOptions(), placedAt: fileOffset)),
+                         Int(bitPattern: raw.baseAddress!))
+                    }
+                    #expect(address == expectedAt + shift)
+                    let placed = Data(pieces.prefix) + data + Data(Archive.DataPieces.suffix)
+                    let extra = pieces.prefix.count - (archive.count - size - Archive.DataPieces.suffix.count)
+                    #expect(extra >= 0 && extra < alignment, "size \(size)")
+                    #expect(pieces.count == placed.count)
+                    #expect(pieces.checksum == CRC32C.checksum(placed), "size \(size) offset \(fileOffset)")
+                    #expect(pieces.checksum == Archive.checksumOfEncoded(placed))
+                    #expect(try Archive.decode(Data.self, from: placed) == data, "size \(size) offset \(fileOffset)")
+                    for sharing in [false, true] {
+                        #expect(Archive.rootData(of: placed, sharing: sharing, options: ArchiveOptions()) == data)
+                    }
+                    if size < Archive.DataPieces.placedMinimumCount {
+                        #expect(placed == archive, "a small value is not placed")
+                        continue
+                    }
+                    tried += 1
+                    if (fileOffset + pieces.prefix.count - address) % alignment == 0 {
+                        aligned += 1
+                    } else {
+                        #expect(placed == archive, "a value that cannot be placed is written as the encoder does")
+                    }
+                }
+            }
+        }
+        // The varints of these sizes have 18 to 21 bytes to spare: 19 to 22 of the 32 offsets
+        // modulo 32 can be reached.
+        #expect(aligned * 2 >= tried, "\(aligned) of \(tried) placed")
+    }
+
+    /// The cache's own case, 100 KB: its three varints take 3 bytes and may take 10, so a
+    /// value is placed exactly when it needs 0 to 21 more bytes of prefix — after an entry
+    /// header of any length and at any address.
+    @Test func aValueIsPlacedWheneverTheVarintsHaveRoom() throws {
+        let size = 100_000
+        let minimalPrefix = try Archive.encode(Self.sample(size)).count - size - Archive.DataPieces.suffix.count
+        let buffer = Self.sample(size + 64)
+        try buffer.withUnsafeBytes { raw in
+            for shift in 0..<32 {
+                let value = UnsafeRawBufferPointer(rebasing: raw[shift..<(shift + size)])
+                let address = Int(bitPattern: value.baseAddress!)
+                for headerLength in 48..<(48 + 64) {
+                    let pieces = try #require(Archive.dataPieces(of: value, options: ArchiveOptions(), placedAt: headerLength))
+                    let needed = (address - headerLength - minimalPrefix) & 31
+                    let placed = (headerLength + pieces.prefix.count - address) & 31 == 0
+                    #expect(placed == (needed <= 21), "header \(headerLength) shift \(shift)")
+                    #expect(pieces.prefix.count == minimalPrefix + (placed ? needed : 0))
+                }
+            }
         }
     }
 
@@ -58,21 +129,38 @@ import Testing
             let root = CacheRoot(directory: dir)
             let writer = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
             let sizes = [100_000, 1 << 20, 5]
-            for (i, size) in sizes.enumerated() {
-                try writer.store(Self.sample(size, seed: i), for: .hots, parameter: "blob-\(i)")
+            let values = sizes.enumerated().map { Self.sample($0.element, seed: $0.offset) }
+            for (i, value) in values.enumerated() {
+                try writer.store(value, for: .hots, parameter: "blob-\(i)")
             }
             let reader = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
             for (i, size) in sizes.enumerated() {
                 let expected = Self.sample(size, seed: i)
                 #expect(try reader.value(Data.self, for: .hots, parameter: "blob-\(i)") == expected)
-                // The file: the entry header, then exactly what `Archive.encode` returns.
+                // The file: the entry header, then an archive `Archive.decode` reads as the
+                // encoder's (its varints lengthened when that places the value: the encoder's
+                // bytes exactly for a value too small to be placed).
                 let url = try #require(try reader.info(for: .hots, parameter: "blob-\(i)")).fileURL
                 let file = try Data(contentsOf: url)
                 let (header, length) = try file.withUnsafeBytes {
                     try EntryHeader.decode($0, payloadIncluded: true, path: url.path)
                 }
-                #expect(file.dropFirst(length) == (try Archive.encode(expected)))
-                #expect(header.payloadChecksum == CRC32C.checksum(try Archive.encode(expected)))
+                let archive = Data(file.dropFirst(length))
+                #expect(try Archive.decode(Data.self, from: archive) == expected)
+                #expect(header.payloadChecksum == CRC32C.checksum(archive))
+                #expect(archive.count - (try Archive.encode(expected)).count < Archive.DataPieces.copyAlignment)
+                if size < Archive.DataPieces.placedMinimumCount {
+                    #expect(archive == (try Archive.encode(expected)))
+                } else {
+                    // Placed, when 21 more bytes of varints can do it: the value's offset in
+                    // the file is congruent to its address.
+                    let valueOffset = length + archive.count - size - Archive.DataPieces.suffix.count
+                    let address = values[i].withUnsafeBytes { Int(bitPattern: $0.baseAddress!) }
+                    let minimalOffset = length + (try Archive.encode(expected)).count - size - Archive.DataPieces.suffix.count
+                    let needed = (address - minimalOffset) & (Archive.DataPieces.copyAlignment - 1)
+                    #expect((valueOffset - address) & (Archive.DataPieces.copyAlignment - 1) == 0 || needed > 18,
+                            "size \(size)")
+                }
             }
             #expect(writer.totalSize == entryFiles(under: dir).values.reduce(0, +))
         }

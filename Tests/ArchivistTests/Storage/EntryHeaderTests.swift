@@ -24,6 +24,44 @@ import Testing
         #expect(Array(bytes[length...]) == Array("payload bytes".utf8))
     }
 
+    /// The header as the encoder before the in-place one wrote it, field by field: entries
+    /// written by either must be the same bytes (other processes and older builds read them).
+    private static func referenceEncoded(_ header: EntryHeader) -> [UInt8] {
+        func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+            withUnsafeBytes(of: value.littleEndian) { out += $0 }
+        }
+        let name = Array(header.typeName.utf8)
+        let param = Array((header.parameter ?? "").utf8)
+        var out: [UInt8] = [0x41, 0x52, 0x43, 0x45]
+        append(UInt16(1), to: &out)
+        append(UInt16((header.parameter != nil ? 1 : 0) | (header.expiry != nil ? 2 : 0)), to: &out)
+        append(UInt32(name.count), to: &out)
+        append(UInt32(param.count), to: &out)
+        append(header.writeDate.timeIntervalSince1970.bitPattern, to: &out)
+        append((header.expiry?.timeIntervalSince1970 ?? 0).bitPattern, to: &out)
+        append(UInt64(header.payloadLength), to: &out)
+        append(header.payloadChecksum, to: &out)
+        let sum = CRC32C.checksum(name, seed: CRC32C.checksum(out))
+        append(CRC32C.checksum(param, seed: sum), to: &out)
+        return out + name + param
+    }
+
+    @Test func encodedBytesAreTheFieldByFieldLayout() {
+        let names = ["hots", "apiStrategy", "ünïcødé 名前", String(repeating: "t", count: 300)]
+        let parameters: [String?] = [nil, "", "/v1/orders", "ключ", String(repeating: "p", count: 5_000)]
+        for name in names {
+            for parameter in parameters {
+                for expiry in [nil, Date(timeIntervalSince1970: 2e9)] {
+                    let header = EntryHeader(typeName: name, parameter: parameter, writeDate: Date(timeIntervalSince1970: 1.7e9 + 0.125),
+                                             expiry: expiry, payloadLength: 100_082, payloadChecksum: 0xDEAD_BEEF)
+                    let bytes = header.encoded()
+                    #expect(bytes == Self.referenceEncoded(header), "\(name) \(String(describing: parameter))")
+                    #expect(bytes.count == EntryHeader.encodedCount(typeName: name, parameter: parameter))
+                }
+            }
+        }
+    }
+
     @Test func everyTruncationThrowsCorruptEntry() {
         let bytes = entry()
         for cut in 0..<bytes.count {

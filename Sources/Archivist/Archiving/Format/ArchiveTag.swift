@@ -86,14 +86,31 @@ enum ArchiveFormat {
     /// CRC32C at offset 6 for the caller, who knows the checked bytes; returns the offset
     /// after the header.
     static func storeHeader(at base: UnsafeMutableRawPointer, total: Int, bodyLength: Int) -> Int {
+        storeMagicAndVersion(at: base)
+        var offset = fixedHeaderSize
+        ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
+        ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &offset)
+        return offset
+    }
+
+    /// ``storeHeader(at:total:bodyLength:)`` with the two varints written in `totalSize` and
+    /// `bodyLengthSize` bytes (at least their minimal sizes, at most 10): a longer header that
+    /// every reader parses alike, used to place the body at a chosen offset.
+    static func storeHeader(
+        at base: UnsafeMutableRawPointer, total: Int, totalSize: Int, bodyLength: Int, bodyLengthSize: Int
+    ) -> Int {
+        storeMagicAndVersion(at: base)
+        var offset = fixedHeaderSize
+        ByteBuffer.storeVarint(UInt64(total), size: totalSize, at: base, offset: &offset)
+        ByteBuffer.storeVarint(UInt64(bodyLength), size: bodyLengthSize, at: base, offset: &offset)
+        return offset
+    }
+
+    private static func storeMagicAndVersion(at base: UnsafeMutableRawPointer) {
         base.storeBytes(of: magic.0, toByteOffset: 0, as: UInt8.self)
         base.storeBytes(of: magic.1, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: magic.2, toByteOffset: 2, as: UInt8.self)
         base.storeBytes(of: magic.3, toByteOffset: 3, as: UInt8.self)
         base.storeBytes(of: version.littleEndian, toByteOffset: 4, as: UInt16.self)
-        var offset = fixedHeaderSize
-        ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
-        ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &offset)
-        return offset
     }
 }

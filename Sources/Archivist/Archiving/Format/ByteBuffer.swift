@@ -168,6 +168,22 @@ struct ByteBuffer {
         offset += 1
     }
 
+    /// Writes `value` as a varint of exactly `size` bytes (at least ``varintSize(_:)`` of it, at
+    /// most 10): the minimal encoding when `size` is that, otherwise with high-order groups of
+    /// zero bits carrying the continuation bit (`0x80`) and a last byte of 0 — the same value
+    /// to every LEB128 reader, this one's included. Advances `offset` past it.
+    static func storeVarint(_ value: UInt64, size: Int, at base: UnsafeMutableRawPointer, offset: inout Int) {
+        precondition(size >= varintSize(value) && size <= 10, "a varint of \(size) bytes cannot hold \(value)")
+        var v = value
+        for _ in 1..<size {
+            base.storeBytes(of: UInt8(truncatingIfNeeded: v) | 0x80, toByteOffset: offset, as: UInt8.self)
+            offset += 1
+            v >>= 7
+        }
+        base.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: offset, as: UInt8.self)
+        offset += 1
+    }
+
     /// Hands the bytes from `offset` on to a `Data`; the buffer is left empty.
     ///
     /// A buffer that never grew past ``initialCapacity`` (a small model's archive) is copied
