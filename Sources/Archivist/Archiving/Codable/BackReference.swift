@@ -47,13 +47,32 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
     ///
     /// - Throws: ``ArchiveError`` with code `typeMismatch` for a reference to another type.
     public init(from decoder: any Decoder) throws {
+        if let archive = CodableArchiveDecoder.archive(of: decoder) {
+            try self.init(archive: archive)
+        } else {
+            self.init(wrappedValue: nil)
+        }
+    }
+
+    /// Reads the reference in the value frame `archive` just entered (see
+    /// ``BackReferenceDecoding``).
+    init(archive: ArchiveDecoder) throws {
         let box = BackReferenceBox(nil)
         self.box = box
-        guard let archive = CodableArchiveDecoder.archive(of: decoder) else { return }
-        if try archive.decodeNil() { return }
+        // `referenceHead` consumes `nil` and a conditional reference to an object never
+        // archived, as `decodeNil()` did before it.
         try archive.storage.pointee.beginSingleValue()
         try archive.readReference(Object.self, into: box)
     }
 }
 
 extension BackReference: CodableReferenceWriting {}
+
+/// A ``BackReference`` type, read by ``ArchiveDecoder/readDecodable(_:)`` without the `Decoder`
+/// round trip: `init(from:)` through the `Decodable` witness, the decoder in an existential
+/// and `decodeNil()` cost about 400 instructions per reference, more than reading it.
+protocol BackReferenceDecoding {
+    init(archive: ArchiveDecoder) throws
+}
+
+extension BackReference: BackReferenceDecoding {}

@@ -24,19 +24,36 @@ struct CodableArchiveDecoder: Decoder {
         // runtime metadata lookups per model.
         let id = ObjectIdentifier(Key.self)
         for index in s.pointee.keyedContainers.indices where s.pointee.keyedContainers[index].key == id {
-            let cached = unsafeDowncast(s.pointee.keyedContainers[index].container, to: KeyedContainerCache<Key>.self)
-            if cached.learnsKeys { return cached.container }
-            // The second model with these keys: one that remembers key indexes pays off now
-            // (for the first, as in a one-model archive, it cost more than it saved).
-            let learning = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)), learnsKeys: true)
-            s.pointee.keyedContainers[index].container = learning
-            return learning.container
+            if s.pointee.keyedContainers[index].learnsKeys {
+                // Copied out by the cache itself, straight into this function's result: the
+                // copy takes `KeyedDecodingContainer<Key>`'s metadata from the cache's class
+                // (its generic argument), where copying it here looked the metadata up in the
+                // runtime's generic cache (about 340 instructions per model).
+                return unsafeDowncast(
+                    s.pointee.keyedContainers[index].container.unsafelyUnwrapped,
+                    to: KeyedContainerCache<KeyedDecodingContainer<Key>>.self
+                ).copy()
+            }
+            return learningContainer(Key.self, at: index)
         }
-        let container = KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+        // The first model with these keys: only noted, so a one-model archive keeps nothing.
         if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
-            s.pointee.keyedContainers.append((id, KeyedContainerCache(container, learnsKeys: false)))
+            s.pointee.keyedContainers.append((id, false, nil))
         }
-        return container
+        return KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+    }
+
+    /// The second model with these keys: a container whose reader remembers key indexes pays
+    /// off now (for the first, as in a one-model archive, it cost more than it saved); kept in
+    /// entry `index` of the decoder's containers. Not inlined: a local container in
+    /// ``container(keyedBy:)`` made it look up `KeyedDecodingContainer<Key>` on every call.
+    @inline(never)
+    private func learningContainer<Key: CodingKey>(_ type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
+        let s = archive.storage
+        let cache = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)))
+        s.pointee.keyedContainers[index].container = cache
+        s.pointee.keyedContainers[index].learnsKeys = true
+        return cache.copy()
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -51,16 +68,20 @@ struct CodableArchiveDecoder: Decoder {
 
 /// A keyed container of the current record, kept by the decoder for the next model with the
 /// same coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``).
-final class KeyedContainerCache<Key: CodingKey> {
-    /// Whether the container's reader remembers key indexes (see `KeyedReader`). First, so
-    /// its offset does not depend on `Key`.
-    let learnsKeys: Bool
-    let container: KeyedDecodingContainer<Key>
+///
+/// Generic over the container type itself (`KeyedDecodingContainer<Key>`), not over `Key`:
+/// ``copy()`` then finds the container type's metadata among this class's generic arguments,
+/// with no runtime lookup (`KeyedDecodingContainer` is resilient, so every copy of one in
+/// unspecialized code goes through its metadata).
+final class KeyedContainerCache<Container> {
+    let container: Container
 
-    init(_ container: KeyedDecodingContainer<Key>, learnsKeys: Bool) {
-        self.learnsKeys = learnsKeys
-        self.container = container
-    }
+    init(_ container: Container) { self.container = container }
+
+    /// A copy of the container. Not inlined: inlined into a caller generic over `Key`, the copy
+    /// would look up `KeyedDecodingContainer<Key>` again.
+    @inline(never)
+    func copy() -> Container { container }
 }
 
 /// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
@@ -93,12 +114,24 @@ extension ArchiveDecoder {
                 return try readOpened(archivable, as: T.self)
             }
             s.pointee.lastNonArchivableType = id
+            s.pointee.lastBackReferenceType = T.self as? any BackReferenceDecoding.Type
         }
         let saved = try s.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { s.pointee.leaveValue(saved) }
-        let value = try T(from: CodableArchiveDecoder(archive: self))
+        let value: T
+        if let backReference = s.pointee.lastBackReferenceType {
+            // `T` is that type (it is `lastNonArchivableType`).
+            value = try readBackReference(backReference, as: T.self)
+        } else {
+            value = try T(from: CodableArchiveDecoder(archive: self))
+        }
         try s.pointee.finishValue()
         return value
+    }
+
+    /// Reads a `@BackReference` of type `B`, which is `T`, in the value frame just entered.
+    private func readBackReference<B: BackReferenceDecoding, T>(_ type: B.Type, as: T.Type) throws -> T {
+        unsafeBitCast(try B(archive: self), to: T.self)
     }
 
     private func readOpened<A: Archivable, T>(_ type: A.Type, as: T.Type) throws -> T {
