@@ -54,14 +54,18 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
         }
     }
 
-    /// Reads the reference in the value frame `archive` just entered (see
-    /// ``BackReferenceDecoding``).
+    /// Reads the reference in the value frame `archive` just entered.
     init(archive: ArchiveDecoder) throws {
+        try archive.storage.pointee.beginSingleValue()
+        try self.init(referenceAt: archive)
+    }
+
+    /// Reads the reference at the reader (see ``BackReferenceDecoding``). `referenceHead`
+    /// consumes `nil` and a conditional reference to an object never archived, as
+    /// `decodeNil()` did before it.
+    init(referenceAt archive: ArchiveDecoder) throws {
         let box = BackReferenceBox(nil)
         self.box = box
-        // `referenceHead` consumes `nil` and a conditional reference to an object never
-        // archived, as `decodeNil()` did before it.
-        try archive.storage.pointee.beginSingleValue()
         try archive.readReference(Object.self, into: box)
     }
 }
@@ -69,10 +73,16 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
 extension BackReference: CodableReferenceWriting {}
 
 /// A ``BackReference`` type, read by ``ArchiveDecoder/readDecodable(_:)`` without the `Decoder`
-/// round trip: `init(from:)` through the `Decodable` witness, the decoder in an existential
-/// and `decodeNil()` cost about 400 instructions per reference, more than reading it.
+/// round trip: `init(from:)` through the `Decodable` witness, the decoder in an existential,
+/// `decodeNil()` and a value frame of its own cost more than reading the reference.
 protocol BackReferenceDecoding {
-    init(archive: ArchiveDecoder) throws
+    /// Reads the reference at the reader, as `init(from:)` does in a value frame of its own.
+    static func readBackReference<T>(from archive: ArchiveDecoder, as type: T.Type) throws -> T
 }
 
-extension BackReference: BackReferenceDecoding {}
+extension BackReference: BackReferenceDecoding {
+    /// `T` must be `Self`.
+    static func readBackReference<T>(from archive: ArchiveDecoder, as type: T.Type) throws -> T {
+        unsafeBitCast(try Self(referenceAt: archive), to: T.self)
+    }
+}
