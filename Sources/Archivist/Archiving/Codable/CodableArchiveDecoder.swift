@@ -36,9 +36,17 @@ struct CodableArchiveDecoder: Decoder {
             }
             return learningContainer(Key.self, at: index)
         }
-        // The first model with these keys: only noted, so a one-model archive keeps nothing.
+        return firstContainer(Key.self)
+    }
+
+    /// The first model with these keys: an ordinary container, the key type only noted, so a
+    /// one-model archive keeps nothing. Out of line, like ``learningContainer(_:at:)``, so
+    /// that ``container(keyedBy:)``'s usual path makes nothing.
+    @inline(never)
+    private func firstContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let s = archive.storage
         if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
-            s.pointee.keyedContainers.append((id, false, nil))
+            s.pointee.keyedContainers.append((ObjectIdentifier(Key.self), false, nil))
         }
         return KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
     }
