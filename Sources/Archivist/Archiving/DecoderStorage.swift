@@ -53,10 +53,14 @@ struct DecoderStorage {
     /// The last type a Codable field asked for that is not ``Archivable`` (type identities
     /// never change, so this outlives the archive).
     var lastNonArchivableType: ObjectIdentifier?
+    /// ``lastNonArchivableType`` if it is a ``BackReference`` type, else `nil`.
+    var lastBackReferenceType: (any BackReferenceDecoding.Type)?
     /// Keyed containers of the current record by coding-key type, reused by Codable models
     /// (see ``CodableArchiveDecoder/container(keyedBy:)``). They hold the decoder, so
-    /// ``ArchiveDecoder/invalidate()`` empties this.
-    var keyedContainers: [(key: ObjectIdentifier, container: AnyObject)] = []
+    /// ``ArchiveDecoder/invalidate()`` empties this. A key type seen once is noted with
+    /// `learnsKeys` false and no container; from the second model on, `container` is a
+    /// `KeyedContainerCache<KeyedDecodingContainer<Key>>` whose reader remembers key indexes.
+    var keyedContainers: [(key: ObjectIdentifier, learnsKeys: Bool, container: AnyObject?)] = []
     /// The most keyed containers kept: a few model types per archive.
     static let keyedContainerLimit = 8
 

@@ -47,13 +47,42 @@ public struct BackReference<Object: AnyObject & Archivable>: Codable {
     ///
     /// - Throws: ``ArchiveError`` with code `typeMismatch` for a reference to another type.
     public init(from decoder: any Decoder) throws {
+        if let archive = CodableArchiveDecoder.archive(of: decoder) {
+            try self.init(archive: archive)
+        } else {
+            self.init(wrappedValue: nil)
+        }
+    }
+
+    /// Reads the reference in the value frame `archive` just entered.
+    init(archive: ArchiveDecoder) throws {
+        try archive.storage.pointee.beginSingleValue()
+        try self.init(referenceAt: archive)
+    }
+
+    /// Reads the reference at the reader (see ``BackReferenceDecoding``). `referenceHead`
+    /// consumes `nil` and a conditional reference to an object never archived, as
+    /// `decodeNil()` did before it.
+    init(referenceAt archive: ArchiveDecoder) throws {
         let box = BackReferenceBox(nil)
         self.box = box
-        guard let archive = CodableArchiveDecoder.archive(of: decoder) else { return }
-        if try archive.decodeNil() { return }
-        try archive.storage.pointee.beginSingleValue()
         try archive.readReference(Object.self, into: box)
     }
 }
 
 extension BackReference: CodableReferenceWriting {}
+
+/// A ``BackReference`` type, read by ``ArchiveDecoder/readDecodable(_:)`` without the `Decoder`
+/// round trip: `init(from:)` through the `Decodable` witness, the decoder in an existential,
+/// `decodeNil()` and a value frame of its own cost more than reading the reference.
+protocol BackReferenceDecoding {
+    /// Reads the reference at the reader, as `init(from:)` does in a value frame of its own.
+    static func readBackReference<T>(from archive: ArchiveDecoder, as type: T.Type) throws -> T
+}
+
+extension BackReference: BackReferenceDecoding {
+    /// `T` must be `Self`.
+    static func readBackReference<T>(from archive: ArchiveDecoder, as type: T.Type) throws -> T {
+        unsafeBitCast(try Self(referenceAt: archive), to: T.self)
+    }
+}

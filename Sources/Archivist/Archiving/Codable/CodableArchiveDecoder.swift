@@ -24,19 +24,44 @@ struct CodableArchiveDecoder: Decoder {
         // runtime metadata lookups per model.
         let id = ObjectIdentifier(Key.self)
         for index in s.pointee.keyedContainers.indices where s.pointee.keyedContainers[index].key == id {
-            let cached = unsafeDowncast(s.pointee.keyedContainers[index].container, to: KeyedContainerCache<Key>.self)
-            if cached.learnsKeys { return cached.container }
-            // The second model with these keys: one that remembers key indexes pays off now
-            // (for the first, as in a one-model archive, it cost more than it saved).
-            let learning = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)), learnsKeys: true)
-            s.pointee.keyedContainers[index].container = learning
-            return learning.container
+            if s.pointee.keyedContainers[index].learnsKeys {
+                // Copied out by the cache itself, straight into this function's result: the
+                // copy takes `KeyedDecodingContainer<Key>`'s metadata from the cache's class
+                // (its generic argument), where copying it here looked the metadata up in the
+                // runtime's generic cache (about 340 instructions per model).
+                return unsafeDowncast(
+                    s.pointee.keyedContainers[index].container.unsafelyUnwrapped,
+                    to: KeyedContainerCache<KeyedDecodingContainer<Key>>.self
+                ).copy()
+            }
+            return learningContainer(Key.self, at: index)
         }
-        let container = KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+        return firstContainer(Key.self)
+    }
+
+    /// The first model with these keys: an ordinary container, the key type only noted, so a
+    /// one-model archive keeps nothing. Out of line, like ``learningContainer(_:at:)``, so
+    /// that ``container(keyedBy:)``'s usual path makes nothing.
+    @inline(never)
+    private func firstContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let s = archive.storage
         if s.pointee.keyedContainers.count < DecoderStorage.keyedContainerLimit {
-            s.pointee.keyedContainers.append((id, KeyedContainerCache(container, learnsKeys: false)))
+            s.pointee.keyedContainers.append((ObjectIdentifier(Key.self), false, nil))
         }
-        return container
+        return KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil))
+    }
+
+    /// The second model with these keys: a container whose reader remembers key indexes pays
+    /// off now (for the first, as in a one-model archive, it cost more than it saved); kept in
+    /// entry `index` of the decoder's containers. Not inlined: a local container in
+    /// ``container(keyedBy:)`` made it look up `KeyedDecodingContainer<Key>` on every call.
+    @inline(never)
+    private func learningContainer<Key: CodingKey>(_ type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
+        let s = archive.storage
+        let cache = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)))
+        s.pointee.keyedContainers[index].container = cache
+        s.pointee.keyedContainers[index].learnsKeys = true
+        return cache.copy()
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -51,16 +76,20 @@ struct CodableArchiveDecoder: Decoder {
 
 /// A keyed container of the current record, kept by the decoder for the next model with the
 /// same coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``).
-final class KeyedContainerCache<Key: CodingKey> {
-    /// Whether the container's reader remembers key indexes (see `KeyedReader`). First, so
-    /// its offset does not depend on `Key`.
-    let learnsKeys: Bool
-    let container: KeyedDecodingContainer<Key>
+///
+/// Generic over the container type itself (`KeyedDecodingContainer<Key>`), not over `Key`:
+/// ``copy()`` then finds the container type's metadata among this class's generic arguments,
+/// with no runtime lookup (`KeyedDecodingContainer` is resilient, so every copy of one in
+/// unspecialized code goes through its metadata).
+final class KeyedContainerCache<Container> {
+    let container: Container
 
-    init(_ container: KeyedDecodingContainer<Key>, learnsKeys: Bool) {
-        self.learnsKeys = learnsKeys
-        self.container = container
-    }
+    init(_ container: Container) { self.container = container }
+
+    /// A copy of the container. Not inlined: inlined into a caller generic over `Key`, the copy
+    /// would look up `KeyedDecodingContainer<Key>` again.
+    @inline(never)
+    func copy() -> Container { container }
 }
 
 /// A nested keyed record's bounds and read cursor (a class: decoding containers are copied
@@ -83,22 +112,42 @@ extension ArchiveDecoder {
     /// Decodes a Codable value: through its `Archivable` conformance when it has one,
     /// otherwise as an anonymous value of its own.
     func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
-        if CodablePrimitives.isInline(T.self) { return try CodablePrimitives.read(T.self, from: &storage.pointee.reader) }
         let s = storage
         // A failed conformance lookup is the slow kind; a model's field of a type that is not
         // Archivable (a `@BackReference` in every letter) repeats it per model.
         let id = ObjectIdentifier(T.self)
-        if id != s.pointee.lastNonArchivableType {
+        if id == s.pointee.lastNonArchivableType {
+            if let backReference = s.pointee.lastBackReferenceType {
+                // `T` is that type.
+                return try readBackReference(backReference, as: T.self)
+            }
+        } else {
+            if CodablePrimitives.isInline(T.self) { return try CodablePrimitives.read(T.self, from: &s.pointee.reader) }
             if let archivable = T.self as? any Archivable.Type {
                 return try readOpened(archivable, as: T.self)
             }
             s.pointee.lastNonArchivableType = id
+            s.pointee.lastBackReferenceType = T.self as? any BackReferenceDecoding.Type
+            if let backReference = s.pointee.lastBackReferenceType {
+                return try readBackReference(backReference, as: T.self)
+            }
         }
         let saved = try s.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
         defer { s.pointee.leaveValue(saved) }
         let value = try T(from: CodableArchiveDecoder(archive: self))
         try s.pointee.finishValue()
         return value
+    }
+
+    /// Reads a `@BackReference` of type `B`, which is `T`, at the reader: what its
+    /// `init(from:)` reads in a value frame of its own, without the frame (a reference is
+    /// one value, and its reading restores the reader's bounds itself), charging the frame's
+    /// depth all the same.
+    private func readBackReference<B: BackReferenceDecoding, T>(_ type: B.Type, as: T.Type) throws -> T {
+        let s = storage
+        try s.pointee.chargeDepth(ArchiveLimits.codableLevelWeight)
+        defer { s.pointee.depth -= ArchiveLimits.codableLevelWeight }
+        return try B.readBackReference(from: self, as: T.self)
     }
 
     private func readOpened<A: Archivable, T>(_ type: A.Type, as: T.Type) throws -> T {
