@@ -13,15 +13,25 @@ import Darwin
 /// of the key as the file name in one flat folder, JSONEncoder for models, temporary file +
 /// rename, no fsync), run in the same repetitions, the two stores taking turns going first.
 ///
+/// Fairness on ext4 without a journal (the project machine's root fs): there, creating a file
+/// scans every inode of its group freed in the last 60 s, so a fill costs what was deleted
+/// just before it, by whichever store. Hence: an even number of repetitions, so that each store
+/// fills after the other's large clear as often as after its small one, and the trash of a
+/// clear is drained before the next fill (the `clear + deletion` row: the call plus waiting
+/// for the deletion, raw's being synchronous), so no store's deletion runs beside the other's
+/// fill. `ARCHIVIST_BENCHMARK_SETTLE=<seconds>` waits that long before each fill, after the
+/// deletions, to let ext4's recently-deleted window pass (61 s does it; slow).
+///
 /// Sets and gets are also timed in the calling thread's CPU time (user and kernel): on a
 /// machine shared with other work, wall time mostly measures preemption, while the thread's
 /// CPU time is what the store itself costs (work left to a background queue not included).
 ///
-/// Quick mode: 3 repetitions of 1,000 models and 100 blobs (every entry is a file created and
+/// Quick mode: 2 repetitions of 1,000 models and 100 blobs (every entry is a file created and
 /// later deleted, which dominates the suite's time when the disk is busy).
 func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
-    let repetitions = quick ? 3 : 7
+    let repetitions = quick ? 2 : 8   // even: each store goes first equally often
+    let settle = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_SETTLE"].flatMap(Double.init) ?? 0
     let models = (0..<(quick ? 1_000 : 10_000)).map(ShapeModel.init)
     let blob = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
     let keys = (0..<max(models.count, 1_000)).map { "item-\($0)" }
@@ -58,6 +68,7 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
                 let count = shape == "shapes.models" ? models.count : blobCount
                 // The previous fill's dirty pages would otherwise be written back during this one.
                 sync()
+                if settle > 0 { Thread.sleep(forTimeInterval: settle) }
                 if shape == "shapes.models" {
                     try time(shape, "\(store.name) set") {
                         for i in 0..<count { try store.store(models[i], key: keys[i]) }
@@ -79,7 +90,12 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
                 }
                 try time(shape, "\(store.name) totalSize") { _ = try store.totalSize() }
                 sync()
+                let clearStart = clock.now
                 try time(shape, "\(store.name) clear") { try store.clear() }
+                try store.waitForDeletion()
+                let full = clock.now - clearStart
+                times["\(shape)|\(store.name) clear + deletion", default: []].append(
+                    full.components.seconds * 1_000_000_000 + full.components.attoseconds / 1_000_000_000)
             }
         }
         try? FileManager.default.removeItem(at: base)
@@ -90,7 +106,7 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
         ("shapes.blobs", "\(blobCount) × 100 KB Data entries, fresh root per repetition"),
     ] {
         for store in ["raw POSIX", "Archivist"] {
-            for operation in ["set", "get (warm)", "totalSize", "clear", "set CPU", "get (warm) CPU"] {
+            for operation in ["set", "get (warm)", "totalSize", "clear", "clear + deletion", "set CPU", "get (warm) CPU"] {
                 let name = "\(store) \(operation)"
                 let samples = (times["\(shape)|\(name)"] ?? []).sorted()
                 guard !samples.isEmpty else { continue }
@@ -131,6 +147,8 @@ private protocol ShapeStore {
     func data(key: String) throws -> Data?
     func totalSize() throws -> Int
     func clear() throws
+    /// Waits until what `clear()` removed is deleted from the disk.
+    func waitForDeletion() throws
 }
 
 /// Archivist: one cache type, the key as parameter, the memory tier off.
@@ -148,6 +166,7 @@ private struct ArchivistShapeStore: ShapeStore {
     func data(key: String) throws -> Data? { try cache.value(Data.self, for: .blobs, parameter: key) }
     func totalSize() throws -> Int { Int(cache.totalSize) }
     func clear() throws { try cache.clear() }
+    func waitForDeletion() throws { try cache.flush() }
 }
 
 /// Raw POSIX as written by hand: MD5 file names in one flat folder, JSON for models,
@@ -192,6 +211,8 @@ private final class RawPOSIXShapeStore: ShapeStore {
             guard unlinkat(directory, entry, 0) == 0 else { throw CacheShapeError.system("unlinkat", errno) }
         }
     }
+
+    func waitForDeletion() throws {}   // `clear()` unlinks synchronously
 
     /// Calls `body` with the folder's descriptor and each entry's name except `.` and `..`.
     private func forEachEntry(_ body: (Int32, UnsafePointer<CChar>) throws -> Void) throws {
