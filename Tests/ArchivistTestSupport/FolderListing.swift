@@ -13,7 +13,11 @@ public func entryFiles(under url: URL) -> [String: Int] {
     let root = url.standardizedFileURL.path
     guard let walker = FileManager.default.enumerator(atPath: root) else { return files }
     while let relative = walker.nextObject() as? String {
-        if relative.hasPrefix(".archivist") { continue }
+        if relative.hasPrefix(".archivist") {
+            // Not entries; and a store's trash queue may be deleting inside it during the walk.
+            walker.skipDescendants()
+            continue
+        }
         var status = stat()
         guard lstat(root + "/" + relative, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
         files[relative] = Int(status.st_size)
