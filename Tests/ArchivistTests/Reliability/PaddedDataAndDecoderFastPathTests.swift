@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Reviewer probes of the placed `Data` pieces and the `@BackReference` fast path.
-@Suite struct Review2Tests {
+/// Guards of the placed `Data` pieces and the `@BackReference` fast path.
+@Suite struct PaddedDataAndDecoderFastPathTests {
     /// Every extra prefix length (0 ..< 32) at the sizes where a lengthened varint can cross a
     /// varint-size boundary on its own (body length and total length near 2^21, byte count
     /// near 2^14): each placed archive parses, checksums and reads back as the value.
@@ -80,7 +80,7 @@ final class R2Holder: Codable, Archivable {
     }
 }
 
-extension Review2Tests {
+extension PaddedDataAndDecoderFastPathTests {
     static func tree() -> R2Node {
         let root = R2Node(name: "root")
         for i in 0..<3 {
@@ -178,7 +178,7 @@ final class R2Keeper: Codable, Archivable {
     }
 }
 
-extension Review2Tests {
+extension PaddedDataAndDecoderFastPathTests {
     static func keepers(_ base: Int) -> [R2Keeper] {
         (0..<4).map { i in
             R2Keeper(a: base + i, kids: (0..<3).map { R2Keeper(a: base + 10 * i + $0, kids: [], b: "k\(base).\(i).\($0)") }, b: "b\(base).\(i)")
@@ -202,7 +202,7 @@ extension Review2Tests {
     }
 }
 
-extension Review2Tests {
+extension PaddedDataAndDecoderFastPathTests {
     /// The folder is everything before the last slash of the UTF-8 path, whatever the string's
     /// storage (native, small, or built from a `Substring`/`NSString`); no slash is a typed error.
     @Test func preparedFolderOverUTF8() throws {
