@@ -37,23 +37,23 @@ import Testing
     }
 }
 
-final class R2Node: Codable, Archivable {
+final class FastPathNode: Codable, Archivable {
     var name: String
-    @BackReference var parent: R2Node?
-    var children: [R2Node] = []
+    @BackReference var parent: FastPathNode?
+    var children: [FastPathNode] = []
     init(name: String) { self.name = name }
 }
 
 /// Back-references ahead of their objects' definitions, in an array, in an Optional and in a
 /// nested keyed container.
-final class R2Holder: Codable, Archivable {
-    @BackReference var first: R2Node?
-    var list: [BackReference<R2Node>] = []
-    var maybe: BackReference<R2Node>?
-    var none: BackReference<R2Node>?
-    var nested: BackReference<R2Node>
-    var root: R2Node
-    init(root: R2Node) {
+final class FastPathHolder: Codable, Archivable {
+    @BackReference var first: FastPathNode?
+    var list: [BackReference<FastPathNode>] = []
+    var maybe: BackReference<FastPathNode>?
+    var none: BackReference<FastPathNode>?
+    var nested: BackReference<FastPathNode>
+    var root: FastPathNode
+    init(root: FastPathNode) {
         self.root = root
         self.nested = BackReference(wrappedValue: nil)
     }
@@ -61,12 +61,12 @@ final class R2Holder: Codable, Archivable {
     enum InnerKeys: String, CodingKey { case nested }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        _first = try c.decode(BackReference<R2Node>.self, forKey: .first)
-        list = try c.decode([BackReference<R2Node>].self, forKey: .list)
-        maybe = try c.decodeIfPresent(BackReference<R2Node>.self, forKey: .maybe)
-        none = try c.decodeIfPresent(BackReference<R2Node>.self, forKey: .none)
-        nested = try c.nestedContainer(keyedBy: InnerKeys.self, forKey: .inner).decode(BackReference<R2Node>.self, forKey: .nested)
-        root = try c.decode(R2Node.self, forKey: .root)
+        _first = try c.decode(BackReference<FastPathNode>.self, forKey: .first)
+        list = try c.decode([BackReference<FastPathNode>].self, forKey: .list)
+        maybe = try c.decodeIfPresent(BackReference<FastPathNode>.self, forKey: .maybe)
+        none = try c.decodeIfPresent(BackReference<FastPathNode>.self, forKey: .none)
+        nested = try c.nestedContainer(keyedBy: InnerKeys.self, forKey: .inner).decode(BackReference<FastPathNode>.self, forKey: .nested)
+        root = try c.decode(FastPathNode.self, forKey: .root)
     }
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -81,13 +81,13 @@ final class R2Holder: Codable, Archivable {
 }
 
 extension PaddedDataAndDecoderFastPathTests {
-    static func tree() -> R2Node {
-        let root = R2Node(name: "root")
+    static func tree() -> FastPathNode {
+        let root = FastPathNode(name: "root")
         for i in 0..<3 {
-            let child = R2Node(name: "c\(i)")
+            let child = FastPathNode(name: "c\(i)")
             child.parent = root
             for j in 0..<2 {
-                let leaf = R2Node(name: "c\(i).\(j)")
+                let leaf = FastPathNode(name: "c\(i).\(j)")
                 leaf.parent = child
                 child.children.append(leaf)
             }
@@ -98,7 +98,7 @@ extension PaddedDataAndDecoderFastPathTests {
 
     @Test func backReferencesAheadOfTheirObjectsAndInContainers() throws {
         let root = Self.tree()
-        let holder = R2Holder(root: root)
+        let holder = FastPathHolder(root: root)
         holder.first = root.children[1]
         holder.list = [BackReference(wrappedValue: root), BackReference(wrappedValue: nil),
                        BackReference(wrappedValue: root.children[2].children[1])]
@@ -106,7 +106,7 @@ extension PaddedDataAndDecoderFastPathTests {
         holder.nested = BackReference(wrappedValue: root.children[0].children[0])
         let data = try Archive.encode(holder)
         for _ in 0..<3 {   // the spare decoder keeps its fast-path type between archives
-            let copy = try Archive.decode(R2Holder.self, from: data)
+            let copy = try Archive.decode(FastPathHolder.self, from: data)
             #expect(copy.first === copy.root.children[1])
             #expect(copy.list.count == 3)
             #expect(copy.list[0].wrappedValue === copy.root)
@@ -129,10 +129,10 @@ extension PaddedDataAndDecoderFastPathTests {
     /// traps. (Reviewed: the lowest `maxDepth` that decodes this chain, 122, is the same with
     /// the fast path disabled.)
     @Test func backReferenceDepthLimitThrowsTypedError() throws {
-        var node = R2Node(name: "0")
+        var node = FastPathNode(name: "0")
         let top = node
         for i in 1..<20 {
-            let child = R2Node(name: "\(i)")
+            let child = FastPathNode(name: "\(i)")
             child.parent = node
             node.children = [child]
             node = child
@@ -143,7 +143,7 @@ extension PaddedDataAndDecoderFastPathTests {
             var options = ArchiveOptions()
             options.limits.maxDepth = depth
             do {
-                _ = try Archive.decode(R2Node.self, from: data, options: options)
+                _ = try Archive.decode(FastPathNode.self, from: data, options: options)
                 lowest = depth
                 break
             } catch let error as ArchiveError {
@@ -156,17 +156,17 @@ extension PaddedDataAndDecoderFastPathTests {
 
 /// A model that keeps its keyed container past `init(from:)`, and reads a field after
 /// decoding nested models of its own type (which share the decoder's cached container).
-final class R2Keeper: Codable, Archivable {
+final class ContainerKeeper: Codable, Archivable {
     var a: Int
-    var kids: [R2Keeper]
+    var kids: [ContainerKeeper]
     var b: String
     var kept: KeyedDecodingContainer<CodingKeys>?
-    init(a: Int, kids: [R2Keeper], b: String) { (self.a, self.kids, self.b) = (a, kids, b) }
+    init(a: Int, kids: [ContainerKeeper], b: String) { (self.a, self.kids, self.b) = (a, kids, b) }
     enum CodingKeys: String, CodingKey { case a, kids, b }
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         a = try c.decode(Int.self, forKey: .a)
-        kids = try c.decode([R2Keeper].self, forKey: .kids)
+        kids = try c.decode([ContainerKeeper].self, forKey: .kids)
         b = try c.decode(String.self, forKey: .b)
         kept = c
     }
@@ -179,19 +179,19 @@ final class R2Keeper: Codable, Archivable {
 }
 
 extension PaddedDataAndDecoderFastPathTests {
-    static func keepers(_ base: Int) -> [R2Keeper] {
+    static func keepers(_ base: Int) -> [ContainerKeeper] {
         (0..<4).map { i in
-            R2Keeper(a: base + i, kids: (0..<3).map { R2Keeper(a: base + 10 * i + $0, kids: [], b: "k\(base).\(i).\($0)") }, b: "b\(base).\(i)")
+            ContainerKeeper(a: base + i, kids: (0..<3).map { ContainerKeeper(a: base + 10 * i + $0, kids: [], b: "k\(base).\(i).\($0)") }, b: "b\(base).\(i)")
         }
     }
 
     @Test func aKeptContainerNeitherCrashesNorReadsTheNextArchive() throws {
-        let first = try Archive.decode([R2Keeper].self, from: Archive.encode(Self.keepers(100)))
+        let first = try Archive.decode([ContainerKeeper].self, from: Archive.encode(Self.keepers(100)))
         for (i, k) in first.enumerated() {
             #expect(k.a == 100 + i && k.b == "b100.\(i)")
             for (j, kid) in k.kids.enumerated() { #expect(kid.a == 100 + 10 * i + j && kid.b == "k100.\(i).\(j)") }
         }
-        let second = try Archive.decode([R2Keeper].self, from: Archive.encode(Self.keepers(500)))
+        let second = try Archive.decode([ContainerKeeper].self, from: Archive.encode(Self.keepers(500)))
         // A kept container holds the decoder, which holds the decoded objects: a cycle the
         // test breaks itself, or LeakSanitizer reports the decoders at exit.
         defer { for k in first + first.flatMap(\.kids) + second + second.flatMap(\.kids) { k.kept = nil } }
