@@ -27,6 +27,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "stop-in-write": stopInWrite,
     "idle": idle,
     "orphan": orphan,
+    "empty-folder": emptyFolder,
 ]
 
 exitWhenParentExits()

@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -60,14 +59,15 @@ extension DiskStore {
 
     /// Deletes everything in the trash on the trash queue, then calls `completion`.
     ///
+    /// Best effort, as the deletion always was: what cannot be deleted (see
+    /// ``FolderRemoval/removeContents(of:)``) stays in the trash, which no size counts, and
+    /// the next clear or open tries again.
+    ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
     func emptyTrash(completion: (@Sendable () -> Void)?) {
         let trash = trashPath
         trashQueue.async {
-            let manager = FileManager()
-            if let items = try? manager.contentsOfDirectory(atPath: trash) {
-                for item in items { try? manager.removeItem(atPath: trash + "/" + item) }
-            }
+            try? FolderRemoval.removeContents(of: trash)
             completion?()
         }
     }

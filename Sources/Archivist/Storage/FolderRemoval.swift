@@ -1,0 +1,262 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Deletes everything inside a folder with a walk of our own over POSIX calls (`openat`,
+/// `fdopendir`, `readdir`, `unlinkat`), the trash's deletion.
+///
+/// Why not `FileManager`: a worker process that exits while its trash queue deletes (as the
+/// flush tests' no-flush child does on purpose) left FoundationEssentials' `FileManager` alive
+/// at exit, whose weak-reference side table LeakSanitizer reports; and its recursive walk
+/// follows each folder's descent on the thread's stack, where this walk keeps its levels in an
+/// array, so any depth fits a 512 KiB thread stack.
+///
+/// The walk:
+/// - never follows a symbolic link: a link (to a file or a folder, inside or outside the
+///   folder) is unlinked, its target untouched; folders are opened with `O_NOFOLLOW`, the
+///   folder itself included;
+/// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
+///   as deleted;
+/// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
+///   the walk ends) and throws the first such failure once everything else is gone;
+/// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
+///   `..` of its child, checked to be the folder it left (device and inode), and starts over
+///   from the top when it is not (a folder deleted or moved under the walk).
+///
+/// ```swift
+/// try FolderRemoval.removeContents(of: store.trashPath)   // the trash folder stays, empty
+/// ```
+package enum FolderRemoval {
+    /// How many folders, from the top, keep their descriptor (and reading position) open while
+    /// the walk is below them.
+    static let openLevels = 32
+
+    /// Deletes every file, link and folder inside `path`, leaving `path` itself.
+    ///
+    /// - Parameter path: The folder to empty; a missing folder is already empty. A symbolic
+    ///   link there is not followed (the call throws: `ENOTDIR` on Linux, `ELOOP` elsewhere).
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
+    ///   first entry that could not be read or deleted, after deleting all the others it could.
+    /// - Complexity: Blocking file I/O: one `unlinkat` per file or link, an `openat`,
+    ///   `fstat` and `unlinkat` per folder, plus an `openat` of `..` and an `fstat` on the way
+    ///   back up from each folder deeper than ``openLevels``.
+    package static func removeContents(of path: String) throws {
+        var walk = try Walk(root: path)
+        defer { walk.closeAll() }
+        try walk.run()
+    }
+}
+
+#if canImport(Darwin)
+private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#else
+private typealias DirectoryStream = OpaquePointer
+#endif
+
+/// A folder's identity: a folder reached again through `..` must be the one left.
+private struct FolderID: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ status: stat) {
+        device = UInt64(truncatingIfNeeded: status.st_dev)
+        inode = UInt64(truncatingIfNeeded: status.st_ino)
+    }
+}
+
+/// An entry the walk failed to delete: the folder holding it and its name's bytes.
+private struct EntryID: Hashable {
+    var folder: FolderID
+    var name: [CChar]
+}
+
+/// One folder on the walk's path from the root down.
+private struct Level {
+    /// The open folder, or `nil` while the walk is below it and it is past ``FolderRemoval/openLevels``.
+    var stream: DirectoryStream?
+    /// The name in the folder above (NUL-terminated; empty for the root).
+    var name: [CChar]
+    var id: FolderID
+    var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
+}
+
+private struct Walk {
+    let rootPath: String
+    var levels: [Level] = []
+    var failed: Set<EntryID> = []
+    var firstError: CacheError?
+    /// How many times the walk started over from the top: bounded, so that a folder that
+    /// never leads back to the one above (moved under the walk, again and again) ends it.
+    var restarts = 0
+
+    private static let maximumRestarts = 1_000
+
+    private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
+    /// Opens the root; a missing root leaves the walk with nothing to do.
+    init(root: String) throws {
+        rootPath = root
+        let fd = open(root, Self.folderFlags)
+        if fd < 0 {
+            if errno == ENOENT { return }
+            throw CacheError.posix("open folder", path: root, errno: errno)
+        }
+        guard let level = Self.level(fd: fd, name: []) else {
+            let code = errno
+            _ = close(fd)
+            throw CacheError.posix("open folder", path: root, errno: code)
+        }
+        levels = [level]
+    }
+
+    /// A level for the open folder `fd` (which it then owns), or `nil` with `errno` set.
+    private static func level(fd: Int32, name: [CChar]) -> Level? {
+        var status = stat()
+        guard fstat(fd, &status) == 0, let stream = fdopendir(fd) else { return nil }
+        return Level(stream: stream, name: name, id: FolderID(status))
+    }
+
+    mutating func run() throws {
+        while let top = levels.last {
+            guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 && errno != ENOENT { record("read folder", errno, at: top.name, in: levels.count - 1, parent: false) }
+                if levels.count == 1 { break }
+                ascend()
+                continue
+            }
+            let name = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
+            if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }   // . and ..
+            let type = Int32(entry.pointee.d_type)
+            if type == Int32(DT_DIR) {
+                descend(into: name)
+                continue
+            }
+            if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
+            if unlinkat(top.fd, name, 0) == 0 { continue }
+            let code = errno
+            if code == ENOENT { continue }
+            // Linux says EISDIR for a folder, Apple platforms EPERM; d_type may be DT_UNKNOWN.
+            var status = stat()
+            if (code == EISDIR || code == EPERM || type == Int32(DT_UNKNOWN)),
+               fstatat(top.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                descend(into: name)
+            } else {
+                fail("unlink", code, name: name)
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Opens the folder `name` of the deepest level and makes it the deepest.
+    private mutating func descend(into name: UnsafePointer<CChar>) {
+        let parent = levels.count - 1
+        if !failed.isEmpty && failed.contains(EntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
+        let fd = openat(levels[parent].fd, name, Self.folderFlags)
+        if fd < 0 {
+            let code = errno
+            switch code {
+            case ENOENT:
+                return
+            case ENOTDIR, ELOOP:
+                // Replaced by a file or a link since it was listed: not followed, unlinked.
+                if unlinkat(levels[parent].fd, name, 0) == 0 || errno == ENOENT { return }
+                fail("unlink", errno, name: name)
+            default:
+                fail("open folder", code, name: name)
+            }
+            return
+        }
+        guard let level = Self.level(fd: fd, name: Self.bytes(name)) else {
+            let code = errno
+            _ = close(fd)
+            fail("open folder", code, name: name)
+            return
+        }
+        if parent >= FolderRemoval.openLevels, let stream = levels[parent].stream {
+            _ = closedir(stream)
+            levels[parent].stream = nil
+        }
+        levels.append(level)
+    }
+
+    /// Closes the deepest level (read to its end), returns to the one above and deletes it there.
+    private mutating func ascend() {
+        let child = levels.removeLast()
+        let parent = levels.count - 1
+        if levels[parent].stream == nil {
+            let fd = openat(child.fd, "..", Self.folderFlags)
+            _ = closedir(child.stream!)
+            var status = stat()
+            guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
+                  let stream = fdopendir(fd) else {
+                // The folder above was deleted (another process emptying the same trash) or
+                // moved: start over from the top, which is still open.
+                if fd >= 0 { _ = close(fd) }
+                restarts += 1
+                guard restarts <= Self.maximumRestarts else {
+                    record("return to folder", ELOOP, at: child.name, in: parent, parent: true)
+                    closeAll()
+                    return
+                }
+                restart()
+                return
+            }
+            levels[parent].stream = stream
+        } else {
+            _ = closedir(child.stream!)
+        }
+        if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 { return }
+        let code = errno
+        if code == ENOENT { return }
+        child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
+    }
+
+    /// Closes every level below the root and reads the root again from its start; what the
+    /// walk failed to delete stays skipped.
+    private mutating func restart() {
+        while levels.count > 1 {
+            if let stream = levels.removeLast().stream { _ = closedir(stream) }
+        }
+        rewinddir(levels[0].stream!)
+    }
+
+    /// Remembers that `name` in the deepest level could not be deleted, so the walk skips it
+    /// from now on, and the error if it is the first.
+    private mutating func fail(_ operation: String, _ code: Int32, name: UnsafePointer<CChar>) {
+        let bytes = Self.bytes(name)
+        failed.insert(EntryID(folder: levels[levels.count - 1].id, name: bytes))
+        record(operation, code, at: bytes, in: levels.count - 1, parent: true)
+    }
+
+    /// Keeps the first error, with the path of `name` in level `depth` (`parent`), or of level
+    /// `depth` itself.
+    private mutating func record(_ operation: String, _ code: Int32, at name: [CChar], in depth: Int, parent: Bool) {
+        guard firstError == nil else { return }
+        var path = rootPath
+        for level in levels.dropFirst().prefix(depth) { path += "/" + Self.string(level.name) }
+        if parent { path += "/" + Self.string(name) }
+        firstError = CacheError.posix("\(operation) in trash", path: path, errno: code)
+    }
+
+    /// Closes what is still open (after a throw or the end).
+    mutating func closeAll() {
+        while let level = levels.popLast() {
+            if let stream = level.stream { _ = closedir(stream) }
+        }
+    }
+
+    /// The NUL-terminated bytes of `name`.
+    private static func bytes(_ name: UnsafePointer<CChar>) -> [CChar] {
+        Array(UnsafeBufferPointer(start: name, count: strlen(name) + 1))
+    }
+
+    /// `name` for a message: invalid UTF-8 repaired.
+    private static func string(_ name: [CChar]) -> String {
+        name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
