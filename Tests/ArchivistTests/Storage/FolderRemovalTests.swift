@@ -100,16 +100,8 @@ import Darwin
             let trash = dir.appendingPathComponent("trash")
             try FileManager.default.createDirectory(at: trash, withIntermediateDirectories: true)
             try makeChain(in: trash.path, depth: 2_000)
-            let done = DispatchSemaphore(value: 0)
-            let failure = Locked<String?>(nil)
-            let thread = Thread {
-                do { try FolderRemoval.removeContents(of: trash.path) } catch { failure.withLock { $0 = "\(error)" } }
-                done.signal()
-            }
-            thread.stackSize = 512 * 1024
-            thread.start()
-            done.wait()
-            #expect(failure.withLock { $0 } == nil)
+            let path = trash.path
+            try onThread(stackSize: 512 * 1024) { try FolderRemoval.removeContents(of: path) }
             #expect(allPaths(under: trash).isEmpty)
         }
     }
