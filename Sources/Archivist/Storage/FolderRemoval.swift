@@ -82,6 +82,8 @@ private struct Level {
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
+/// The state of one ``FolderRemoval/removeContents(of:)``: the levels from the root down to the
+/// folder being read, and what could not be deleted.
 private struct Walk {
     let rootPath: String
     var levels: [Level] = []
@@ -119,6 +121,8 @@ private struct Walk {
         return Level(stream: stream, name: name, id: FolderID(status))
     }
 
+    /// Reads the deepest level's next entry until the root is read to its end: a file or link
+    /// is unlinked, a folder descended into, a folder read to its end removed from the one above.
     mutating func run() throws {
         while let top = levels.last {
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
