@@ -106,8 +106,8 @@ import Darwin
         }
     }
 
-    /// Two threads, then two processes, emptying one trash at once: entries vanishing under
-    /// one walk (deleted by the other) are no error, and nothing is left.
+    /// Two threads emptying one trash at once: entries vanishing under one walk (deleted by the
+    /// other) are no error, and nothing is left.
     @Test func twoThreadsEmptyingOneTrashBothSucceed() throws {
         try withTemporaryDirectory { dir throws in
             let trash = dir.appendingPathComponent("trash")
@@ -123,6 +123,8 @@ import Darwin
         }
     }
 
+    /// The same with two processes (`ArchivistProcessWorker empty-folder`), as two stores'
+    /// trash queues on one root do.
     @Test func twoProcessesEmptyingOneTrashBothSucceed() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         try withTemporaryDirectory { dir throws in
