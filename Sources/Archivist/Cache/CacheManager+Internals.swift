@@ -179,8 +179,10 @@ extension CacheManager {
         memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?
     ) throws -> (value: T, writeDate: Date)? {
         let (disk, key) = try locate(type, parameter)
-        let epoch = clearEpoch.withLock { $0 }
-        let changeBefore = memoryItem == nil ? 0 : watch(for: type.location).current
+        // Only a value kept in memory needs them (a read without a memory tier takes no lock).
+        let keeps = memory != nil && memoryItem != nil
+        let epoch = keeps ? clearEpoch.withLock { $0 } : 0
+        let changeBefore = keeps ? watch(for: type.location).current : 0
         // The body fills `result` and returns nothing: a result of a type made from `T` would
         // make every generic layer in between (this manager's, the store's) look up its
         // metadata at run time, which cost about 4,000 instructions per read.

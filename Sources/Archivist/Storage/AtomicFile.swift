@@ -127,13 +127,15 @@ package enum AtomicFile {
     /// - Complexity: Blocking file I/O, O(n).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
         var identity: FileIdentity?
+        defer { identity?.unpin(fs) }
         return try readData(path: path, fileSystem: fs, identity: &identity)
     }
 
     /// ``readData(path:fileSystem:)``, also setting `identity` to the file read (or the thing
     /// found at `path`) as soon as it is known — before any `corruptEntry` error — so the
     /// caller can later remove exactly what it judged bad and not a file another process put
-    /// there since. The file stays open until `identity` is released.
+    /// there since. The file stays open until the caller calls `identity?.unpin(fs)`, which it
+    /// must do on every path once `identity` is set (even when this throws).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> Data? {
         let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         if fd < 0 {
@@ -151,7 +153,7 @@ package enum AtomicFile {
             _ = fs.close(fd)
             throw CacheError.posix("fstat", path: path, errno: code)
         }
-        identity = FileIdentity(owning: fd, status: status, fileSystem: fs)   // closes `fd`
+        identity = FileIdentity(pinning: fd, status: status)   // the caller closes `fd` with `unpin`
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }

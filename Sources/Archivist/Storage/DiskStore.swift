@@ -298,6 +298,7 @@ package final class DiskStore: Sendable {
         _ key: DiskKey, path: String, typeName: String, parameter: String?, recordingAccess: Bool, _ body: (Entry) throws -> R
     ) throws -> R? {
         var identity: FileIdentity?   // of the file read: only that one may be discarded
+        defer { identity?.unpin(fileSystem) }   // after `discard`, which judges by it
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
             guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }

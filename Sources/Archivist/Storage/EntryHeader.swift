@@ -182,8 +182,9 @@ package struct EntryHeader: Sendable, Equatable {
         let name: String
         let parameter: String?
         if let expected {
-            guard expected.typeName.utf8.elementsEqual(nameBytes), (flags & 1 != 0) == (expected.parameter != nil),
-                  (expected.parameter ?? "").utf8.elementsEqual(paramBytes)
+            guard Bytewise.equal(expected.typeName, UnsafeRawBufferPointer(rebasing: nameBytes)),
+                  (flags & 1 != 0) == (expected.parameter != nil),
+                  Bytewise.equal(expected.parameter ?? "", UnsafeRawBufferPointer(rebasing: paramBytes))
             else {
                 throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
                                  fileURL: URL(fileURLWithPath: path))
