@@ -28,17 +28,26 @@ package enum MD5 {
         /// The digest as 32 lowercase hexadecimal characters.
         package var description: String {
             String(unsafeUninitializedCapacity: 32) { out in
-                let hex: StaticString = "0123456789abcdef"
-                hex.withUTF8Buffer { digits in
-                    for i in 0..<16 {
-                        let word = i < 8 ? high : low
-                        let byte = Int(truncatingIfNeeded: word >> (UInt64(7 - i % 8) * 8)) & 0xFF
-                        out[2 * i] = digits[byte >> 4]
-                        out[2 * i + 1] = digits[byte & 0x0F]
-                    }
-                }
+                writeHex(into: out.baseAddress!)
                 return 32
             }
+        }
+
+        /// Writes the 32 lowercase hexadecimal characters of ``description`` at `out`, which
+        /// has room for them: every cache read and write spells one into a path this way.
+        package func writeHex(into out: UnsafeMutablePointer<UInt8>) {
+            let digits = ("0123456789abcdef" as StaticString).utf8Start
+            // A word's bytes from its last to its first, two characters each.
+            @inline(__always) func write(_ word: UInt64, at start: Int) {
+                var word = word
+                for i in stride(from: 7, through: 0, by: -1) {
+                    out[start &+ i &* 2] = digits[Int(truncatingIfNeeded: word >> 4 & 0x0F)]
+                    out[start &+ i &* 2 &+ 1] = digits[Int(truncatingIfNeeded: word & 0x0F)]
+                    word >>= 8
+                }
+            }
+            write(high, at: 0)
+            write(low, at: 16)
         }
 
         /// Parses 32 hexadecimal characters (either case); `nil` for anything else.
