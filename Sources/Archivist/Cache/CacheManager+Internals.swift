@@ -207,18 +207,21 @@ extension CacheManager {
                 let value: T
                 // What the value keeps alive, the memory tier's cost: the payload, or the whole
                 // file's buffer for a `Data` sharing it (at most twice the payload).
-                var cost = entry.payload.count
+                let payload = entry.payloadBytes
+                var cost = payload.count
                 do {
-                    // The entry header's CRC32C already covered every byte of this payload. A root
-                    // `Data` is not copied out: it shares the buffer the file was read into,
+                    // The entry header's CRC32C already covered every byte of this payload. A large
+                    // root `Data` is not copied out: it shares the buffer the file was read into,
                     // which nothing else reads from now on, when it fills most of it.
-                    let sharing = 2 * entry.payload.count >= entry.fileSize
-                    if T.self == Data.self,
-                       let data = Archive.rootData(of: entry.payload, sharing: sharing, options: verifiedPayloadOptions) {
-                        if sharing { cost = max(cost, entry.fileSize) }
-                        value = data as! T
+                    if T.self == Data.self, let range = Archive.rootDataRange(in: payload, options: verifiedPayloadOptions) {
+                        if 2 * payload.count >= entry.fileSize, range.count >= Archive.minimumSharedCount {
+                            cost = max(cost, entry.fileSize)
+                            value = entry.file.data((entry.payloadStart + range.lowerBound)..<(entry.payloadStart + range.upperBound)) as! T
+                        } else {
+                            value = Data(bytes: payload.baseAddress! + range.lowerBound, count: range.count) as! T
+                        }
                     } else {
-                        value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
+                        value = try Archive.decode(T.self, fromBytes: payload, options: verifiedPayloadOptions)
                     }
                 } catch {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
