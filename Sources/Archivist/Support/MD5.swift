@@ -35,19 +35,27 @@ package enum MD5 {
 
         /// Writes the 32 lowercase hexadecimal characters of ``description`` at `out`, which
         /// has room for them: every cache read and write spells one into a path this way.
+        ///
+        /// Four bytes at a time, without a table: their eight nibbles spread into the bytes of
+        /// a word, each turned into its digit at once (`0`–`9` or `a`–`f`), the word stored in
+        /// big-endian order.
         package func writeHex(into out: UnsafeMutablePointer<UInt8>) {
-            let digits = ("0123456789abcdef" as StaticString).utf8Start
-            // A word's bytes from its last to its first, two characters each.
-            @inline(__always) func write(_ word: UInt64, at start: Int) {
-                var word = word
-                for i in stride(from: 7, through: 0, by: -1) {
-                    out[start &+ i &* 2] = digits[Int(truncatingIfNeeded: word >> 4 & 0x0F)]
-                    out[start &+ i &* 2 &+ 1] = digits[Int(truncatingIfNeeded: word & 0x0F)]
-                    word >>= 8
-                }
+            let raw = UnsafeMutableRawPointer(out)
+            /// The eight characters of the four bytes in the low half of `bytes`, at `offset`.
+            @inline(__always) func write(_ bytes: UInt64, at offset: Int) {
+                var x = bytes & 0xFFFF_FFFF
+                x = (x | x << 16) & 0x0000_FFFF_0000_FFFF
+                x = (x | x << 8) & 0x00FF_00FF_00FF_00FF
+                x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F
+                // 1 in each byte whose nibble is 10 or more: those skip from '9' + 1 to 'a'.
+                let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+                let digits = x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
+                raw.storeBytes(of: digits.bigEndian, toByteOffset: offset, as: UInt64.self)
             }
-            write(high, at: 0)
-            write(low, at: 16)
+            write(high >> 32, at: 0)
+            write(high, at: 8)
+            write(low >> 32, at: 16)
+            write(low, at: 24)
         }
 
         /// Parses 32 hexadecimal characters (either case); `nil` for anything else.

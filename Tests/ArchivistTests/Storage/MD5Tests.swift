@@ -49,6 +49,22 @@ import Testing
         }
     }
 
+    /// Every nibble value in every position spells as `String(_:radix:)` does, and parses back.
+    @Test func hexSpellsEveryNibbleInEveryPosition() throws {
+        for nibble in UInt64(0)...15 {
+            for shift in stride(from: UInt64(0), to: 64, by: 4) {
+                let digest = try #require(MD5.Digest(hex: Substring(String(repeating: "0", count: 32))))
+                var high = digest, low = digest
+                high.high = nibble << shift
+                low.low = nibble << shift
+                let spelled = { (word: UInt64) in String(repeating: "0", count: 16 - String(word, radix: 16).count) + String(word, radix: 16) }
+                #expect(high.description == spelled(nibble << shift) + String(repeating: "0", count: 16))
+                #expect(low.description == String(repeating: "0", count: 16) + spelled(nibble << shift))
+                #expect(MD5.Digest(hex: Substring(high.description)) == high)
+            }
+        }
+    }
+
     @Test func digestParsesBackFromHex() throws {
         let digest = MD5.digest(of: "productList")
         let parsed = try #require(MD5.Digest(hex: Substring(digest.description)))
