@@ -149,28 +149,38 @@ extension Archive {
     ///
     /// - Complexity: O(1) when shared, plus O(n) for a copy or a verified checksum.
     package static func rootData(of archive: Data, sharing: Bool, options: ArchiveOptions) -> Data? {
-        guard archive.count <= options.limits.maxTotalBytes, options.limits.maxDepth >= ArchiveLimits.levelWeight
-        else { return nil }
-        return archive.withUnsafeBytes { raw -> Data? in
-            guard let header = try? ArchiveHeader(parsing: raw), header.version == ArchiveFormat.version,
-                  header.bodyStart < header.tablesOffset,
-                  raw[header.bodyStart] == ArchiveTag.data
-            else { return nil }
-            var reader = ByteReader(base: raw.baseAddress!, start: header.bodyStart + 1, end: header.tablesOffset)
-            guard let n = try? reader.varint(), n == UInt64(header.tablesOffset - reader.pos),
-                  raw.count - header.tablesOffset == DataPieces.suffix.count,
-                  raw[header.tablesOffset...].allSatisfy({ $0 == 0 })
-            else { return nil }
-            if options.verifiesChecksum, header.checksum(of: raw) != header.storedChecksum { return nil }
-            let start = raw.baseAddress! + reader.pos
-            let count = Int(n)
-            guard sharing, count >= minimumSharedCount else { return Data(bytes: start, count: count) }
+        archive.withUnsafeBytes { raw -> Data? in
+            guard let range = rootDataRange(in: raw, options: options) else { return nil }
+            guard sharing, range.count >= minimumSharedCount else {
+                return Data(bytes: raw.baseAddress! + range.lowerBound, count: range.count)
+            }
             // A `Data` this large keeps its bytes on the heap, where they stay while `owner`
             // lives; the deallocator holds it.
             let owner = archive
-            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: count,
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress! + range.lowerBound), count: range.count,
                         deallocator: .custom { _, _ in withExtendedLifetime(owner) {} })
         }
+    }
+
+    /// Where the bytes of the root `Data` of the archive `raw` lie in it, for a caller that
+    /// owns the memory and copies or shares them itself (an entry file's buffer); `nil` as
+    /// for ``rootData(of:sharing:options:)``. The archive's checksum is verified only when
+    /// `options.verifiesChecksum` is set.
+    ///
+    /// - Complexity: O(1), plus O(n) for a verified checksum.
+    package static func rootDataRange(in raw: UnsafeRawBufferPointer, options: ArchiveOptions) -> Range<Int>? {
+        guard raw.count <= options.limits.maxTotalBytes, options.limits.maxDepth >= ArchiveLimits.levelWeight,
+              let header = try? ArchiveHeader(parsing: raw), header.version == ArchiveFormat.version,
+              header.bodyStart < header.tablesOffset,
+              raw[header.bodyStart] == ArchiveTag.data
+        else { return nil }
+        var reader = ByteReader(base: raw.baseAddress!, start: header.bodyStart + 1, end: header.tablesOffset)
+        guard let n = try? reader.varint(), n == UInt64(header.tablesOffset - reader.pos),
+              raw.count - header.tablesOffset == DataPieces.suffix.count,
+              raw[header.tablesOffset...].allSatisfy({ $0 == 0 })
+        else { return nil }
+        if options.verifiesChecksum, header.checksum(of: raw) != header.storedChecksum { return nil }
+        return reader.pos..<(reader.pos + Int(n))
     }
 
     /// The smallest root `Data` ``rootData(of:sharing:options:)`` shares rather than copies: a

@@ -87,21 +87,40 @@ public enum Archive {
         }
     }
 
+    /// ``decode(_:from:options:)`` from bytes in memory the caller owns (an entry file's
+    /// buffer), without wrapping them in a `Data` first.
+    ///
+    /// - Throws: as ``decode(_:from:options:)``.
+    /// - Complexity: O(`bytes.count`).
+    package static func decode<T: Archivable>(
+        _ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, options: ArchiveOptions
+    ) throws -> T {
+        do {
+            return try decodeUnchecked(type, fromBytes: bytes, options: options)
+        } catch {
+            throw ArchiveError(wrapping: error)
+        }
+    }
+
     private static func decodeUnchecked<T: Archivable>(
         _ type: T.Type, from data: Data, options: ArchiveOptions
     ) throws -> T {
-        try data.withUnsafeBytes { bytes in
-            try ArchiveDecoder.withReusable(bytes: bytes, options: options) { decoder in
-                let value = try decoder.read(T.self)
-                let s = decoder.storage
-                guard s.pointee.reader.pos == s.pointee.bodyEnd else {
-                    throw ArchiveError(
-                        .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
-                        offset: s.pointee.reader.pos)
-                }
-                try decoder.resolveDeferred()
-                return value
+        try data.withUnsafeBytes { try decodeUnchecked(type, fromBytes: $0, options: options) }
+    }
+
+    private static func decodeUnchecked<T: Archivable>(
+        _ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, options: ArchiveOptions
+    ) throws -> T {
+        try ArchiveDecoder.withReusable(bytes: bytes, options: options) { decoder in
+            let value = try decoder.read(T.self)
+            let s = decoder.storage
+            guard s.pointee.reader.pos == s.pointee.bodyEnd else {
+                throw ArchiveError(
+                    .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
+                    offset: s.pointee.reader.pos)
             }
+            try decoder.resolveDeferred()
+            return value
         }
     }
 

@@ -95,9 +95,10 @@ extension CacheManager {
 
     /// The cached value whatever its age, or `fetchError` rethrown when there is none.
     func fallback<T: Archivable>(_: T.Type, for type: Kind, parameter: String?, fetchError: any Error) throws -> CacheFetchResult<T> {
-        guard let cached = try readFromDisk(T.self, for: type, parameter: parameter, freshness: .any, memoryItem: nil) else {
-            throw fetchError
-        }
-        return CacheFetchResult(value: cached.value, date: cached.writeDate, fetchError: fetchError)
+        var writeDate = Date()
+        guard let cached = try readFromDisk(T.self, for: type, parameter: parameter, freshness: .any, memoryItem: nil,
+                                            writeDate: &writeDate)
+        else { throw fetchError }
+        return CacheFetchResult(value: cached, date: writeDate, fetchError: fetchError)
     }
 }

@@ -32,13 +32,17 @@ extension CacheManager {
 
     /// The folder of `type`'s entries for this manager's user.
     func folder(for type: Kind) throws -> FolderPath {
-        let name = type.name
+        let name = type.name, location = type.location
+        if let folder = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return folder }
         // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
         // the name's bytes, so a cached folder counts only for the very same bytes.
-        if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) { return cached.folder }
+        if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) {
+            lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder) }
+            return cached.folder
+        }
         precondition(!name.isEmpty, "a CacheType's name must not be empty")
-        var components = [type.location.folderName]
-        if type.location.isUserScoped {
+        var components = [location.folderName]
+        if location.isUserScoped {
             guard let userFolder else {
                 throw CacheError(.noUser, "\(type.location) needs a manager created with a user", typeName: name)
             }
@@ -47,6 +51,7 @@ extension CacheManager {
         components.append(MD5.hexDigest(of: name))
         let folder = FolderPath(components)
         folders.withLock { $0[type] = (name, folder) }
+        lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: folder) }
         return folder
     }
 
@@ -163,7 +168,7 @@ extension CacheManager {
     func cachedValueFromDisk<T: Archivable & Sendable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
     ) throws -> T? {
-        try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: StoredItem.init)?.value
+        try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: StoredItem.init)
     }
 
     /// Records a memory hit as an access in the disk index.
@@ -173,18 +178,25 @@ extension CacheManager {
     }
 
     /// Reads, checks and decodes an entry; with `memoryItem`, keeps the decoded value in the
-    /// memory tier unless a clear raced the read.
+    /// memory tier unless a clear raced the read. With `writeDate`, sets it to the entry's
+    /// write date when there is a value.
+    ///
+    /// The value comes back alone, its date through the pointer: this code is not specialized
+    /// for `T`, and a result or local of a type made from `T` (a tuple, an optional tuple)
+    /// costs run-time metadata lookups on every read.
     func readFromDisk<T: Archivable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
-        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?
-    ) throws -> (value: T, writeDate: Date)? {
+        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>? = nil
+    ) throws -> T? {
         let (disk, key) = try locate(type, parameter)
-        let epoch = clearEpoch.withLock { $0 }
-        let changeBefore = memoryItem == nil ? 0 : watch(for: type.location).current
+        // Only a value kept in memory needs them (a read without a memory tier takes no lock).
+        let keeps = memory != nil && memoryItem != nil
+        let epoch = keeps ? clearEpoch.withLock { $0 } : 0
+        let changeBefore = keeps ? watch(for: type.location).current : 0
         // The body fills `result` and returns nothing: a result of a type made from `T` would
         // make every generic layer in between (this manager's, the store's) look up its
         // metadata at run time, which cost about 4,000 instructions per read.
-        var result: (value: T, writeDate: Date)?
+        var result: T?
         try withContext(type, parameter) {
             // Only a byte-limited type evicts by last access, so only its reads record one. The
             // key's lock keeps the memory tier in step with writes; without a tier it guards nothing.
@@ -195,18 +207,21 @@ extension CacheManager {
                 let value: T
                 // What the value keeps alive, the memory tier's cost: the payload, or the whole
                 // file's buffer for a `Data` sharing it (at most twice the payload).
-                var cost = entry.payload.count
+                let payload = entry.payloadBytes
+                var cost = payload.count
                 do {
-                    // The entry header's CRC32C already covered every byte of this payload. A root
-                    // `Data` is not copied out: it shares the buffer the file was read into,
+                    // The entry header's CRC32C already covered every byte of this payload. A large
+                    // root `Data` is not copied out: it shares the buffer the file was read into,
                     // which nothing else reads from now on, when it fills most of it.
-                    let sharing = 2 * entry.payload.count >= entry.fileSize
-                    if T.self == Data.self,
-                       let data = Archive.rootData(of: entry.payload, sharing: sharing, options: verifiedPayloadOptions) {
-                        if sharing { cost = max(cost, entry.fileSize) }
-                        value = data as! T
+                    if T.self == Data.self, let range = Archive.rootDataRange(in: payload, options: verifiedPayloadOptions) {
+                        if 2 * payload.count >= entry.fileSize, range.count >= Archive.minimumSharedCount {
+                            cost = max(cost, entry.fileSize)
+                            value = entry.file.data((entry.payloadStart + range.lowerBound)..<(entry.payloadStart + range.upperBound)) as! T
+                        } else {
+                            value = Data(bytes: payload.baseAddress! + range.lowerBound, count: range.count) as! T
+                        }
                     } else {
-                        value = try Archive.decode(T.self, from: entry.payload, options: verifiedPayloadOptions)
+                        value = try Archive.decode(T.self, fromBytes: payload, options: verifiedPayloadOptions)
                     }
                 } catch {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
@@ -222,7 +237,8 @@ extension CacheManager {
                         memory.remove(memoryKey)
                     }
                 }
-                result = (value, header.writeDate)
+                result = value
+                writeDate?.pointee = header.writeDate
             }
         }
         return result

@@ -75,6 +75,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let clearEpoch = Locked<UInt64>(0)
     /// Each type's folder, hashed once, with the name it was hashed from.
     let folders = Locked<[Kind: (name: String, folder: FolderPath)]>([:])
+    /// The folder ``folders`` gave last, checked before it (see ``LastTypeFolder``).
+    let lastFolder = Locked<LastTypeFolder?>(nil)
     /// The memory tier's view of each store's shared change counter.
     @usableFromInline let cachesWatch: MemoryWatch
     @usableFromInline let documentsWatch: MemoryWatch
@@ -226,7 +228,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) throws -> T? {
         noteMemoryTierSkipped(T.self)
-        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)?.value
+        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)
     }
 
     /// The value stored for `type` if it was written within the last `maxAge` seconds,
@@ -273,7 +275,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try disk.read(key, typeName: type.name, parameter: parameter) { entry in
                 CacheEntryInfo(
                     typeName: type.name, parameter: parameter, size: entry.fileSize,
-                    allocatedSize: Int(disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payload.count,
+                    allocatedSize: Int(disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payloadBytes.count,
                     writeDate: entry.header.writeDate, expiry: entry.header.expiry,
                     fileURL: URL(fileURLWithPath: disk.path(of: key)))
             }

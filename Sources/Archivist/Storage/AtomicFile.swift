@@ -127,14 +127,21 @@ package enum AtomicFile {
     /// - Complexity: Blocking file I/O, O(n).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
         var identity: FileIdentity?
-        return try readData(path: path, fileSystem: fs, identity: &identity)
+        defer { identity?.unpin(fs) }
+        return try readBuffer(path: path, fileSystem: fs, identity: &identity).map { $0.data(0..<$0.bytes.count) }
     }
 
-    /// ``readData(path:fileSystem:)``, also setting `identity` to the file read (or the thing
-    /// found at `path`) as soon as it is known — before any `corruptEntry` error — so the
-    /// caller can later remove exactly what it judged bad and not a file another process put
-    /// there since. The file stays open until `identity` is released.
-    package static func readData(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> Data? {
+    /// Reads the whole file at `path` straight into a ``FileBuffer`` (no zero-fill, no copy),
+    /// also setting `identity` to the file read (or the thing found at `path`) as soon as it is
+    /// known — before any `corruptEntry` error — so the caller can later remove exactly what it
+    /// judged bad and not a file another process put there since. The file stays open until
+    /// the caller calls `identity?.unpin(fs)`, which it must do on every path once `identity`
+    /// is set (even when this throws).
+    ///
+    /// - Returns: The bytes, or `nil` when there is nothing at `path`.
+    /// - Throws: as ``readData(path:fileSystem:)``.
+    /// - Complexity: Blocking file I/O, O(n).
+    package static func readBuffer(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> FileBuffer? {
         let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         if fd < 0 {
             let code = errno
@@ -151,14 +158,12 @@ package enum AtomicFile {
             _ = fs.close(fd)
             throw CacheError.posix("fstat", path: path, errno: code)
         }
-        identity = FileIdentity(owning: fd, status: status, fileSystem: fs)   // closes `fd`
+        identity = FileIdentity(pinning: fd, status: status)   // the caller closes `fd` with `unpin`
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
-        // Read straight into the buffer the returned `Data` owns: `Data(count:)` would zero
-        // every byte first, only for the read to overwrite them.
         let size = Int(status.st_size)
-        guard size > 0 else { return Data() }
+        guard size > 0 else { return FileBuffer(taking: nil, count: 0) }
         guard let memory = malloc(size) else {
             throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
         }
@@ -170,7 +175,7 @@ package enum AtomicFile {
             throw error
         }
         // Fewer bytes when the file shrank meanwhile; the reader's checks catch that.
-        return Data(bytesNoCopy: memory, count: count, deallocator: .free)
+        return FileBuffer(taking: memory, count: count)
     }
 
     /// `IOV_MAX` on Linux and Darwin: the most buffers one `writev` takes.

@@ -106,13 +106,8 @@ package enum EntryName: Hashable, Sendable {
             for (i, byte) in "value".utf8.enumerated() { out[i] = byte }
             return 5
         case .hashed(let digest):
-            let digits: (UInt64) -> UInt8 = { $0 < 10 ? UInt8(ascii: "0") + UInt8($0) : UInt8(ascii: "a") + UInt8($0 - 10) }
-            for i in 0..<16 {
-                let word = i < 8 ? digest.high : digest.low
-                let byte = word >> (UInt64(7 - i % 8) * 8) & 0xFF
-                out[2 * i] = digits(byte >> 4)
-                out[2 * i + 1] = digits(byte & 0x0F)
-            }
+            precondition(out.count >= 32)
+            digest.writeHex(into: out.baseAddress!)
             return 32
         }
     }

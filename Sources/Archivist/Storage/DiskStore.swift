@@ -60,14 +60,22 @@ package final class DiskStore: Sendable {
     /// build no array (the write gathers them with the entry header into one four-element array
     /// for `writev`).
     package typealias PayloadPieces = (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
-    /// An entry read back: its checked header and its payload.
+    /// An entry read back: its checked header and its payload, in the buffer the file was
+    /// read into.
     package struct Entry: Sendable {
         /// The entry's header.
         package var header: EntryHeader
-        /// The payload bytes.
-        package var payload: Data
+        /// The whole file's bytes: the header, then the payload.
+        package let file: FileBuffer
+        /// Where the payload starts in ``file``.
+        package let payloadStart: Int
+
+        /// The payload bytes, valid as long as ``file`` lives (this entry, at least).
+        package var payloadBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: file.bytes[payloadStart...]) }
+        /// The payload bytes as a `Data` sharing the file's buffer (not copied).
+        package var payload: Data { file.data(payloadStart..<file.bytes.count) }
         /// The entry file's size, header included.
-        package var fileSize: Int
+        package var fileSize: Int { file.bytes.count }
     }
 
     var internalPath: String { rootPath + "/.archivist" }
@@ -298,14 +306,13 @@ package final class DiskStore: Sendable {
         _ key: DiskKey, path: String, typeName: String, parameter: String?, recordingAccess: Bool, _ body: (Entry) throws -> R
     ) throws -> R? {
         var identity: FileIdentity?   // of the file read: only that one may be discarded
+        defer { identity?.unpin(fileSystem) }   // after `discard`, which judges by it
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
-            guard let bytes = try AtomicFile.readData(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
-            let (header, length) = try bytes.withUnsafeBytes { raw in
-                try EntryHeader.decode(raw, payloadIncluded: true, path: path, expected: (typeName, parameter))
-            }
-            // A slice shares the buffer the file was read into: the payload is not copied.
-            let entry = Entry(header: header, payload: bytes[(bytes.startIndex + length)...], fileSize: bytes.count)
+            guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
+            let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
+                                                          expected: (typeName, parameter))
+            let entry = Entry(header: header, file: file, payloadStart: length)
             if recordingAccess {
                 let now = Date().timeIntervalSince1970
                 state.withLock { $0.index.touch(key, at: now) }

@@ -43,6 +43,8 @@ package struct EntryHeader: Sendable, Equatable {
 
     /// `ARCE`.
     static let magic: [UInt8] = [0x41, 0x52, 0x43, 0x45]
+    /// ``magic`` as the word its four bytes load as, in this machine's byte order.
+    static let magicWord = UInt32(littleEndian: 0x4543_5241)
     /// The header format this code writes and reads.
     static let version: UInt16 = 1
     /// Bytes before the names.
@@ -156,7 +158,8 @@ package struct EntryHeader: Sendable, Equatable {
             CacheError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
         }
         guard bytes.count >= fixedSize else { throw corrupt(bytes.isEmpty ? "empty entry file" : "truncated header") }
-        guard bytes.prefix(4).elementsEqual(magic) else { throw corrupt("not an Archivist entry (bad magic)") }
+        // One load, not the generic `elementsEqual` over the array (about 130 instructions a read).
+        guard bytes.loadUnaligned(as: UInt32.self) == magicWord else { throw corrupt("not an Archivist entry (bad magic)") }
         func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T {
             T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
@@ -182,8 +185,9 @@ package struct EntryHeader: Sendable, Equatable {
         let name: String
         let parameter: String?
         if let expected {
-            guard expected.typeName.utf8.elementsEqual(nameBytes), (flags & 1 != 0) == (expected.parameter != nil),
-                  (expected.parameter ?? "").utf8.elementsEqual(paramBytes)
+            guard Bytewise.equal(expected.typeName, UnsafeRawBufferPointer(rebasing: nameBytes)),
+                  (flags & 1 != 0) == (expected.parameter != nil),
+                  Bytewise.equal(expected.parameter ?? "", UnsafeRawBufferPointer(rebasing: paramBytes))
             else {
                 throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
                                  fileURL: URL(fileURLWithPath: path))

@@ -8,25 +8,27 @@ import Darwin
 /// under the store's lock can tell whether the path still names that very file, or whether
 /// another process replaced it meanwhile (a rename over it, or an unlink and a new file).
 ///
-/// A file opened for the read stays open as long as its identity lives, so its inode number
-/// cannot be handed to a new file in the meantime (an open inode is never freed). A symbolic
-/// link is identified by `lstat` alone; a replacement entry is a regular file, so its type
-/// tells it apart even if it reused the link's inode.
-package final class FileIdentity {
+/// A file opened for the read stays open (``pin``) until its reader calls ``unpin(_:)``, after
+/// any removal judged on the identity, so its inode number cannot be handed to a new file in
+/// the meantime (an open inode is never freed). A symbolic link is identified by `lstat`
+/// alone; a replacement entry is a regular file, so its type tells it apart even if it reused
+/// the link's inode.
+///
+/// A value, not an object: every cache read makes one, and an object (with the file system
+/// it closes its descriptor through) cost an allocation and some twenty retains and releases.
+package struct FileIdentity {
     private let device: UInt64
     private let inode: UInt64
     private let type: mode_t
-    /// The descriptor pinning the inode (-1 for none), closed with the identity.
-    private let pin: Int32
-    private let fileSystem: FileSystem
+    /// The descriptor pinning the inode (-1 for none); its owner closes it with ``unpin(_:)``.
+    private(set) var pin: Int32
 
-    /// The identity of the file open as `fd`, which the identity now owns and closes.
-    init(owning fd: Int32, status: stat, fileSystem: FileSystem) {
+    /// The identity of the file open as `fd`, which stays open until ``unpin(_:)``.
+    init(pinning fd: Int32, status: stat) {
         device = UInt64(truncatingIfNeeded: status.st_dev)
         inode = UInt64(truncatingIfNeeded: status.st_ino)
         type = status.st_mode & S_IFMT
         pin = fd
-        self.fileSystem = fileSystem
     }
 
     /// The identity of what is at `path` now (a final symbolic link not followed); `nil`
@@ -34,11 +36,13 @@ package final class FileIdentity {
     static func lstatting(_ path: String, type: mode_t? = nil) -> FileIdentity? {
         var status = stat()
         guard lstat(path, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else { return nil }
-        return FileIdentity(owning: -1, status: status, fileSystem: .posix)
+        return FileIdentity(pinning: -1, status: status)
     }
 
-    deinit {
+    /// Closes the pinning descriptor, if any, through `fileSystem` (the one that opened it).
+    mutating func unpin(_ fileSystem: FileSystem) {
         if pin >= 0 { _ = fileSystem.close(pin) }
+        pin = -1
     }
 
     /// Whether `other` is the same file.
