@@ -194,6 +194,7 @@ private struct Walk {
         let parent = levels.count - 1
         if levels[parent].stream == nil {
             let fd = openat(child.fd, "..", Self.folderFlags)
+            let openError = fd < 0 ? errno : 0
             _ = closedir(child.stream!)
             var status = stat()
             guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
@@ -201,6 +202,14 @@ private struct Walk {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
                 if fd >= 0 { _ = close(fd) }
+                if openError != 0 && openError != ENOENT {
+                    // The child is there but its `..` cannot be opened (a folder readable but
+                    // not searchable, mode r--; out of descriptors): starting over would come
+                    // back to it every time until the restarts run out and the walk stops with
+                    // the rest undeleted. Remember it, so the walk passes it by from now on.
+                    failed.insert(EntryID(folder: levels[parent].id, name: child.name))
+                    record("return from folder", openError, at: child.name, in: parent, parent: true)
+                }
                 restarts += 1
                 guard restarts <= Self.maximumRestarts else {
                     record("return to folder", ELOOP, at: child.name, in: parent, parent: true)
