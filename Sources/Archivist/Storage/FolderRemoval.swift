@@ -16,7 +16,7 @@ import Darwin
 /// The walk:
 /// - never follows a symbolic link: a link (to a file or a folder, inside or outside the
 ///   folder) is unlinked, its target untouched; folders are opened with `O_NOFOLLOW`, the
-///   folder itself included;
+///   folder itself included (given with or without a trailing slash);
 /// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
 ///   as deleted;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
@@ -100,6 +100,10 @@ private struct Walk {
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
     init(root: String) throws {
+        // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
+        // opens the link's target): drop it, so a link in the folder's place is refused.
+        var root = root
+        while root.utf8.count > 1 && root.hasSuffix("/") { root.removeLast() }
         rootPath = root
         let fd = open(root, Self.folderFlags)
         if fd < 0 {
