@@ -17,6 +17,7 @@ import Darwin
 /// - never follows a symbolic link: a link (to a file or a folder, inside or outside the
 ///   folder) is unlinked, its target untouched; folders are opened with `O_NOFOLLOW`, the
 ///   folder itself included (given with or without a trailing slash);
+/// - stays on the folder's device: a file system mounted inside is not entered (`EXDEV`);
 /// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
 ///   as deleted;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
@@ -183,6 +184,14 @@ private struct Walk {
             let code = errno
             _ = close(fd)
             fail("open folder", code, name: name)
+            return
+        }
+        // Never enter another file system mounted here: nothing the store moves into the trash
+        // is on another device (rename cannot cross one), and FileManager's walk (FTS_XDEV)
+        // and removefile(3), which deleted the trash before, stay on one device too.
+        if level.id.device != levels[0].id.device {
+            _ = closedir(level.stream!)
+            fail("enter folder", EXDEV, name: name)
             return
         }
         if parent >= FolderRemoval.openLevels, let stream = levels[parent].stream {
