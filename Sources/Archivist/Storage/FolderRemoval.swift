@@ -20,6 +20,8 @@ import Darwin
 /// - stays on the folder's device: a file system mounted inside is not entered (`EXDEV`);
 /// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
 ///   as deleted;
+/// - reads a folder it deleted from again from its start until a pass deletes nothing, as
+///   deleting while reading may make `readdir` skip entries on some file systems;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
@@ -80,6 +82,12 @@ private struct Level {
     /// The name in the folder above (NUL-terminated; empty for the root).
     var name: [CChar]
     var id: FolderID
+    /// Whether the walk deleted an entry of this folder since it was opened or last read from
+    /// its start: deleting while reading may make `readdir` skip entries (APFS, NFS, FreeBSD),
+    /// so such a folder is read again from its start before it is left. Only the walk's own
+    /// deletions count, so a name listed but never found (`ENOENT` each time) cannot keep it
+    /// reading.
+    var changed = false
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
@@ -133,7 +141,13 @@ private struct Walk {
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
             errno = 0
             guard let entry = readdir(stream) else {
-                if errno != 0 && errno != ENOENT { record("read folder", errno, at: top.name, in: levels.count - 1, parent: false) }
+                if errno != 0 && errno != ENOENT {
+                    record("read folder", errno, at: top.name, in: levels.count - 1, parent: false)
+                } else if top.changed {
+                    levels[levels.count - 1].changed = false
+                    rewinddir(stream)
+                    continue
+                }
                 if levels.count == 1 { break }
                 ascend()
                 continue
@@ -146,7 +160,10 @@ private struct Walk {
                 continue
             }
             if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
-            if unlinkat(top.fd, name, 0) == 0 { continue }
+            if unlinkat(top.fd, name, 0) == 0 {
+                levels[levels.count - 1].changed = true
+                continue
+            }
             let code = errno
             if code == ENOENT { continue }
             // Linux says EISDIR for a folder, Apple platforms EPERM; d_type may be DT_UNKNOWN.
@@ -173,7 +190,11 @@ private struct Walk {
                 return
             case ENOTDIR, ELOOP:
                 // Replaced by a file or a link since it was listed: not followed, unlinked.
-                if unlinkat(levels[parent].fd, name, 0) == 0 || errno == ENOENT { return }
+                if unlinkat(levels[parent].fd, name, 0) == 0 {
+                    levels[parent].changed = true
+                    return
+                }
+                if errno == ENOENT { return }
                 fail("unlink", errno, name: name)
             default:
                 fail("open folder", code, name: name)
@@ -236,7 +257,10 @@ private struct Walk {
         } else {
             _ = closedir(child.stream!)
         }
-        if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 { return }
+        if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
+            levels[parent].changed = true
+            return
+        }
         let code = errno
         if code == ENOENT { return }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
