@@ -16,9 +16,12 @@ import Darwin
 /// The walk:
 /// - never follows a symbolic link: a link (to a file or a folder, inside or outside the
 ///   folder) is unlinked, its target untouched; folders are opened with `O_NOFOLLOW`, the
-///   folder itself included;
+///   folder itself included (given with or without a trailing slash);
+/// - stays on the folder's device: a file system mounted inside is not entered (`EXDEV`);
 /// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
 ///   as deleted;
+/// - reads a folder it deleted from again from its start until a pass deletes nothing, as
+///   deleting while reading may make `readdir` skip entries on some file systems;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
@@ -79,6 +82,12 @@ private struct Level {
     /// The name in the folder above (NUL-terminated; empty for the root).
     var name: [CChar]
     var id: FolderID
+    /// Whether the walk deleted an entry of this folder since it was opened or last read from
+    /// its start: deleting while reading may make `readdir` skip entries (APFS, NFS, FreeBSD),
+    /// so such a folder is read again from its start before it is left. Only the walk's own
+    /// deletions count, so a name listed but never found (`ENOENT` each time) cannot keep it
+    /// reading.
+    var changed = false
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
@@ -100,6 +109,10 @@ private struct Walk {
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
     init(root: String) throws {
+        // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
+        // opens the link's target): drop it, so a link in the folder's place is refused.
+        var root = root
+        while root.utf8.count > 1 && root.hasSuffix("/") { root.removeLast() }
         rootPath = root
         let fd = open(root, Self.folderFlags)
         if fd < 0 {
@@ -128,7 +141,13 @@ private struct Walk {
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
             errno = 0
             guard let entry = readdir(stream) else {
-                if errno != 0 && errno != ENOENT { record("read folder", errno, at: top.name, in: levels.count - 1, parent: false) }
+                if errno != 0 && errno != ENOENT {
+                    record("read folder", errno, at: top.name, in: levels.count - 1, parent: false)
+                } else if top.changed {
+                    levels[levels.count - 1].changed = false
+                    rewinddir(stream)
+                    continue
+                }
                 if levels.count == 1 { break }
                 ascend()
                 continue
@@ -141,7 +160,10 @@ private struct Walk {
                 continue
             }
             if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
-            if unlinkat(top.fd, name, 0) == 0 { continue }
+            if unlinkat(top.fd, name, 0) == 0 {
+                levels[levels.count - 1].changed = true
+                continue
+            }
             let code = errno
             if code == ENOENT { continue }
             // Linux says EISDIR for a folder, Apple platforms EPERM; d_type may be DT_UNKNOWN.
@@ -168,7 +190,11 @@ private struct Walk {
                 return
             case ENOTDIR, ELOOP:
                 // Replaced by a file or a link since it was listed: not followed, unlinked.
-                if unlinkat(levels[parent].fd, name, 0) == 0 || errno == ENOENT { return }
+                if unlinkat(levels[parent].fd, name, 0) == 0 {
+                    levels[parent].changed = true
+                    return
+                }
+                if errno == ENOENT { return }
                 fail("unlink", errno, name: name)
             default:
                 fail("open folder", code, name: name)
@@ -179,6 +205,14 @@ private struct Walk {
             let code = errno
             _ = close(fd)
             fail("open folder", code, name: name)
+            return
+        }
+        // Never enter another file system mounted here: nothing the store moves into the trash
+        // is on another device (rename cannot cross one), and FileManager's walk (FTS_XDEV)
+        // and removefile(3), which deleted the trash before, stay on one device too.
+        if level.id.device != levels[0].id.device {
+            _ = closedir(level.stream!)
+            fail("enter folder", EXDEV, name: name)
             return
         }
         if parent >= FolderRemoval.openLevels, let stream = levels[parent].stream {
@@ -194,6 +228,7 @@ private struct Walk {
         let parent = levels.count - 1
         if levels[parent].stream == nil {
             let fd = openat(child.fd, "..", Self.folderFlags)
+            let openError = fd < 0 ? errno : 0
             _ = closedir(child.stream!)
             var status = stat()
             guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
@@ -201,6 +236,14 @@ private struct Walk {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
                 if fd >= 0 { _ = close(fd) }
+                if openError != 0 && openError != ENOENT {
+                    // The child is there but its `..` cannot be opened (a folder readable but
+                    // not searchable, mode r--; out of descriptors): starting over would come
+                    // back to it every time until the restarts run out and the walk stops with
+                    // the rest undeleted. Remember it, so the walk passes it by from now on.
+                    failed.insert(EntryID(folder: levels[parent].id, name: child.name))
+                    record("return from folder", openError, at: child.name, in: parent, parent: true)
+                }
                 restarts += 1
                 guard restarts <= Self.maximumRestarts else {
                     record("return to folder", ELOOP, at: child.name, in: parent, parent: true)
@@ -214,7 +257,10 @@ private struct Walk {
         } else {
             _ = closedir(child.stream!)
         }
-        if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 { return }
+        if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
+            levels[parent].changed = true
+            return
+        }
         let code = errno
         if code == ENOENT { return }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
