@@ -59,10 +59,12 @@ public final class ArchiveDecoder {
         }
         defer {
             decoder.invalidate()
+            // Forgets the decoded objects even when something kept the decoder (a model that
+            // kept its keyed container): the objects would hold that model, and it the decoder.
+            decoder.storage.pointee.removeAll()
             // Kept only if nothing else holds it: a kept decoder must not read the spare's
             // next archive.
             if isKnownUniquelyReferenced(&decoder) {
-                decoder.storage.pointee.removeAll()
                 if !decoder.userInfo.isEmpty { decoder.userInfo = [:] }
                 cache.spareDecoder = decoder
             }
@@ -71,6 +73,9 @@ public final class ArchiveDecoder {
     }
 
     deinit {
+        // Ends the cached containers (a no-op after `invalidate()`) before their readers go.
+        storage.pointee.endContainerEpochs()
+        ContainerEpochs.recycle(storage.pointee.containerEpochs)
         storage.deinitialize(count: 1)
         storage.deallocate()
     }

@@ -1,3 +1,5 @@
+import CArchivistSupport
+
 /// The decoder's mutable state, kept behind a pointer owned by ``ArchiveDecoder``.
 struct DecoderStorage {
     enum Mode { case pending, keyed, single }
@@ -63,6 +65,10 @@ struct DecoderStorage {
     var keyedContainers: [(key: ObjectIdentifier, learnsKeys: Bool, container: AnyObject?)] = []
     /// The most keyed containers kept: a few model types per archive.
     static let keyedContainerLimit = 8
+    /// The words of this decoder's ``CachedKeyedReader``s (from ``ContainerEpochs``, given back
+    /// when the decoder is freed); the first ``activeContainerEpochs`` are in use by this decode.
+    var containerEpochs: [UnsafeMutablePointer<UInt64>] = []
+    var activeContainerEpochs = 0
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
@@ -198,6 +204,26 @@ struct DecoderStorage {
 
     /// Type and key tables up to this many bytes are kept for the next archive.
     static let keptTablesLimit = 1_024
+
+    // MARK: Cached containers
+
+    /// A word and the value it holds, for a ``CachedKeyedReader`` that stays valid until
+    /// ``endContainerEpochs()``.
+    mutating func beginContainerEpoch() -> (word: UnsafeMutablePointer<UInt64>, epoch: UInt64) {
+        if activeContainerEpochs == containerEpochs.count { containerEpochs.append(ContainerEpochs.take()) }
+        let word = containerEpochs[activeContainerEpochs]
+        activeContainerEpochs += 1
+        return (word, archivist_atomic_load_u64(word))
+    }
+
+    /// Ends every ``CachedKeyedReader`` made since the last call, then drops the cached
+    /// containers (which hold this decoder, and the readers those containers refer to): a
+    /// container a model kept throws from now on.
+    mutating func endContainerEpochs() {
+        for index in 0..<activeContainerEpochs { _ = archivist_atomic_add_u64(containerEpochs[index], 1) }
+        activeContainerEpochs = 0
+        if !keyedContainers.isEmpty { keyedContainers.removeAll(keepingCapacity: true) }
+    }
 
     // MARK: Frames
 

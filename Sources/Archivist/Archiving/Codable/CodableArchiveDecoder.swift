@@ -53,12 +53,18 @@ struct CodableArchiveDecoder: Decoder {
 
     /// The second model with these keys: a container whose reader remembers key indexes pays
     /// off now (for the first, as in a one-model archive, it cost more than it saved); kept in
-    /// entry `index` of the decoder's containers. Not inlined: a local container in
+    /// entry `index` of the decoder's containers. A ``CachedKeyedReader``: the fields of every
+    /// later model go through it. Not inlined: a local container in
     /// ``container(keyedBy:)`` made it look up `KeyedDecodingContainer<Key>` on every call.
     @inline(never)
     private func learningContainer<Key: CodingKey>(_ type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
         let s = archive.storage
-        let cache = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)))
+        let reader = KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)
+        let (word, epoch) = s.pointee.beginContainerEpoch()
+        // The cache holds the reader the container refers to without a strong reference, until
+        // the epoch ends (see ``CachedKeyedReader``).
+        let cache = KeyedContainerCache(
+            KeyedDecodingContainer(CachedKeyedReader(reader, word: word, epoch: epoch)), keeping: reader)
         s.pointee.keyedContainers[index].container = cache
         s.pointee.keyedContainers[index].learnsKeys = true
         return cache.copy()
@@ -83,8 +89,13 @@ struct CodableArchiveDecoder: Decoder {
 /// unspecialized code goes through its metadata).
 final class KeyedContainerCache<Container> {
     let container: Container
+    /// What `container` refers to without holding it (its ``KeyedReader``).
+    private let kept: AnyObject
 
-    init(_ container: Container) { self.container = container }
+    init(_ container: Container, keeping kept: AnyObject) {
+        self.container = container
+        self.kept = kept
+    }
 
     /// A copy of the container. Not inlined: inlined into a caller generic over `Key`, the copy
     /// would look up `KeyedDecodingContainer<Key>` again.

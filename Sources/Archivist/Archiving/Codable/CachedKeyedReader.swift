@@ -1,0 +1,111 @@
+import CArchivistSupport
+
+/// The keyed container the decoder's cache hands to every model after the first with the same
+/// coding keys (see ``CodableArchiveDecoder/container(keyedBy:)``): a plain value that holds its
+/// ``KeyedReader`` without a strong reference.
+///
+/// The standard library's container box copies the container it wraps and destroys the copy
+/// for every field it decodes. A reader held strongly made that a retain and a release, two
+/// atomic operations per field (14 of a letter's 35 in graph (b)); this value's copy is a
+/// memory copy and its destruction nothing.
+///
+/// Why the reader is alive when it is used: the decoder's cache holds it strongly from the
+/// container's making until ``DecoderStorage/endContainerEpochs()`` (when the top-level decode
+/// ends, or the decoder is freed), which first moves `word` past `epoch`. Every use compares the
+/// two and touches the reader only while they are equal, so a container a model kept past its
+/// `init(from:)` throws from then on instead of reaching a freed reader. The word itself is never
+/// freed (``ContainerEpochs``), so reading it is safe at any time; it only grows, so an old
+/// container never matches a later decode that reuses the word.
+struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    private let reader: Unmanaged<KeyedReader<Key>>
+    private let word: UnsafePointer<UInt64>
+    private let epoch: UInt64
+
+    /// A container of `reader`, valid while `word` holds `epoch`.
+    init(_ reader: KeyedReader<Key>, word: UnsafePointer<UInt64>, epoch: UInt64) {
+        self.reader = .passUnretained(reader)
+        self.word = word
+        self.epoch = epoch
+    }
+
+    /// Runs `body` with the reader while the decode that made this container runs; throws
+    /// `invalidValue` after.
+    @inline(__always)
+    private func live<R>(_ body: (KeyedReader<Key>) throws -> R) throws -> R {
+        // A relaxed load: the thread that ends the decode is the one running it, or it
+        // happened before anything that handed a kept container to another thread.
+        guard _fastPath(archivist_atomic_load_relaxed_u64(word) == epoch) else { throw Self.ended() }
+        return try reader._withUnsafeGuaranteedRef(body)
+    }
+
+    @inline(never)
+    private static func ended() -> ArchiveError {
+        ArchiveError(.invalidValue, "a keyed decoding container used after the decode that made it ended")
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { (try? live { $0.allKeys }) ?? [] }
+    func contains(_ key: Key) -> Bool { (try? live { $0.contains(key) }) ?? false }
+    func decodeNil(forKey key: Key) throws -> Bool { try live { try $0.decodeNil(forKey: key) } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try live { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try live { try $0.decode(type, forKey: key) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try live { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try live { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try live { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try live { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try live { try $0.decodeIfPresent(type, forKey: key) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try live { try $0.decode(type, forKey: key) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try live { try $0.decodeIfPresent(type, forKey: key) }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try live { try $0.nestedContainer(keyedBy: type, forKey: key) }
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try live { try $0.nestedUnkeyedContainer(forKey: key) }
+    }
+
+    func superDecoder() throws -> any Decoder { try live { try $0.superDecoder() } }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try live { try $0.superDecoder(forKey: key) } }
+}
+
+/// The words ``CachedKeyedReader``s check, recycled between decoders and never freed: a
+/// container a model kept may read its word long after its decoder is gone. A decoder takes a
+/// word the first time it caches a container per key type and gives its words back when it is
+/// freed, so there are at most as many as decoders ever alive at once times
+/// ``DecoderStorage/keyedContainerLimit``.
+enum ContainerEpochs {
+    // The words in the pool are touched only under its lock; a taken word belongs to one
+    // decoder, which writes it with atomic operations only.
+    private static let pool = Locked<[UnsafeMutablePointer<UInt64>]>([])
+
+    /// A word no decoder uses (a new one holding 0 when the pool is empty).
+    static func take() -> UnsafeMutablePointer<UInt64> {
+        if let word = pool.withLock({ $0.popLast() }) { return word }
+        let word = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        word.initialize(to: 0)
+        return word
+    }
+
+    /// Returns `words`, every container of which has ended, to the pool.
+    static func recycle(_ words: [UnsafeMutablePointer<UInt64>]) {
+        guard !words.isEmpty else { return }
+        pool.withLock { $0.append(contentsOf: words) }
+    }
+}
