@@ -21,8 +21,10 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let word: UnsafePointer<UInt64>
     private let epoch: UInt64
 
-    /// A container of `reader`, valid while `word` holds `epoch`.
+    /// A container of `reader` (of the current record: no nested record), valid while `word`
+    /// holds `epoch`.
     init(_ reader: KeyedReader<Key>, word: UnsafePointer<UInt64>, epoch: UInt64) {
+        assert(reader.record == nil, "a cached reader reads the current record")
         self.reader = .passUnretained(reader)
         self.word = word
         self.epoch = epoch
@@ -43,30 +45,112 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         ArchiveError(.invalidValue, "a keyed decoding container used after the decode that made it ended")
     }
 
+    // The fields read here in the container's own code, not by calling the reader's methods:
+    // the optimizer does not inline a method of `KeyedReader<Key>` into another type generic
+    // over `Key`, and the extra call per field cost about as much as the retain it replaced.
+
+    /// Positions the decoder at `key`'s value in the current record; false if it has none.
+    /// A key seen before is found by its index (``KeyedReader/seek(_:_:)`` without the call);
+    /// everything else takes the reader's own seek.
+    @inline(__always)
+    private func seek(_ key: Key, _ reader: KeyedReader<Key>, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
+        if let slots = reader.keySlots {
+            let byte = reader.oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
+            if byte < KeyedReaderSlots.count, slots.pointee == s.pointee.keys.generation {
+                let known = (slots + 1 + byte).pointee
+                if known != 0, try s.pointee.seek(keyIndex: known &- 1) { return true }
+            }
+        }
+        return try reader.seek(key, s)
+    }
+
+    /// Reads a primitive field.
+    @inline(__always)
+    private func primitive<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
+        try live { reader in
+            let s = reader.archive.storage
+            guard try seek(key, reader, s) else { throw reader.archive.keyNotFound(key.stringValue) }
+            return try Self.read(P.self, key, s)
+        }
+    }
+
+    /// Reads an optional primitive field (`nil` when absent or null).
+    @inline(__always)
+    private func primitiveIfPresent<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
+        try live { reader in
+            let s = reader.archive.storage
+            guard try seek(key, reader, s) else { return nil }
+            if try s.pointee.reader.peekByte() == ArchiveTag.null {
+                s.pointee.reader.pos += 1
+                s.pointee.fieldDone()
+                return nil
+            }
+            return try Self.read(P.self, key, s)
+        }
+    }
+
+    /// Reads the primitive the decoder stands on and finishes the field; an error names `key`.
+    @inline(__always)
+    private static func read<P: ArchivePrimitive>(_ type: P.Type, _ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> P {
+        do {
+            let value = try P.read(from: &s.pointee.reader)
+            s.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key.stringValue)
+        }
+    }
+
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { (try? live { $0.allKeys }) ?? [] }
     func contains(_ key: Key) -> Bool { (try? live { $0.contains(key) }) ?? false }
-    func decodeNil(forKey key: Key) throws -> Bool { try live { try $0.decodeNil(forKey: key) } }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try live { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try live { try $0.decode(type, forKey: key) } }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try live { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try live { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try live { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try live { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try live { try $0.decodeIfPresent(type, forKey: key) } }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try live { try $0.decode(type, forKey: key) } }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try live { reader in
+            let s = reader.archive.storage
+            guard try seek(key, reader, s) else { throw reader.archive.keyNotFound(key.stringValue) }
+            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
+            s.pointee.reader.pos += 1
+            s.pointee.fieldDone()
+            return true
+        }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try primitiveIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try primitiveIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try primitiveIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try primitiveIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try primitiveIfPresent(type, key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try live { reader in
+            let archive = reader.archive
+            let s = archive.storage
+            guard try seek(key, reader, s) else { throw archive.keyNotFound(key.stringValue) }
+            do {
+                let value = try archive.readDecodable(T.self)
+                s.pointee.fieldDone()
+                return value
+            } catch let error as ArchiveError {
+                throw error.prefixed(by: key.stringValue)
+            }
+        }
+    }
+
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try live { try $0.decodeIfPresent(type, forKey: key) }
     }

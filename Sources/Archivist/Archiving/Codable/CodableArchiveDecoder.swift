@@ -211,6 +211,12 @@ extension ArchiveDecoder {
     }
 }
 
+/// The number of keys a learning ``KeyedReader`` remembers, outside the generic class, so that
+/// ``CachedKeyedReader`` reads it without looking up the class's metadata.
+enum KeyedReaderSlots {
+    static var count: Int { 32 }
+}
+
 /// A keyed container's reader. A class, not a struct: the standard library's container box
 /// copies its reader through the value witnesses for every field it decodes, and a copy of a
 /// class is one retain, where a struct of two references was two retains and two releases
@@ -227,14 +233,14 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// `1 + key byte` holds 0 (not seen yet) or 1 + the index the key was last found under.
     /// `nil` for other keys, for nested records and for a reader that does not learn keys.
     /// Keys whose byte is ``keySlotCount`` or more are looked up by name.
-    private let keySlots: UnsafeMutablePointer<Int>?
+    let keySlots: UnsafeMutablePointer<Int>?
     /// Whether a key is one byte (else none, or ``keySlots`` is `nil`).
-    private let oneByteKey: Bool
+    let oneByteKey: Bool
 
     /// The keys remembered: a reader is made per archive, so its table is small enough to
     /// clear in a few stores (257 slots cost more to clear than they saved on a one-model
     /// archive).
-    private static var keySlotCount: Int { 32 }
+    static var keySlotCount: Int { KeyedReaderSlots.count }
 
     /// A reader of `record`, or of the current record if `nil`; `learnsKeys` (for the current
     /// record only) makes it remember key indexes.
@@ -259,7 +265,7 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// misses (or the key is new) the name decides, as in ``DecoderStorage/seek(_:)``, so the
     /// answer is the same unless a hostile record holds two fields of one name.
     @inline(__always)
-    private func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
+    func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
         guard let slots = keySlots else { return try s.pointee.seek(key.stringValue) }
         // Not `withUnsafeBytes(of:)`: unspecialized, it was a generic call per field.
         let byte = oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
