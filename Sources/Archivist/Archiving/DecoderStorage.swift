@@ -265,16 +265,23 @@ struct DecoderStorage {
         frame.weight += extra
     }
 
-    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit.
+    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit. Inlined
+    /// (twice per decoded model), the error out of line.
+    @inline(__always)
     mutating func chargeDepth(_ weight: Int) throws {
         depth += weight
         if _slowPath(depth > limits.maxDepth) {
             depth -= weight
-            throw ArchiveError(
-                .limitExceeded(.depth),
-                "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
-                offset: reader.pos)
+            throw depthExceeded()
         }
+    }
+
+    @inline(never)
+    private func depthExceeded() -> ArchiveError {
+        ArchiveError(
+            .limitExceeded(.depth),
+            "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
+            offset: reader.pos)
     }
 
     /// Opens the pending value as a keyed record, checking its type against the expected one.
@@ -303,9 +310,17 @@ struct DecoderStorage {
     }
 
     /// Whether the type table entry `reference` names `type` (or one of its former names).
+    /// Inlined: after the first object of a type, one compare.
+    @inline(__always)
     mutating func typeMatches(_ type: any Archivable.Type, reference: Int) -> Bool {
+        if types[reference - 1].matched == ObjectIdentifier(type) { return true }
+        return typeNameMatches(type, reference: reference)
+    }
+
+    /// ``typeMatches(_:reference:)`` by name, remembering a match.
+    @inline(never)
+    private mutating func typeNameMatches(_ type: any Archivable.Type, reference: Int) -> Bool {
         let id = ObjectIdentifier(type)
-        if types[reference - 1].matched == id { return true }
         let name = types[reference - 1].name
         guard name == type.archiveTypeName || type.formerArchiveTypeNames.contains(name) else { return false }
         types[reference - 1].matched = id
