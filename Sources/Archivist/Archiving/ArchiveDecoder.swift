@@ -73,9 +73,10 @@ public final class ArchiveDecoder {
     }
 
     deinit {
-        // Ends the cached containers (a no-op after `invalidate()`) before their readers go.
-        storage.pointee.endContainerEpochs()
-        ContainerEpochs.recycle(storage.pointee.containerEpochs)
+        // Ends the decode for the values that refer to this decoder unretained (a no-op after
+        // `invalidate()`) before it goes.
+        storage.pointee.endEpoch()
+        DecoderEpochs.recycle(storage.pointee.epochWord)
         storage.deinitialize(count: 1)
         storage.deallocate()
     }

@@ -65,10 +65,15 @@ struct DecoderStorage {
     var keyedContainers: [(key: ObjectIdentifier, learnsKeys: Bool, container: AnyObject?)] = []
     /// The most keyed containers kept: a few model types per archive.
     static let keyedContainerLimit = 8
-    /// The words of this decoder's ``CachedKeyedReader``s (from ``ContainerEpochs``, given back
-    /// when the decoder is freed); the first ``activeContainerEpochs`` are in use by this decode.
-    var containerEpochs: [UnsafeMutablePointer<UInt64>] = []
-    var activeContainerEpochs = 0
+    /// The word that tells values referring to this decoder's state without holding it (the
+    /// ``CachedKeyedReader``s) whether the decode that made them still runs: it holds ``epoch``
+    /// during a decode and moves past it when the decode ends (``endEpoch()``). From
+    /// ``DecoderEpochs``, given back when the decoder is freed.
+    let epochWord: UnsafeMutablePointer<UInt64>
+    /// What ``epochWord`` holds (only this decoder writes it).
+    var epoch: UInt64 = 0
+    /// Whether a value was handed ``epoch`` during this decode.
+    var epochUsed = false
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
@@ -76,9 +81,18 @@ struct DecoderStorage {
         // A non-empty buffer: the header parsed.
         let base = bytes.baseAddress.unsafelyUnwrapped
         limits = options.limits
+        // Taken after the last throw before `load`, which gives it back if it throws.
+        epochWord = DecoderEpochs.take()
+        epoch = archivist_atomic_load_u64(epochWord)
         keys = ArchivedKeys(base: base)
         reader = ByteReader(base: base, start: 0, end: 0)
-        try load(bytes, header: header, options: options)
+        do {
+            try load(bytes, header: header, options: options)
+        } catch {
+            // No decoder will own the word: give it back.
+            DecoderEpochs.recycle(epochWord)
+            throw error
+        }
     }
 
     /// Makes this storage read another archive, as ``init(bytes:options:)`` would, keeping
@@ -205,23 +219,24 @@ struct DecoderStorage {
     /// Type and key tables up to this many bytes are kept for the next archive.
     static let keptTablesLimit = 1_024
 
-    // MARK: Cached containers
+    // MARK: Epochs
 
-    /// A word and the value it holds, for a ``CachedKeyedReader`` that stays valid until
-    /// ``endContainerEpochs()``.
-    mutating func beginContainerEpoch() -> (word: UnsafeMutablePointer<UInt64>, epoch: UInt64) {
-        if activeContainerEpochs == containerEpochs.count { containerEpochs.append(ContainerEpochs.take()) }
-        let word = containerEpochs[activeContainerEpochs]
-        activeContainerEpochs += 1
-        return (word, archivist_atomic_load_u64(word))
+    /// The word and the value it holds while this decode runs, for a value that refers to this
+    /// decoder (or to what the decode keeps alive) without holding it.
+    @inline(__always)
+    mutating func currentEpoch() -> (word: UnsafePointer<UInt64>, epoch: UInt64) {
+        epochUsed = true
+        return (UnsafePointer(epochWord), epoch)
     }
 
-    /// Ends every ``CachedKeyedReader`` made since the last call, then drops the cached
-    /// containers (which hold this decoder, and the readers those containers refer to): a
-    /// container a model kept throws from now on.
-    mutating func endContainerEpochs() {
-        for index in 0..<activeContainerEpochs { _ = archivist_atomic_add_u64(containerEpochs[index], 1) }
-        activeContainerEpochs = 0
+    /// Ends the decode for every value handed ``currentEpoch()`` (they throw from now on), then
+    /// drops the cached containers (which hold this decoder, and the readers the
+    /// ``CachedKeyedReader``s refer to). One atomic add, only after a decode that used the epoch.
+    mutating func endEpoch() {
+        if epochUsed {
+            epoch = archivist_atomic_add_u64(epochWord, 1)
+            epochUsed = false
+        }
         if !keyedContainers.isEmpty { keyedContainers.removeAll(keepingCapacity: true) }
     }
 

@@ -10,12 +10,12 @@ import CArchivistSupport
 /// memory copy and its destruction nothing.
 ///
 /// Why the reader is alive when it is used: the decoder's cache holds it strongly from the
-/// container's making until ``DecoderStorage/endContainerEpochs()`` (when the top-level decode
-/// ends, or the decoder is freed), which first moves `word` past `epoch`. Every use compares the
-/// two and touches the reader only while they are equal, so a container a model kept past its
-/// `init(from:)` throws from then on instead of reaching a freed reader. The word itself is never
-/// freed (``ContainerEpochs``), so reading it is safe at any time; it only grows, so an old
-/// container never matches a later decode that reuses the word.
+/// container's making until ``DecoderStorage/endEpoch()`` (when the top-level decode ends, or
+/// the decoder is freed), which first moves `word` (the decoder's ``DecoderStorage/epochWord``)
+/// past `epoch`. Every use compares the two and touches the reader only while they are equal,
+/// so a container a model kept past its `init(from:)` throws from then on instead of reaching a
+/// freed reader. The word itself is never freed (``DecoderEpochs``), so reading it is safe at
+/// any time; it only grows, so an old container never matches a later decode that reuses it.
 struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let reader: Unmanaged<KeyedReader<Key>>
     private let word: UnsafePointer<UInt64>
@@ -36,14 +36,10 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func live<R>(_ body: (KeyedReader<Key>) throws -> R) throws -> R {
         // A relaxed load: the thread that ends the decode is the one running it, or it
         // happened before anything that handed a kept container to another thread.
-        guard _fastPath(archivist_atomic_load_relaxed_u64(word) == epoch) else { throw Self.ended() }
+        guard _fastPath(archivist_atomic_load_relaxed_u64(word) == epoch) else { throw DecoderEpochs.ended() }
         return try reader._withUnsafeGuaranteedRef(body)
     }
 
-    @inline(never)
-    private static func ended() -> ArchiveError {
-        ArchiveError(.invalidValue, "a keyed decoding container used after the decode that made it ended")
-    }
 
     // The fields read here in the container's own code, not by calling the reader's methods:
     // the optimizer does not inline a method of `KeyedReader<Key>` into another type generic
@@ -169,12 +165,11 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder { try live { try $0.superDecoder(forKey: key) } }
 }
 
-/// The words ``CachedKeyedReader``s check, recycled between decoders and never freed: a
-/// container a model kept may read its word long after its decoder is gone. A decoder takes a
-/// word the first time it caches a container per key type and gives its words back when it is
-/// freed, so there are at most as many as decoders ever alive at once times
-/// ``DecoderStorage/keyedContainerLimit``.
-enum ContainerEpochs {
+/// The words that values referring to a decoder's state without holding it check
+/// (``DecoderStorage/epochWord``): one per decoder, recycled between decoders and never freed,
+/// since a value a model kept may read its word long after its decoder is gone. So there are at
+/// most as many as decoders ever alive at once.
+enum DecoderEpochs {
     // The words in the pool are touched only under its lock; a taken word belongs to one
     // decoder, which writes it with atomic operations only.
     private static let pool = Locked<[UnsafeMutablePointer<UInt64>]>([])
@@ -187,9 +182,15 @@ enum ContainerEpochs {
         return word
     }
 
-    /// Returns `words`, every container of which has ended, to the pool.
-    static func recycle(_ words: [UnsafeMutablePointer<UInt64>]) {
-        guard !words.isEmpty else { return }
-        pool.withLock { $0.append(contentsOf: words) }
+    /// What a value that refers to a decoder's state unretained throws once the decode that
+    /// made it ended.
+    @inline(never)
+    static func ended() -> ArchiveError {
+        ArchiveError(.invalidValue, "a keyed decoding container used after the decode that made it ended")
+    }
+
+    /// Returns `word`, whose decoder ended its last decode, to the pool.
+    static func recycle(_ word: UnsafeMutablePointer<UInt64>) {
+        pool.withLock { $0.append(word) }
     }
 }

@@ -60,7 +60,7 @@ struct CodableArchiveDecoder: Decoder {
     private func learningContainer<Key: CodingKey>(_ type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
         let s = archive.storage
         let reader = KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)
-        let (word, epoch) = s.pointee.beginContainerEpoch()
+        let (word, epoch) = s.pointee.currentEpoch()
         // The cache holds the reader the container refers to without a strong reference, until
         // the epoch ends (see ``CachedKeyedReader``).
         let cache = KeyedContainerCache(
