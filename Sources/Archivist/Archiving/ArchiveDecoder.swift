@@ -224,13 +224,17 @@ public final class ArchiveDecoder {
         try storage.pointee.beginSingleValue()
         let (count, end, outerEnd) = try storage.pointee.openContainer(
             ArchiveTag.array, "an array", minimumElementSize: 1)
-        var result: [E] = []
-        result.reserveCapacity(count)
-        for i in 0..<count {
-            do {
-                result.append(try read(E.self))
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: "[\(i)]")
+        // Written in place: unspecialized (a model's array), `append` was a generic call per
+        // element. On a throw the elements read so far are destroyed.
+        let result = try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            for i in 0..<count {
+                do {
+                    (base + i).initialize(to: try read(E.self))
+                } catch let error as ArchiveError {
+                    throw error.prefixed(by: "[\(i)]")
+                }
+                initialized = i + 1
             }
         }
         try storage.pointee.closeContainer(end: end, outerEnd: outerEnd, "an array")

@@ -281,3 +281,38 @@ final class CachedLetter: Codable, Archivable {
     @BackReference var user: CachedUser?
     init(body: String, note: String?) { (self.body, self.note) = (body, note) }
 }
+
+/// An element whose decode throws for id 3, counting its live instances.
+final class ThrowingElement: Archivable {
+    static let alive = Locked(0)
+    let id: Int
+    init(id: Int) {
+        self.id = id
+        Self.alive.withLock { $0 += 1 }
+    }
+    deinit { Self.alive.withLock { $0 -= 1 } }
+    func encode(to archive: ArchiveEncoder) throws { try archive.encode(id, forKey: "id") }
+    init(from archive: ArchiveDecoder) throws {
+        id = try archive.decode(Int.self, forKey: "id")
+        // Counted before the throw: a fully initialized instance is deinitialized when its
+        // initializer throws.
+        Self.alive.withLock { $0 += 1 }
+        if id == 3 { throw ArchiveError(.invalidValue, "three") }
+    }
+}
+
+extension CachedKeyedReaderTests {
+    /// An array whose fourth element throws: the error names the element, and the three
+    /// elements read before it are freed (the array is written in place).
+    @Test func anArrayThatThrowsMidwayFreesWhatItRead() throws {
+        let data = try Archive.encode((0..<6).map { ThrowingElement(id: $0) })
+        #expect(ThrowingElement.alive.withLock { $0 } == 0)
+        let error = #expect(throws: ArchiveError.self) { try Archive.decode([ThrowingElement].self, from: data) }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.codingPath.first == "[3]")
+        #expect(ThrowingElement.alive.withLock { $0 } == 0)
+        let strings = try Archive.decode([String].self, from: Archive.encode(["a", "bc", String(repeating: "d", count: 40)]))
+        #expect(strings == ["a", "bc", String(repeating: "d", count: 40)])
+        #expect(try Archive.decode([Int].self, from: Archive.encode([Int]())) == [])
+    }
+}
