@@ -243,6 +243,7 @@ struct DecoderStorage {
     // MARK: Frames
 
     /// Enters a nested value, charging `weight` to the depth (see ``ArchiveLimits/maxDepth``).
+    @inline(__always)
     mutating func enterValue(_ expected: (any Archivable.Type)?, weight: Int = ArchiveLimits.levelWeight) throws -> Frame {
         try chargeDepth(weight)
         let saved = frame
@@ -273,6 +274,7 @@ struct DecoderStorage {
 
     /// Raises the current value's charge to a Codable level's: its containers take about twice
     /// the stack of a hand-written level (see ``ArchiveLimits/maxDepth``).
+    @inline(__always)
     mutating func chargeCodableLevel() throws {
         let extra = ArchiveLimits.codableLevelWeight - frame.weight
         guard extra > 0 else { return }

@@ -204,7 +204,8 @@ struct InnerArchiveHolder: Codable, Archivable {
             let decoded = try Archive.decode([KeepingParent].self, from: Archive.encode(KeepingParent.forest(7)))
             root = decoded[3]
             kid = decoded[3].kids[1]
-            #expect(root?.kept != nil && kid?.kept != nil)
+            // Kept alive to here: an optimized build may free `decoded` after its last use.
+            withExtendedLifetime(decoded) { #expect(root?.kept != nil && kid?.kept != nil) }
         }
         #expect(root == nil)
         #expect(kid == nil)
