@@ -40,7 +40,6 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try reader._withUnsafeGuaranteedRef(body)
     }
 
-
     // The fields read here in the container's own code, not by calling the reader's methods:
     // the optimizer does not inline a method of `KeyedReader<Key>` into another type generic
     // over `Key`, and the extra call per field cost about as much as the retain it replaced.
