@@ -239,7 +239,7 @@ extension ArchiveDecoder {
         s.pointee.frame = DecoderStorage.Frame()
         s.pointee.deferred.removeAll()
         // The cached containers hold this decoder: drop them, so it can be reused or freed.
-        if !s.pointee.keyedContainers.isEmpty { s.pointee.keyedContainers.removeAll(keepingCapacity: true) }
+        s.pointee.endEpoch()
     }
 }
 

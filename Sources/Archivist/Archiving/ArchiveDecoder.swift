@@ -59,10 +59,12 @@ public final class ArchiveDecoder {
         }
         defer {
             decoder.invalidate()
+            // Forgets the decoded objects even when something kept the decoder (a model that
+            // kept its keyed container): the objects would hold that model, and it the decoder.
+            decoder.storage.pointee.removeAll()
             // Kept only if nothing else holds it: a kept decoder must not read the spare's
             // next archive.
             if isKnownUniquelyReferenced(&decoder) {
-                decoder.storage.pointee.removeAll()
                 if !decoder.userInfo.isEmpty { decoder.userInfo = [:] }
                 cache.spareDecoder = decoder
             }
@@ -71,6 +73,10 @@ public final class ArchiveDecoder {
     }
 
     deinit {
+        // Ends the decode for the values that refer to this decoder unretained (a no-op after
+        // `invalidate()`) before it goes.
+        storage.pointee.endEpoch()
+        DecoderEpochs.recycle(storage.pointee.epochWord)
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
@@ -218,13 +224,17 @@ public final class ArchiveDecoder {
         try storage.pointee.beginSingleValue()
         let (count, end, outerEnd) = try storage.pointee.openContainer(
             ArchiveTag.array, "an array", minimumElementSize: 1)
-        var result: [E] = []
-        result.reserveCapacity(count)
-        for i in 0..<count {
-            do {
-                result.append(try read(E.self))
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: "[\(i)]")
+        // Written in place: unspecialized (a model's array), `append` was a generic call per
+        // element. On a throw the elements read so far are destroyed.
+        let result = try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            for i in 0..<count {
+                do {
+                    (base + i).initialize(to: try read(E.self))
+                } catch let error as ArchiveError {
+                    throw error.prefixed(by: "[\(i)]")
+                }
+                initialized = i + 1
             }
         }
         try storage.pointee.closeContainer(end: end, outerEnd: outerEnd, "an array")

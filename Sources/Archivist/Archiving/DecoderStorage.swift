@@ -1,3 +1,5 @@
+import CArchivistSupport
+
 /// The decoder's mutable state, kept behind a pointer owned by ``ArchiveDecoder``.
 struct DecoderStorage {
     enum Mode { case pending, keyed, single }
@@ -63,6 +65,15 @@ struct DecoderStorage {
     var keyedContainers: [(key: ObjectIdentifier, learnsKeys: Bool, container: AnyObject?)] = []
     /// The most keyed containers kept: a few model types per archive.
     static let keyedContainerLimit = 8
+    /// The word that tells values referring to this decoder's state without holding it (the
+    /// ``CachedKeyedReader``s) whether the decode that made them still runs: it holds ``epoch``
+    /// during a decode and moves past it when the decode ends (``endEpoch()``). From
+    /// ``DecoderEpochs``, given back when the decoder is freed.
+    let epochWord: UnsafeMutablePointer<UInt64>
+    /// What ``epochWord`` holds (only this decoder writes it).
+    var epoch: UInt64 = 0
+    /// Whether a value was handed ``epoch`` during this decode.
+    var epochUsed = false
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
@@ -70,9 +81,18 @@ struct DecoderStorage {
         // A non-empty buffer: the header parsed.
         let base = bytes.baseAddress.unsafelyUnwrapped
         limits = options.limits
+        // Taken after the last throw before `load`, which gives it back if it throws.
+        epochWord = DecoderEpochs.take()
+        epoch = archivist_atomic_load_u64(epochWord)
         keys = ArchivedKeys(base: base)
         reader = ByteReader(base: base, start: 0, end: 0)
-        try load(bytes, header: header, options: options)
+        do {
+            try load(bytes, header: header, options: options)
+        } catch {
+            // No decoder will own the word: give it back.
+            DecoderEpochs.recycle(epochWord)
+            throw error
+        }
     }
 
     /// Makes this storage read another archive, as ``init(bytes:options:)`` would, keeping
@@ -199,9 +219,31 @@ struct DecoderStorage {
     /// Type and key tables up to this many bytes are kept for the next archive.
     static let keptTablesLimit = 1_024
 
+    // MARK: Epochs
+
+    /// The word and the value it holds while this decode runs, for a value that refers to this
+    /// decoder (or to what the decode keeps alive) without holding it.
+    @inline(__always)
+    mutating func currentEpoch() -> (word: UnsafePointer<UInt64>, epoch: UInt64) {
+        epochUsed = true
+        return (UnsafePointer(epochWord), epoch)
+    }
+
+    /// Ends the decode for every value handed ``currentEpoch()`` (they throw from now on), then
+    /// drops the cached containers (which hold this decoder, and the readers the
+    /// ``CachedKeyedReader``s refer to). One atomic add, only after a decode that used the epoch.
+    mutating func endEpoch() {
+        if epochUsed {
+            epoch = archivist_atomic_add_u64(epochWord, 1)
+            epochUsed = false
+        }
+        if !keyedContainers.isEmpty { keyedContainers.removeAll(keepingCapacity: true) }
+    }
+
     // MARK: Frames
 
     /// Enters a nested value, charging `weight` to the depth (see ``ArchiveLimits/maxDepth``).
+    @inline(__always)
     mutating func enterValue(_ expected: (any Archivable.Type)?, weight: Int = ArchiveLimits.levelWeight) throws -> Frame {
         try chargeDepth(weight)
         let saved = frame
@@ -232,6 +274,7 @@ struct DecoderStorage {
 
     /// Raises the current value's charge to a Codable level's: its containers take about twice
     /// the stack of a hand-written level (see ``ArchiveLimits/maxDepth``).
+    @inline(__always)
     mutating func chargeCodableLevel() throws {
         let extra = ArchiveLimits.codableLevelWeight - frame.weight
         guard extra > 0 else { return }
@@ -239,16 +282,23 @@ struct DecoderStorage {
         frame.weight += extra
     }
 
-    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit.
+    /// Adds `weight` to the depth, or throws `limitExceeded(.depth)` past the limit. Inlined
+    /// (twice per decoded model), the error out of line.
+    @inline(__always)
     mutating func chargeDepth(_ weight: Int) throws {
         depth += weight
         if _slowPath(depth > limits.maxDepth) {
             depth -= weight
-            throw ArchiveError(
-                .limitExceeded(.depth),
-                "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
-                offset: reader.pos)
+            throw depthExceeded()
         }
+    }
+
+    @inline(never)
+    private func depthExceeded() -> ArchiveError {
+        ArchiveError(
+            .limitExceeded(.depth),
+            "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
+            offset: reader.pos)
     }
 
     /// Opens the pending value as a keyed record, checking its type against the expected one.
@@ -277,9 +327,17 @@ struct DecoderStorage {
     }
 
     /// Whether the type table entry `reference` names `type` (or one of its former names).
+    /// Inlined: after the first object of a type, one compare.
+    @inline(__always)
     mutating func typeMatches(_ type: any Archivable.Type, reference: Int) -> Bool {
+        if types[reference - 1].matched == ObjectIdentifier(type) { return true }
+        return typeNameMatches(type, reference: reference)
+    }
+
+    /// ``typeMatches(_:reference:)`` by name, remembering a match.
+    @inline(never)
+    private mutating func typeNameMatches(_ type: any Archivable.Type, reference: Int) -> Bool {
         let id = ObjectIdentifier(type)
-        if types[reference - 1].matched == id { return true }
         let name = types[reference - 1].name
         guard name == type.archiveTypeName || type.formerArchiveTypeNames.contains(name) else { return false }
         types[reference - 1].matched = id

@@ -33,6 +33,13 @@ static inline bool archivist_atomic_equal_u64(const uint64_t *first, const uint6
     return __atomic_load_n(first, __ATOMIC_SEQ_CST) == __atomic_load_n(second, __ATOMIC_SEQ_CST);
 }
 
+/// Relaxed atomic load of the 64-bit word at `address` (8-byte aligned): a plain load on
+/// x86_64 and arm64, inline, for a check on every field a Codable model decodes (see
+/// `CachedKeyedReader`). Pair it with `archivist_atomic_add_u64` for the writes.
+static inline uint64_t archivist_atomic_load_relaxed_u64(const uint64_t *address) {
+    return __atomic_load_n(address, __ATOMIC_RELAXED);
+}
+
 /// Atomically replaces the 64-bit word at `address` (8-byte aligned) with `desired` if it
 /// holds `expected`; returns the value it held before (equal to `expected` on success).
 uint64_t archivist_atomic_compare_exchange_u64(uint64_t *address, uint64_t expected, uint64_t desired);

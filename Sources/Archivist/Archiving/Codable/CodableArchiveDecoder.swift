@@ -53,12 +53,18 @@ struct CodableArchiveDecoder: Decoder {
 
     /// The second model with these keys: a container whose reader remembers key indexes pays
     /// off now (for the first, as in a one-model archive, it cost more than it saved); kept in
-    /// entry `index` of the decoder's containers. Not inlined: a local container in
+    /// entry `index` of the decoder's containers. A ``CachedKeyedReader``: the fields of every
+    /// later model go through it. Not inlined: a local container in
     /// ``container(keyedBy:)`` made it look up `KeyedDecodingContainer<Key>` on every call.
     @inline(never)
     private func learningContainer<Key: CodingKey>(_ type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
         let s = archive.storage
-        let cache = KeyedContainerCache(KeyedDecodingContainer(KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)))
+        let reader = KeyedReader<Key>(archive: archive, record: nil, learnsKeys: true)
+        let (word, epoch) = s.pointee.currentEpoch()
+        // The cache holds the reader the container refers to without a strong reference, until
+        // the epoch ends (see ``CachedKeyedReader``).
+        let cache = KeyedContainerCache(
+            KeyedDecodingContainer(CachedKeyedReader(reader, word: word, epoch: epoch)), keeping: reader)
         s.pointee.keyedContainers[index].container = cache
         s.pointee.keyedContainers[index].learnsKeys = true
         return cache.copy()
@@ -83,8 +89,13 @@ struct CodableArchiveDecoder: Decoder {
 /// unspecialized code goes through its metadata).
 final class KeyedContainerCache<Container> {
     let container: Container
+    /// What `container` refers to without holding it (its ``KeyedReader``).
+    private let kept: AnyObject
 
-    init(_ container: Container) { self.container = container }
+    init(_ container: Container, keeping kept: AnyObject) {
+        self.container = container
+        self.kept = kept
+    }
 
     /// A copy of the container. Not inlined: inlined into a caller generic over `Key`, the copy
     /// would look up `KeyedDecodingContainer<Key>` again.
@@ -200,6 +211,12 @@ extension ArchiveDecoder {
     }
 }
 
+/// The number of keys a learning ``KeyedReader`` remembers, outside the generic class, so that
+/// ``CachedKeyedReader`` reads it without looking up the class's metadata.
+enum KeyedReaderSlots {
+    static var count: Int { 32 }
+}
+
 /// A keyed container's reader. A class, not a struct: the standard library's container box
 /// copies its reader through the value witnesses for every field it decodes, and a copy of a
 /// class is one retain, where a struct of two references was two retains and two releases
@@ -216,14 +233,14 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// `1 + key byte` holds 0 (not seen yet) or 1 + the index the key was last found under.
     /// `nil` for other keys, for nested records and for a reader that does not learn keys.
     /// Keys whose byte is ``keySlotCount`` or more are looked up by name.
-    private let keySlots: UnsafeMutablePointer<Int>?
+    let keySlots: UnsafeMutablePointer<Int>?
     /// Whether a key is one byte (else none, or ``keySlots`` is `nil`).
-    private let oneByteKey: Bool
+    let oneByteKey: Bool
 
     /// The keys remembered: a reader is made per archive, so its table is small enough to
     /// clear in a few stores (257 slots cost more to clear than they saved on a one-model
     /// archive).
-    private static var keySlotCount: Int { 32 }
+    static var keySlotCount: Int { KeyedReaderSlots.count }
 
     /// A reader of `record`, or of the current record if `nil`; `learnsKeys` (for the current
     /// record only) makes it remember key indexes.
@@ -248,7 +265,7 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// misses (or the key is new) the name decides, as in ``DecoderStorage/seek(_:)``, so the
     /// answer is the same unless a hostile record holds two fields of one name.
     @inline(__always)
-    private func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
+    func seek(_ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
         guard let slots = keySlots else { return try s.pointee.seek(key.stringValue) }
         // Not `withUnsafeBytes(of:)`: unspecialized, it was a generic call per field.
         let byte = oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0

@@ -110,6 +110,13 @@ struct ByteReader {
     mutating func string() throws -> String {
         let start = pos
         let raw = try lengthPrefixed()
+        // A short string with 16 bytes of the container left from its first byte: two loads,
+        // no copy call and no byte loop (the bytes past the string are read, never used).
+        if raw.count <= SmallASCIIString.capacity, end &- pos &+ raw.count >= 16, let source = raw.baseAddress,
+            SmallASCIIString.isAvailable, let small = SmallASCIIString.make(loading16: source, count: raw.count)
+        {
+            return small
+        }
         let utf8 = raw.bindMemory(to: UInt8.self)
         // ASCII is valid UTF-8 as it is; `String(decoding:as:)` is the specialized fast path,
         // while the generic `String(validating:as:)` instantiates metadata on every call.

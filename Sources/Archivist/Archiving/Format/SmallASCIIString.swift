@@ -44,6 +44,26 @@ enum SmallASCIIString {
         unsafeBitCast(words(source, count: count), to: String.self)
     }
 
+    /// The string of the `count` (at most ``capacity``) bytes at `source`, or `nil` if they are
+    /// not all ASCII; reads 16 bytes at `source` whatever `count` (the caller makes sure they
+    /// are readable). Only when ``isAvailable`` (which also means a little-endian host).
+    @inline(__always)
+    static func make(loading16 source: UnsafeRawPointer, count: Int) -> String? {
+        var low = source.loadUnaligned(as: UInt64.self)
+        var high = source.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        // Keep the first `count` bytes: below 8 a part of `low`, else all of it and a part of
+        // `high` (none at 8; the last byte, the discriminator's, is always cleared).
+        if count < 8 {
+            low &= (1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1
+            high = 0
+        } else {
+            high &= (1 &<< UInt64(truncatingIfNeeded: (count &- 8) &* 8)) &- 1
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        high |= UInt64(0xE0 | count) << 56
+        return unsafeBitCast((low, high), to: String.self)
+    }
+
     /// The two words of the string holding the ASCII bytes `raw`, to compare a `String` with by
     /// its bits (`unsafeBitCast(string, to: (UInt64, UInt64).self)`), or `nil` when `raw` is
     /// longer than ``capacity`` or strings are not laid out so here.
