@@ -100,16 +100,17 @@ extension AtomicFile {
         do {
             defer { if open { _ = fs.close(fd) } }
             try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
-            var status = stat()
-            guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
-            if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
+            // allocation), and the mode: a umask that stripped owner bits is repaired. Without
+            // the time stamps: see ``FileSystem/sizesAndMode``.
+            guard let (sizes, mode) = fs.sizesAndMode(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            if mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
             if durability != .none && fs.fsync(fd) != 0 {
                 throw CacheError.posix("fsync", path: temporary, errno: errno)
             }
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            return Prepared(temporary: temporary, path: path, folder: folder,
-                            sizes: Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512),
+            return Prepared(temporary: temporary, path: path, folder: folder, sizes: sizes,
                             durability: durability, fileSystem: fs)
         } catch {
             _ = fs.unlink(temporary)

@@ -264,8 +264,7 @@ extension DiskStore {
             // The journal could not be emptied. Without a scan it still agrees with the disk
             // (the new snapshot only adds an epoch nobody uses); after one it may not, so the
             // word stays set and the next holder tries again.
-            var status = stat()
-            let end = fileSystem.fstat(journalFD, &status) == 0 ? Int(status.st_size) : 0
+            let end = fileSystem.sizesAndMode(journalFD).map { Int($0.sizes.logical) } ?? 0
             let epochNow = shared.epoch
             let counter = shared.bumpChange()
             state.withLock { state in
@@ -281,9 +280,9 @@ extension DiskStore {
     /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
     private func readJournal(from offset: Int) -> [UInt8]? {
         if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
-        var status = stat()
-        guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
-        let end = Int(status.st_size)
+        // Without the time stamps: reading them would make the next append dirty the
+        // journal's inode (see ``FileSystem/sizesAndMode``).
+        guard let end = fileSystem.sizesAndMode(journalFD).map({ Int($0.sizes.logical) }) else { return nil }
         guard end >= offset else { return nil }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.

@@ -1,3 +1,4 @@
+import CArchivistSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,6 +33,13 @@ package struct FileSystem: Sendable {
     package var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `fstat(fd, &st)`.
     package var fstat: @Sendable (_ fd: Int32, _ status: inout stat) -> Int32
+    /// The size, allocation and mode of the open file `fd`, or `nil` with `errno` set: `fstat`
+    /// without the time stamps. On Linux a `statx` that asks for no times, because reading a
+    /// file's times (since Linux 6.13) makes its next change take a fine-grained time stamp,
+    /// and that makes the next append to every other file — the store's journal — dirty its
+    /// inode: 1.7 µs per journal record instead of 0.78 µs on ext4 after `fstat`ing each
+    /// temporary written.
+    package var sizesAndMode: @Sendable (_ fd: Int32) -> (sizes: AtomicFile.Sizes, mode: mode_t)?
     /// `fchmod(fd, mode)`.
     package var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
     /// `rename(from, to)`.
@@ -152,6 +160,11 @@ private let posixFileSystem = FileSystem(
         #endif
     },
     fstat: { fd, status in fstat(fd, &status) },
+    sizesAndMode: { fd in
+        var status = archivist_file_sizes()
+        guard archivist_fstat_sizes(fd, &status) == 0 else { return nil }
+        return (AtomicFile.Sizes(logical: status.size, allocated: status.blocks &* 512), mode_t(status.mode))
+    },
     fchmod: { fd, mode in fchmod(fd, mode) },
     rename: { from, to in rename(from, to) },
     unlink: { path in unlink(path) },
