@@ -72,15 +72,22 @@ extension DiskStore {
                 shared.intent = false
                 return (result, DiskUsage(), shared.change)
             }
-            var record: [UInt8] = []
-            for change in changes { Self.encode(change, into: &record) }
+            // The records in temporary memory (the stack), not an array: see `encode(_:count:at:)`.
+            var recordCount = 0
+            for change in changes { recordCount += Self.encodedCount(change) }
             let offset = state.withLock { $0.journalOffset }
-            let appended = record.withUnsafeBytes {
-                fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset))
-            } == record.count
+            let appended = withUnsafeTemporaryAllocation(byteCount: recordCount, alignment: 8) { buffer in
+                var at = 0
+                for change in changes {
+                    let count = Self.encodedCount(change)
+                    Self.encode(change, count: count, at: buffer.baseAddress! + at)
+                    at += count
+                }
+                return fileSystem.pwrite(journalFD, buffer.baseAddress!, recordCount, off_t(offset)) == recordCount
+            }
             let counter = shared.bumpChange()
             let removed = state.withLock { state in
-                if appended { state.journalOffset += record.count }
+                if appended { state.journalOffset += recordCount }
                 state.appliedChange = counter
                 var removed = DiskUsage()
                 for change in changes {
@@ -93,7 +100,7 @@ extension DiskStore {
             // the next exclusive holder (perhaps this process) rescans.
             if appended {
                 shared.intent = false
-                if offset + record.count > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
+                if offset + recordCount > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
             }
             return (result, removed, counter)
         }
