@@ -143,8 +143,13 @@ extension FileSystem {
 /// The real system calls behind ``FileSystem/posix``. Declared outside the type so that each
 /// name below resolves to the C function of Glibc or Darwin, not to the `FileSystem` property
 /// of the same name.
+///
+/// Paths go in through `withCString`: a `String` passed straight to a C parameter is converted
+/// through `utf8CString`, a fresh array copy of the path each call (about 500 instructions for
+/// `open`, twice that for `rename`), while `withCString` hands over a native string's own
+/// nul-terminated storage.
 private let posixFileSystem = FileSystem(
-    open: { path, flags, mode in open(path, flags, mode) },
+    open: { path, flags, mode in path.withCString { open($0, flags, mode) } },
     close: { fd in close(fd) },
     write: { fd, buffer, count in write(fd, buffer, count) },
     writev: { fd, vectors, count in writev(fd, vectors, count) },
@@ -166,10 +171,10 @@ private let posixFileSystem = FileSystem(
         return (AtomicFile.Sizes(logical: status.size, allocated: status.blocks &* 512), mode_t(status.mode))
     },
     fchmod: { fd, mode in fchmod(fd, mode) },
-    rename: { from, to in rename(from, to) },
-    unlink: { path in unlink(path) },
+    rename: { from, to in from.withCString { from in to.withCString { rename(from, $0) } } },
+    unlink: { path in path.withCString { unlink($0) } },
     ftruncate: { fd, length in ftruncate(fd, length) },
-    mkdir: { path, mode in mkdir(path, mode) },
-    chmod: { path, mode in chmod(path, mode) },
+    mkdir: { path, mode in path.withCString { mkdir($0, mode) } },
+    chmod: { path, mode in path.withCString { chmod($0, mode) } },
     flock: { fd, operation in flock(fd, operation) }
 )
