@@ -14,13 +14,38 @@ extension Archive {
     /// be written longer than needed (see ``dataPieces(of:options:placedAt:)``).
     package struct DataPieces: Sendable {
         /// The header, the `Data` tag and the byte count: at most 41 bytes.
-        package var prefix: [UInt8]
+        package var prefix: [UInt8] { withPrefix { Array($0) } }
+        /// ``prefix``'s bytes, held inline: an array of them cost a heap allocation and, built
+        /// outside a specialization of `Array`, a run-time metadata lookup — about 800
+        /// instructions a set.
+        private var prefixBytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        private var prefixCount: Int
         /// The tables of an archive without types, keys or objects.
         package static let suffix: [UInt8] = [0, 0, 0]
         /// The archive's length in bytes, all three pieces.
         package var count: Int
         /// The CRC32C of the whole archive, as ``Archive/checksumOfEncoded(_:)`` derives it.
         package var checksum: UInt32
+
+        /// The room for ``prefix``, in bytes.
+        static let prefixCapacity = 48
+
+        /// Pieces whose prefix of `prefixCount` bytes (at most ``prefixCapacity``) `write`
+        /// stores at the pointer it gets.
+        init(count: Int, checksum: UInt32, prefixCount: Int, prefix write: (UnsafeMutableRawPointer) -> Void) {
+            precondition(prefixCount <= Self.prefixCapacity, "a root Data's archive prefix is at most 41 bytes")
+            self.count = count
+            self.checksum = checksum
+            self.prefixCount = prefixCount
+            withUnsafeMutableBytes(of: &prefixBytes) { write($0.baseAddress!) }
+        }
+
+        /// Calls `body` with ``prefix``'s bytes, without making an array of them.
+        package func withPrefix<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            var bytes = prefixBytes
+            let count = prefixCount
+            return try withUnsafeBytes(of: &bytes) { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
 
         /// The alignment, in bytes, that ``dataPieces(of:options:placedAt:)`` gives the value's
         /// offset in the file relative to its address: the kernel's copy of a `write` into the
@@ -112,8 +137,8 @@ extension Archive {
         let total = layout.total
         let prefixCount = layout.prefixCount
         var archiveSum: UInt32 = 0
-        let prefix = [UInt8](unsafeUninitializedCapacity: prefixCount) { buffer, initialized in
-            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+        var head: UInt32 = 0
+        var pieces = DataPieces(count: total, checksum: 0, prefixCount: prefixCount) { base in
             var offset = ArchiveFormat.storeHeader(at: base, total: total, totalSize: layout.totalSize,
                                                    bodyLength: layout.bodyLength, bodyLengthSize: layout.bodyLengthSize)
             base.storeBytes(of: ArchiveTag.data, toByteOffset: offset, as: UInt8.self)
@@ -127,13 +152,13 @@ extension Archive {
             sum = DataPieces.suffix.withUnsafeBytes { CRC32C.checksum($0, seed: sum) }
             base.storeBytes(of: sum.littleEndian, toByteOffset: 6, as: UInt32.self)
             archiveSum = sum
-            initialized = offset
+            head = CRC32C.checksum(UnsafeRawBufferPointer(start: base, count: ArchiveFormat.fixedHeaderSize))
+            assert(offset == prefixCount, "a root Data's archive prefix was sized wrong")
         }
         // The whole archive's CRC32C, for the entry header: the fixed part's, extended by the
         // checksummed rest's (as `ArchiveHeader.wholeArchiveChecksum`).
-        let head = prefix.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<ArchiveFormat.fixedHeaderSize])) }
-        let whole = CRC32C.combine(head, archiveSum, length: total - ArchiveFormat.fixedHeaderSize)
-        return DataPieces(prefix: prefix, count: total, checksum: whole)
+        pieces.checksum = CRC32C.combine(head, archiveSum, length: total - ArchiveFormat.fixedHeaderSize)
+        return pieces
     }
 
     /// The root `Data` of the archive `archive`; `nil` when `archive` is not a version 2

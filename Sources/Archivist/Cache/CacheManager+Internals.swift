@@ -290,7 +290,7 @@ enum EncodedValue: Sendable {
                          Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
             }
         case .data(let data, let pieces):
-            return try pieces.prefix.withUnsafeBytes { prefix in
+            return try pieces.withPrefix { prefix in
                 try data.withUnsafeBytes { value in
                     try Archive.DataPieces.suffix.withUnsafeBytes { suffix in
                         try body((prefix, value, suffix), pieces.checksum)

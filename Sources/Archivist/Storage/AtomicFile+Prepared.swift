@@ -20,8 +20,8 @@ extension AtomicFile {
         package let temporary: String
         /// The destination's path.
         package let path: String
-        /// The destination's folder.
-        package let folder: String
+        /// The destination's folder (made when asked: a set needs it only to sync the folder).
+        package var folder: String { AtomicFile.folder(of: path) ?? "" }
         /// The sizes of the file written.
         package let sizes: Sizes
         let durability: Durability
@@ -61,6 +61,18 @@ extension AtomicFile {
         }
     }
 
+    /// The folder of the file at `path`: everything before its last `/`; `nil` without one.
+    ///
+    /// Over the UTF-8 bytes: `String.lastIndex(of:)` walks grapheme clusters, which showed in
+    /// profiles of small writes, and the UTF-8 view's still cost ~1,000 instructions.
+    static func folder(of path: String) -> String? {
+        var path = path
+        return path.withUTF8 { bytes in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self)
+        }
+    }
+
     /// Writes the concatenation of `chunks` to a fresh temporary beside `path` (named by
     /// ``TemporaryName``, created 0600), syncing it as `durability` asks; missing folders are
     /// created 0700 unless `createFolders` is false.
@@ -72,27 +84,22 @@ extension AtomicFile {
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
         createFolders: Bool = true, fileSystem fs: FileSystem = .posix
     ) throws -> Prepared {
-        // Over the UTF-8 bytes: `String.lastIndex(of:)` walks grapheme clusters, which showed
-        // in profiles of small writes, and the UTF-8 view's still cost ~1,000 instructions.
-        let folderOfPath = { (bytes: UnsafeBufferPointer<UInt8>) -> String? in
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<slash]), as: UTF8.self)
-        }
-        guard let folder = path.utf8.withContiguousStorageIfAvailable(folderOfPath) ?? Array(path.utf8).withUnsafeBufferPointer(folderOfPath) else {
+        // The temporary's path straight from the destination's bytes: the folder's own string
+        // is made only when a folder must be created (or synced).
+        guard var temporary = TemporaryName.path(besideFileAt: path) else {
             throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
-        var temporary = TemporaryName.path(inFolder: folder)
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var fd = fs.open(temporary, flags, 0o600)
-        if fd < 0 && errno == ENOENT && createFolders {
+        if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
             try fs.makeDirectories(folder)
             fd = fs.open(temporary, flags, 0o600)
         }
         // A leftover of a dead process that had our PID and, by chance, our counter: skip it.
         var attempts = 0
-        while fd < 0 && errno == EEXIST && attempts < 8 {
+        while fd < 0 && errno == EEXIST && attempts < 8, let next = TemporaryName.path(besideFileAt: path) {
             attempts += 1
-            temporary = TemporaryName.path(inFolder: folder)
+            temporary = next
             fd = fs.open(temporary, flags, 0o600)
         }
         guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
@@ -100,17 +107,17 @@ extension AtomicFile {
         do {
             defer { if open { _ = fs.close(fd) } }
             try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
-            var status = stat()
-            guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
-            if status.st_mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
+            // allocation), and the mode: a umask that stripped owner bits is repaired. Without
+            // the time stamps: see ``FileSystem/sizesAndMode``.
+            guard let (sizes, mode) = fs.sizesAndMode(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            if mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
             if durability != .none && fs.fsync(fd) != 0 {
                 throw CacheError.posix("fsync", path: temporary, errno: errno)
             }
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            return Prepared(temporary: temporary, path: path, folder: folder,
-                            sizes: Sizes(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512),
-                            durability: durability, fileSystem: fs)
+            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, fileSystem: fs)
         } catch {
             _ = fs.unlink(temporary)
             throw error

@@ -72,15 +72,22 @@ extension DiskStore {
                 shared.intent = false
                 return (result, DiskUsage(), shared.change)
             }
-            var record: [UInt8] = []
-            for change in changes { Self.encode(change, into: &record) }
+            // The records in temporary memory (the stack), not an array: see `encode(_:count:at:)`.
+            var recordCount = 0
+            for change in changes { recordCount += Self.encodedCount(change) }
             let offset = state.withLock { $0.journalOffset }
-            let appended = record.withUnsafeBytes {
-                fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset))
-            } == record.count
+            let appended = withUnsafeTemporaryAllocation(byteCount: recordCount, alignment: 8) { buffer in
+                var at = 0
+                for change in changes {
+                    let count = Self.encodedCount(change)
+                    Self.encode(change, count: count, at: buffer.baseAddress! + at)
+                    at += count
+                }
+                return fileSystem.pwrite(journalFD, buffer.baseAddress!, recordCount, off_t(offset)) == recordCount
+            }
             let counter = shared.bumpChange()
             let removed = state.withLock { state in
-                if appended { state.journalOffset += record.count }
+                if appended { state.journalOffset += recordCount }
                 state.appliedChange = counter
                 var removed = DiskUsage()
                 for change in changes {
@@ -93,7 +100,7 @@ extension DiskStore {
             // the next exclusive holder (perhaps this process) rescans.
             if appended {
                 shared.intent = false
-                if offset + record.count > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
+                if offset + recordCount > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
             }
             return (result, removed, counter)
         }
@@ -264,8 +271,7 @@ extension DiskStore {
             // The journal could not be emptied. Without a scan it still agrees with the disk
             // (the new snapshot only adds an epoch nobody uses); after one it may not, so the
             // word stays set and the next holder tries again.
-            var status = stat()
-            let end = fileSystem.fstat(journalFD, &status) == 0 ? Int(status.st_size) : 0
+            let end = fileSystem.sizesAndMode(journalFD).map { Int($0.sizes.logical) } ?? 0
             let epochNow = shared.epoch
             let counter = shared.bumpChange()
             state.withLock { state in
@@ -281,9 +287,9 @@ extension DiskStore {
     /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
     private func readJournal(from offset: Int) -> [UInt8]? {
         if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
-        var status = stat()
-        guard fileSystem.fstat(journalFD, &status) == 0 else { return nil }
-        let end = Int(status.st_size)
+        // Without the time stamps: reading them would make the next append dirty the
+        // journal's inode (see ``FileSystem/sizesAndMode``).
+        guard let end = fileSystem.sizesAndMode(journalFD).map({ Int($0.sizes.logical) }) else { return nil }
         guard end >= offset else { return nil }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.

@@ -109,15 +109,29 @@ package struct EntryHeader: Sendable, Equatable {
     /// The header's bytes, to be followed by the payload.
     ///
     /// Written in place into one buffer of the exact size: copying the names into arrays of
-    /// their own and appending field by field cost about 2,900 instructions a write.
+    /// their own and appending field by field cost about 2,900 instructions a write. The
+    /// buffer is temporary memory, copied into the array once filled: an array made with
+    /// `init(unsafeUninitializedCapacity:)` is allocated by `Array`'s unspecialized code,
+    /// which looks its storage type's metadata up at run time (about 500 instructions).
     ///
     /// - Complexity: O(length of the names).
     package func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        withEncoded { bytes = Array($0) }
+        return bytes
+    }
+
+    /// Calls `body` with the header's bytes (``encoded()``'s) in temporary memory — the stack
+    /// for all but huge names. (`DiskStore.write` takes the array instead: handed its write
+    /// closure, this function was specialized for it, and the specialization copied the
+    /// closure's captured strings about ten times a write — more than the array costs.)
+    ///
+    /// - Complexity: O(length of the names).
+    package func withEncoded(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         var name = typeName, param = parameter ?? ""
-        return name.withUTF8 { name in
-            param.withUTF8 { param in
-                [UInt8](unsafeUninitializedCapacity: Self.fixedSize + name.count + param.count) { buffer, initialized in
-                    let out = UnsafeMutableRawBufferPointer(buffer)
+        return try name.withUTF8 { name in
+            try param.withUTF8 { param in
+                try withUnsafeTemporaryAllocation(byteCount: Self.fixedSize + name.count + param.count, alignment: 8) { out in
                     func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
                         out.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
                     }
@@ -135,7 +149,7 @@ package struct EntryHeader: Sendable, Equatable {
                     var sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: out[0..<44]))
                     sum = CRC32C.checksum(UnsafeRawBufferPointer(name), seed: sum)
                     put(CRC32C.checksum(UnsafeRawBufferPointer(param), seed: sum), at: 44)
-                    initialized = out.count
+                    return try body(UnsafeRawBufferPointer(out))
                 }
             }
         }

@@ -1,3 +1,4 @@
+import CArchivistSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,6 +33,13 @@ package struct FileSystem: Sendable {
     package var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `fstat(fd, &st)`.
     package var fstat: @Sendable (_ fd: Int32, _ status: inout stat) -> Int32
+    /// The size, allocation and mode of the open file `fd`, or `nil` with `errno` set: `fstat`
+    /// without the time stamps. On Linux a `statx` that asks for no times, because reading a
+    /// file's times (since Linux 6.13) makes its next change take a fine-grained time stamp,
+    /// and that makes the next append to every other file — the store's journal — dirty its
+    /// inode: 1.7 µs per journal record instead of 0.78 µs on ext4 after `fstat`ing each
+    /// temporary written.
+    package var sizesAndMode: @Sendable (_ fd: Int32) -> (sizes: AtomicFile.Sizes, mode: mode_t)?
     /// `fchmod(fd, mode)`.
     package var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
     /// `rename(from, to)`.
@@ -135,8 +143,13 @@ extension FileSystem {
 /// The real system calls behind ``FileSystem/posix``. Declared outside the type so that each
 /// name below resolves to the C function of Glibc or Darwin, not to the `FileSystem` property
 /// of the same name.
+///
+/// Paths go in through `withCString`: a `String` passed straight to a C parameter is converted
+/// through `utf8CString`, a fresh array copy of the path each call (about 500 instructions for
+/// `open`, twice that for `rename`), while `withCString` hands over a native string's own
+/// nul-terminated storage.
 private let posixFileSystem = FileSystem(
-    open: { path, flags, mode in open(path, flags, mode) },
+    open: { path, flags, mode in path.withCString { open($0, flags, mode) } },
     close: { fd in close(fd) },
     write: { fd, buffer, count in write(fd, buffer, count) },
     writev: { fd, vectors, count in writev(fd, vectors, count) },
@@ -152,11 +165,16 @@ private let posixFileSystem = FileSystem(
         #endif
     },
     fstat: { fd, status in fstat(fd, &status) },
+    sizesAndMode: { fd in
+        var status = archivist_file_sizes()
+        guard archivist_fstat_sizes(fd, &status) == 0 else { return nil }
+        return (AtomicFile.Sizes(logical: status.size, allocated: status.blocks &* 512), mode_t(status.mode))
+    },
     fchmod: { fd, mode in fchmod(fd, mode) },
-    rename: { from, to in rename(from, to) },
-    unlink: { path in unlink(path) },
+    rename: { from, to in from.withCString { from in to.withCString { rename(from, $0) } } },
+    unlink: { path in path.withCString { unlink($0) } },
     ftruncate: { fd, length in ftruncate(fd, length) },
-    mkdir: { path, mode in mkdir(path, mode) },
-    chmod: { path, mode in chmod(path, mode) },
+    mkdir: { path, mode in path.withCString { mkdir($0, mode) } },
+    chmod: { path, mode in path.withCString { chmod($0, mode) } },
     flock: { fd, operation in flock(fd, operation) }
 )

@@ -7,7 +7,9 @@ import Foundation
 /// behind one global lock. The table's own lock is held only to find or drop an entry.
 ///
 /// Keys are hashed once and the table is keyed by the hash: two keys whose 64-bit hashes
-/// collide share a lock, which costs concurrency, never correctness.
+/// collide share a lock, which costs concurrency, never correctness. So the hash is a cheap
+/// one over the key's UTF-8 bytes, eight at a time (``hash(_:)``), not `String.hashValue`:
+/// SipHash over an entry's path of about 100 bytes cost about 790 instructions a write.
 ///
 /// ```swift
 /// let locks = KeyLocks()
@@ -29,7 +31,7 @@ package final class KeyLocks: Sendable {
     ///
     /// - Complexity: O(1) plus `body`; waits only for holders of the same key.
     package func withLock<R>(_ name: String, _ body: () throws -> R) rethrows -> R {
-        let key = name.hashValue
+        let key = Self.hash(name)
         let lock = table.withLock { table in
             let lock = table.locks[key] ?? table.idle.popLast() ?? KeyLock()
             lock.users += 1
@@ -49,7 +51,7 @@ package final class KeyLocks: Sendable {
     ///
     /// - Complexity: O(1) plus `body`; never waits.
     package func withLockIfAvailable<R>(_ name: String, _ body: () throws -> R) rethrows -> R? {
-        let key = name.hashValue
+        let key = Self.hash(name)
         let lock = table.withLock { table -> KeyLock? in
             if table.locks[key] != nil { return nil }
             let lock = table.idle.popLast() ?? KeyLock()
@@ -64,6 +66,34 @@ package final class KeyLocks: Sendable {
             release(key, lock)
         }
         return try body()
+    }
+
+    /// A 64-bit hash of `name`'s UTF-8 bytes: each 8-byte word (the last one zero-padded,
+    /// the length mixed in first) folded in with a multiply and a shift. Not seeded and not
+    /// meant to resist chosen keys — a collision only makes two keys share a lock — but every
+    /// byte reaches the result, and the paths it hashes end in 32 hex digits of an MD5.
+    ///
+    /// - Complexity: O(n) in bytes, about 4 instructions per 8 bytes.
+    static func hash(_ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { bytes in
+            let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var h = UInt64(truncatingIfNeeded: bytes.count) &* multiplier
+            let raw = UnsafeRawBufferPointer(bytes)
+            var at = 0
+            while bytes.count - at >= 8 {
+                h = (h ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) &* multiplier
+                h ^= h >> 29
+                at += 8
+            }
+            if at < bytes.count {
+                var last: UInt64 = 0
+                for i in at..<bytes.count { last |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
+                h = (h ^ last) &* multiplier
+                h ^= h >> 29
+            }
+            return Int(truncatingIfNeeded: h)
+        }
     }
 
     private func release(_ key: Int, _ lock: KeyLock) {

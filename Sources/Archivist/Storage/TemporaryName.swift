@@ -45,26 +45,40 @@ package enum TemporaryName {
     /// place: appending the pieces (and the name's own string) cost about 3,000 instructions
     /// per write.
     package static func path(inFolder folder: String) -> String {
+        var folder = folder
+        return folder.withUTF8 { path(inFolder: $0) }
+    }
+
+    /// A fresh temporary's path in the folder of the file at `path` (everything before its
+    /// last `/`), without making a string of the folder; `nil` when `path` has no `/`.
+    package static func path(besideFileAt path: String) -> String? {
+        var path = path
+        return path.withUTF8 { bytes in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            return Self.path(inFolder: UnsafeBufferPointer(rebasing: bytes[..<slash]))
+        }
+    }
+
+    /// ``path(inFolder:)`` for the folder's UTF-8 bytes.
+    private static func path(inFolder folder: UnsafeBufferPointer<UInt8>) -> String {
         let serial = counter.withLock { value -> UInt64 in
             value &+= 1
             return value
         }
-        var folder = folder, prefix = ownerPrefix
-        return folder.withUTF8 { folder in
-            prefix.withUTF8 { prefix in
-                String(unsafeUninitializedCapacity: folder.count + 1 + prefix.count + 16) { out in
-                    var at = 0
-                    out.put(folder, at: &at)
-                    out[at] = UInt8(ascii: "/"); at += 1
-                    out.put(prefix, at: &at)
-                    // Lowercase hex without leading zeros, as `String(serial, radix: 16)`.
-                    let digits = max(1, (64 - serial.leadingZeroBitCount + 3) / 4)
-                    for i in 0..<digits {
-                        let nibble = UInt8(truncatingIfNeeded: serial >> (UInt64(digits - 1 - i) * 4)) & 0x0F
-                        out[at + i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                    }
-                    return at + digits
+        var prefix = ownerPrefix
+        return prefix.withUTF8 { prefix in
+            String(unsafeUninitializedCapacity: folder.count + 1 + prefix.count + 16) { out in
+                var at = 0
+                out.put(folder, at: &at)
+                out[at] = UInt8(ascii: "/"); at += 1
+                out.put(prefix, at: &at)
+                // Lowercase hex without leading zeros, as `String(serial, radix: 16)`.
+                let digits = max(1, (64 - serial.leadingZeroBitCount + 3) / 4)
+                for i in 0..<digits {
+                    let nibble = UInt8(truncatingIfNeeded: serial >> (UInt64(digits - 1 - i) * 4)) & 0x0F
+                    out[at + i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
                 }
+                return at + digits
             }
         }
     }

@@ -6,6 +6,8 @@
 // - CRC-32C on the CPU's instructions (SSE 4.2 on x86_64, the ARMv8 CRC32 extension on arm64):
 //   Swift reaches them only with a CPU flag for the whole module, and the Swift 6.3.1 compiler
 //   crashes on `_mm_crc32_u64` without one.
+// - A file's size and mode without its time stamps (`statx` on Linux, which Glibc declares for C
+//   only with `_GNU_SOURCE`).
 #ifndef CARCHIVIST_SUPPORT_H
 #define CARCHIVIST_SUPPORT_H
 
@@ -66,6 +68,21 @@ bool archivist_crc32c_carryless_available(void);
 ///
 /// Call only after `archivist_crc32c_carryless_available()` returned true.
 uint32_t archivist_crc32c_shift_carryless(uint32_t crc, uint64_t length);
+
+/// What `archivist_fstat_sizes` reports of a file.
+struct archivist_file_sizes {
+    /// `st_mode`: the type and permission bits.
+    uint32_t mode;
+    /// `st_size`: the bytes the file holds.
+    int64_t size;
+    /// `st_blocks`: the 512-byte units the file system allocated for it.
+    int64_t blocks;
+};
+
+/// `fstat(fd)` for the type, mode, size and allocated blocks only, into `out`; 0, or -1 with
+/// `errno` set. On Linux a `statx` that asks for no time stamps, so the file is not marked as
+/// having had its times read (see FileStatus.c for why that matters); `fstat` elsewhere.
+int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out);
 
 #ifdef __cplusplus
 }

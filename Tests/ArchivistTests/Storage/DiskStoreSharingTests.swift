@@ -74,6 +74,45 @@ import Darwin
         }
     }
 
+    /// Two stores filling one nested folder in turns, either of them clearing the folder or its
+    /// parent now and then: each store applies the other's records to its index through the
+    /// same set path as its own (which remembers the last folder set and its nodes), so after
+    /// every step both must count exactly the files on disk — entries, logical and allocated
+    /// bytes — in the folder, its parent and the root.
+    @Test func interleavedSetsAndClearsOfOneFolderKeepEveryIndexExact() throws {
+        try withTemporaryDirectory { dir throws in
+            let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
+            let parent = FolderPath([MD5.hexDigest(of: "p")])
+            let folder = FolderPath(parent.components + [MD5.hexDigest(of: "f")])
+            var rng = SplitMix64(seed: 7)
+            for step in 0..<240 {
+                let store = Bool.random(using: &rng) ? a : b
+                switch Int.random(in: 0..<20, using: &rng) {
+                case 0: try store.clear([folder])
+                case 1: try store.clear([parent])
+                default:
+                    let parameter = "k\(Int.random(in: 0..<40, using: &rng))"
+                    try store.write(Data(repeating: 1, count: Int.random(in: 0..<9_000, using: &rng)),
+                                    to: DiskKey(folder: folder, name: EntryName(parameter: parameter)),
+                                    typeName: "t", parameter: parameter, expiry: nil, durability: .none)
+                }
+                var expected = DiskUsage()
+                for (relative, size) in entryFiles(under: dir) {
+                    var status = stat()
+                    #expect(lstat(dir.path + "/" + relative, &status) == 0)
+                    expected.entryCount += 1
+                    expected.logicalBytes += Int64(size)
+                    expected.allocatedBytes += Int64(status.st_blocks) * 512
+                }
+                for reader in [a, b] {
+                    #expect(reader.usage(of: folder) == expected, "step \(step)")
+                    #expect(reader.usage(of: parent) == expected, "step \(step)")
+                    #expect(reader.usage(of: FolderPath([])) == expected, "step \(step)")
+                }
+            }
+        }
+    }
+
     /// A process killed between its rename and its journal record leaves the intent word set;
     /// the next process to change anything rescans, so the entry the record lacked is counted.
     @Test func aHolderThatDiedBeforeItsRecordIsRepairedByTheNextWriter() throws {
