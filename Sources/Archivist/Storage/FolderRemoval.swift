@@ -22,10 +22,11 @@ import Darwin
 ///   as deleted;
 /// - reads a folder again only when entries may be left: deleting while reading may make
 ///   `readdir` skip entries (APFS, some NFS and FreeBSD file systems), so a subfolder whose
-///   removal says `ENOTEMPTY` is read again from its start while its last pass deleted something
-///   (the walk's own deletions; at most ``maximumRereads`` times), and the folder itself, which
-///   stays and so never says it, is read once more after a pass that deleted in it (again while
-///   that deletes something); where nothing is skipped (ext4) a subfolder is read once;
+///   removal says `ENOTEMPTY` is opened by name and read again, while its last pass deleted
+///   something (the walk's own deletions) and at most ``maximumRereads`` times; the folder
+///   itself, which stays and so never says it, is read once more after a pass that deleted in
+///   it (again while that deletes something). Where nothing is skipped (ext4) a subfolder is
+///   read once;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
