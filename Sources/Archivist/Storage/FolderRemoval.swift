@@ -20,8 +20,13 @@ import Darwin
 /// - stays on the folder's device: a file system mounted inside is not entered (`EXDEV`);
 /// - takes an entry that vanishes under it (`ENOENT`: another process emptying the same trash)
 ///   as deleted;
-/// - reads a folder it deleted from again from its start until a pass deletes nothing, as
-///   deleting while reading may make `readdir` skip entries on some file systems;
+/// - reads a folder again only when entries may be left: deleting while reading may make
+///   `readdir` skip entries (APFS, some NFS and FreeBSD file systems), so a subfolder whose
+///   removal says `ENOTEMPTY` is opened by name and read again, while its last pass deleted
+///   something (the walk's own deletions) and at most ``maximumRereads`` times; the folder
+///   itself, which stays and so never says it, is read once more after a pass that deleted in
+///   it (again while that deletes something). Where nothing is skipped (ext4) a subfolder is
+///   read once;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
@@ -36,6 +41,11 @@ package enum FolderRemoval {
     /// the walk is below them.
     static let openLevels = 32
 
+    /// How many times the walk reads one folder again from its start: a process that keeps
+    /// adding entries to a folder being emptied does not keep the walk going. A file system that
+    /// skips entries still lists some in every pass, so each pass deletes some of what is left.
+    static let maximumRereads = 1_000
+
     /// Deletes every file, link and folder inside `path`, leaving `path` itself.
     ///
     /// - Parameter path: The folder to empty; a missing folder is already empty. A symbolic
@@ -44,9 +54,17 @@ package enum FolderRemoval {
     ///   first entry that could not be read or deleted, after deleting all the others it could.
     /// - Complexity: Blocking file I/O: one `unlinkat` per file or link, an `openat`,
     ///   `fstat` and `unlinkat` per folder, plus an `openat` of `..` and an `fstat` on the way
-    ///   back up from each folder deeper than ``openLevels``.
+    ///   back up from each folder deeper than ``openLevels``; one more read of `path` after a
+    ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`.
     package static func removeContents(of path: String) throws {
-        var walk = try Walk(root: path)
+        try removeContents(of: path, willRemoveFolder: nil)
+    }
+
+    /// ``removeContents(of:)`` calling `willRemoveFolder` with a subfolder's name just before
+    /// each attempt to remove it (read to its end): the tests' way to add an entry the pass did
+    /// not see.
+    static func removeContents(of path: String, willRemoveFolder: ((String) -> Void)?) throws {
+        var walk = try Walk(root: path, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
         try walk.run()
     }
@@ -82,12 +100,15 @@ private struct Level {
     /// The name in the folder above (NUL-terminated; empty for the root).
     var name: [CChar]
     var id: FolderID
-    /// Whether the walk deleted an entry of this folder since it was opened or last read from
-    /// its start: deleting while reading may make `readdir` skip entries (APFS, NFS, FreeBSD),
-    /// so such a folder is read again from its start before it is left. Only the walk's own
-    /// deletions count, so a name listed but never found (`ENOENT` each time) cannot keep it
-    /// reading.
+    /// Whether the walk deleted an entry of this folder in this pass (since it was opened or
+    /// last read from its start): deleting while reading may make `readdir` skip entries (APFS,
+    /// NFS, FreeBSD), so only then is a folder read again (a subfolder when its removal says
+    /// `ENOTEMPTY`, the root after the pass). Only the walk's own deletions count, so a name
+    /// listed but never found (`ENOENT` each time) cannot keep it reading.
     var changed = false
+    /// How many times this folder was read again from its start (at most
+    /// ``FolderRemoval/maximumRereads``).
+    var rereads = 0
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
@@ -101,6 +122,8 @@ private struct Walk {
     /// How many times the walk started over from the top: bounded, so that a folder that
     /// never leads back to the one above (moved under the walk, again and again) ends it.
     var restarts = 0
+    /// The tests' hook, called with a subfolder's name before removing it.
+    let willRemoveFolder: ((String) -> Void)?
 
     private static let maximumRestarts = 1_000
 
@@ -108,7 +131,8 @@ private struct Walk {
     private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
-    init(root: String) throws {
+    init(root: String, willRemoveFolder: ((String) -> Void)? = nil) throws {
+        self.willRemoveFolder = willRemoveFolder
         // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
         // opens the link's target): drop it, so a link in the folder's place is refused.
         var root = root
@@ -128,14 +152,15 @@ private struct Walk {
     }
 
     /// A level for the open folder `fd` (which it then owns), or `nil` with `errno` set.
-    private static func level(fd: Int32, name: [CChar]) -> Level? {
+    private static func level(fd: Int32, name: [CChar], rereads: Int = 0) -> Level? {
         var status = stat()
         guard fstat(fd, &status) == 0, let stream = fdopendir(fd) else { return nil }
-        return Level(stream: stream, name: name, id: FolderID(status))
+        return Level(stream: stream, name: name, id: FolderID(status), rereads: rereads)
     }
 
     /// Reads the deepest level's next entry until the root is read to its end: a file or link
-    /// is unlinked, a folder descended into, a folder read to its end removed from the one above.
+    /// is unlinked, a folder descended into, a folder read to its end removed from the one above
+    /// (or read again, see ``ascend()``); the root is read again after a pass that deleted in it.
     mutating func run() throws {
         while let top = levels.last {
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
@@ -143,8 +168,13 @@ private struct Walk {
             guard let entry = readdir(stream) else {
                 if errno != 0 && errno != ENOENT {
                     record("read folder", errno, at: top.name, in: levels.count - 1, parent: false)
-                } else if top.changed {
-                    levels[levels.count - 1].changed = false
+                } else if levels.count == 1 {
+                    // The root stays, so no ENOTEMPTY tells whether readdir skipped an entry
+                    // deleted under it: one more pass after deleting (cheap: a trash holds few
+                    // entries) finds any.
+                    guard top.changed && top.rereads < FolderRemoval.maximumRereads else { break }
+                    levels[0].changed = false
+                    levels[0].rereads += 1
                     rewinddir(stream)
                     continue
                 }
@@ -178,8 +208,9 @@ private struct Walk {
         if let firstError { throw firstError }
     }
 
-    /// Opens the folder `name` of the deepest level and makes it the deepest.
-    private mutating func descend(into name: UnsafePointer<CChar>) {
+    /// Opens the folder `name` of the deepest level and makes it the deepest, counting
+    /// `rereads` passes over it already.
+    private mutating func descend(into name: UnsafePointer<CChar>, rereads: Int = 0) {
         let parent = levels.count - 1
         if !failed.isEmpty && failed.contains(EntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
         let fd = openat(levels[parent].fd, name, Self.folderFlags)
@@ -201,7 +232,7 @@ private struct Walk {
             }
             return
         }
-        guard let level = Self.level(fd: fd, name: Self.bytes(name)) else {
+        guard let level = Self.level(fd: fd, name: Self.bytes(name), rereads: rereads) else {
             let code = errno
             _ = close(fd)
             fail("open folder", code, name: name)
@@ -222,7 +253,9 @@ private struct Walk {
         levels.append(level)
     }
 
-    /// Closes the deepest level (read to its end), returns to the one above and deletes it there.
+    /// Closes the deepest level (read to its end), returns to the one above and deletes it there;
+    /// when that says it is not empty after a pass that deleted in it (`readdir` skipped entries
+    /// deleted under it, or they were added since it was read), opens and reads it again.
     private mutating func ascend() {
         let child = levels.removeLast()
         let parent = levels.count - 1
@@ -257,12 +290,20 @@ private struct Walk {
         } else {
             _ = closedir(child.stream!)
         }
+        if let willRemoveFolder { willRemoveFolder(Self.string(child.name)) }
         if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
             levels[parent].changed = true
             return
         }
         let code = errno
         if code == ENOENT { return }
+        // POSIX lets rmdir say EEXIST for a folder not empty. Opened again by name (O_NOFOLLOW,
+        // on this device), as if first listed, but with its passes counted: a folder that
+        // another process keeps filling ends the walk after maximumRereads.
+        if (code == ENOTEMPTY || code == EEXIST) && child.changed && child.rereads < FolderRemoval.maximumRereads {
+            child.name.withUnsafeBufferPointer { descend(into: $0.baseAddress!, rereads: child.rereads + 1) }
+            return
+        }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
     }
 
