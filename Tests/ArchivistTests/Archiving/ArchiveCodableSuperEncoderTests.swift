@@ -332,7 +332,7 @@ private class SuperBase: Codable {
         for tag in self.tags { try tags.encode(tag) }
         try note.encode(to: c.superEncoder(forKey: .note))
         var inner = c.nestedContainer(keyedBy: CodingKeys.self, forKey: .inner)
-        try inner.encode(tags.count, forKey: .tags)
+        try inner.encode(self.tags.count, forKey: .tags)
     }
     required init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -515,5 +515,35 @@ private final class SuperDerived: SuperBase, Archivable {
         }
         let error = #expect(throws: ArchiveError.self) { try Archive.encode(Twice()) }
         #expect(error?.code == .invalidValue)
+    }
+
+    @Test func aNestedKeyedContainerInARootUnkeyedContainerRoundTrips() throws {
+        // No super encoder: reading a nested record's field left the reader inside it, after
+        // the root array had moved it to its end ("bytes after the root value").
+        struct Row: Codable, Archivable, Equatable {
+            var n: Int
+            var s: String
+            enum CodingKeys: String, CodingKey { case n, s }
+            init(n: Int, s: String) {
+                self.n = n
+                self.s = s
+            }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.unkeyedContainer()
+                var k = c.nestedContainer(keyedBy: CodingKeys.self)
+                try k.encode(n, forKey: .n)
+                try c.encode(s)
+            }
+            init(from decoder: any Decoder) throws {
+                var c = try decoder.unkeyedContainer()
+                let k = try c.nestedContainer(keyedBy: CodingKeys.self)
+                s = try c.decode(String.self)
+                n = try k.decode(Int.self, forKey: .n)
+            }
+        }
+        let rows = [Row(n: 1, s: "a"), Row(n: 2, s: "b")]
+        #expect(try JSONDecoder().decode([Row].self, from: JSONEncoder().encode(rows)) == rows)
+        #expect(try Archive.decode(Row.self, from: Archive.encode(rows[0])) == rows[0])
+        #expect(try Archive.decode([Row].self, from: Archive.encode(rows)) == rows)
     }
 }
