@@ -546,4 +546,49 @@ private final class SuperDerived: SuperBase, Archivable {
         #expect(try Archive.decode(Row.self, from: Archive.encode(rows[0])) == rows[0])
         #expect(try Archive.decode([Row].self, from: Archive.encode(rows)) == rows)
     }
+
+    /// Bytes as the encoder wrote them before the fix: a super encoder's single primitive
+    /// value was followed by a null (the slot was closed as if unwritten). Where such an
+    /// archive decoded (the super value last in its record, read in the order written), it
+    /// still does.
+    @Test func archivesWithTheOldNullAfterASuperValueStillDecode() throws {
+        struct Titled: Codable, Archivable, Equatable {
+            var title: String
+            var note: String
+            var oldLayout = false
+            enum CodingKeys: String, CodingKey { case title }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(title, forKey: .title)
+                let slot = try #require(c.superEncoder() as? SlotEncoder)
+                if oldLayout {
+                    // The old write: the value counted as an element, the slot left open.
+                    try CodableWriter(archive: slot.archive, target: slot.target).element(note)
+                } else {
+                    var single = slot.singleValueContainer()
+                    try single.encode(note)
+                }
+            }
+            init(title: String, note: String, oldLayout: Bool = false) {
+                self.title = title
+                self.note = note
+                self.oldLayout = oldLayout
+            }
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                // In this order: read the other way, the old null (0x00) stands where the next
+                // key's index is looked for first, and is key 0, `title`: such archives never
+                // decoded, before the fix or after.
+                title = try c.decode(String.self, forKey: .title)
+                note = try c.superDecoder().singleValueContainer().decode(String.self)
+            }
+        }
+        let old = Titled(title: "title", note: "a note of some length", oldLayout: true)
+        let oldBytes = try Archive.encode([old, old])
+        let newBytes = try Archive.encode([Titled(title: old.title, note: old.note)] + [Titled(title: old.title, note: old.note)])
+        #expect(oldBytes.count == newBytes.count + 2)
+        let expected = [Titled(title: old.title, note: old.note), Titled(title: old.title, note: old.note)]
+        #expect(try Archive.decode([Titled].self, from: oldBytes) == expected)
+        #expect(try Archive.decode([Titled].self, from: newBytes) == expected)
+    }
 }
