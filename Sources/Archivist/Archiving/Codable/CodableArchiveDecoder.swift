@@ -188,10 +188,14 @@ extension ArchiveDecoder {
         return record
     }
 
-    /// Runs `body` with a nested record standing in for the current frame.
+    /// Runs `body` with a nested record standing in for the current frame, and puts the
+    /// reader back where it was: a read of a nested record's field may come after the
+    /// enclosing value moved past it (an unkeyed container at a value's root leaves the reader
+    /// after its array, which is where the value must end).
     func within<R>(_ record: NestedRecord, _ body: () throws -> R) throws -> R {
         let s = storage
         let savedFrame = s.pointee.frame
+        let savedPos = s.pointee.reader.pos
         let savedEnd = s.pointee.reader.end
         var frame = DecoderStorage.Frame()
         frame.mode = .keyed
@@ -205,6 +209,7 @@ extension ArchiveDecoder {
         defer {
             record.cursor = s.pointee.frame.cursor
             s.pointee.frame = savedFrame
+            s.pointee.reader.pos = savedPos
             s.pointee.reader.end = savedEnd
         }
         return try body()
@@ -690,11 +695,18 @@ struct SlotDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// Runs `body` with the reader on the slot's value and bounded by it (the slot may be
+    /// read after the container that holds it was left), then puts the reader back.
     private func at<R>(_ body: () throws -> R) throws -> R {
         let s = archive.storage
         let saved = s.pointee.reader.pos
+        let savedEnd = s.pointee.reader.end
         s.pointee.reader.pos = start
-        defer { s.pointee.reader.pos = saved }
+        s.pointee.reader.end = end
+        defer {
+            s.pointee.reader.pos = saved
+            s.pointee.reader.end = savedEnd
+        }
         return try body()
     }
 
@@ -707,7 +719,7 @@ struct SlotDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SlotValueReader(archive: archive, start: start)
+        SlotValueReader(archive: archive, start: start, end: end)
     }
 }
 
@@ -715,13 +727,22 @@ struct SlotDecoder: Decoder {
 struct SlotValueReader: SingleValueDecodingContainer {
     let archive: ArchiveDecoder
     let start: Int
+    /// Where the slot's value ends.
+    let end: Int
     var codingPath: [any CodingKey] { [] }
 
+    /// Runs `body` with the reader on the slot's value and bounded by it (the slot may be
+    /// read after the container that holds it was left), then puts the reader back.
     private func at<R>(_ body: () throws -> R) throws -> R {
         let s = archive.storage
         let saved = s.pointee.reader.pos
+        let savedEnd = s.pointee.reader.end
         s.pointee.reader.pos = start
-        defer { s.pointee.reader.pos = saved }
+        s.pointee.reader.end = end
+        defer {
+            s.pointee.reader.pos = saved
+            s.pointee.reader.end = savedEnd
+        }
         return try body()
     }
 

@@ -106,8 +106,16 @@ struct CodableWriter {
         P.write(value, to: &storage.pointee.out)
     }
 
-    func primitive<P: ArchivePrimitive>(_ value: P) throws {
-        if case .frame? = target { try beginSingle() } else { try beginElement() }
+    /// Writes an element of an unkeyed container.
+    func element<P: ArchivePrimitive>(_ value: P) throws {
+        try beginElement()
+        P.write(value, to: &storage.pointee.out)
+    }
+
+    /// Writes the single value of a single-value container: its value's own, or a
+    /// `superEncoder` slot's, which it fills (so the slot is not closed again as unwritten).
+    func single<P: ArchivePrimitive>(_ value: P) throws {
+        try beginSingle()
         P.write(value, to: &storage.pointee.out)
     }
 
@@ -190,20 +198,20 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
         try writer.beginElement()
         writer.archive.storage.pointee.out.append(ArchiveTag.null)
     }
-    mutating func encode(_ value: Bool) throws { try writer.primitive(value) }
-    mutating func encode(_ value: String) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Double) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Float) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int8) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int16) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int32) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int64) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt8) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt16) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt32) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt64) throws { try writer.primitive(value) }
+    mutating func encode(_ value: Bool) throws { try writer.element(value) }
+    mutating func encode(_ value: String) throws { try writer.element(value) }
+    mutating func encode(_ value: Double) throws { try writer.element(value) }
+    mutating func encode(_ value: Float) throws { try writer.element(value) }
+    mutating func encode(_ value: Int) throws { try writer.element(value) }
+    mutating func encode(_ value: Int8) throws { try writer.element(value) }
+    mutating func encode(_ value: Int16) throws { try writer.element(value) }
+    mutating func encode(_ value: Int32) throws { try writer.element(value) }
+    mutating func encode(_ value: Int64) throws { try writer.element(value) }
+    mutating func encode(_ value: UInt) throws { try writer.element(value) }
+    mutating func encode(_ value: UInt8) throws { try writer.element(value) }
+    mutating func encode(_ value: UInt16) throws { try writer.element(value) }
+    mutating func encode(_ value: UInt32) throws { try writer.element(value) }
+    mutating func encode(_ value: UInt64) throws { try writer.element(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = count
@@ -239,20 +247,20 @@ struct SingleValueContainer: SingleValueEncodingContainer {
         try writer.beginSingle()
         writer.archive.storage.pointee.out.append(ArchiveTag.null)
     }
-    mutating func encode(_ value: Bool) throws { try writer.primitive(value) }
-    mutating func encode(_ value: String) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Double) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Float) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int8) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int16) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int32) throws { try writer.primitive(value) }
-    mutating func encode(_ value: Int64) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt8) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt16) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt32) throws { try writer.primitive(value) }
-    mutating func encode(_ value: UInt64) throws { try writer.primitive(value) }
+    mutating func encode(_ value: Bool) throws { try writer.single(value) }
+    mutating func encode(_ value: String) throws { try writer.single(value) }
+    mutating func encode(_ value: Double) throws { try writer.single(value) }
+    mutating func encode(_ value: Float) throws { try writer.single(value) }
+    mutating func encode(_ value: Int) throws { try writer.single(value) }
+    mutating func encode(_ value: Int8) throws { try writer.single(value) }
+    mutating func encode(_ value: Int16) throws { try writer.single(value) }
+    mutating func encode(_ value: Int32) throws { try writer.single(value) }
+    mutating func encode(_ value: Int64) throws { try writer.single(value) }
+    mutating func encode(_ value: UInt) throws { try writer.single(value) }
+    mutating func encode(_ value: UInt8) throws { try writer.single(value) }
+    mutating func encode(_ value: UInt16) throws { try writer.single(value) }
+    mutating func encode(_ value: UInt32) throws { try writer.single(value) }
+    mutating func encode(_ value: UInt64) throws { try writer.single(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try writer.beginSingle()
