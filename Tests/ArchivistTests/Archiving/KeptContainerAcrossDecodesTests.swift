@@ -99,7 +99,9 @@ private final class NestingUser: Codable, Archivable {
         let data = try Archive.encode(holders)
         let kept = Locked<[KeyedDecodingContainer<KeepingParent.CodingKeys>]>([])
         let cleared = Locked<[KeepingParent]>([])
-        onThreads(4) { _ in
+        // `concurrentPerform`, not Foundation threads: a `Thread` may drop its closure (and the
+        // archive it holds) after the process's leak check.
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<10 {
                 guard let decoded = try? Archive.decode([InnerArchiveHolder].self, from: data) else { continue }
                 let all = decoded.flatMap { $0.inner + $0.inner.flatMap(\.kids) }
@@ -111,7 +113,7 @@ private final class NestingUser: Codable, Archivable {
         #expect(containers.count == 4 * 10 * 3 * 20)
         let thrown = Locked(0)
         nonisolated(unsafe) let shared = containers
-        onThreads(4) { t in
+        DispatchQueue.concurrentPerform(iterations: 4) { t in
             // One thread decodes again meanwhile, taking recycled words.
             if t == 0 { for _ in 0..<20 { _ = try? Archive.decode([InnerArchiveHolder].self, from: data) } }
             for (i, container) in shared.enumerated() where i % 4 == t {
