@@ -235,6 +235,7 @@ extension ArchiveDecoder {
     /// Makes any later use of this decoder throw instead of touching released memory.
     func invalidate() {
         let s = storage
+        s.pointee.decoding = false
         s.pointee.reader = ByteReader(base: s.pointee.reader.base, start: 0, end: 0)
         s.pointee.frame = DecoderStorage.Frame()
         s.pointee.deferred.removeAll()

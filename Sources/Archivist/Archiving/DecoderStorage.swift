@@ -74,6 +74,12 @@ struct DecoderStorage {
     var epoch: UInt64 = 0
     /// Whether a value was handed ``epoch`` during this decode.
     var epochUsed = false
+    /// Whether a decode runs: set when an archive is loaded, cleared by
+    /// ``ArchiveDecoder/invalidate()``. A container that saved positions in the archive (a
+    /// nested keyed record, an unkeyed container) checks it before moving the reader there:
+    /// once the decode ended, the archive's bytes may be freed. (Such a container holds the
+    /// decoder, so the decoder never reads another archive while it exists.)
+    var decoding = false
 
     /// Checks the header and checksum and reads the tables; the reader is left at the root.
     init(bytes: UnsafeRawBufferPointer, options: ArchiveOptions) throws {
@@ -177,6 +183,7 @@ struct DecoderStorage {
         }
         if objectCount > 0 { objects.append(contentsOf: repeatElement(.absent, count: objectCount)) }
         reader = ByteReader(base: base, start: bodyStart, end: bodyEnd)
+        decoding = true
     }
 
     /// Reads the type and key tables at `tables`, or keeps the ones read from the previous
@@ -238,6 +245,18 @@ struct DecoderStorage {
             epochUsed = false
         }
         if !keyedContainers.isEmpty { keyedContainers.removeAll(keepingCapacity: true) }
+    }
+
+    /// Throws unless a decode runs (``decoding``): for a container that saved positions in the
+    /// archive, used after its decode ended.
+    @inline(__always)
+    func checkDecoding() throws {
+        if _slowPath(!decoding) { throw Self.usedAfterDecode() }
+    }
+
+    @inline(never)
+    private static func usedAfterDecode() -> ArchiveError {
+        ArchiveError(.invalidValue, "a decoding container used after the decode that made it ended")
     }
 
     // MARK: Frames

@@ -194,6 +194,8 @@ extension ArchiveDecoder {
     /// after its array, which is where the value must end).
     func within<R>(_ record: NestedRecord, _ body: () throws -> R) throws -> R {
         let s = storage
+        // The record's positions are in the archive's bytes, which may be gone after the decode.
+        try s.pointee.checkDecoding()
         let savedFrame = s.pointee.frame
         let savedPos = s.pointee.reader.pos
         let savedEnd = s.pointee.reader.end
@@ -591,6 +593,8 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
             throw ArchiveError(.valueNotFound, "unkeyed container is at its end (\(count ?? 0) elements)")
         }
         let s = archive.storage
+        // `position` and `end` are in the archive's bytes, which may be gone after the decode.
+        try s.pointee.checkDecoding()
         let savedPos = s.pointee.reader.pos
         let savedEnd = s.pointee.reader.end
         s.pointee.reader.pos = position
@@ -612,6 +616,7 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
         let s = archive.storage
+        try s.pointee.checkDecoding()
         guard position < end, s.pointee.reader.base.load(fromByteOffset: position, as: UInt8.self) == ArchiveTag.null else {
             return false
         }
