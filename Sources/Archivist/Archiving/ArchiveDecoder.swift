@@ -225,8 +225,10 @@ public final class ArchiveDecoder {
         let (count, end, outerEnd) = try storage.pointee.openContainer(
             ArchiveTag.array, "an array", minimumElementSize: 1)
         // Written in place: unspecialized (a model's array), `append` was a generic call per
-        // element. On a throw the elements read so far are destroyed.
-        let result = try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // element. On a throw the elements read so far are destroyed. An empty array is made
+        // apart: with capacity 0 the initializer stores the count into the standard library's
+        // shared empty-array storage, a data race between threads (ThreadSanitizer reports it).
+        let result = count == 0 ? [] : try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             for i in 0..<count {
                 do {
