@@ -22,6 +22,12 @@ import Darwin
 /// fill. `ARCHIVIST_BENCHMARK_SETTLE=<seconds>` waits that long before each fill, after the
 /// deletions, to let ext4's recently-deleted window pass (61 s does it; slow).
 ///
+/// Raw's `clear()` unlinks its files and keeps its folder, so its 100 KB fill goes into the
+/// folder the 10,000 models grew (ext4 never shrinks a folder: sparse blocks, short scans),
+/// while Archivist's goes into a new one. `ARCHIVIST_BENCHMARK_RAW_CLEAR=recreate` is the
+/// control: raw's clear also removes and re-creates its folder, as a hand-written cache that
+/// clears with `removeItem` + `createDirectory` does.
+///
 /// Sets and gets are also timed in the calling thread's CPU time (user and kernel): on a
 /// machine shared with other work, wall time mostly measures preemption, while the thread's
 /// CPU time is what the store itself costs (work left to a background queue not included).
@@ -210,7 +216,14 @@ private final class RawPOSIXShapeStore: ShapeStore {
         try forEachEntry { directory, entry in
             guard unlinkat(directory, entry, 0) == 0 else { throw CacheShapeError.system("unlinkat", errno) }
         }
+        if recreatesFolder {
+            guard rmdir(folder) == 0 else { throw CacheShapeError.system("rmdir", errno) }
+            guard mkdir(folder, 0o700) == 0 else { throw CacheShapeError.system("mkdir", errno) }
+        }
     }
+
+    /// Whether `clear()` removes and re-creates the folder (`ARCHIVIST_BENCHMARK_RAW_CLEAR=recreate`).
+    private let recreatesFolder = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_RAW_CLEAR"] == "recreate"
 
     func waitForDeletion() throws {}   // `clear()` unlinks synchronously
 
