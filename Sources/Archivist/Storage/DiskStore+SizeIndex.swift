@@ -29,7 +29,18 @@ extension DiskStore {
         /// `String`-keyed dictionary lookup per component and the path's array, about 1,800
         /// instructions. Dropped when a folder leaves the tree (``detach(_:)``); a node, once
         /// in the tree, stays there until then.
-        private var lastWalk: (folder: FolderPath, path: [IndexNode])?
+        ///
+        /// Held in an object: checking an optional tuple copied it, retaining the folder's array
+        /// and string and the path (about 280 instructions a set, the journal's replayed ones
+        /// included).
+        private var lastWalk: Walk?
+
+        /// A folder and its nodes from the root down, for ``lastWalk``.
+        private final class Walk {
+            let folder: FolderPath
+            let path: [IndexNode]
+            init(_ folder: FolderPath, _ path: [IndexNode]) { (self.folder, self.path) = (folder, path) }
+        }
 
         /// The node for `folder`, created when `create` is set.
         private func node(_ folder: FolderPath, create: Bool) -> [IndexNode]? {
@@ -75,7 +86,7 @@ extension DiskStore {
         @discardableResult
         mutating func set(_ key: DiskKey, _ record: Record, keepingLaterAccess: Bool = false) -> Record? {
             guard let path = node(key.folder, create: true), let leaf = path.last else { return nil }
-            if lastWalk?.folder != key.folder { lastWalk = (key.folder, path) }
+            if lastWalk?.folder != key.folder { lastWalk = Walk(key.folder, path) }
             let old = leaf.entries.updateValue(record, forKey: key.name)
             if keepingLaterAccess, let old, old.lastAccess > record.lastAccess {
                 leaf.entries[key.name]?.lastAccess = old.lastAccess
