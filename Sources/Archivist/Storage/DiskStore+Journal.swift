@@ -115,8 +115,14 @@ extension DiskStore {
     ///
     /// - Complexity: O(n) in bytes.
     static func decodeJournal(_ bytes: ArraySlice<UInt8>) -> (changes: [Change], consumed: Int, damaged: Bool) {
-        var changes: [Change] = []
         var previous: PreviousFolder?
+        return decodeJournal(bytes, previous: &previous)
+    }
+
+    /// ``decodeJournal(_:)`` starting from, and leaving in `previous`, the last folder decoded.
+    static func decodeJournal(_ bytes: ArraySlice<UInt8>, previous: inout PreviousFolder?)
+        -> (changes: [Change], consumed: Int, damaged: Bool) {
+        var changes: [Change] = []
         var offset = bytes.startIndex
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
         while offset < bytes.endIndex {
@@ -138,7 +144,8 @@ extension DiskStore {
     /// strings, array and path again (about 5,000 instructions) — and, being the very value,
     /// it matches the size index's last folder by storage rather than by characters.
     struct PreviousFolder {
-        var bytes: ArraySlice<UInt8>
+        /// A copy, so a journal tail is not kept alive by its last folder.
+        var bytes: [UInt8]
         var folder: FolderPath
     }
 
@@ -157,7 +164,9 @@ extension DiskStore {
         func folder() -> FolderPath? {
             let start = at
             if let previous, body.endIndex - at >= previous.bytes.count,
-               body[at..<(at + previous.bytes.count)].elementsEqual(previous.bytes) {
+               body[at..<(at + previous.bytes.count)].withUnsafeBytes({ here in
+                   previous.bytes.withUnsafeBytes { memcmp(here.baseAddress!, $0.baseAddress!, $0.count) == 0 }
+               }) {
                 // The same bytes were checked and decoded for the previous record.
                 at += previous.bytes.count
                 return previous.folder
@@ -172,7 +181,7 @@ extension DiskStore {
                 at += Int(length)
             }
             let folder = FolderPath(components)
-            previous = PreviousFolder(bytes: body[start..<at], folder: folder)
+            previous = PreviousFolder(bytes: Array(body[start..<at]), folder: folder)
             return folder
         }
         func name() -> EntryName? {

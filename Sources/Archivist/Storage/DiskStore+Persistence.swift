@@ -44,6 +44,10 @@ extension DiskStore {
         var snapshotBytes = 0
         /// Recent changes, for memory tiers and change notifications.
         var changes = ChangeRing()
+        /// The folder of the last record replayed, so the next catch-up's first record of it
+        /// reuses it too (a catch-up often brings a handful of records). A pure cache of the
+        /// bytes' decoding: right whatever happened to the folder since.
+        var replayedFolder: PreviousFolder?
     }
 
     /// The journal length past which a mutation folds it into a new snapshot.
@@ -173,9 +177,11 @@ extension DiskStore {
             state.withLock { $0.changes.append(.everything) }
             return false
         }
-        let decoded = Self.decodeJournal(tail[...])
+        var previous = state.withLock { $0.replayedFolder }
+        let decoded = Self.decodeJournal(tail[...], previous: &previous)
         let incomplete = decoded.damaged || shared.intent
         state.withLock { state in
+            state.replayedFolder = previous
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
             for change in decoded.changes {
                 state.index.apply(change)
