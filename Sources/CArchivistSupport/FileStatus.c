@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/sysmacros.h>
+#endif
 
 // Linux 6.13 and later (multigrain time stamps): asking for a file's change or modification
 // time marks it "queried", and the file's next change then takes a fine-grained time stamp,
@@ -23,12 +26,16 @@ int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out) {
 #if defined(__linux__) && defined(STATX_BLOCKS)
     if (!__atomic_load_n(&statx_refused, __ATOMIC_RELAXED)) {
         struct statx status;
-        const unsigned int wanted = STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_BLOCKS;
+        const unsigned int wanted = STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_BLOCKS | STATX_INO;
         if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, wanted, &status) == 0) {
             if ((status.stx_mask & wanted) == wanted) {
                 out->mode = status.stx_mode;
                 out->size = (int64_t)status.stx_size;
                 out->blocks = (int64_t)status.stx_blocks;
+                // As glibc's own `fstat` built on `statx` makes `st_dev`, so it compares
+                // equal with an `lstat` of the same file.
+                out->device = (uint64_t)makedev(status.stx_dev_major, status.stx_dev_minor);
+                out->inode = (uint64_t)status.stx_ino;
                 return 0;
             }
             // A file system that could not fill a field: the plain call below.
@@ -44,5 +51,7 @@ int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out) {
     out->mode = (uint32_t)plain.st_mode;
     out->size = (int64_t)plain.st_size;
     out->blocks = (int64_t)plain.st_blocks;
+    out->device = (uint64_t)plain.st_dev;
+    out->inode = (uint64_t)plain.st_ino;
     return 0;
 }

@@ -109,9 +109,10 @@ extension AtomicFile {
             try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
             // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
             // allocation), and the mode: a umask that stripped owner bits is repaired. Without
-            // the time stamps: see ``FileSystem/sizesAndMode``.
-            guard let (sizes, mode) = fs.sizesAndMode(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
-            if mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            // the time stamps: see ``FileSystem/statusWithoutTimes``.
+            guard let status = fs.statusWithoutTimes(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            let sizes = status.sizes
+            if status.mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
             if durability != .none && fs.fsync(fd) != 0 {
                 throw CacheError.posix("fsync", path: temporary, errno: errno)
             }

@@ -152,17 +152,18 @@ package enum AtomicFile {
             }
             throw CacheError.posix("open", path: path, errno: code)
         }
-        var status = stat()
-        guard fs.fstat(fd, &status) == 0 else {
+        // Without the time stamps, as the write path: a file whose times were read makes its
+        // next change (its replacement) move the clock the journal's next append sees.
+        guard let status = fs.statusWithoutTimes(fd) else {
             let code = errno
             _ = fs.close(fd)
             throw CacheError.posix("fstat", path: path, errno: code)
         }
         identity = FileIdentity(pinning: fd, status: status)   // the caller closes `fd` with `unpin`
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        guard status.mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
-        let size = Int(status.st_size)
+        let size = Int(status.sizes.logical)
         guard size > 0 else { return FileBuffer(taking: nil, count: 0) }
         guard let memory = malloc(size) else {
             throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))

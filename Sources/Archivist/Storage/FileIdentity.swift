@@ -24,11 +24,12 @@ package struct FileIdentity {
     private(set) var pin: Int32
 
     /// The identity of the file open as `fd`, which stays open until ``unpin(_:)``.
-    init(pinning fd: Int32, status: stat) {
-        device = UInt64(truncatingIfNeeded: status.st_dev)
-        inode = UInt64(truncatingIfNeeded: status.st_ino)
-        type = status.st_mode & S_IFMT
-        pin = fd
+    init(pinning fd: Int32, status: FileStatus) {
+        self.init(device: status.device, inode: status.inode, type: status.mode & S_IFMT, pin: fd)
+    }
+
+    private init(device: UInt64, inode: UInt64, type: mode_t, pin: Int32) {
+        (self.device, self.inode, self.type, self.pin) = (device, inode, type, pin)
     }
 
     /// The identity of what is at `path` now (a final symbolic link not followed); `nil`
@@ -36,7 +37,8 @@ package struct FileIdentity {
     static func lstatting(_ path: String, type: mode_t? = nil) -> FileIdentity? {
         var status = stat()
         guard lstat(path, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else { return nil }
-        return FileIdentity(pinning: -1, status: status)
+        return FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
+                            type: status.st_mode & S_IFMT, pin: -1)
     }
 
     /// Closes the pinning descriptor, if any, through `fileSystem` (the one that opened it).

@@ -77,9 +77,13 @@ struct archivist_file_sizes {
     int64_t size;
     /// `st_blocks`: the 512-byte units the file system allocated for it.
     int64_t blocks;
+    /// `st_dev`: the device holding the file.
+    uint64_t device;
+    /// `st_ino`: the file's inode number.
+    uint64_t inode;
 };
 
-/// `fstat(fd)` for the type, mode, size and allocated blocks only, into `out`; 0, or -1 with
+/// `fstat(fd)` for the type, mode, size, allocated blocks, device and inode only, into `out`; 0, or -1 with
 /// `errno` set. On Linux a `statx` that asks for no time stamps, so the file is not marked as
 /// having had its times read (see FileStatus.c for why that matters); `fstat` elsewhere.
 int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out);

@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    /// The size-and-mode call reports what `fstat` does for a file it did not create.
-    @Test func sizesAndModeMatchFstat() throws {
+    /// The status call reports what `fstat` does for a file it did not create (sizes, mode and identity).
+    @Test func statusWithoutTimesMatchesFstat() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.path + "/f"
             try Data(repeating: 1, count: 12_345).write(to: URL(fileURLWithPath: path))
@@ -97,11 +97,13 @@ import Testing
             defer { close(fd) }
             var status = stat()
             #expect(fstat(fd, &status) == 0)
-            let reported = try #require(FileSystem.posix.sizesAndMode(fd))
+            let reported = try #require(FileSystem.posix.statusWithoutTimes(fd))
             #expect(reported.sizes.logical == 12_345)
             #expect(reported.sizes.allocated == Int64(status.st_blocks) * 512)
             #expect(reported.mode == status.st_mode)
-            #expect(FileSystem.posix.sizesAndMode(-1) == nil)
+            #expect(reported.device == UInt64(status.st_dev))
+            #expect(reported.inode == UInt64(status.st_ino))
+            #expect(FileSystem.posix.statusWithoutTimes(-1) == nil)
         }
     }
 }
