@@ -112,7 +112,7 @@ extension Archive {
     /// lengthening the prefix's varints (byte count, body length, total length: up to 10 bytes
     /// each) can do that: non-minimal varints mean the same value to every reader
     /// (`docs/ArchiveFormat.md`), so ``Archive/decode(_:from:options:)`` and
-    /// ``rootData(of:sharing:options:)`` read the archive as they read the encoder's. The
+    /// ``rootDataRange(in:options:)`` read the archive as they read the encoder's. The
     /// address is that of `bytes`: write those very bytes.
     ///
     /// - Complexity: O(n) for the checksum.
@@ -161,36 +161,12 @@ extension Archive {
         return pieces
     }
 
-    /// The root `Data` of the archive `archive`; `nil` when `archive` is not a version 2
-    /// archive of a root `Data` (``dataPieces(of:options:placedAt:)``'s layout, its varints
-    /// minimal or not) without types, keys or objects, or `options`
-    /// ask for checks this path does not make (then decode as usual: it reports what is wrong).
-    ///
-    /// With `sharing`, a value of at least ``minimumSharedCount`` bytes shares `archive`'s
-    /// buffer instead of being copied out: it keeps that whole buffer alive and, when it is its
-    /// only owner, may write into it in place if mutated — so share only a buffer nobody else
-    /// reads afterwards and that the value fills most of (an entry file just read). The
-    /// archive's checksum is verified only when `options.verifiesChecksum` is set.
-    ///
-    /// - Complexity: O(1) when shared, plus O(n) for a copy or a verified checksum.
-    package static func rootData(of archive: Data, sharing: Bool, options: ArchiveOptions) -> Data? {
-        archive.withUnsafeBytes { raw -> Data? in
-            guard let range = rootDataRange(in: raw, options: options) else { return nil }
-            guard sharing, range.count >= minimumSharedCount else {
-                return Data(bytes: raw.baseAddress! + range.lowerBound, count: range.count)
-            }
-            // A `Data` this large keeps its bytes on the heap, where they stay while `owner`
-            // lives; the deallocator holds it.
-            let owner = archive
-            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress! + range.lowerBound), count: range.count,
-                        deallocator: .custom { _, _ in withExtendedLifetime(owner) {} })
-        }
-    }
-
     /// Where the bytes of the root `Data` of the archive `raw` lie in it, for a caller that
-    /// owns the memory and copies or shares them itself (an entry file's buffer); `nil` as
-    /// for ``rootData(of:sharing:options:)``. The archive's checksum is verified only when
-    /// `options.verifiesChecksum` is set.
+    /// owns the memory and copies or shares them itself (an entry file's buffer); `nil` when
+    /// `raw` is not a version 2 archive of a root `Data` (``dataPieces(of:options:placedAt:)``'s
+    /// layout, its varints minimal or not) without types, keys or objects, or `options` ask for
+    /// checks this path does not make (then decode as usual: it reports what is wrong). The
+    /// archive's checksum is verified only when `options.verifiesChecksum` is set.
     ///
     /// - Complexity: O(1), plus O(n) for a verified checksum.
     package static func rootDataRange(in raw: UnsafeRawBufferPointer, options: ArchiveOptions) -> Range<Int>? {
@@ -208,7 +184,7 @@ extension Archive {
         return reader.pos..<(reader.pos + Int(n))
     }
 
-    /// The smallest root `Data` ``rootData(of:sharing:options:)`` shares rather than copies: a
-    /// copy of less costs about what the shared `Data`'s deallocator does.
+    /// The smallest root `Data` a cache read shares with the entry file's buffer rather than
+    /// copies: a copy of less costs about what the shared `Data`'s deallocator does.
     package static let minimumSharedCount = 4096
 }
