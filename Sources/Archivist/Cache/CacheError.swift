@@ -41,6 +41,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// The cache type's name is over 64 KiB or the parameter over 16 MiB of UTF-8, more
         /// than an entry's header records; nothing was written.
         case keyTooLong
+        /// The cache type's ``CacheType/name`` is empty: the name is what the type's entries
+        /// are filed under, so nothing was read, written or cleared.
+        case invalidTypeName
         /// The file system refused access (`EACCES`, `EPERM`).
         case permissionDenied
         /// The file system is mounted read-only (`EROFS`).
@@ -59,6 +62,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case .decodingFailed: "decoding failed"
             case .noUser: "no user"
             case .keyTooLong: "key too long"
+            case .invalidTypeName: "invalid type name"
             case .permissionDenied: "permission denied"
             case .readOnlyFileSystem: "read-only file system"
             case .diskFull: "disk full"

@@ -31,6 +31,9 @@ extension CacheManager {
     }
 
     /// The folder of `type`'s entries for this manager's user.
+    ///
+    /// - Throws: ``CacheError`` `invalidTypeName` for an empty name, `noUser` for a
+    ///   user-scoped type without a user.
     func folder(for type: Kind) throws -> FolderPath {
         let name = type.name, location = type.location
         if let folder = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return folder }
@@ -40,7 +43,9 @@ extension CacheManager {
             lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder) }
             return cached.folder
         }
-        precondition(!name.isEmpty, "a CacheType's name must not be empty")
+        guard !name.isEmpty else {
+            throw CacheError(.invalidTypeName, "a cache type's name must not be empty: it names the folder of the type's entries", typeName: name)
+        }
         var components = [location.folderName]
         if location.isUserScoped {
             guard let userFolder else {

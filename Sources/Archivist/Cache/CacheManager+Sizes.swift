@@ -29,7 +29,8 @@ extension CacheManager {
     /// let messageBytes = cache.size(of: ShopCache.message)
     /// ```
     ///
-    /// - Complexity: O(1); no file I/O. `0` for a user-scoped type without a user.
+    /// - Complexity: O(1); no file I/O. `0` for a user-scoped type without a user, and for a
+    ///   type with an empty name (which nothing can be stored under).
     public func size(of type: Kind) -> Int { usage(of: type).logicalBytes }
 
     /// The logical bytes under `location` (this manager's user's, for a user-scoped location).

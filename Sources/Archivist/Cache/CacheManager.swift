@@ -253,7 +253,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// ```
     ///
     /// - Complexity: O(1), from the size index; no file I/O unless another process wrote
-    ///   since (see ``totalSize``). `false` for a user-scoped type when the manager has no user.
+    ///   since (see ``totalSize``). `false` for a user-scoped type when the manager has no user,
+    ///   and for a type with an empty name.
     public func contains(_ type: Kind, parameter: String? = nil) -> Bool {
         guard let (disk, key) = try? locate(type, parameter) else { return false }
         return disk.contains(key)

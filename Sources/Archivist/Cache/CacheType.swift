@@ -22,7 +22,8 @@ import Foundation
 /// }
 /// ```
 public protocol CacheType: Hashable, Sendable {
-    /// The stable name of the type; it must not be empty.
+    /// The stable name of the type; it must not be empty (an empty name makes every call
+    /// for the type throw ``CacheError/Code/invalidTypeName``).
     var name: String { get }
     /// Where the type's entries live.
     var location: CacheLocation { get }
