@@ -57,7 +57,9 @@ extension DiskStore {
         throw CacheError.posix("rename into trash", path: source, errno: code)
     }
 
-    /// Deletes everything in the trash on the trash queue, then calls `completion`.
+    /// Deletes everything in the trash on the trash queue, then calls `completion`. Large
+    /// emptied folders are kept as spares for the next entry folders, up to a small cap (see
+    /// ``SpareFolders``).
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
     /// ``FolderRemoval/removeContents(of:)``) stays in the trash, which no size counts, and
@@ -65,9 +67,9 @@ extension DiskStore {
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
     func emptyTrash(completion: (@Sendable () -> Void)?) {
-        let trash = trashPath
+        let spares = spares
         trashQueue.async {
-            try? FolderRemoval.removeContents(of: trash)
+            try? spares.emptyTrash()
             completion?()
         }
     }
