@@ -61,7 +61,7 @@ package enum FolderRemoval {
     }
 
     /// ``removeContents(of:)``, offering each emptied subfolder (at any depth) to `spares`
-    /// before removing it: one ``SpareFolders/wantsToKeep(_:)`` accepts (by its size) is read
+    /// before removing it: one ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts (by its size) is read
     /// once more from its start and, found empty, moved into a free slot of the spare area
     /// instead of removed (``SpareFolders/keep(_:in:)``). Any other is removed as always.
     ///
@@ -331,7 +331,9 @@ private struct Walk {
     /// folder's), a second read from its start finds nothing in it, and a slot is free.
     private func keep(_ child: Level, in parent: Int, spares: SpareFolders) -> Bool {
         var status = stat()
-        guard let stream = child.stream, fstat(child.fd, &status) == 0, spares.wantsToKeep(status),
+        let item = parent == 0 ? child.name : levels[1].name   // the trash's item holding it
+        guard let stream = child.stream, fstat(child.fd, &status) == 0,
+              item.withUnsafeBufferPointer({ spares.wantsToKeep(status, inTrashItem: $0.baseAddress!) }),
               let name = child.name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
         else { return false }
         // Deleting while reading may make `readdir` skip entries (see the type's discussion):

@@ -16,6 +16,8 @@ import Darwin
 /// (O(1), atomic across processes), so without spares every fill after a clear starts dense.
 ///
 /// Layout and rules, all of them safe with several processes and a kill at any instruction:
+/// - Only folders of items a clear put in the trash are kept (``clearedPrefix``): never a
+///   link, a file, a folder of another user, or a foreign folder moved out of an entry's way.
 /// - A spare sits in one of ``slots`` slots, `.archivist/spare/0` … `3`. Keeping renames an
 ///   emptied folder into a free slot with a rename that never replaces (``FileSystem/renameExclusive``):
 ///   at most ``slots`` spares, each of at most ``maximumSize`` bytes of folder (`st_size`),
@@ -50,6 +52,11 @@ package final class SpareFolders: Sendable {
     /// ext4. Larger ones are removed, so spares never hold much disk.
     package static let maximumSize: Int64 = 2 << 20
 
+    /// The start of the name a clear gives a folder it moves into the trash: only folders
+    /// in such an item are kept, never a foreign folder moved out of an entry's way, nor
+    /// anything else put in the trash.
+    package static let clearedPrefix = "cleared-"
+
     /// The spare area: `.archivist/spare`.
     package let path: String
     /// The store's trash, where a spare that cannot be used goes.
@@ -71,10 +78,12 @@ package final class SpareFolders: Sendable {
 
     // MARK: Keeping
 
-    /// Whether an emptied folder with `status` is worth keeping: a folder of this process's
-    /// user that grew past one block and is at most ``maximumSize``.
-    func wantsToKeep(_ status: stat) -> Bool {
-        guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid() else { return false }
+    /// Whether an emptied folder with `status`, in (or being) the trash's item `item`, is
+    /// worth keeping: a folder of this process's user in an item a clear put in the trash,
+    /// grown past one block and at most ``maximumSize``.
+    func wantsToKeep(_ status: stat, inTrashItem item: UnsafePointer<CChar>) -> Bool {
+        guard strncmp(item, Self.clearedPrefix, Self.clearedPrefix.utf8.count) == 0,
+              status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid() else { return false }
         let size = Int64(status.st_size)
         return size > Int64(status.st_blksize) && size <= Self.maximumSize
     }
@@ -131,7 +140,8 @@ package final class SpareFolders: Sendable {
                 let dead = TemporaryName.Owner(name: name[...]).map(TemporaryName.isDead) ?? false
                 guard dead || now - Self.changeTime(status) > TemporaryName.abandonAge else { continue }
             }
-            _ = moveToTrash(item)
+            // A claim was a spare: it may be kept again once emptied; a stray may not.
+            _ = moveToTrash(item, keepable: AtomicFile.isTemporary(name[...]))
         }
     }
 
@@ -164,7 +174,7 @@ package final class SpareFolders: Sendable {
             }
             guard Self.isEmptyPrivateFolder(claimed) else {
                 // Never used with anything in it, nor another user's: deleted with the trash.
-                if moveToTrash(claimed) { queue.async { [self] in try? emptyTrash() } }
+                if moveToTrash(claimed, keepable: false) { queue.async { [self] in try? emptyTrash() } }
                 continue
             }
             switch place(claimed, at: folder) {
@@ -206,7 +216,7 @@ package final class SpareFolders: Sendable {
     /// Returns a claimed spare not used to a free slot, or removes it.
     private func giveBack(_ claimed: String) {
         for slot in slotPaths where fileSystem.renameExclusive(AT_FDCWD, claimed, AT_FDCWD, slot) == 0 { return }
-        if fileSystem.removeDirectory(claimed) != 0 { _ = moveToTrash(claimed) }
+        if fileSystem.removeDirectory(claimed) != 0 { _ = moveToTrash(claimed, keepable: true) }
     }
 
     /// Whether the folder at `path` is a folder (not a link) of this process's user with
@@ -246,9 +256,10 @@ package final class SpareFolders: Sendable {
         try FolderRemoval.removeContents(of: trashPath, keeping: self)
     }
 
-    /// Renames `item` into the trash (making the trash folder when it is missing).
-    private func moveToTrash(_ item: String) -> Bool {
-        let target = trashPath + "/" + String(UInt64.random(in: .min ... .max), radix: 16)
+    /// Renames `item` into the trash (making the trash folder when it is missing), named so
+    /// that it may be kept again once emptied when `keepable`.
+    private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
+        let target = trashPath + "/" + (keepable ? Self.clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
         if fileSystem.rename(item, target) == 0 { return true }
         guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
         return fileSystem.rename(item, target) == 0
