@@ -29,6 +29,9 @@ import Darwin
 ///   read once;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
+/// - with spares given (``removeContents(of:keeping:)``), moves an emptied folder worth keeping
+///   into the spare area rather than remove it, after reading it empty once more through its
+///   still-open descriptor (one descriptor more than below while it is judged);
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
 ///   `..` of its child, checked to be the folder it left (device and inode), and starts over
 ///   from the top when it is not (a folder deleted or moved under the walk).
@@ -61,9 +64,9 @@ package enum FolderRemoval {
     }
 
     /// ``removeContents(of:)``, offering each emptied subfolder (at any depth) to `spares`
-    /// before removing it: one ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts (by its size) is read
-    /// once more from its start and, found empty, moved into a free slot of the spare area
-    /// instead of removed (``SpareFolders/keep(_:in:)``). Any other is removed as always.
+    /// before removing it: one that ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts is
+    /// read once more from its start and, found empty, moved into a free slot of the spare
+    /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
     ///
     /// - Complexity: As ``removeContents(of:)``, plus an `fstat` per emptied subfolder, and a
     ///   read and up to ``SpareFolders/slots`` renames per one worth keeping.
