@@ -95,6 +95,26 @@ import Darwin
         }
     }
 
+    /// The benchmark's order through a `CacheManager`: `clear()` (all) moves the location
+    /// folder into the trash with the type folder inside it; the type folder, emptied, is kept,
+    /// and the next store's type folder is that very folder; `totalSize` counts only the value.
+    @Test func aCacheManagersTypeFolderIsReusedAfterClearingAll() throws {
+        try withTemporaryDirectory { dir throws in
+            guard try foldersStayGrown(dir) else { return }
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            for i in 0..<300 { try cache.store(Product(id: i, name: "p\(i)", price: 1), for: .hots, parameter: "\(i)") }
+            let folder = dir.path + "/" + CacheLocation.sharedCaches.folderName + "/" + MD5.hexDigest(of: "hots")
+            let old = try #require(inode(folder))
+            try cache.clear()
+            try cache.flush()
+            try cache.store(Product(id: 1, name: "again", price: 2), for: .hots, parameter: "x")
+            #expect(inode(folder) == old)
+            #expect(try cache.value(Product.self, for: .hots, parameter: "x") == Product(id: 1, name: "again", price: 2))
+            #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
+            #expect(entryFiles(under: dir).count == 1)
+        }
+    }
+
     /// A spare whose parents are missing too (a folder two levels down, its parent cleared):
     /// the parents are made, the spare goes into place.
     @Test func aSpareGoesUnderParentsMadeForIt() throws {
@@ -163,6 +183,24 @@ import Darwin
             #expect(allPaths(under: URL(fileURLWithPath: trash)).isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/outside").count == 300)
             #expect(store.usage(of: FolderPath(["outside"])).entryCount == 300)
+        }
+    }
+
+    /// A grown foreign folder at an entry's path, moved into the trash by the write that
+    /// replaces it: deleted, never kept.
+    @Test func aForeignFolderOutOfAnEntrysWayIsNotKept() throws {
+        try withTemporaryDirectory { dir throws in
+            guard try foldersStayGrown(dir) else { return }
+            let store = try DiskStore.open(at: dir)
+            let path = store.path(of: key("f", "x"))
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for i in 0..<300 { try Data().write(to: URL(fileURLWithPath: path + "/" + String(repeating: "y", count: 32) + String(i))) }
+            for i in 0..<300 { _ = unlink(path + "/" + String(repeating: "y", count: 32) + String(i)) }
+            try write(store, key("f", "x"), "entry")
+            store.waitForTrash()
+            #expect(spareNames(store).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(try read(store, key("f", "x")) == Data("entry".utf8))
         }
     }
 
