@@ -28,6 +28,8 @@ let modes: [String: ([String]) throws -> Void] = [
     "idle": idle,
     "orphan": orphan,
     "empty-folder": emptyFolder,
+    "spare-claims": spareClaims,
+    "spare-stop": spareStop,
 ]
 
 exitWhenParentExits()

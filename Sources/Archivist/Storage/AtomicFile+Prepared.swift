@@ -75,14 +75,15 @@ extension AtomicFile {
 
     /// Writes the concatenation of `chunks` to a fresh temporary beside `path` (named by
     /// ``TemporaryName``, created 0600), syncing it as `durability` asks; missing folders are
-    /// created 0700 unless `createFolders` is false.
+    /// created 0700 unless `createFolders` is false, the file's own folder from `spares` when
+    /// given (a kept emptied folder, see ``SpareFolders``).
     ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`); no temporary is left then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func prepare(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, spares: SpareFolders? = nil, fileSystem fs: FileSystem = .posix
     ) throws -> Prepared {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
@@ -92,7 +93,7 @@ extension AtomicFile {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var fd = fs.open(temporary, flags, 0o600)
         if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
-            try fs.makeDirectories(folder)
+            if let spares { try spares.makeFolder(folder) } else { try fs.makeDirectories(folder) }
             fd = fs.open(temporary, flags, 0o600)
         }
         // A leftover of a dead process that had our PID and, by chance, our counter: skip it.

@@ -32,7 +32,7 @@ extension DiskStore {
             for folder in folders {
                 let source = rootPath + "/" + folder.relativePath
                 let (_, gone, _) = try mutate(origin: origin) {
-                    try moveToTrash(source)
+                    try moveToTrash(source, cleared: true)
                 } change: { _ in
                     [.clear(folder)]
                 }
@@ -42,9 +42,12 @@ extension DiskStore {
         return freed.withLock { $0 }
     }
 
-    /// Renames `source` into the trash; a missing source is already clear.
-    func moveToTrash(_ source: String) throws {
-        let target = trashPath + "/" + String(UInt64.random(in: .min ... .max), radix: 16)
+    /// Renames `source` into the trash; a missing source is already clear. Only a folder
+    /// `cleared` (by ``clear(_:origin:completion:)``, not a foreign one out of an entry's way)
+    /// is named so that its emptied folders may be kept as spares (``SpareFolders/clearedPrefix``).
+    func moveToTrash(_ source: String, cleared: Bool = false) throws {
+        let target = trashPath + "/" + (cleared ? SpareFolders.clearedPrefix : "")
+            + String(UInt64.random(in: .min ... .max), radix: 16)
         if fileSystem.rename(source, target) == 0 { return }
         var code = errno
         if code == ENOENT {
@@ -57,7 +60,9 @@ extension DiskStore {
         throw CacheError.posix("rename into trash", path: source, errno: code)
     }
 
-    /// Deletes everything in the trash on the trash queue, then calls `completion`.
+    /// Deletes everything in the trash on the trash queue, then calls `completion`. Large
+    /// emptied folders are kept as spares for the next entry folders, up to a small cap (see
+    /// ``SpareFolders``).
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
     /// ``FolderRemoval/removeContents(of:)``) stays in the trash, which no size counts, and
@@ -65,9 +70,9 @@ extension DiskStore {
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
     func emptyTrash(completion: (@Sendable () -> Void)?) {
-        let trash = trashPath
+        let spares = spares
         trashQueue.async {
-            try? FolderRemoval.removeContents(of: trash)
+            try? spares.emptyTrash()
             completion?()
         }
     }

@@ -54,7 +54,9 @@ package final class DiskStore: Sendable {
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
-    let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
+    let trashQueue: DispatchQueue
+    /// Emptied folders kept for the next entry folder (see ``SpareFolders``).
+    let spares: SpareFolders
     /// A payload in up to three pieces, written one after the other (a `Data` value's archive:
     /// the bytes before the value, the value, the bytes after it); a tuple, so that the callers
     /// build no array (the write gathers them with the entry header into one four-element array
@@ -114,6 +116,9 @@ package final class DiskStore: Sendable {
         self.fileSystem = fileSystem
         self.state = Locked(State())
         let folder = rootPath + "/.archivist"
+        let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
+        self.trashQueue = trashQueue
+        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue)
         let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
         let journal = writeRefusal == nil
             ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC)
@@ -231,7 +236,7 @@ package final class DiskStore: Sendable {
                             let prepared: AtomicFile.Prepared
                             do {
                                 prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
-                                                                  fileSystem: fileSystem)
+                                                                  spares: spares, fileSystem: fileSystem)
                             } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
                                 // A file where one of the entry's folders belongs: clear it away once.
                                 let (obstacle, _, _) = try mutate(origin: origin) {

@@ -45,6 +45,12 @@ package struct FileSystem: Sendable {
     package var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
     /// `rename(from, to)`.
     package var rename: @Sendable (_ from: String, _ to: String) -> Int32
+    /// `renameat2(fromFolder, from, toFolder, to, RENAME_NOREPLACE)` (Darwin: `renameatx_np`
+    /// with `RENAME_EXCL`): a rename that fails with `EEXIST` rather than replace anything;
+    /// `AT_FDCWD` for a path. `EINVAL`, `ENOSYS` or `ENOTSUP` where it is not supported.
+    package var renameExclusive: @Sendable (_ fromFolder: Int32, _ from: String, _ toFolder: Int32, _ to: String) -> Int32
+    /// `rmdir(path)`.
+    package var removeDirectory: @Sendable (_ path: String) -> Int32
     /// `unlink(path)`.
     package var unlink: @Sendable (_ path: String) -> Int32
     /// `ftruncate(fd, length)`.
@@ -174,6 +180,10 @@ private let posixFileSystem = FileSystem(
     },
     fchmod: { fd, mode in fchmod(fd, mode) },
     rename: { from, to in from.withCString { from in to.withCString { rename(from, $0) } } },
+    renameExclusive: { fromFolder, from, toFolder, to in
+        from.withCString { from in to.withCString { archivist_rename_exclusive(fromFolder, from, toFolder, $0) } }
+    },
+    removeDirectory: { path in path.withCString { rmdir($0) } },
     unlink: { path in path.withCString { unlink($0) } },
     ftruncate: { fd, length in ftruncate(fd, length) },
     mkdir: { path, mode in path.withCString { mkdir($0, mode) } },

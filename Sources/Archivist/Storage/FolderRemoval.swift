@@ -29,6 +29,9 @@ import Darwin
 ///   read once;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
+/// - with spares given (``removeContents(of:keeping:)``), moves an emptied folder worth keeping
+///   into the spare area rather than remove it, after reading it empty once more through its
+///   still-open descriptor (one descriptor more than below while it is judged);
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
 ///   `..` of its child, checked to be the folder it left (device and inode), and starts over
 ///   from the top when it is not (a folder deleted or moved under the walk).
@@ -57,14 +60,26 @@ package enum FolderRemoval {
     ///   back up from each folder deeper than ``openLevels``; one more read of `path` after a
     ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`.
     package static func removeContents(of path: String) throws {
-        try removeContents(of: path, willRemoveFolder: nil)
+        try removeContents(of: path, keeping: nil, willRemoveFolder: nil)
+    }
+
+    /// ``removeContents(of:)``, offering each emptied subfolder (at any depth) to `spares`
+    /// before removing it: one that ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts is
+    /// read once more from its start and, found empty, moved into a free slot of the spare
+    /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
+    ///
+    /// - Complexity: As ``removeContents(of:)``, plus an `fstat` per emptied subfolder, and a
+    ///   read and up to ``SpareFolders/slots`` renames per one worth keeping.
+    package static func removeContents(of path: String, keeping spares: SpareFolders?) throws {
+        try removeContents(of: path, keeping: spares, willRemoveFolder: nil)
     }
 
     /// ``removeContents(of:)`` calling `willRemoveFolder` with a subfolder's name just before
     /// each attempt to remove it (read to its end): the tests' way to add an entry the pass did
     /// not see.
-    static func removeContents(of path: String, willRemoveFolder: ((String) -> Void)?) throws {
-        var walk = try Walk(root: path, willRemoveFolder: willRemoveFolder)
+    static func removeContents(of path: String, keeping spares: SpareFolders? = nil,
+                               willRemoveFolder: ((String) -> Void)?) throws {
+        var walk = try Walk(root: path, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
         try walk.run()
     }
@@ -124,6 +139,8 @@ private struct Walk {
     var restarts = 0
     /// The tests' hook, called with a subfolder's name before removing it.
     let willRemoveFolder: ((String) -> Void)?
+    /// Where emptied subfolders worth keeping go instead of being removed.
+    let spares: SpareFolders?
 
     private static let maximumRestarts = 1_000
 
@@ -131,8 +148,9 @@ private struct Walk {
     private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
-    init(root: String, willRemoveFolder: ((String) -> Void)? = nil) throws {
+    init(root: String, spares: SpareFolders? = nil, willRemoveFolder: ((String) -> Void)? = nil) throws {
         self.willRemoveFolder = willRemoveFolder
+        self.spares = spares
         // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
         // opens the link's target): drop it, so a link in the folder's place is refused.
         var root = root
@@ -262,12 +280,12 @@ private struct Walk {
         if levels[parent].stream == nil {
             let fd = openat(child.fd, "..", Self.folderFlags)
             let openError = fd < 0 ? errno : 0
-            _ = closedir(child.stream!)
             var status = stat()
             guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
                   let stream = fdopendir(fd) else {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
+                _ = closedir(child.stream!)
                 if fd >= 0 { _ = close(fd) }
                 if openError != 0 && openError != ENOENT {
                     // The child is there but its `..` cannot be opened (a folder readable but
@@ -287,8 +305,12 @@ private struct Walk {
                 return
             }
             levels[parent].stream = stream
-        } else {
-            _ = closedir(child.stream!)
+        }
+        let kept = spares.map { keep(child, in: parent, spares: $0) } ?? false
+        _ = closedir(child.stream!)
+        if kept {
+            levels[parent].changed = true
+            return
         }
         if let willRemoveFolder { willRemoveFolder(Self.string(child.name)) }
         if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
@@ -305,6 +327,30 @@ private struct Walk {
             return
         }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
+    }
+
+    /// Offers the folder `child` of level `parent`, read to its end, to `spares`: kept when
+    /// its size is worth keeping, its name is valid UTF-8 (a repaired name could be another
+    /// folder's), a second read from its start finds nothing in it, and a slot is free.
+    private func keep(_ child: Level, in parent: Int, spares: SpareFolders) -> Bool {
+        var status = stat()
+        let item = parent == 0 ? child.name : levels[1].name   // the trash's item holding it
+        guard let stream = child.stream, fstat(child.fd, &status) == 0,
+              item.withUnsafeBufferPointer({ spares.wantsToKeep(status, inTrashItem: $0.baseAddress!) }),
+              let name = child.name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
+        else { return false }
+        // Deleting while reading may make `readdir` skip entries (see the type's discussion):
+        // only a folder read empty from its start is kept.
+        rewinddir(stream)
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else { break }
+            let entryName = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
+            if entryName[0] == 0x2E && (entryName[1] == 0 || (entryName[1] == 0x2E && entryName[2] == 0)) { continue }
+            return false
+        }
+        guard errno == 0 else { return false }
+        return spares.keep(name, in: levels[parent].fd)
     }
 
     /// Closes every level below the root and reads the root again from its start; what the

@@ -7,7 +7,7 @@
 //   Swift reaches them only with a CPU flag for the whole module, and the Swift 6.3.1 compiler
 //   crashes on `_mm_crc32_u64` without one.
 // - A file's size and mode without its time stamps (`statx` on Linux, which Glibc declares for C
-//   only with `_GNU_SOURCE`).
+//   only with `_GNU_SOURCE`), and a rename that never replaces (`renameat2`, likewise).
 #ifndef CARCHIVIST_SUPPORT_H
 #define CARCHIVIST_SUPPORT_H
 
@@ -87,6 +87,13 @@ struct archivist_file_sizes {
 /// `errno` set. On Linux a `statx` that asks for no time stamps, so the file is not marked as
 /// having had its times read (see FileStatus.c for why that matters); `fstat` elsewhere.
 int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out);
+
+/// Renames `from` (relative to the folder `from_fd`, or the working folder for `AT_FDCWD`) to
+/// `to` (relative to `to_fd`) only if nothing is at `to`: `renameat2(..., RENAME_NOREPLACE)` on
+/// Linux, `renameatx_np(..., RENAME_EXCL)` on Apple platforms. 0, or -1 with `errno` set:
+/// `EEXIST` when `to` exists; `EINVAL`, `ENOSYS` or `ENOTSUP` where the kernel or the file
+/// system cannot do it (the caller falls back).
+int archivist_rename_exclusive(int from_fd, const char *from, int to_fd, const char *to);
 
 #ifdef __cplusplus
 }

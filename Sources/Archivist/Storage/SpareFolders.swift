@@ -1,0 +1,276 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Emptied folders a store keeps for reuse, in `.archivist/spare`: the trash's walk moves a
+/// large emptied folder there instead of removing it, and the next write that needs a new
+/// entry folder moves a spare into place instead of making one with `mkdir`.
+///
+/// Why: ext4 never shrinks a folder, and inserting into a folder that once held many names is
+/// much cheaper than into a new one filling densely (a 100 KB file: 42–46 µs against 60–66 µs
+/// on a journaled ext4 image, see docs/Benchmarks.md, "Spare folders"). A hand-written cache
+/// that clears by unlinking its files keeps that folder; ours moves the folder into the trash
+/// (O(1), atomic across processes), so without spares every fill after a clear starts dense.
+///
+/// Layout and rules, all of them safe with several processes and a kill at any instruction:
+/// - Only folders of items a clear put in the trash are kept (``clearedPrefix``): never a
+///   link, a file, a folder of another user, or a foreign folder moved out of an entry's way.
+/// - A spare sits in one of ``slots`` slots, `.archivist/spare/0` … `3`. Keeping renames an
+///   emptied folder into a free slot with a rename that never replaces (``FileSystem/renameExclusive``):
+///   at most ``slots`` spares, each of at most ``maximumSize`` bytes of folder (`st_size`),
+///   so the disk they hold is bounded. Only folders that grew past one block
+///   (`st_blksize`) are kept: a fresh folder is as good as a small one, and a file system
+///   that shrinks folders as they empty (btrfs, tmpfs, APFS) keeps none.
+/// - Claiming renames a slot to a name of this process (``TemporaryName``), exclusively: of
+///   two processes, one wins and the other finds the slot gone. The winner checks it is a
+///   folder of its own user, repairs its mode to 0700, reads it empty from its start, and only
+///   then renames it to the entry folder, again without replacing: a folder another process
+///   made there first is used, and the spare goes back to a slot (or is removed). A spare with
+///   anything in it is never used: it goes into the trash.
+/// - A claim left by a killed process (its owner dead, or changed more than
+///   ``TemporaryName/abandonAge`` ago) and anything else in the spare area that is not a
+///   spare goes into the trash on the next emptying (``sweep()``), where it is deleted, or
+///   kept again once emptied.
+/// - The spare area is under `.archivist`, which no scan, size or sweep of entries enters: a
+///   spare is never counted and never read as an entry. It goes with the store's root.
+///
+/// Where the rename that never replaces is not supported (`EINVAL`, `ENOSYS`, `ENOTSUP`),
+/// nothing is kept or claimed: folders are removed and made as before.
+///
+/// ```swift
+/// try FolderRemoval.removeContents(of: trashPath, keeping: spares)   // keeps large folders
+/// try spares.makeFolder(rootPath + "/shared-caches/" + digest)        // a spare, or mkdir
+/// ```
+package final class SpareFolders: Sendable {
+    /// How many spares the area holds at most.
+    package static let slots = 4
+
+    /// The largest folder kept (its `st_size`): 2 MiB, about 50,000 names of 32 characters on
+    /// ext4. Larger ones are removed, so spares never hold much disk.
+    package static let maximumSize: Int64 = 2 << 20
+
+    /// The start of the name a clear gives a folder it moves into the trash: only folders
+    /// in such an item are kept, never a foreign folder moved out of an entry's way, nor
+    /// anything else put in the trash.
+    package static let clearedPrefix = "cleared-"
+
+    /// The spare area: `.archivist/spare`.
+    package let path: String
+    /// The store's trash, where a spare that cannot be used goes.
+    let trashPath: String
+    let fileSystem: FileSystem
+    /// The store's trash queue, which empties the trash after a spare was put there.
+    let queue: DispatchQueue
+    /// The slots' paths, made once.
+    private let slotPaths: [String]
+
+    /// The spares of the store whose internal folder is `internalPath`.
+    init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue) {
+        path = internalPath + "/spare"
+        trashPath = internalPath + "/trash"
+        self.fileSystem = fileSystem
+        self.queue = queue
+        slotPaths = (0..<Self.slots).map { [path] in path + "/" + String($0) }
+    }
+
+    // MARK: Keeping
+
+    /// Whether an emptied folder with `status`, in (or being) the trash's item `item`, is
+    /// worth keeping: a folder of this process's user in an item a clear put in the trash,
+    /// grown past one block and at most ``maximumSize``.
+    func wantsToKeep(_ status: stat, inTrashItem item: UnsafePointer<CChar>) -> Bool {
+        guard strncmp(item, Self.clearedPrefix, Self.clearedPrefix.utf8.count) == 0,
+              status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid() else { return false }
+        let size = Int64(status.st_size)
+        return size > Int64(status.st_blksize) && size <= Self.maximumSize
+    }
+
+    /// Moves the emptied folder `name` of the open folder `parent` into a free slot.
+    ///
+    /// - Returns: Whether it was moved; `false` when every slot is taken, the folder is gone,
+    ///   or the rename is refused (the caller removes it then).
+    /// - Complexity: Up to ``slots`` renames, and a `mkdir` when the area is missing.
+    func keep(_ name: String, in parent: Int32) -> Bool {
+        var madeArea = false
+        var slot = 0
+        while slot < Self.slots {
+            if fileSystem.renameExclusive(parent, name, AT_FDCWD, slotPaths[slot]) == 0 { return true }
+            switch errno {
+            case EEXIST, ENOTEMPTY:
+                slot += 1
+            case ENOENT where !madeArea:
+                // The area is missing (or the folder is gone: the next try says so again).
+                // Not `makeDirectories`: a root deleted meanwhile must stay deleted.
+                madeArea = true
+                guard fileSystem.mkdir(path, 0o700) == 0 || errno == EEXIST else { return false }
+                _ = fileSystem.chmod(path, 0o700)
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Moves whatever in the spare area is not a spare into the trash, before the trash is
+    /// emptied: claims of dead processes (or older than ``TemporaryName/abandonAge``),
+    /// anything in a slot that is not a folder, and names that are neither.
+    ///
+    /// - Complexity: One read of the spare area (a few names) and an `lstat` per name.
+    func sweep() {
+        guard let dir = opendir(path) else { return }
+        var names: [String] = []
+        while let item = readdir(dir) {
+            let name = withUnsafePointer(to: &item.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(dir)
+        let now = TemporaryName.currentTime()
+        for name in names {
+            let item = path + "/" + name
+            var status = stat()
+            guard lstat(item, &status) == 0 else { continue }
+            if slotPaths.contains(item) {
+                if status.st_mode & S_IFMT == S_IFDIR { continue }
+            } else if AtomicFile.isTemporary(name[...]) && status.st_mode & S_IFMT == S_IFDIR {
+                let dead = TemporaryName.Owner(name: name[...]).map(TemporaryName.isDead) ?? false
+                guard dead || now - Self.changeTime(status) > TemporaryName.abandonAge else { continue }
+            }
+            // A claim was a spare: it may be kept again once emptied; a stray may not.
+            _ = moveToTrash(item, keepable: AtomicFile.isTemporary(name[...]))
+        }
+    }
+
+    // MARK: Claiming
+
+    /// Makes the folder `folder` for an entry, its parents as needed: a spare moved into place
+    /// when one is free, else `mkdir` (``FileSystem/makeDirectories(_:)``). A folder another
+    /// process made meanwhile is used as is.
+    ///
+    /// - Throws: ``CacheError`` as ``FileSystem/makeDirectories(_:)``; a failed claim is never
+    ///   an error, it falls back to `mkdir`.
+    /// - Complexity: Up to ``slots`` renames; when a spare is claimed, an `open`, `fstat`, a
+    ///   read of the spare (its size, not its entries: it is empty) and a rename more.
+    package func makeFolder(_ folder: String) throws {
+        if claim(into: folder) { return }
+        try fileSystem.makeDirectories(folder)
+    }
+
+    /// Claims a spare and moves it to `folder`.
+    ///
+    /// - Returns: Whether `folder` now exists (moved there, or made by another process).
+    func claim(into folder: String) -> Bool {
+        for slot in 0..<Self.slots {
+            let claimed = path + "/" + TemporaryName.make()
+            guard fileSystem.renameExclusive(AT_FDCWD, slotPaths[slot], AT_FDCWD, claimed) == 0 else {
+                switch errno {
+                case ENOENT, ENOTDIR, EEXIST: continue   // a free slot, or no spare area
+                default: return false                    // unsupported, or failing: mkdir
+                }
+            }
+            guard Self.isEmptyPrivateFolder(claimed) else {
+                // Never used with anything in it, nor another user's: deleted with the trash.
+                if moveToTrash(claimed, keepable: false) { queue.async { [self] in try? emptyTrash() } }
+                continue
+            }
+            switch place(claimed, at: folder) {
+            case .placed:
+                return true
+            case .taken:
+                giveBack(claimed)
+                return true
+            case .failed:
+                giveBack(claimed)
+                return false
+            }
+        }
+        return false
+    }
+
+    private enum Placement { case placed, taken, failed }
+
+    /// Renames the claimed spare to `folder` without replacing anything, making `folder`'s
+    /// parents first when they are missing.
+    private func place(_ claimed: String, at folder: String) -> Placement {
+        var madeParents = false
+        while true {
+            if fileSystem.renameExclusive(AT_FDCWD, claimed, AT_FDCWD, folder) == 0 { return .placed }
+            let code = errno
+            switch code {
+            case EEXIST, ENOTEMPTY:
+                return .taken
+            case ENOENT where !madeParents:
+                madeParents = true
+                guard let parent = AtomicFile.folder(of: folder), !parent.isEmpty,
+                      (try? fileSystem.makeDirectories(parent)) != nil else { return .failed }
+            default:
+                return .failed
+            }
+        }
+    }
+
+    /// Returns a claimed spare not used to a free slot, or removes it.
+    private func giveBack(_ claimed: String) {
+        for slot in slotPaths where fileSystem.renameExclusive(AT_FDCWD, claimed, AT_FDCWD, slot) == 0 { return }
+        if fileSystem.removeDirectory(claimed) != 0 { _ = moveToTrash(claimed, keepable: true) }
+    }
+
+    /// Whether the folder at `path` is a folder (not a link) of this process's user with
+    /// nothing in it; its mode is made 0700 if it is not (as ``FileSystem/makeDirectories(_:)``
+    /// does for a folder it makes).
+    static func isEmptyPrivateFolder(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
+              status.st_mode & 0o7777 == 0o700 || fchmod(fd, 0o700) == 0,
+              let dir = fdopendir(fd) else {
+            _ = close(fd)
+            return false
+        }
+        defer { closedir(dir) }
+        while true {
+            errno = 0
+            guard let item = readdir(dir) else { return errno == 0 }
+            let isDot = withUnsafePointer(to: &item.pointee.d_name) { tuple in
+                let name = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
+                return name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+            }
+            if !isDot { return false }
+        }
+    }
+
+    // MARK: The trash
+
+    /// Empties the trash, keeping large emptied folders as spares: the body of the store's
+    /// trash deletion, run on its trash queue. Claims of dead processes and strays of the
+    /// spare area go into the trash first (``sweep()``).
+    ///
+    /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:keeping:)``.
+    func emptyTrash() throws {
+        sweep()
+        try FolderRemoval.removeContents(of: trashPath, keeping: self)
+    }
+
+    /// Renames `item` into the trash (making the trash folder when it is missing), named so
+    /// that it may be kept again once emptied when `keepable`.
+    private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
+        let target = trashPath + "/" + (keepable ? Self.clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
+        if fileSystem.rename(item, target) == 0 { return true }
+        guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
+        return fileSystem.rename(item, target) == 0
+    }
+
+    /// A file's status change time in seconds since 1970 (a rename sets it: when a claim was made).
+    private static func changeTime(_ status: stat) -> Double {
+        #if canImport(Darwin)
+        Double(status.st_ctimespec.tv_sec) + Double(status.st_ctimespec.tv_nsec) / 1e9
+        #else
+        Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9
+        #endif
+    }
+}
