@@ -6,6 +6,31 @@ import Darwin
 #endif
 
 extension AtomicFile {
+    /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:fileSystem:below:)``
+    /// start with (a store's root), so the temporary is created and renamed with `openat` and
+    /// `renameat` from it: the kernel then walks only the path's components below the folder,
+    /// about 70 ns each, instead of every component from `/` — three walks a write (the
+    /// temporary's creation, both names of the rename).
+    package struct Root: Sendable {
+        /// The folder's descriptor, open for as long as this value is used.
+        package let descriptor: Int32
+        /// How many bytes of a path come before its part below the folder: the folder's path
+        /// and the `/` after it.
+        package let prefixLength: Int
+
+        /// A root for the folder open as `descriptor` at `path` (no trailing `/` but for `/`
+        /// itself; every path handed over with it must start with `path` and a `/`).
+        package init(descriptor: Int32, path: String) {
+            self.descriptor = descriptor
+            self.prefixLength = path.utf8.count + 1
+        }
+
+        /// Calls `body` with the part of `path` below the folder, as a C string.
+        func withRelativePath<R>(_ path: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
+            path.withCString { body($0 + prefixLength) }
+        }
+    }
+
     /// A temporary file written and synced, waiting to be renamed over its destination: the
     /// two halves of a replacement, so a store can do the slow half (writing) outside its
     /// cross-process lock and only the rename inside it.
@@ -26,6 +51,9 @@ extension AtomicFile {
         package let sizes: Sizes
         let durability: Durability
         let fileSystem: FileSystem
+        /// The folder the temporary was created from (then renamed from it too), or `nil`
+        /// when it was created by its whole path.
+        let root: Root?
 
         /// Renames the temporary over the destination.
         ///
@@ -35,9 +63,20 @@ extension AtomicFile {
         ///   caller may clear the way and retry, or ``discard()`` it).
         /// - Complexity: One `rename`.
         package func rename() throws -> Bool {
-            if fileSystem.rename(temporary, path) == 0 { return true }
+            guard let root else {
+                if fileSystem.rename(temporary, path) == 0 { return true }
+                let code = errno
+                if code == ENOENT, access(temporary, F_OK) != 0 { return false }
+                throw CacheError.posix("rename", path: path, errno: code)
+            }
+            let renamed = root.withRelativePath(temporary) { from in
+                root.withRelativePath(path) { to in renameat(root.descriptor, from, root.descriptor, to) }
+            }
+            if renamed == 0 { return true }
             let code = errno
-            if code == ENOENT, access(temporary, F_OK) != 0 { return false }
+            if code == ENOENT, root.withRelativePath(temporary, { faccessat(root.descriptor, $0, F_OK, 0) }) != 0 {
+                return false
+            }
             throw CacheError.posix("rename", path: path, errno: code)
         }
 
@@ -77,12 +116,17 @@ extension AtomicFile {
     /// ``TemporaryName``, created 0600), syncing it as `durability` asks; missing folders are
     /// created 0700 unless `createFolders` is false.
     ///
+    /// With `root` (a folder `path` is below) and a file system that
+    /// ``FileSystem/allowsRootRelativeCalls``, the temporary is created and later renamed
+    /// relative to the root's descriptor; should that creation fail (a missing folder, a
+    /// leftover temporary), the retries go by the whole path, and so does the rename.
+    ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`); no temporary is left then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func prepare(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> Prepared {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
@@ -90,7 +134,10 @@ extension AtomicFile {
             throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
-        var fd = fs.open(temporary, flags, 0o600)
+        let root = fs.allowsRootRelativeCalls ? root : nil
+        var fd = root.map { root in root.withRelativePath(temporary) { openat(root.descriptor, $0, flags, 0o600) } }
+            ?? fs.open(temporary, flags, 0o600)
+        let createdBelowRoot = fd >= 0 ? root : nil
         if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
             try fs.makeDirectories(folder)
             fd = fs.open(temporary, flags, 0o600)
@@ -118,7 +165,8 @@ extension AtomicFile {
             }
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, fileSystem: fs)
+            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, fileSystem: fs,
+                            root: createdBelowRoot)
         } catch {
             _ = fs.unlink(temporary)
             throw error
