@@ -24,21 +24,19 @@ extension AtomicFile {
             self.descriptor = descriptor
             self.prefixLength = path.utf8.count + 1
         }
-
-        /// Calls `body` with the part of `path` below the folder, as a C string.
-        func withRelativePath<R>(_ path: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
-            path.withCString { body($0 + prefixLength) }
-        }
     }
 
     /// A temporary file written and synced, waiting to be renamed over its destination: the
     /// two halves of a replacement, so a store can do the slow half (writing) outside its
     /// cross-process lock and only the rename inside it.
     ///
+    /// Its methods take the file system it was prepared with: held here, the seam's closures
+    /// were copied into every write's value and released after it (about 650 instructions).
+    ///
     /// ```swift
     /// let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .file)
-    /// guard try prepared.rename() else { /* another process moved the folder away */ }
-    /// if let failure = prepared.syncFolderIfAsked() { throw failure }
+    /// guard try prepared.rename(.posix) else { /* another process moved the folder away */ }
+    /// if let failure = prepared.syncFolderIfAsked(.posix) { throw failure }
     /// ```
     package struct Prepared {
         /// The temporary's path.
@@ -50,7 +48,6 @@ extension AtomicFile {
         /// The sizes of the file written.
         package let sizes: Sizes
         let durability: Durability
-        let fileSystem: FileSystem
         /// The folder the temporary was created from (then renamed from it too), or `nil`
         /// when it was created by its whole path.
         let root: Root?
@@ -60,33 +57,34 @@ extension AtomicFile {
         /// - Returns: `false` when the temporary is gone — another process cleared (moved away)
         ///   the folder it was in; the caller may prepare it again.
         /// - Throws: ``CacheError`` when the rename fails otherwise; the temporary stays (the
-        ///   caller may clear the way and retry, or ``discard()`` it).
+        ///   caller may clear the way and retry, or ``discard(_:)`` it).
         /// - Complexity: One `rename`.
-        package func rename() throws -> Bool {
+        package func rename(_ fileSystem: FileSystem) throws -> Bool {
             guard let root else {
                 if fileSystem.rename(temporary, path) == 0 { return true }
                 let code = errno
                 if code == ENOENT, access(temporary, F_OK) != 0 { return false }
                 throw CacheError.posix("rename", path: path, errno: code)
             }
-            let renamed = root.withRelativePath(temporary) { from in
-                root.withRelativePath(path) { to in renameat(root.descriptor, from, root.descriptor, to) }
+            // Closures capturing only integers: capturing `self` or `root` copied this value
+            // (its strings retained and released) around each call.
+            let folder = root.descriptor, skip = root.prefixLength
+            let renamed = temporary.withCString { from in
+                path.withCString { to in renameat(folder, from + skip, folder, to + skip) }
             }
             if renamed == 0 { return true }
             let code = errno
-            if code == ENOENT, root.withRelativePath(temporary, { faccessat(root.descriptor, $0, F_OK, 0) }) != 0 {
-                return false
-            }
+            if code == ENOENT, temporary.withCString({ faccessat(folder, $0 + skip, F_OK, 0) }) != 0 { return false }
             throw CacheError.posix("rename", path: path, errno: code)
         }
 
         /// Deletes the temporary (a replacement given up).
-        package func discard() { _ = fileSystem.unlink(temporary) }
+        package func discard(_ fileSystem: FileSystem) { _ = fileSystem.unlink(temporary) }
 
         /// Syncs the destination's folder when the durability is `.fileAndFolder`, after the
         /// rename; returns the failure (the new contents are in place by then) rather than
         /// throwing it, so a caller keeping an index counts the file first.
-        package func syncFolderIfAsked() -> CacheError? {
+        package func syncFolderIfAsked(_ fileSystem: FileSystem) -> CacheError? {
             guard durability == .fileAndFolder else { return nil }
             do {
                 try fileSystem.syncDirectory(folder)
@@ -135,8 +133,13 @@ extension AtomicFile {
         }
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         let root = fs.allowsRootRelativeCalls ? root : nil
-        var fd = root.map { root in root.withRelativePath(temporary) { openat(root.descriptor, $0, flags, 0o600) } }
-            ?? fs.open(temporary, flags, 0o600)
+        var fd: Int32
+        if let root {
+            let folder = root.descriptor, skip = root.prefixLength
+            fd = temporary.withCString { openat(folder, $0 + skip, flags, 0o600) }
+        } else {
+            fd = fs.open(temporary, flags, 0o600)
+        }
         let createdBelowRoot = fd >= 0 ? root : nil
         if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
             try fs.makeDirectories(folder)
@@ -165,8 +168,7 @@ extension AtomicFile {
             }
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, fileSystem: fs,
-                            root: createdBelowRoot)
+            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, root: createdBelowRoot)
         } catch {
             _ = fs.unlink(temporary)
             throw error

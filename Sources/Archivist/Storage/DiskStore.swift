@@ -267,7 +267,7 @@ package final class DiskStore: Sendable {
                                     return changes
                                 }
                             } catch {
-                                prepared.discard()   // the lock or the catch-up failed before the rename
+                                prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename
                                 throw error
                             }
                             if let failure { throw failure }
@@ -275,7 +275,7 @@ package final class DiskStore: Sendable {
                                 if attempts < 8 { continue }
                                 throw CacheError.posix("rename", path: path, errno: ENOENT)
                             }
-                            let folderSyncFailure = prepared.syncFolderIfAsked()
+                            let folderSyncFailure = prepared.syncFolderIfAsked(fileSystem)
                             onCommit(counter)
                             if let folderSyncFailure { throw folderSyncFailure }
                             return

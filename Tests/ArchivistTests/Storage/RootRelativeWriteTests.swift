@@ -44,7 +44,7 @@ import Darwin
                     try AtomicFile.prepare([$0], toPath: path, durability: .none, below: root)
                 }
                 #expect(prepared.root != nil)
-                #expect(try prepared.rename())
+                #expect(try prepared.rename(.posix))
                 #expect(prepared.sizes.logical == Int64(text.utf8.count))
             }
             #expect(try AtomicFile.read(path: path) == Array("second".utf8))
@@ -64,7 +64,7 @@ import Darwin
                 try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
             }
             #expect(prepared.root == nil)
-            #expect(try prepared.rename())
+            #expect(try prepared.rename(.posix))
             #expect(try AtomicFile.read(path: path) == Array("v".utf8))
             #expect(permissions(dir.path + "/x") == 0o700)
         }
@@ -82,7 +82,7 @@ import Darwin
                                        below: AtomicFile.Root(descriptor: fd, path: dir.path))
             }
             try FileManager.default.moveItem(at: dir.appendingPathComponent("t"), to: dir.appendingPathComponent("trash"))
-            #expect(try prepared.rename() == false)
+            #expect(try prepared.rename(.posix) == false)
         }
     }
 
@@ -99,9 +99,9 @@ import Darwin
             // A folder in the way of the destination's name: rename(2) refuses a file over it.
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
-            let error = #expect(throws: CacheError.self) { try prepared.rename() }
+            let error = #expect(throws: CacheError.self) { try prepared.rename(.posix) }
             #expect(error?.errno == EISDIR)
-            prepared.discard()
+            prepared.discard(.posix)
             #expect(allPaths(under: dir).sorted() == ["file", "file/inside"])
         }
     }
@@ -122,7 +122,7 @@ import Darwin
                 let prepared = try AtomicFile.prepare([$0], toPath: dir.path + "/file", durability: .none, fileSystem: fs,
                                                       below: AtomicFile.Root(descriptor: fd, path: dir.path))
                 #expect(prepared.root == nil)
-                #expect(try prepared.rename())
+                #expect(try prepared.rename(.posix))
             }
             #expect(opened.withLock { $0.count } == 1)
             #expect(opened.withLock { $0.first?.hasPrefix(dir.path + "/.tmp-") } == true)
