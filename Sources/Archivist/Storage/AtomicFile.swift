@@ -83,13 +83,13 @@ package enum AtomicFile {
         let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
         let renamed: Bool
         do {
-            renamed = try prepared.rename()
+            renamed = try prepared.rename(fs)
         } catch {
-            prepared.discard()
+            prepared.discard(fs)
             throw error
         }
         guard renamed else { throw CacheError.posix("rename", path: path, errno: ENOENT) }
-        return (prepared.sizes, prepared.syncFolderIfAsked())
+        return (prepared.sizes, prepared.syncFolderIfAsked(fs))
     }
 
     /// Reads the whole file at `path`, or at most `limit` bytes of it.

@@ -46,32 +46,32 @@ extension DiskStore {
     ///   out of the way (its contents must leave the index, even when the rename then failed:
     ///   the disk changed), and the error of a rename that failed after that folder was gone,
     ///   for the caller to throw once the clear is journaled.
-    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename()`` when nothing changed: the old
+    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename(_:)`` when nothing changed: the old
     ///   entry is untouched.
     /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
     func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?) {
         do {
-            return (try prepared.rename(), false, nil)
+            return (try prepared.rename(fileSystem), false, nil)
         } catch let inTheWay as CacheError where inTheWay.errno == EISDIR {
             let cleared: Bool
             do {
                 cleared = try removeItem(at: prepared.path)
             } catch {
-                prepared.discard()
+                prepared.discard(fileSystem)
                 throw error
             }
             guard cleared else {
-                prepared.discard()
+                prepared.discard(fileSystem)
                 throw inTheWay
             }
             do {
-                return (try prepared.rename(), true, nil)
+                return (try prepared.rename(fileSystem), true, nil)
             } catch {
-                prepared.discard()
+                prepared.discard(fileSystem)
                 return (false, true, error)
             }
         } catch {
-            prepared.discard()
+            prepared.discard(fileSystem)
             throw error
         }
     }

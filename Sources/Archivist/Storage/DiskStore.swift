@@ -42,6 +42,10 @@ package final class DiskStore: Sendable {
     let markerFD: Int32
     /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
     let journalFD: Int32
+    /// The root folder, open for the store's lifetime, so a write creates and renames its
+    /// temporary relative to it (``AtomicFile/Root``); `nil` for a read-only root, a file
+    /// system whose `open` or `rename` a test replaced, or when the folder cannot be opened.
+    let root: AtomicFile.Root?
     /// The counters every process opening the root maps.
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
@@ -131,6 +135,9 @@ package final class DiskStore: Sendable {
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
+        let rootFD = writeRefusal == nil && fileSystem.allowsRootRelativeCalls
+            ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
+        self.root = rootFD >= 0 ? AtomicFile.Root(descriptor: rootFD, path: rootPath) : nil
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
@@ -141,6 +148,7 @@ package final class DiskStore: Sendable {
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }
+            if rootFD >= 0 { _ = fileSystem.close(rootFD) }
             throw error
         }
         if writeRefusal == nil { emptyTrash(completion: nil) }
@@ -150,6 +158,7 @@ package final class DiskStore: Sendable {
         if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
         if markerFD >= 0 { _ = fileSystem.close(markerFD) }
         if journalFD >= 0 { _ = fileSystem.close(journalFD) }
+        if let root { _ = fileSystem.close(root.descriptor) }
     }
 
     /// The absolute path of `key`'s file.
@@ -236,7 +245,7 @@ package final class DiskStore: Sendable {
                             let prepared: AtomicFile.Prepared
                             do {
                                 prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
-                                                                  spares: spares, fileSystem: fileSystem)
+                                                                  spares: spares, fileSystem: fileSystem, below: root)
                             } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
                                 // A file where one of the entry's folders belongs: clear it away once.
                                 let (obstacle, _, _) = try mutate(origin: origin) {
@@ -263,7 +272,7 @@ package final class DiskStore: Sendable {
                                     return changes
                                 }
                             } catch {
-                                prepared.discard()   // the lock or the catch-up failed before the rename
+                                prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename
                                 throw error
                             }
                             if let failure { throw failure }
@@ -271,7 +280,7 @@ package final class DiskStore: Sendable {
                                 if attempts < 8 { continue }
                                 throw CacheError.posix("rename", path: path, errno: ENOENT)
                             }
-                            let folderSyncFailure = prepared.syncFolderIfAsked()
+                            let folderSyncFailure = prepared.syncFolderIfAsked(fileSystem)
                             onCommit(counter)
                             if let folderSyncFailure { throw folderSyncFailure }
                             return

@@ -16,8 +16,10 @@ import Darwin
 /// fs.rename = { _, _ in errno = EIO; return -1 }   // every rename now fails
 /// ```
 package struct FileSystem: Sendable {
-    /// `open(path, flags, mode)`.
-    package var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    /// `open(path, flags, mode)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
     /// `close(fd)`.
     package var close: @Sendable (_ fd: Int32) -> Int32
     /// `write(fd, buffer, count)`.
@@ -43,8 +45,10 @@ package struct FileSystem: Sendable {
     package var statusWithoutTimes: @Sendable (_ fd: Int32) -> FileStatus?
     /// `fchmod(fd, mode)`.
     package var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
-    /// `rename(from, to)`.
-    package var rename: @Sendable (_ from: String, _ to: String) -> Int32
+    /// `rename(from, to)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var rename: @Sendable (_ from: String, _ to: String) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
     /// `renameat2(fromFolder, from, toFolder, to, RENAME_NOREPLACE)` (Darwin: `renameatx_np`
     /// with `RENAME_EXCL`): a rename that fails with `EEXIST` rather than replace anything;
     /// `AT_FDCWD` for a path. `EINVAL`, `ENOSYS` or `ENOTSUP` where it is not supported.
@@ -61,6 +65,12 @@ package struct FileSystem: Sendable {
     package var chmod: @Sendable (_ path: String, _ mode: mode_t) -> Int32
     /// `flock(fd, operation)`: `LOCK_SH`, `LOCK_EX` or `LOCK_UN`, optionally with `LOCK_NB`.
     package var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
+    /// Whether ``open`` and ``rename`` are the operating system's own, so that a store may
+    /// create and rename files below its root through a descriptor of the root (`openat`,
+    /// `renameat`; see ``AtomicFile/Root``) instead of these two, and the kernel walks only
+    /// the components below the root. Assigning either closure clears it, so a test's `open`
+    /// or `rename` still sees every call.
+    package private(set) var allowsRootRelativeCalls = true
 
     /// The operating system's own calls.
     package static let posix = posixFileSystem

@@ -218,7 +218,7 @@ extension PaddedDataAndDecoderFastPathTests {
             for path in paths {
                 let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .none)
                 #expect(prepared.folder == (path as NSString).deletingLastPathComponent)
-                #expect(try prepared.rename())
+                #expect(try prepared.rename(.posix))
                 #expect(FileManager.default.contents(atPath: path) == Data(bytes))
             }
             let error = #expect(throws: CacheError.self) { try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none) }

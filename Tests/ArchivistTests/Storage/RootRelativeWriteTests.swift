@@ -1,0 +1,147 @@
+import ArchivistTestSupport
+import Foundation
+import Testing
+@testable import Archivist
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes that create and rename their temporary relative to a descriptor of the store's root
+/// (`openat` / `renameat`, ``AtomicFile/Root``): same files, same failures, and a test's own
+/// `open` or `rename` still sees every call.
+@Suite struct RootRelativeWriteTests {
+    private func openFolder(_ url: URL) throws -> Int32 {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(fd >= 0)
+        return fd
+    }
+
+    @Test func replacingOpenOrRenameTurnsRootRelativeCallsOff() {
+        #expect(FileSystem.posix.allowsRootRelativeCalls)
+        var other = FileSystem.posix
+        other.writev = { _, _, _ in -1 }
+        other.flock = { _, _ in 0 }
+        #expect(other.allowsRootRelativeCalls)
+        var opening = FileSystem.posix
+        opening.open = { _, _, _ in -1 }
+        #expect(!opening.allowsRootRelativeCalls)
+        var renaming = FileSystem.posix
+        renaming.rename = { _, _ in -1 }
+        #expect(!renaming.allowsRootRelativeCalls)
+    }
+
+    @Test func aWriteBelowTheRootReplacesTheFileAndLeavesNoTemporary() throws {
+        try withTemporaryDirectory { dir throws in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("a/b"), withIntermediateDirectories: true)
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            let root = AtomicFile.Root(descriptor: fd, path: dir.path)
+            let path = dir.path + "/a/b/file"
+            for text in ["first", "second"] {
+                let prepared = try Data(text.utf8).withUnsafeBytes {
+                    try AtomicFile.prepare([$0], toPath: path, durability: .none, below: root)
+                }
+                #expect(prepared.root != nil)
+                #expect(try prepared.rename(.posix))
+                #expect(prepared.sizes.logical == Int64(text.utf8.count))
+            }
+            #expect(try AtomicFile.read(path: path) == Array("second".utf8))
+            #expect(allPaths(under: dir).sorted() == ["a", "a/b", "a/b/file"])
+            #expect(permissions(path) == 0o600)
+        }
+    }
+
+    /// A missing folder is created by its path, and the temporary then goes by its whole path
+    /// too, rename included.
+    @Test func aMissingFolderIsCreatedAndTheWriteGoesByItsPath() throws {
+        try withTemporaryDirectory { dir throws in
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            let path = dir.path + "/x/y/file"
+            let prepared = try Data("v".utf8).withUnsafeBytes {
+                try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
+            }
+            #expect(prepared.root == nil)
+            #expect(try prepared.rename(.posix))
+            #expect(try AtomicFile.read(path: path) == Array("v".utf8))
+            #expect(permissions(dir.path + "/x") == 0o700)
+        }
+    }
+
+    /// Another process's clear moving the folder away between the two halves: the rename
+    /// reports the temporary gone, as it does by path, so the store writes again.
+    @Test func aRenameAfterTheFolderMovedAwayReportsTheTemporaryGone() throws {
+        try withTemporaryDirectory { dir throws in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("t"), withIntermediateDirectories: true)
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            let prepared = try Data("v".utf8).withUnsafeBytes {
+                try AtomicFile.prepare([$0], toPath: dir.path + "/t/file", durability: .none,
+                                       below: AtomicFile.Root(descriptor: fd, path: dir.path))
+            }
+            try FileManager.default.moveItem(at: dir.appendingPathComponent("t"), to: dir.appendingPathComponent("trash"))
+            #expect(try prepared.rename(.posix) == false)
+        }
+    }
+
+    /// A failing rename below the root throws with its errno and keeps the old file.
+    @Test func aFailingRenameBelowTheRootThrowsAndKeepsTheOldFile() throws {
+        try withTemporaryDirectory { dir throws in
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            let path = dir.path + "/file"
+            try AtomicFile.write(Data("old".utf8), to: URL(fileURLWithPath: path), durability: .none)
+            let prepared = try Data("new".utf8).withUnsafeBytes {
+                try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
+            }
+            // A folder in the way of the destination's name: rename(2) refuses a file over it.
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
+            let error = #expect(throws: CacheError.self) { try prepared.rename(.posix) }
+            #expect(error?.errno == EISDIR)
+            prepared.discard(.posix)
+            #expect(allPaths(under: dir).sorted() == ["file", "file/inside"])
+        }
+    }
+
+    /// A test's `open` sees the temporary's creation even when the store has a root
+    /// descriptor to offer.
+    @Test func aReplacedOpenSeesTheTemporarysCreation() throws {
+        try withTemporaryDirectory { dir throws in
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            let opened = Locked<[String]>([])
+            var fs = FileSystem.posix
+            fs.open = { path, flags, mode in
+                opened.withLock { $0.append(path) }
+                return path.withCString { open($0, flags, mode) }
+            }
+            try Data("v".utf8).withUnsafeBytes {
+                let prepared = try AtomicFile.prepare([$0], toPath: dir.path + "/file", durability: .none, fileSystem: fs,
+                                                      below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                #expect(prepared.root == nil)
+                #expect(try prepared.rename(.posix))
+            }
+            #expect(opened.withLock { $0.count } == 1)
+            #expect(opened.withLock { $0.first?.hasPrefix(dir.path + "/.tmp-") } == true)
+        }
+    }
+
+    /// The root removed (and its path made again) under an open store: the write cannot
+    /// create its temporary in the removed folder, so it goes by the path, as before.
+    @Test func aWriteAfterTheRootWasRemovedLandsAtItsPath() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root")
+            let store = try DiskStore.open(at: rootURL)
+            #expect(store.root != nil)
+            let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
+            try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try FileManager.default.removeItem(at: rootURL)
+            try store.write(Data(repeating: 2, count: 20), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 2, count: 20))
+            #expect(FileManager.default.fileExists(atPath: store.path(of: key)))
+        }
+    }
+}
