@@ -394,4 +394,29 @@ import Darwin
             #expect(try read(store, key("n", "x")) == Data("new".utf8))
         }
     }
+
+    /// Another process's walk of the trash (holding the trash lock shared) may have any folder
+    /// of the trash open and goes on deleting what it reads there: a folder kept meanwhile, then
+    /// claimed as an entry folder, would lose new entries to that walk. So nothing is kept while
+    /// another walk is under way; the folders are removed, and keeping resumes afterwards.
+    @Test func nothingIsKeptWhileAnotherWalkIsInTheTrash() throws {
+        try withTemporaryDirectory { dir in
+            guard try foldersStayGrown(dir) else { return }
+            let store = try DiskStore.open(at: dir)
+            store.waitForTrash()
+            try fill(store, "a")
+            let lock = open(dir.path + "/.archivist/trash.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            try #require(lock >= 0 && flock(lock, LOCK_SH) == 0)
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(spareNames(store).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            _ = close(lock)   // the other walk ends
+            try fill(store, "b")
+            let old = try #require(inode(dir.path + "/b"))
+            try store.clear([FolderPath(["b"])])
+            store.waitForTrash()
+            #expect(spareInodes(store) == [old])
+        }
+    }
 }
