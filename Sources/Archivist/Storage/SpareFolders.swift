@@ -263,11 +263,15 @@ package final class SpareFolders: Sendable {
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
     /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
     /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. Without the lock file (it cannot be made), nothing is kept.
+    /// spares. Without the lock file (it cannot be made), nothing is kept; when it cannot be
+    /// opened for want of descriptors or memory, the trash is left to the next emptying.
     ///
     /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:keeping:)``.
     func emptyTrash() throws {
         let lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC)
+        // Short of descriptors or memory for now, while other processes may lock and keep:
+        // the next emptying (the next clear or open) walks instead.
+        if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
         defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
         let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
         if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }

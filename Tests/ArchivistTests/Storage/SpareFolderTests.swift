@@ -419,4 +419,30 @@ import Darwin
             #expect(spareInodes(store) == [old])
         }
     }
+
+    /// A walk that cannot open the trash lock for want of descriptors (`EMFILE`) cannot tell
+    /// whether a keeping walk is under way: it leaves the trash to the next emptying rather than
+    /// walk it unlocked (it could hold open a folder the other walk keeps, see above).
+    @Test func aWalkThatCannotLockLeavesTheTrash() throws {
+        try withTemporaryDirectory { dir in
+            var fileSystem = FileSystem.posix
+            let real = fileSystem.open
+            fileSystem.open = { path, flags, mode in
+                if path.hasSuffix("/.archivist/trash.lock") { errno = EMFILE; return -1 }
+                return real(path, flags, mode)
+            }
+            let store = try DiskStore.open(at: dir, fileSystem: fileSystem)
+            store.waitForTrash()
+            try write(store, key("a", "x"), "old")
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count == 2)   // the item and its entry
+            #expect(try read(store, key("a", "x")) == nil)
+            #expect(spareNames(store).isEmpty)
+            // The next emptying (another process's, say) can lock.
+            try SpareFolders(internalPath: dir.path + "/.archivist", fileSystem: .posix, queue: DispatchQueue(label: "t"))
+                .emptyTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+        }
+    }
 }
