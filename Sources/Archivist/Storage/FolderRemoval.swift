@@ -67,6 +67,8 @@ package enum FolderRemoval {
     /// before removing it: one that ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts is
     /// read once more from its start and, found empty, moved into a free slot of the spare
     /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
+    /// Only for a walk alone in `path`: another walk may hold a kept folder open and delete
+    /// what is later written into it (``SpareFolders/emptyTrash()`` locks).
     ///
     /// - Complexity: As ``removeContents(of:)``, plus an `fstat` per emptied subfolder, and a
     ///   read and up to ``SpareFolders/slots`` renames per one worth keeping.

@@ -30,6 +30,10 @@ import Darwin
 ///   then renames it to the entry folder, again without replacing: a folder another process
 ///   made there first is used, and the spare goes back to a slot (or is removed). A spare with
 ///   anything in it is never used: it goes into the trash.
+/// - Only a walk of the trash alone in it keeps folders (it holds `.archivist/trash.lock`
+///   exclusively; a walk that finds another under way waits for it shared and keeps nothing):
+///   a folder of the trash another walk has open must never become an entry folder, as that
+///   walk would delete the entries written into it.
 /// - A claim left by a killed process (its owner dead, or changed more than
 ///   ``TemporaryName/abandonAge`` ago) and anything else in the spare area that is not a
 ///   spare goes into the trash on the next emptying (``sweep()``), where it is deleted, or
@@ -41,7 +45,7 @@ import Darwin
 /// nothing is kept or claimed: folders are removed and made as before.
 ///
 /// ```swift
-/// try FolderRemoval.removeContents(of: trashPath, keeping: spares)   // keeps large folders
+/// try spares.emptyTrash()                                            // keeps large folders
 /// try spares.makeFolder(rootPath + "/shared-caches/" + digest)        // a spare, or mkdir
 /// ```
 package final class SpareFolders: Sendable {
@@ -61,6 +65,9 @@ package final class SpareFolders: Sendable {
     package let path: String
     /// The store's trash, where a spare that cannot be used goes.
     let trashPath: String
+    /// The file every walk of the trash locks (`.archivist/trash.lock`): exclusively to keep
+    /// folders, shared otherwise (see ``emptyTrash()``).
+    let lockPath: String
     let fileSystem: FileSystem
     /// The store's trash queue, which empties the trash after a spare was put there.
     let queue: DispatchQueue
@@ -71,6 +78,7 @@ package final class SpareFolders: Sendable {
     init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue) {
         path = internalPath + "/spare"
         trashPath = internalPath + "/trash"
+        lockPath = internalPath + "/trash.lock"
         self.fileSystem = fileSystem
         self.queue = queue
         slotPaths = (0..<Self.slots).map { [path] in path + "/" + String($0) }
@@ -250,10 +258,33 @@ package final class SpareFolders: Sendable {
     /// trash deletion, run on its trash queue. Claims of dead processes and strays of the
     /// spare area go into the trash first (``sweep()``).
     ///
+    /// Only a walk alone in the trash keeps anything: another walk (another process emptying
+    /// the same trash) may hold any folder of it open, and goes on deleting what it reads
+    /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
+    /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
+    /// keeps; else shared (after a keeping walk ends), and removes everything, as before
+    /// spares. Without the lock file (it cannot be made), nothing is kept; when it cannot be
+    /// opened for want of descriptors or memory, the trash is left to the next emptying.
+    ///
     /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:keeping:)``.
     func emptyTrash() throws {
+        let lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC)
+        // Short of descriptors or memory for now, while other processes may lock and keep:
+        // the next emptying (the next clear or open) walks instead.
+        if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
+        defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
+        let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
+        if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }
         sweep()
-        try FolderRemoval.removeContents(of: trashPath, keeping: self)
+        try FolderRemoval.removeContents(of: trashPath, keeping: alone ? self : nil)
+    }
+
+    /// `flock(fd, operation)`, again after a signal: whether it was taken.
+    private func lockFile(_ fd: Int32, _ operation: Int32) -> Bool {
+        while fileSystem.flock(fd, operation) != 0 {
+            if errno != EINTR { return false }
+        }
+        return true
     }
 
     /// Renames `item` into the trash (making the trash folder when it is missing), named so

@@ -30,7 +30,7 @@ enum FaultCache: String, CacheType, CaseIterable {
 }
 
 /// Every cache operation under every single injected fault: the Nth open, write, fsync,
-/// rename, unlink, mkdir or ftruncate fails (once, or from then on) with EIO, ENOSPC or
+/// rename, exclusive rename, unlink, rmdir, mkdir or ftruncate fails (once, or from then on) with EIO, ENOSPC or
 /// EACCES, for N = 1, 2, … until the operation runs clean. Each time: the call throws a
 /// `CacheError` whose code matches the errno (or succeeds, if the fault did not matter), the
 /// previous value is intact, the size index equals the files, and no temporary or descriptor
@@ -39,7 +39,7 @@ enum FaultCache: String, CacheType, CaseIterable {
     /// What the sweep does with a fresh cache holding `previous` for each key.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
         case replacePlain, replaceSynced, replaceDocument, firstStoreInNewFolder, remove, clearType, read, saveIndex,
-            openAfterCrash
+            openAfterCrash, claimSpare, keepSpare
 
         var testDescription: String { rawValue }
     }
@@ -90,6 +90,28 @@ enum FaultCache: String, CacheType, CaseIterable {
             cache = nil   // reopen, so the read goes to the disk rather than the memory tier
             cache = try open(injector.fileSystem)
         }
+        if scenario == .claimSpare {
+            // The plain type cleared and the trash emptied, then a large emptied folder made by
+            // hand in the first slot: the next store of a plain key claims it (ext4) instead of mkdir.
+            try cache?.clear(.type(.plain))
+            cache?.caches.waitForTrash()
+            before[name(keys[0])] = nil
+            before[name(keys[1])] = nil
+            after = before
+            let area = root.caches.appendingPathComponent(".archivist/spare")
+            try FileManager.default.createDirectory(at: area, withIntermediateDirectories: true)
+            try growEmptied(area.appendingPathComponent("0").path, create: true)
+        }
+        if scenario == .keepSpare {
+            // Every entry folder grown past one block and emptied of the growth: the clear's
+            // trash walk offers the plain type's folders to the spare area.
+            let shared = root.caches.appendingPathComponent("shared-caches").path
+            for folder in allPaths(under: URL(fileURLWithPath: shared)) {
+                var status = stat()
+                guard lstat(shared + "/" + folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { continue }
+                try growEmptied(shared + "/" + folder, create: false)
+            }
+        }
         if scenario == .openAfterCrash {
             cache = nil   // closes the stores; then fake an unclean shutdown with a stale temporary
             try Data("D".utf8).write(to: root.caches.appendingPathComponent(".archivist/dirty"))
@@ -114,6 +136,14 @@ enum FaultCache: String, CacheType, CaseIterable {
                 after[name(keys[0])] = nil
                 after[name(keys[1])] = nil
                 try cache?.clear(.type(.plain))
+            case .claimSpare:
+                after[name(keys[1])] = "new " + name(keys[1])
+                try cache?.store("new " + name(keys[1]), for: keys[1].0, parameter: keys[1].1)
+            case .keepSpare:
+                after[name(keys[0])] = nil
+                after[name(keys[1])] = nil
+                try cache?.clear(.type(.plain))
+                cache?.caches.waitForTrash()   // the walk's keeping runs with the fault armed
             case .read:
                 _ = try cache?.value(String.self, for: keys[2].0, parameter: keys[2].1)
             case .saveIndex:
@@ -163,6 +193,15 @@ enum FaultCache: String, CacheType, CaseIterable {
         if !injector.openDescriptors.isEmpty { failures.append("descriptors leaked: \(injector.openDescriptors)") }
         for failure in failures { Issue.record("\(context): \(failure)") }
         return injected
+    }
+
+    /// Makes the folder at `path` (when `create`) grow past one block on ext4, then empties it
+    /// of what it added: a folder worth keeping as a spare.
+    static func growEmptied(_ path: String, create: Bool) throws {
+        if create { #expect(mkdir(path, 0o700) == 0) }
+        let names = (0..<300).map { path + "/" + String(repeating: "g", count: 32) + String($0) }
+        for name in names { _ = close(open(name, O_WRONLY | O_CREAT, 0o600)) }
+        for name in names { _ = unlink(name) }
     }
 
     /// Each key holds its expected value; the size index equals the files.

@@ -8,11 +8,11 @@ import Darwin
 #endif
 
 /// A ``FileSystem`` over the real one that fails one chosen call: the Nth `open`, `write`
-/// (or `pwrite`), `fsync`, `rename`, `unlink`, `mkdir` or `ftruncate` after ``arm(_:)``, once
-/// or from then on, with a chosen `errno`. It also tracks the descriptors opened through it.
+/// (or `pwrite`), `fsync`, `rename`, `renameExclusive`, `unlink`, `removeDirectory`, `mkdir`
+/// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`. It also tracks the descriptors opened through it.
 final class FaultInjector: Sendable {
     enum Operation: String, CaseIterable, Sendable {
-        case open, write, fsync, rename, unlink, mkdir, ftruncate
+        case open, write, fsync, rename, renameExclusive, unlink, removeDirectory, mkdir, ftruncate
     }
 
     /// Which call fails, and how.
@@ -103,6 +103,14 @@ final class FaultInjector: Sendable {
         fs.rename = { [self] from, to in
             if let code = fault(.rename) { errno = code; return -1 }
             return real.rename(from, to)
+        }
+        fs.renameExclusive = { [self] fromFolder, from, toFolder, to in
+            if let code = fault(.renameExclusive) { errno = code; return -1 }
+            return real.renameExclusive(fromFolder, from, toFolder, to)
+        }
+        fs.removeDirectory = { [self] path in
+            if let code = fault(.removeDirectory) { errno = code; return -1 }
+            return real.removeDirectory(path)
         }
         fs.unlink = { [self] path in
             if let code = fault(.unlink) { errno = code; return -1 }

@@ -394,4 +394,55 @@ import Darwin
             #expect(try read(store, key("n", "x")) == Data("new".utf8))
         }
     }
+
+    /// Another process's walk of the trash (holding the trash lock shared) may have any folder
+    /// of the trash open and goes on deleting what it reads there: a folder kept meanwhile, then
+    /// claimed as an entry folder, would lose new entries to that walk. So nothing is kept while
+    /// another walk is under way; the folders are removed, and keeping resumes afterwards.
+    @Test func nothingIsKeptWhileAnotherWalkIsInTheTrash() throws {
+        try withTemporaryDirectory { dir in
+            guard try foldersStayGrown(dir) else { return }
+            let store = try DiskStore.open(at: dir)
+            store.waitForTrash()
+            try fill(store, "a")
+            let lock = open(dir.path + "/.archivist/trash.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            try #require(lock >= 0 && flock(lock, LOCK_SH) == 0)
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(spareNames(store).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            _ = close(lock)   // the other walk ends
+            try fill(store, "b")
+            let old = try #require(inode(dir.path + "/b"))
+            try store.clear([FolderPath(["b"])])
+            store.waitForTrash()
+            #expect(spareInodes(store) == [old])
+        }
+    }
+
+    /// A walk that cannot open the trash lock for want of descriptors (`EMFILE`) cannot tell
+    /// whether a keeping walk is under way: it leaves the trash to the next emptying rather than
+    /// walk it unlocked (it could hold open a folder the other walk keeps, see above).
+    @Test func aWalkThatCannotLockLeavesTheTrash() throws {
+        try withTemporaryDirectory { dir in
+            var fileSystem = FileSystem.posix
+            let real = fileSystem.open
+            fileSystem.open = { path, flags, mode in
+                if path.hasSuffix("/.archivist/trash.lock") { errno = EMFILE; return -1 }
+                return real(path, flags, mode)
+            }
+            let store = try DiskStore.open(at: dir, fileSystem: fileSystem)
+            store.waitForTrash()
+            try write(store, key("a", "x"), "old")
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count == 2)   // the item and its entry
+            #expect(try read(store, key("a", "x")) == nil)
+            #expect(spareNames(store).isEmpty)
+            // The next emptying (another process's, say) can lock.
+            try SpareFolders(internalPath: dir.path + "/.archivist", fileSystem: .posix, queue: DispatchQueue(label: "t"))
+                .emptyTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+        }
+    }
 }
