@@ -263,6 +263,8 @@ CARRYLESS_TARGET static inline uint32_t crc_u32_carryless(uint32_t crc, uint32_t
 static const int vector_folding_present = 0;
 static void setup_vector_folding(void) {}
 static uint64_t fold_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) { (void)cursor; (void)length; return crc; }
+static uint64_t fold_and_crc_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) { (void)cursor; (void)length; return crc; }
+#define FOLD_AND_CRC_MINIMUM SIZE_MAX
 
 CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return __crc32cd((uint32_t)crc, value); }
 CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
@@ -341,6 +343,73 @@ CRC32C_TARGET static inline uint64_t interleaved(
     return crc0;
 }
 
+#if defined(__x86_64__)
+// Folding keeps the vector unit busy (its carry-less multiplies bound it, at about 65 GB/s on
+// this project's AMD EPYC, whatever the number of accumulators) and leaves the integer unit's
+// `crc32` idle. So long inputs are split in two: the first 256·m bytes are folded, 256 a round,
+// while three `crc32` streams take the rest, 3 × FOLD_STREAM_BYTES a round, in the same loop
+// (the core runs both at once); the streams' registers are then appended to the folded one
+// with one carry-less multiply each. 100 KB took 1.17 µs instead of 1.58 µs.
+
+/// Bytes each `crc32` stream takes per folding round (5 words: 4 to 6 measured the same).
+#define FOLD_STREAM_BYTES 40
+/// Bytes of one round of `fold_and_crc_rounds`.
+#define FOLD_AND_CRC_ROUND (256 + 3 * FOLD_STREAM_BYTES)
+/// The shortest input split so: below it, appending the streams (about 10 ns) cost what they
+/// saved (2 and 4 KB a little slower, 3 KB a little faster; 6 KB 10% faster).
+#define FOLD_AND_CRC_MINIMUM 6144
+
+/// Whole rounds of folding and three `crc32` streams, at least two; returns the register
+/// after them, past which `cursor` and `length` are moved (fewer than a round's bytes left).
+FOLD_TARGET static uint64_t fold_and_crc_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) {
+    size_t rounds = *length / FOLD_AND_CRC_ROUND;
+    if (rounds < 2) return crc;
+    const size_t stream = FOLD_STREAM_BYTES * rounds;
+    const unsigned char *p = *cursor;
+    const unsigned char *s0 = p + 256 * rounds, *s1 = s0 + stream, *s2 = s1 + stream;
+    uint64_t c0 = 0, c1 = 0, c2 = 0;
+    __m512i x0 = _mm512_loadu_si512((const void *)p), x1 = _mm512_loadu_si512((const void *)(p + 64));
+    __m512i x2 = _mm512_loadu_si512((const void *)(p + 128)), x3 = _mm512_loadu_si512((const void *)(p + 192));
+    x0 = _mm512_xor_si512(x0, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)(uint32_t)crc)));
+    p += 256;
+    const __m512i k256 = fold_constant512(0);
+    for (size_t round = 0; round < rounds; round++) {
+        if (round > 0) { // the first round's 256 bytes were loaded above
+            x0 = fold512(x0, k256, _mm512_loadu_si512((const void *)p));
+            x1 = fold512(x1, k256, _mm512_loadu_si512((const void *)(p + 64)));
+            x2 = fold512(x2, k256, _mm512_loadu_si512((const void *)(p + 128)));
+            x3 = fold512(x3, k256, _mm512_loadu_si512((const void *)(p + 192)));
+            p += 256;
+        }
+        for (int word = 0; word < FOLD_STREAM_BYTES / 8; word++) {
+            c0 = crc_u64(c0, load64(s0));
+            c1 = crc_u64(c1, load64(s1));
+            c2 = crc_u64(c2, load64(s2));
+            s0 += 8;
+            s1 += 8;
+            s2 += 8;
+        }
+    }
+    x3 = fold512(x0, fold_constant512(1), x3);
+    x3 = fold512(x1, fold_constant512(2), x3);
+    x3 = fold512(x2, fold_constant512(3), x3);
+    __m128i last = _mm512_extracti32x4_epi32(x3, 3);
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 0), 4));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 1), 5));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 2), 6));
+    uint64_t folded = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    folded = _mm_crc32_u64(folded, (uint64_t)_mm_extract_epi64(last, 1));
+    // The register after A then a stream S is shift(A, |S|) XOR S's register from zero.
+    uint32_t power = archivist_crc32c_shift_carryless(1u << 31, stream); // x^(8·|S|): x^0 shifted
+    uint32_t result = multiply_carryless(power, (uint32_t)folded) ^ (uint32_t)c0;
+    result = multiply_carryless(power, result) ^ (uint32_t)c1;
+    result = multiply_carryless(power, result) ^ (uint32_t)c2;
+    *cursor = s2;
+    *length -= FOLD_AND_CRC_ROUND * rounds;
+    return result;
+}
+#endif
+
 CRC32C_TARGET uint32_t archivist_crc32c_hardware(uint32_t seed, const void *bytes, size_t count) {
     const unsigned char *p = bytes;
     uint64_t crc = ~seed;
@@ -352,7 +421,10 @@ CRC32C_TARGET uint32_t archivist_crc32c_hardware(uint32_t seed, const void *byte
     }
     if (count >= 3 * CRC32C_SHORT) {
         pthread_once(&setup_once, setup); // the shift tables and fold constants
-        if (count >= FOLD_MINIMUM && vector_folding_present) crc = fold_rounds(crc, &p, &count);
+        if (count >= FOLD_MINIMUM && vector_folding_present) {
+            if (count >= FOLD_AND_CRC_MINIMUM) crc = fold_and_crc_rounds(crc, &p, &count);
+            if (count >= 256) crc = fold_rounds(crc, &p, &count);
+        }
         crc = interleaved(crc, &p, &count, CRC32C_LONG, shift_long);
         crc = interleaved(crc, &p, &count, CRC32C_SHORT, shift_short);
     }

@@ -164,19 +164,19 @@ package enum AtomicFile {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
         let size = Int(status.sizes.logical)
-        guard size > 0 else { return FileBuffer(taking: nil, count: 0) }
-        guard let memory = malloc(size) else {
+        guard size > 0 else { return FileBuffer(taking: nil, count: 0, allocation: nil) }
+        guard let (memory, allocation) = FileBuffer.allocate(count: size) else {
             throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
         }
         let count: Int
         do {
             count = try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(start: memory, count: size), path: path)
         } catch {
-            free(memory)
+            free(allocation)
             throw error
         }
         // Fewer bytes when the file shrank meanwhile; the reader's checks catch that.
-        return FileBuffer(taking: memory, count: count)
+        return FileBuffer(taking: memory, count: count, allocation: allocation)
     }
 
     /// `IOV_MAX` on Linux and Darwin: the most buffers one `writev` takes.

@@ -26,6 +26,31 @@ import Testing
         }
     }
 
+    /// Files of every size around the padding are read into memory that starts on a cache
+    /// line, hold exactly the file's bytes, and free what was allocated (the `Data` keeps the
+    /// buffer, not only its aligned start).
+    @Test func theBytesStartOnACacheLine() throws {
+        try withTemporaryDirectory { dir throws in
+            var shared: [Data] = []
+            for size in [1, 15, 16, 63, 64, 65, 4_096, 100_099] {
+                let path = dir.path + "/file-\(size)"
+                let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ size) })
+                try bytes.write(to: URL(fileURLWithPath: path))
+                var identity: FileIdentity?
+                defer { identity?.unpin(.posix) }
+                let buffer = try #require(try AtomicFile.readBuffer(path: path, identity: &identity))
+                let start = try #require(buffer.bytes.baseAddress)
+                #expect(UInt(bitPattern: start) % UInt(FileBuffer.alignment) == 0, "size \(size)")
+                #expect(buffer.bytes.count == size)
+                #expect(buffer.bytes.elementsEqual(bytes), "size \(size)")
+                shared.append(buffer.data(0..<size))
+            }
+            for (data, size) in zip(shared, [1, 15, 16, 63, 64, 65, 4_096, 100_099]) {
+                #expect(data == Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ size) }))
+            }
+        }
+    }
+
     @Test func emptyAndMissingFiles() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.path + "/empty"

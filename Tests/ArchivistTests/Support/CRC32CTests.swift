@@ -136,6 +136,26 @@ import Testing
         }
     }
 
+    /// Around the rounds where vector folding and three `crc32` streams share the input (from
+    /// 6 KB, 376 bytes a round, the streams appended by carry-less multiplies): every length
+    /// over three rounds' worth past the threshold, so every leftover from 0 to 375 bytes (folded
+    /// on from 256, word by word below), at four start alignments, seeded; and 100 KB entries.
+    @Test(.enabled(if: CRC32C.usesHardware))
+    func hardwareMatchesSoftwareWhereFoldingAndStreamsShareTheInput() {
+        var rng = SplitMix64(seed: 20_261_126)
+        let bytes = (0..<(102_400 + 16)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            for offset in [0, 1, 8, 15] {
+                let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+                for length in Array(6_000...7_300) + [8_192, 100_079, 100_099, 102_400] {
+                    let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
+                    #expect(CRC32C.hardwareChecksum(piece.baseAddress!, length, seed: seed) == CRC32C.softwareChecksum(piece, seed: seed),
+                            "length \(length), offset \(offset), seed \(seed)")
+                }
+            }
+        }
+    }
+
     /// One byte into the register by the definition (the register is the inverted checksum).
     static func bitwiseStep(_ register: UInt32, _ byte: UInt8) -> UInt32 {
         var crc = register ^ UInt32(byte)
