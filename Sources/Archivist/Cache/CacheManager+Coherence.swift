@@ -41,8 +41,10 @@ final class MemoryWatch: @unchecked Sendable {
 }
 
 extension CacheManager {
-    /// The token this manager's writes carry, so its own memory tier skips them.
-    var originToken: UInt { UInt(bitPattern: ObjectIdentifier(self).hashValue) }
+    /// The token this manager's writes carry, so its own memory tier skips them: the
+    /// manager's address, unique among live objects and never 0 (no origin). Not its
+    /// `hashValue`, which runs SipHash on every write (about 100 instructions).
+    var originToken: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     /// The watch of `location`'s store.
     @inlinable

@@ -82,18 +82,17 @@ extension CacheManager {
     }
 
     /// Encodes `value`, wrapping an archive failure. A `Data` value is not copied into an
-    /// archive buffer: its archive is written as the bytes around it plus the value itself,
-    /// placed (for a large value) where the kernel copies it fastest — at a file offset
-    /// congruent to the value's address (``Archive/dataPieces(of:options:placedAt:)``).
+    /// archive buffer: its archive is written as the bytes around it plus the value itself
+    /// (``Archive/dataPieces(of:options:placedAt:)``), in the minimal layout — byte for byte
+    /// what ``Archive/encode(_:options:)`` writes. Placing the value at a file offset congruent
+    /// to its address bought nothing measurable (docs/Benchmarks.md) and its search cost up to
+    /// 500 instructions a set; readers read either layout.
     func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> EncodedValue {
         // A metatype comparison, not a dynamic cast: `store` is not specialized for callers.
         if T.self == Data.self {
             let data = value as! Data
-            // The archive follows the entry header in the file. `data` is not mutated before
-            // `write` hands the same bytes to `writev`, so their address stays what it is here.
-            let offset = EntryHeader.encodedCount(typeName: type.name, parameter: parameter)
             if let pieces = data.withUnsafeBytes({
-                Archive.dataPieces(of: $0, options: configuration.archiveOptions, placedAt: offset)
+                Archive.dataPieces(of: $0, options: configuration.archiveOptions)
             }) {
                 return .data(data, pieces)
             }

@@ -154,13 +154,23 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value) to encode and write, plus one
     ///   eviction pass when the type's byte limit is exceeded.
+    @inlinable
     public func store<T: Archivable & Sendable>(
         _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
     ) throws {
+        // Inlined, so the caller's specialization unwraps the optional: in this module, not
+        // specialized for `T`, the unwrap looked up `Optional<T>`'s metadata and copied the
+        // value through it on every store (about 550 instructions).
         guard let value else {
             try removeValue(for: type, parameter: parameter)
             return
         }
+        try storeValue(value, for: type, parameter: parameter, expiry: expiry)
+    }
+
+    /// ``store(_:for:parameter:expiry:)`` for a value that is there, `Sendable`.
+    @usableFromInline
+    func storeValue<T: Archivable & Sendable>(_ value: T, for type: Kind, parameter: String?, expiry: CacheExpiry) throws {
         try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry,
                   memoryItem: { StoredItem(value, writeDate: $0, expiry: $1, touchesIndex: $2) })
     }
@@ -181,13 +191,20 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   unless only the folder sync of a `.fileAndFolder` type failed after the rename: then
     ///   the new value is in place, and the error's message says so.
     /// - Complexity: Blocking file I/O: O(size of the value).
+    @inlinable
     public func store<T: Archivable>(
         _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
     ) throws {
-        guard let value else {
+        guard let value else {   // unwrapped by the caller's specialization, as above
             try removeValue(for: type, parameter: parameter)
             return
         }
+        try storeDiskOnly(value, for: type, parameter: parameter, expiry: expiry)
+    }
+
+    /// ``store(_:for:parameter:expiry:)`` for a value that is there, not `Sendable`.
+    @usableFromInline
+    func storeDiskOnly<T: Archivable>(_ value: T, for type: Kind, parameter: String?, expiry: CacheExpiry) throws {
         noteMemoryTierSkipped(T.self)
         try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry, memoryItem: nil)
     }

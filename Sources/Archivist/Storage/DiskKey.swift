@@ -90,6 +90,16 @@ package enum EntryName: Hashable, Sendable {
         }
     }
 
+    /// Hashes one word: a digest's two halves folded (an MD5's bits are already mixed), the
+    /// single entry as 0. The synthesized hash fed three words (the case and both halves) to
+    /// the hasher on every lookup of the size index, and again for each entry when it grew.
+    package func hash(into hasher: inout Hasher) {
+        switch self {
+        case .single: hasher.combine(0 as UInt64)
+        case .hashed(let digest): hasher.combine(digest.high ^ digest.low)
+        }
+    }
+
     /// The file name.
     package var fileName: String {
         switch self {

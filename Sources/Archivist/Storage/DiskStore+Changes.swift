@@ -28,20 +28,37 @@ extension DiskStore {
     }
 
     /// The last ``capacity`` changes, numbered from 0 in the order they were applied.
+    ///
+    /// A ring: once full, each change overwrites the oldest in place. (Dropping the older half
+    /// with `removeFirst` moved the other 512 and cost ~250 instructions a change, amortized.)
     struct ChangeRing {
         static let capacity = 1_024
         /// The number of the oldest change kept.
         var first: UInt64 = 0
-        var items: [StoreChange] = []
+        /// The changes kept: in order until the ring is full; after that the oldest is at `start`.
+        private var storage: [StoreChange] = []
+        private var start = 0
         /// The number the next change will get.
-        var next: UInt64 { first + UInt64(items.count) }
+        var next: UInt64 { first + UInt64(storage.count) }
 
         mutating func append(_ change: StoreChange) {
-            if items.count >= Self.capacity {
-                items.removeFirst(Self.capacity / 2)
-                first += UInt64(Self.capacity / 2)
+            guard storage.count == Self.capacity else {
+                storage.append(change)
+                return
             }
-            items.append(change)
+            storage[start] = change
+            start = start + 1 == Self.capacity ? 0 : start + 1
+            first += 1
+        }
+
+        /// The changes numbered `sequence` (at least ``first``) and after, oldest first.
+        func items(from sequence: UInt64) -> [StoreChange] {
+            let skip = Int(sequence - first), count = storage.count
+            guard skip < count else { return [] }
+            var out: [StoreChange] = []
+            out.reserveCapacity(count - skip)
+            for i in skip..<count { out.append(storage[(start + i) % count]) }
+            return out
         }
     }
 
@@ -53,8 +70,8 @@ extension DiskStore {
         state.withLock { state in
             let ring = state.changes
             if sequence >= ring.next { return ([], ring.next, true) }
-            if sequence < ring.first { return (ring.items, ring.next, false) }
-            return (Array(ring.items[Int(sequence - ring.first)...]), ring.next, true)
+            if sequence < ring.first { return (ring.items(from: ring.first), ring.next, false) }
+            return (ring.items(from: sequence), ring.next, true)
         }
     }
 

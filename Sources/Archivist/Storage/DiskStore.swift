@@ -263,13 +263,16 @@ package final class DiskStore: Sendable {
                                 ((renamed, _, failure), _, counter) = try mutate(origin: origin) {
                                     try renameEntry(prepared)
                                 } change: { (renamed, clearedFolder, _) -> [Change] in
+                                    let set = Change.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
+                                                                     lastAccess: writeDate.timeIntervalSince1970))
                                     // A folder cleared out of the way is gone even when the rename failed.
-                                    var changes: [Change] = clearedFolder ? [.clear(folderShadowing(key))] : []
-                                    if renamed {
-                                        changes.append(.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
-                                                                        lastAccess: writeDate.timeIntervalSince1970)))
+                                    // Each case one literal: an empty array appended to regrew on every write.
+                                    switch (clearedFolder, renamed) {
+                                    case (false, true): return [set]
+                                    case (true, true): return [.clear(folderShadowing(key)), set]
+                                    case (true, false): return [.clear(folderShadowing(key))]
+                                    case (false, false): return []
                                     }
-                                    return changes
                                 }
                             } catch {
                                 prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename

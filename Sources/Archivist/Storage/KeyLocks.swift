@@ -33,10 +33,8 @@ package final class KeyLocks: Sendable {
     package func withLock<R>(_ name: String, _ body: () throws -> R) rethrows -> R {
         let key = Self.hash(name)
         let lock = table.withLock { table in
-            let lock = table.locks[key] ?? table.idle.popLast() ?? KeyLock()
-            lock.users += 1
-            table.locks[key] = lock
-            return lock
+            // One lookup of the key: its slot is found once, filled in place if empty.
+            Self.enter(&table.locks[key], idle: &table.idle)
         }
         lock.base.lock()
         defer {
@@ -44,6 +42,14 @@ package final class KeyLocks: Sendable {
             release(key, lock)
         }
         return try body()
+    }
+
+    /// The lock in `slot` (one from `idle`, or a new one, when it is empty), with one more user.
+    private static func enter(_ slot: inout KeyLock?, idle: inout [KeyLock]) -> KeyLock {
+        let lock = slot ?? idle.popLast() ?? KeyLock()
+        lock.users += 1
+        slot = lock
+        return lock
     }
 
     /// Runs `body` holding the lock for `key` if it is free right now; returns `nil` without
