@@ -138,11 +138,29 @@ package enum AtomicFile {
     /// the caller calls `identity?.unpin(fs)`, which it must do on every path once `identity`
     /// is set (even when this throws).
     ///
+    /// With `root` (a folder `path` is below) and a file system that
+    /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
+    /// descriptor, so the kernel walks only the components below it. Whatever that open
+    /// finds is read; whenever it fails — a miss included — the whole path decides, as it did
+    /// without a root: a folder removed (even re-created at its path) while its descriptor is
+    /// open finds nothing below it, so a miss through the descriptor cannot tell "no entry"
+    /// from "not this folder any more", and reads then see what the path holds, as writes do
+    /// (their creation in the removed folder fails, and they go by the path). A miss costs
+    /// one short `openat` more; a hit one walk of the root's components less.
+    ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: as ``readData(path:fileSystem:)``.
     /// - Complexity: Blocking file I/O, O(n).
-    package static func readBuffer(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> FileBuffer? {
-        let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+    package static func readBuffer(
+        path: String, fileSystem fs: FileSystem = .posix, below root: Root? = nil, identity: inout FileIdentity?
+    ) throws -> FileBuffer? {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        var fd: Int32 = -1
+        if let root, fs.allowsRootRelativeCalls {
+            let folder = root.descriptor, skip = root.prefixLength
+            fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
+        }
+        if fd < 0 { fd = fs.open(path, flags, 0) }
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
