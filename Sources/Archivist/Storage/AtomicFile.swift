@@ -141,12 +141,12 @@ package enum AtomicFile {
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
     /// descriptor, so the kernel walks only the components below it. Whatever that open
-    /// finds is read; whenever it fails — a miss included — the whole path decides, as it did
-    /// without a root: a folder removed (even re-created at its path) while its descriptor is
-    /// open finds nothing below it, so a miss through the descriptor cannot tell "no entry"
-    /// from "not this folder any more", and reads then see what the path holds, as writes do
-    /// (their creation in the removed folder fails, and they go by the path). A miss costs
-    /// one short `openat` more; a hit one walk of the root's components less.
+    /// finds is read, and `ENOENT` from it is a miss while the root is still linked
+    /// (``Root/isLinked``, one `fstat`); any other failure, or a miss in a root that was
+    /// removed (even if a new folder was made at its path since: the removed one holds nothing),
+    /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
+    /// creation in a removed root fails and goes by the path. A root renamed away keeps
+    /// serving reads, as it keeps receiving writes, journal and marker.
     ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: as ``readData(path:fileSystem:)``.
@@ -159,6 +159,7 @@ package enum AtomicFile {
         if let root, fs.allowsRootRelativeCalls {
             let folder = root.descriptor, skip = root.prefixLength
             fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
+            if fd < 0 && errno == ENOENT && root.isLinked { return nil }
         }
         if fd < 0 { fd = fs.open(path, flags, 0) }
         if fd < 0 {

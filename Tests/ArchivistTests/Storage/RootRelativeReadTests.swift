@@ -9,9 +9,9 @@ import Darwin
 #endif
 
 /// Reads that open the entry file relative to a descriptor of the store's root (`openat`,
-/// ``AtomicFile/Root``): what the descriptor finds is read; any failure through it, a miss
-/// included, is decided by the whole path, so a root removed and made again at its path is
-/// read there, as writes go there; a test's own `open` still sees every read.
+/// ``AtomicFile/Root``): what the descriptor finds is read, and a miss in a root still linked
+/// is a miss; anything else is decided by the whole path, so a root removed and made again at
+/// its path is read there, as writes go there; a test's own `open` still sees every read.
 @Suite struct RootRelativeReadTests {
     private func openFolder(_ url: URL) throws -> Int32 {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -85,12 +85,35 @@ import Darwin
             defer { close(fd) }
             let root = AtomicFile.Root(descriptor: fd, path: rootURL.path)
             try FileManager.default.removeItem(at: rootURL)
+            #if os(Linux)
+            #expect(!root.isLinked)
+            #endif
             #expect(try read(file.path, below: root) == nil)
             try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
             try AtomicFile.write(Data("new".utf8), to: file, durability: .none)
             #expect(try read(file.path, below: root) == Array("new".utf8))
         }
     }
+
+    #if os(Linux)
+    /// The root renamed away and a folder made at its path: the descriptor's folder, still
+    /// linked, decides — a file only the new folder holds is a miss, as the store's writes
+    /// still go to the renamed one.
+    @Test func aRootRenamedAwayStillDecidesAMiss() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root")
+            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            let fd = try openFolder(rootURL)
+            defer { close(fd) }
+            let root = AtomicFile.Root(descriptor: fd, path: rootURL.path)
+            try FileManager.default.moveItem(at: rootURL, to: dir.appendingPathComponent("moved"))
+            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try AtomicFile.write(Data("new".utf8), to: rootURL.appendingPathComponent("x/file"), durability: .none)
+            #expect(root.isLinked)
+            #expect(try read(rootURL.path + "/x/file", below: root) == nil)
+        }
+    }
+    #endif
 
     /// The same under an open store: its entry written before the removal is gone (a miss,
     /// not an error), and one written after it is read back from the path.
