@@ -24,6 +24,18 @@ extension AtomicFile {
             self.descriptor = descriptor
             self.prefixLength = path.utf8.count + 1
         }
+
+        /// Whether the folder still has a name: a removed folder's link count is 0 (Linux; on
+        /// other systems this is not relied on, and the answer is `false`, so that a caller
+        /// asks the path instead).
+        var isLinked: Bool {
+            #if os(Linux)
+            var status = stat()
+            return fstat(descriptor, &status) == 0 && status.st_nlink > 0
+            #else
+            return false
+            #endif
+        }
     }
 
     /// A temporary file written and synced, waiting to be renamed over its destination: the

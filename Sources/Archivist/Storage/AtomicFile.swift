@@ -138,11 +138,30 @@ package enum AtomicFile {
     /// the caller calls `identity?.unpin(fs)`, which it must do on every path once `identity`
     /// is set (even when this throws).
     ///
+    /// With `root` (a folder `path` is below) and a file system that
+    /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
+    /// descriptor, so the kernel walks only the components below it. Whatever that open
+    /// finds is read, and `ENOENT` from it is a miss while the root is still linked
+    /// (``Root/isLinked``, one `fstat`); any other failure, or a miss in a root that was
+    /// removed (even if a new folder was made at its path since: the removed one holds nothing),
+    /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
+    /// creation in a removed root fails and goes by the path. A root renamed away keeps
+    /// serving reads, as it keeps receiving writes, journal and marker.
+    ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: as ``readData(path:fileSystem:)``.
     /// - Complexity: Blocking file I/O, O(n).
-    package static func readBuffer(path: String, fileSystem fs: FileSystem = .posix, identity: inout FileIdentity?) throws -> FileBuffer? {
-        let fd = fs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+    package static func readBuffer(
+        path: String, fileSystem fs: FileSystem = .posix, below root: Root? = nil, identity: inout FileIdentity?
+    ) throws -> FileBuffer? {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        var fd: Int32 = -1
+        if let root, fs.allowsRootRelativeCalls {
+            let folder = root.descriptor, skip = root.prefixLength
+            fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
+            if fd < 0 && errno == ENOENT && root.isLinked { return nil }
+        }
+        if fd < 0 { fd = fs.open(path, flags, 0) }
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }

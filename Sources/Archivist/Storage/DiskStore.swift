@@ -43,8 +43,9 @@ package final class DiskStore: Sendable {
     /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
     let journalFD: Int32
     /// The root folder, open for the store's lifetime, so a write creates and renames its
-    /// temporary relative to it (``AtomicFile/Root``); `nil` for a read-only root, a file
-    /// system whose `open` or `rename` a test replaced, or when the folder cannot be opened.
+    /// temporary relative to it, and a read opens the entry file relative to it
+    /// (``AtomicFile/Root``); `nil` for a file system whose `open` or `rename` a test
+    /// replaced, or when the folder cannot be opened (a root the process may not read).
     let root: AtomicFile.Root?
     /// The counters every process opening the root maps.
     let shared: SharedCounters
@@ -135,7 +136,9 @@ package final class DiskStore: Sendable {
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
-        let rootFD = writeRefusal == nil && fileSystem.allowsRootRelativeCalls
+        // A read-only root too: reading a folder's descriptor needs no write permission, and
+        // its writes are refused all the same (the `openat` fails as the path's `open` did).
+        let rootFD = fileSystem.allowsRootRelativeCalls
             ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
         self.root = rootFD >= 0 ? AtomicFile.Root(descriptor: rootFD, path: rootPath) : nil
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
@@ -330,7 +333,7 @@ package final class DiskStore: Sendable {
         defer { identity?.unpin(fileSystem) }   // after `discard`, which judges by it
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
-            guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, identity: &identity) else { return nil }
+            guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, below: root, identity: &identity) else { return nil }
             let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
                                                           expected: (typeName, parameter))
             let entry = Entry(header: header, file: file, payloadStart: length)
