@@ -180,6 +180,20 @@ FOLD_TARGET static inline __m128i fold128(__m128i x, int i) {
     return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
+/// The CRC register of four 64-byte accumulators (`x3` the last): the first three folded into
+/// the last, then its four 16-byte chunks into its last chunk, reduced with two `crc32`.
+FOLD_TARGET static inline uint64_t reduce_accumulators(__m512i x0, __m512i x1, __m512i x2, __m512i x3) {
+    x3 = fold512(x0, fold_constant512(1), x3);
+    x3 = fold512(x1, fold_constant512(2), x3);
+    x3 = fold512(x2, fold_constant512(3), x3);
+    __m128i last = _mm512_extracti32x4_epi32(x3, 3);
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 0), 4));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 1), 5));
+    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 2), 6));
+    uint64_t result = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    return _mm_crc32_u64(result, (uint64_t)_mm_extract_epi64(last, 1));
+}
+
 /// Folds whole 256-byte rounds of at least one; returns the register after them.
 FOLD_TARGET static uint64_t fold_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) {
     const unsigned char *p = *cursor;
@@ -198,16 +212,7 @@ FOLD_TARGET static uint64_t fold_rounds(uint64_t crc, const unsigned char **curs
         p += 256;
         n -= 256;
     }
-    // Four accumulators into the last, then its four chunks into the last chunk.
-    x3 = fold512(x0, fold_constant512(1), x3);
-    x3 = fold512(x1, fold_constant512(2), x3);
-    x3 = fold512(x2, fold_constant512(3), x3);
-    __m128i last = _mm512_extracti32x4_epi32(x3, 3);
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 0), 4));
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 1), 5));
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 2), 6));
-    uint64_t result = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
-    result = _mm_crc32_u64(result, (uint64_t)_mm_extract_epi64(last, 1));
+    uint64_t result = reduce_accumulators(x0, x1, x2, x3);
     *cursor = p;
     *length = n;
     return result;
@@ -390,15 +395,7 @@ FOLD_TARGET static uint64_t fold_and_crc_rounds(uint64_t crc, const unsigned cha
             s2 += 8;
         }
     }
-    x3 = fold512(x0, fold_constant512(1), x3);
-    x3 = fold512(x1, fold_constant512(2), x3);
-    x3 = fold512(x2, fold_constant512(3), x3);
-    __m128i last = _mm512_extracti32x4_epi32(x3, 3);
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 0), 4));
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 1), 5));
-    last = _mm_xor_si128(last, fold128(_mm512_extracti32x4_epi32(x3, 2), 6));
-    uint64_t folded = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
-    folded = _mm_crc32_u64(folded, (uint64_t)_mm_extract_epi64(last, 1));
+    uint64_t folded = reduce_accumulators(x0, x1, x2, x3);
     // The register after A then a stream S is shift(A, |S|) XOR S's register from zero.
     uint32_t power = archivist_crc32c_shift_carryless(1u << 31, stream); // x^(8·|S|): x^0 shifted
     uint32_t result = multiply_carryless(power, (uint32_t)folded) ^ (uint32_t)c0;

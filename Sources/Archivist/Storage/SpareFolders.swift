@@ -146,7 +146,7 @@ package final class SpareFolders: Sendable {
                 if status.st_mode & S_IFMT == S_IFDIR { continue }
             } else if AtomicFile.isTemporary(name[...]) && status.st_mode & S_IFMT == S_IFDIR {
                 let dead = TemporaryName.Owner(name: name[...]).map(TemporaryName.isDead) ?? false
-                guard dead || now - Self.changeTime(status) > TemporaryName.abandonAge else { continue }
+                guard dead || now - TemporaryName.changeTime(status) > TemporaryName.abandonAge else { continue }
             }
             // A claim was a spare: it may be kept again once emptied; a stray may not.
             _ = moveToTrash(item, keepable: AtomicFile.isTemporary(name[...]))
@@ -294,14 +294,5 @@ package final class SpareFolders: Sendable {
         if fileSystem.rename(item, target) == 0 { return true }
         guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
         return fileSystem.rename(item, target) == 0
-    }
-
-    /// A file's status change time in seconds since 1970 (a rename sets it: when a claim was made).
-    private static func changeTime(_ status: stat) -> Double {
-        #if canImport(Darwin)
-        Double(status.st_ctimespec.tv_sec) + Double(status.st_ctimespec.tv_nsec) / 1e9
-        #else
-        Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9
-        #endif
     }
 }

@@ -139,10 +139,24 @@ package enum TemporaryName {
     /// A file's modification time in seconds since 1970.
     package static func modificationTime(_ status: stat) -> Double {
         #if canImport(Darwin)
-        Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
+        seconds(status.st_mtimespec)
         #else
-        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        seconds(status.st_mtim)
         #endif
+    }
+
+    /// A file's status change time in seconds since 1970 (a rename sets it: for a claimed
+    /// spare folder, when it was claimed).
+    package static func changeTime(_ status: stat) -> Double {
+        #if canImport(Darwin)
+        seconds(status.st_ctimespec)
+        #else
+        seconds(status.st_ctim)
+        #endif
+    }
+
+    private static func seconds(_ time: timespec) -> Double {
+        Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The wall-clock time in seconds since 1970.

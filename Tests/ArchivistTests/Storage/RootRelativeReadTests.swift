@@ -13,11 +13,6 @@ import Darwin
 /// is a miss; anything else is decided by the whole path, so a root removed and made again at
 /// its path is read there, as writes go there; a test's own `open` still sees every read.
 @Suite struct RootRelativeReadTests {
-    private func openFolder(_ url: URL) throws -> Int32 {
-        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try #require(fd >= 0)
-        return fd
-    }
 
     /// The bytes of the file at `path` read through `root` (`nil`: a miss).
     private func read(_ path: String, below root: AtomicFile.Root?, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {

@@ -12,11 +12,6 @@ import Darwin
 /// (`openat` / `renameat`, ``AtomicFile/Root``): same files, same failures, and a test's own
 /// `open` or `rename` still sees every call.
 @Suite struct RootRelativeWriteTests {
-    private func openFolder(_ url: URL) throws -> Int32 {
-        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try #require(fd >= 0)
-        return fd
-    }
 
     @Test func replacingOpenOrRenameTurnsRootRelativeCallsOff() {
         #expect(FileSystem.posix.allowsRootRelativeCalls)

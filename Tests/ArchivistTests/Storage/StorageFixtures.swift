@@ -25,6 +25,14 @@ func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> 
     return try await body(url)
 }
 
+/// A descriptor of the folder at `url` (`O_RDONLY | O_DIRECTORY`), as a store holds its root's;
+/// the caller closes it.
+func openFolder(_ url: URL) throws -> Int32 {
+    let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    try #require(fd >= 0)
+    return fd
+}
+
 /// The permission bits of the file or folder at `path`.
 func permissions(_ path: String) -> mode_t {
     var status = stat()
