@@ -145,15 +145,18 @@ package final class DiskStore: Sendable {
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
                                          readOnly: writeRefusal != nil)
-            sweepInternalTemporaries()
-            let taken = try lock.withExclusive { try loadOrRebuildIndex() }
-            slot.withLock { $0 = taken }
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }
             if rootFD >= 0 { _ = fileSystem.close(rootFD) }
             throw error
         }
+        // Every property is set from here: should the load throw, `deinit` runs and closes
+        // the descriptors (closing them here too closed each number twice — by then perhaps
+        // another thread's file).
+        sweepInternalTemporaries()
+        let taken = try lock.withExclusive { try loadOrRebuildIndex() }
+        slot.withLock { $0 = taken }
         if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
