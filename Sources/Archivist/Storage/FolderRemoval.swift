@@ -87,12 +87,6 @@ package enum FolderRemoval {
     }
 }
 
-#if canImport(Darwin)
-private typealias DirectoryStream = UnsafeMutablePointer<DIR>
-#else
-private typealias DirectoryStream = OpaquePointer
-#endif
-
 /// A folder's identity: a folder reached again through `..` must be the one left.
 private struct FolderID: Hashable {
     var device: UInt64
@@ -147,7 +141,6 @@ private struct Walk {
     private static let maximumRestarts = 1_000
 
     private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
     init(root: String, spares: SpareFolders? = nil, willRemoveFolder: ((String) -> Void)? = nil) throws {
@@ -202,8 +195,8 @@ private struct Walk {
                 ascend()
                 continue
             }
-            let name = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
-            if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }   // . and ..
+            let name = DirectoryEntries.name(of: entry)
+            if DirectoryEntries.isDotOrDotDot(name) { continue }
             let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
                 descend(into: name)
@@ -344,14 +337,7 @@ private struct Walk {
         // Deleting while reading may make `readdir` skip entries (see the type's discussion):
         // only a folder read empty from its start is kept.
         rewinddir(stream)
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else { break }
-            let entryName = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
-            if entryName[0] == 0x2E && (entryName[1] == 0 || (entryName[1] == 0x2E && entryName[2] == 0)) { continue }
-            return false
-        }
-        guard errno == 0 else { return false }
+        guard DirectoryEntries.readsEmpty(stream) else { return false }
         return spares.keep(name, in: levels[parent].fd)
     }
 

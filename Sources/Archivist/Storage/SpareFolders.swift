@@ -131,10 +131,8 @@ package final class SpareFolders: Sendable {
         guard let dir = opendir(path) else { return }
         var names: [String] = []
         while let item = readdir(dir) {
-            let name = withUnsafePointer(to: &item.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
+            let name = DirectoryEntries.name(of: item)
+            if !DirectoryEntries.isDotOrDotDot(name) { names.append(String(cString: name)) }
         }
         closedir(dir)
         let now = TemporaryName.currentTime()
@@ -241,15 +239,7 @@ package final class SpareFolders: Sendable {
             return false
         }
         defer { closedir(dir) }
-        while true {
-            errno = 0
-            guard let item = readdir(dir) else { return errno == 0 }
-            let isDot = withUnsafePointer(to: &item.pointee.d_name) { tuple in
-                let name = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
-                return name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
-            }
-            if !isDot { return false }
-        }
+        return DirectoryEntries.readsEmpty(dir)
     }
 
     // MARK: The trash
