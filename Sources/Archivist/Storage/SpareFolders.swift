@@ -61,6 +61,12 @@ package final class SpareFolders: Sendable {
     /// anything else put in the trash.
     package static let clearedPrefix = "cleared-"
 
+    /// A fresh name for an item moved into the trash, starting with ``clearedPrefix`` when the
+    /// folders in it may be kept once emptied.
+    static func trashItemName(keepable: Bool) -> String {
+        (keepable ? clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
+    }
+
     /// The spare area: `.archivist/spare`.
     package let path: String
     /// The store's trash, where a spare that cannot be used goes.
@@ -280,7 +286,7 @@ package final class SpareFolders: Sendable {
     /// Renames `item` into the trash (making the trash folder when it is missing), named so
     /// that it may be kept again once emptied when `keepable`.
     private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
-        let target = trashPath + "/" + (keepable ? Self.clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
+        let target = trashPath + "/" + Self.trashItemName(keepable: keepable)
         if fileSystem.rename(item, target) == 0 { return true }
         guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
         return fileSystem.rename(item, target) == 0
