@@ -119,8 +119,7 @@ package final class SpareFolders: Sendable {
                 // The area is missing (or the folder is gone: the next try says so again).
                 // Not `makeDirectories`: a root deleted meanwhile must stay deleted.
                 madeArea = true
-                guard fileSystem.mkdir(path, 0o700) == 0 || errno == EEXIST else { return false }
-                _ = fileSystem.chmod(path, 0o700)
+                guard fileSystem.makeDirectory(path) || errno == EEXIST else { return false }
             default:
                 return false
             }
@@ -288,7 +287,7 @@ package final class SpareFolders: Sendable {
     private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
         let target = trashPath + "/" + Self.trashItemName(keepable: keepable)
         if fileSystem.rename(item, target) == 0 { return true }
-        guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
+        guard errno == ENOENT, fileSystem.makeDirectory(trashPath) || errno == EEXIST else { return false }
         return fileSystem.rename(item, target) == 0
     }
 }
