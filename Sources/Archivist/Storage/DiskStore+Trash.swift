@@ -64,7 +64,7 @@ extension DiskStore {
     /// ``SpareFolders``).
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
-    /// ``FolderRemoval/removeContents(of:)``) stays in the trash, which no size counts, and
+    /// ``FolderRemoval/removeContents(of:keeping:)``) stays in the trash, which no size counts, and
     /// the next clear or open tries again.
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
