@@ -46,8 +46,7 @@ extension DiskStore {
     /// `cleared` (by ``clear(_:origin:completion:)``, not a foreign one out of an entry's way)
     /// is named so that its emptied folders may be kept as spares (``SpareFolders/clearedPrefix``).
     func moveToTrash(_ source: String, cleared: Bool = false) throws {
-        let target = trashPath + "/" + (cleared ? SpareFolders.clearedPrefix : "")
-            + String(UInt64.random(in: .min ... .max), radix: 16)
+        let target = trashPath + "/" + SpareFolders.trashItemName(keepable: cleared)
         if fileSystem.rename(source, target) == 0 { return }
         var code = errno
         if code == ENOENT {
@@ -65,7 +64,7 @@ extension DiskStore {
     /// ``SpareFolders``).
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
-    /// ``FolderRemoval/removeContents(of:)``) stays in the trash, which no size counts, and
+    /// ``FolderRemoval/removeContents(of:keeping:)``) stays in the trash, which no size counts, and
     /// the next clear or open tries again.
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.

@@ -77,16 +77,24 @@ package struct FileSystem: Sendable {
 }
 
 extension FileSystem {
+    /// Creates the one folder `path` with mode 0700, whatever the umask (its parent must
+    /// exist: a folder deleted meanwhile stays deleted).
+    ///
+    /// - Returns: Whether it was made; else `errno` says why (`EEXIST` when something is there).
+    /// - Complexity: One `mkdir`, and a `chmod` when it was made.
+    package func makeDirectory(_ path: String) -> Bool {
+        guard mkdir(path, 0o700) == 0 else { return false }
+        _ = chmod(path, 0o700)   // the umask may have stripped owner bits
+        return true
+    }
+
     /// Creates `path` and any missing parents with mode 0700, whatever the umask.
     ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`) when a folder cannot be created.
     /// - Complexity: Blocking file I/O: one `mkdir` per missing component.
     package func makeDirectories(_ path: String) throws {
-        if mkdir(path, 0o700) == 0 {
-            _ = chmod(path, 0o700)   // the umask may have stripped owner bits
-            return
-        }
+        if makeDirectory(path) { return }
         let code = errno
         switch code {
         case EEXIST:
@@ -96,9 +104,7 @@ extension FileSystem {
                 throw CacheError.posix("mkdir", path: path, errno: code)
             }
             try makeDirectories(String(path[..<slash]))
-            if mkdir(path, 0o700) == 0 {
-                _ = chmod(path, 0o700)
-            } else if errno != EEXIST {
+            if !makeDirectory(path) && errno != EEXIST {
                 throw CacheError.posix("mkdir", path: path, errno: errno)
             }
         default:

@@ -51,32 +51,30 @@ package enum FolderRemoval {
 
     /// Deletes every file, link and folder inside `path`, leaving `path` itself.
     ///
-    /// - Parameter path: The folder to empty; a missing folder is already empty. A symbolic
-    ///   link there is not followed (the call throws: `ENOTDIR` on Linux, `ELOOP` elsewhere).
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
-    ///   first entry that could not be read or deleted, after deleting all the others it could.
-    /// - Complexity: Blocking file I/O: one `unlinkat` per file or link, an `openat`,
-    ///   `fstat` and `unlinkat` per folder, plus an `openat` of `..` and an `fstat` on the way
-    ///   back up from each folder deeper than ``openLevels``; one more read of `path` after a
-    ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`.
-    package static func removeContents(of path: String) throws {
-        try removeContents(of: path, keeping: nil, willRemoveFolder: nil)
-    }
-
-    /// ``removeContents(of:)``, offering each emptied subfolder (at any depth) to `spares`
+    /// With `spares` given, offers each emptied subfolder (at any depth) to `spares`
     /// before removing it: one that ``SpareFolders/wantsToKeep(_:inTrashItem:)`` accepts is
     /// read once more from its start and, found empty, moved into a free slot of the spare
     /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
     /// Only for a walk alone in `path`: another walk may hold a kept folder open and delete
     /// what is later written into it (``SpareFolders/emptyTrash()`` locks).
     ///
-    /// - Complexity: As ``removeContents(of:)``, plus an `fstat` per emptied subfolder, and a
-    ///   read and up to ``SpareFolders/slots`` renames per one worth keeping.
-    package static func removeContents(of path: String, keeping spares: SpareFolders?) throws {
+    /// - Parameters:
+    ///   - path: The folder to empty; a missing folder is already empty. A symbolic link
+    ///     there is not followed (the call throws: `ENOTDIR` on Linux, `ELOOP` elsewhere).
+    ///   - spares: Where emptied folders worth keeping go; `nil` removes every folder.
+    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
+    ///   first entry that could not be read or deleted, after deleting all the others it could.
+    /// - Complexity: Blocking file I/O: one `unlinkat` per file or link, an `openat`,
+    ///   `fstat` and `unlinkat` per folder, plus an `openat` of `..` and an `fstat` on the way
+    ///   back up from each folder deeper than ``openLevels``; one more read of `path` after a
+    ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`;
+    ///   with `spares`, an `fstat` per emptied subfolder, and a read and up to
+    ///   ``SpareFolders/slots`` renames per one worth keeping.
+    package static func removeContents(of path: String, keeping spares: SpareFolders? = nil) throws {
         try removeContents(of: path, keeping: spares, willRemoveFolder: nil)
     }
 
-    /// ``removeContents(of:)`` calling `willRemoveFolder` with a subfolder's name just before
+    /// ``removeContents(of:keeping:)`` calling `willRemoveFolder` with a subfolder's name just before
     /// each attempt to remove it (read to its end): the tests' way to add an entry the pass did
     /// not see.
     static func removeContents(of path: String, keeping spares: SpareFolders? = nil,
@@ -86,12 +84,6 @@ package enum FolderRemoval {
         try walk.run()
     }
 }
-
-#if canImport(Darwin)
-private typealias DirectoryStream = UnsafeMutablePointer<DIR>
-#else
-private typealias DirectoryStream = OpaquePointer
-#endif
 
 /// A folder's identity: a folder reached again through `..` must be the one left.
 private struct FolderID: Hashable {
@@ -129,7 +121,7 @@ private struct Level {
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
-/// The state of one ``FolderRemoval/removeContents(of:)``: the levels from the root down to the
+/// The state of one ``FolderRemoval/removeContents(of:keeping:)``: the levels from the root down to the
 /// folder being read, and what could not be deleted.
 private struct Walk {
     let rootPath: String
@@ -147,7 +139,6 @@ private struct Walk {
     private static let maximumRestarts = 1_000
 
     private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
     init(root: String, spares: SpareFolders? = nil, willRemoveFolder: ((String) -> Void)? = nil) throws {
@@ -202,8 +193,8 @@ private struct Walk {
                 ascend()
                 continue
             }
-            let name = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
-            if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }   // . and ..
+            let name = DirectoryEntries.name(of: entry)
+            if DirectoryEntries.isDotOrDotDot(name) { continue }
             let type = Int32(entry.pointee.d_type)
             if type == Int32(DT_DIR) {
                 descend(into: name)
@@ -344,14 +335,7 @@ private struct Walk {
         // Deleting while reading may make `readdir` skip entries (see the type's discussion):
         // only a folder read empty from its start is kept.
         rewinddir(stream)
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else { break }
-            let entryName = UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
-            if entryName[0] == 0x2E && (entryName[1] == 0 || (entryName[1] == 0x2E && entryName[2] == 0)) { continue }
-            return false
-        }
-        guard errno == 0 else { return false }
+        guard DirectoryEntries.readsEmpty(stream) else { return false }
         return spares.keep(name, in: levels[parent].fd)
     }
 

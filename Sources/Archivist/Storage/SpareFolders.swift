@@ -61,6 +61,12 @@ package final class SpareFolders: Sendable {
     /// anything else put in the trash.
     package static let clearedPrefix = "cleared-"
 
+    /// A fresh name for an item moved into the trash, starting with ``clearedPrefix`` when the
+    /// folders in it may be kept once emptied.
+    static func trashItemName(keepable: Bool) -> String {
+        (keepable ? clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
+    }
+
     /// The spare area: `.archivist/spare`.
     package let path: String
     /// The store's trash, where a spare that cannot be used goes.
@@ -113,8 +119,7 @@ package final class SpareFolders: Sendable {
                 // The area is missing (or the folder is gone: the next try says so again).
                 // Not `makeDirectories`: a root deleted meanwhile must stay deleted.
                 madeArea = true
-                guard fileSystem.mkdir(path, 0o700) == 0 || errno == EEXIST else { return false }
-                _ = fileSystem.chmod(path, 0o700)
+                guard fileSystem.makeDirectory(path) || errno == EEXIST else { return false }
             default:
                 return false
             }
@@ -131,10 +136,8 @@ package final class SpareFolders: Sendable {
         guard let dir = opendir(path) else { return }
         var names: [String] = []
         while let item = readdir(dir) {
-            let name = withUnsafePointer(to: &item.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
+            let name = DirectoryEntries.name(of: item)
+            if !DirectoryEntries.isDotOrDotDot(name) { names.append(String(cString: name)) }
         }
         closedir(dir)
         let now = TemporaryName.currentTime()
@@ -241,15 +244,7 @@ package final class SpareFolders: Sendable {
             return false
         }
         defer { closedir(dir) }
-        while true {
-            errno = 0
-            guard let item = readdir(dir) else { return errno == 0 }
-            let isDot = withUnsafePointer(to: &item.pointee.d_name) { tuple in
-                let name = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
-                return name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
-            }
-            if !isDot { return false }
-        }
+        return DirectoryEntries.readsEmpty(dir)
     }
 
     // MARK: The trash
@@ -290,9 +285,9 @@ package final class SpareFolders: Sendable {
     /// Renames `item` into the trash (making the trash folder when it is missing), named so
     /// that it may be kept again once emptied when `keepable`.
     private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
-        let target = trashPath + "/" + (keepable ? Self.clearedPrefix : "") + String(UInt64.random(in: .min ... .max), radix: 16)
+        let target = trashPath + "/" + Self.trashItemName(keepable: keepable)
         if fileSystem.rename(item, target) == 0 { return true }
-        guard errno == ENOENT, fileSystem.mkdir(trashPath, 0o700) == 0 || errno == EEXIST else { return false }
+        guard errno == ENOENT, fileSystem.makeDirectory(trashPath) || errno == EEXIST else { return false }
         return fileSystem.rename(item, target) == 0
     }
 }
