@@ -8,14 +8,12 @@ import Foundation
 /// The layout (see `docs/ArchiveFormat.md`) is fixed for a root `Data` of n bytes: the version
 /// 2 header, the body `0x08 varint(n) bytes`, and empty tables `0x00 0x00 0x00`.
 extension Archive {
-    /// The archive of a root `Data` value, in three pieces: ``prefix``, the value's bytes,
-    /// ``suffix``. From ``dataPieces(of:options:)`` their concatenation is byte for byte what
+    /// The archive of a root `Data` value, in three pieces: the prefix (``withPrefix(_:)``),
+    /// the value's bytes, ``suffix``. From ``dataPieces(of:options:)`` their concatenation is byte for byte what
     /// ``Archive/encode(_:options:)`` returns for the value; an earlier version wrote the
     /// prefix's varints longer than needed to place a large value, and readers still read that.
     package struct DataPieces: Sendable {
-        /// The header, the `Data` tag and the byte count: at most 41 bytes.
-        package var prefix: [UInt8] { withPrefix { Array($0) } }
-        /// ``prefix``'s bytes, held inline: an array of them cost a heap allocation and, built
+        /// The prefix's bytes, held inline: an array of them cost a heap allocation and, built
         /// outside a specialization of `Array`, a run-time metadata lookup — about 800
         /// instructions a set.
         private var prefixBytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
@@ -27,7 +25,7 @@ extension Archive {
         /// The CRC32C of the whole archive, as ``Archive/checksumOfEncoded(_:)`` derives it.
         package var checksum: UInt32
 
-        /// The room for ``prefix``, in bytes.
+        /// The room for the prefix, in bytes.
         static let prefixCapacity = 48
 
         /// Pieces whose prefix of `prefixCount` bytes (at most ``prefixCapacity``) `write`
@@ -40,7 +38,8 @@ extension Archive {
             withUnsafeMutableBytes(of: &prefixBytes) { write($0.baseAddress!) }
         }
 
-        /// Calls `body` with ``prefix``'s bytes, without making an array of them.
+        /// Calls `body` with the prefix's bytes (the header, the `Data` tag and the byte count:
+        /// at most 41), without making an array of them.
         package func withPrefix<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
             var bytes = prefixBytes
             let count = prefixCount

@@ -11,6 +11,8 @@ extension Archive.DataPieces {
     static let copyAlignment = 32
     /// The smallest value placement placed.
     static let placedMinimumCount = 16 * 1024
+    /// The prefix's bytes as an array (the cache writes them through `withPrefix`).
+    var prefix: [UInt8] { withPrefix { Array($0) } }
 }
 
 extension Archive {
