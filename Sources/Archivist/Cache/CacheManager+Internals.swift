@@ -12,6 +12,8 @@ extension CacheManager {
         /// Any, expired or not (the offline fallback).
         case any
 
+        /// Whether an entry written at `writeDate` that expires at `expiry` (`nil`: never)
+        /// may be served now.
         @inlinable
         func accepts(writeDate: Date, expiry: Date?) -> Bool {
             switch self {
