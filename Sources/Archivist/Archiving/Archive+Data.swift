@@ -8,14 +8,12 @@ import Foundation
 /// The layout (see `docs/ArchiveFormat.md`) is fixed for a root `Data` of n bytes: the version
 /// 2 header, the body `0x08 varint(n) bytes`, and empty tables `0x00 0x00 0x00`.
 extension Archive {
-    /// The archive of a root `Data` value, in three pieces: ``prefix``, the value's bytes,
-    /// ``suffix``. Without a placement their concatenation is byte for byte what
-    /// ``Archive/encode(_:options:)`` returns for the value; placed, the prefix's varints may
-    /// be written longer than needed (see ``dataPieces(of:options:placedAt:)``).
+    /// The archive of a root `Data` value, in three pieces: the prefix (``withPrefix(_:)``),
+    /// the value's bytes, ``suffix``. From ``dataPieces(of:options:)`` their concatenation is byte for byte what
+    /// ``Archive/encode(_:options:)`` returns for the value; an earlier version wrote the
+    /// prefix's varints longer than needed to place a large value, and readers still read that.
     package struct DataPieces: Sendable {
-        /// The header, the `Data` tag and the byte count: at most 41 bytes.
-        package var prefix: [UInt8] { withPrefix { Array($0) } }
-        /// ``prefix``'s bytes, held inline: an array of them cost a heap allocation and, built
+        /// The prefix's bytes, held inline: an array of them cost a heap allocation and, built
         /// outside a specialization of `Array`, a run-time metadata lookup — about 800
         /// instructions a set.
         private var prefixBytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
@@ -27,7 +25,7 @@ extension Archive {
         /// The CRC32C of the whole archive, as ``Archive/checksumOfEncoded(_:)`` derives it.
         package var checksum: UInt32
 
-        /// The room for ``prefix``, in bytes.
+        /// The room for the prefix, in bytes.
         static let prefixCapacity = 48
 
         /// Pieces whose prefix of `prefixCount` bytes (at most ``prefixCapacity``) `write`
@@ -40,26 +38,19 @@ extension Archive {
             withUnsafeMutableBytes(of: &prefixBytes) { write($0.baseAddress!) }
         }
 
-        /// Calls `body` with ``prefix``'s bytes, without making an array of them.
+        /// Calls `body` with the prefix's bytes (the header, the `Data` tag and the byte count:
+        /// at most 41), without making an array of them.
         package func withPrefix<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
             var bytes = prefixBytes
             let count = prefixCount
             return try withUnsafeBytes(of: &bytes) { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-
-        /// The alignment, in bytes, that ``dataPieces(of:options:placedAt:)`` gives the value's
-        /// offset in the file relative to its address: the kernel's copy of a `write` into the
-        /// page cache (`rep movsb`) took 29 instead of 31 µs for 100 KB when source and
-        /// destination were congruent modulo 32 (AMD EPYC, ext4; modulo 64 was no better).
-        package static let copyAlignment = 32
-        /// The smallest value ``dataPieces(of:options:placedAt:)`` places: below it the copy's
-        /// saving is a few nanoseconds.
-        package static let placedMinimumCount = 16 * 1024
     }
 
     /// The lengths of the varints in a root `Data`'s archive: the byte count's, the body
-    /// length's and the total length's; minimal, or with `extra` bytes spread over them.
-    private struct DataLayout {
+    /// length's and the total length's. The cache writes the minimal layout; the tests build
+    /// lengthened ones, as an earlier version placed a large value, to check they still read.
+    struct DataLayout {
         var countSize: Int
         var bodyLength: Int
         var bodyLengthSize: Int
@@ -79,25 +70,13 @@ extension Archive {
             totalSize = headerSize - ArchiveFormat.fixedHeaderSize - bodyLengthSize
         }
 
-        /// The layout for `n` bytes whose prefix is `extra` bytes longer than the minimal
-        /// one's: the byte count's varint grows first, then the body length's, then the total
-        /// length's, each to at most 10 bytes; `nil` when they cannot grow by exactly that.
-        init?(count n: Int, extra: Int) {
-            let minimal = DataLayout(count: n)
-            var rest = extra
-            countSize = min(10, minimal.countSize + rest)
-            rest -= countSize - minimal.countSize
-            bodyLength = 1 + countSize + n
-            let bodyLengthMinimum = ByteBuffer.varintSize(UInt64(bodyLength))
-            bodyLengthSize = min(10, bodyLengthMinimum + rest)
-            rest -= bodyLengthSize - bodyLengthMinimum
-            let rest0 = ArchiveFormat.fixedHeaderSize + bodyLengthSize + bodyLength + DataPieces.suffix.count
-            var totalMinimum = 1
-            while ByteBuffer.varintSize(UInt64(rest0 + totalMinimum)) > totalMinimum { totalMinimum += 1 }
-            totalSize = totalMinimum + rest
-            total = rest0 + totalSize
-            // A length that crossed a varint boundary on its own made the prefix longer still.
-            guard totalSize <= 10, prefixCount == minimal.prefixCount + extra else { return nil }
+        /// A layout of the given varint lengths, for a caller that lengthens them.
+        init(countSize: Int, bodyLength: Int, bodyLengthSize: Int, total: Int, totalSize: Int) {
+            self.countSize = countSize
+            self.bodyLength = bodyLength
+            self.bodyLengthSize = bodyLengthSize
+            self.total = total
+            self.totalSize = totalSize
         }
     }
 
@@ -106,19 +85,8 @@ extension Archive {
     /// (`options` allow too little depth, or the archive would come near
     /// ``ArchiveLimits/maxTotalBytes``): encode the value as usual then.
     ///
-    /// `placedAt` is the file offset at which the archive's first byte will be written. Given
-    /// it, a value of at least ``DataPieces/placedMinimumCount`` bytes is placed so that its
-    /// offset in the file is congruent to its address modulo ``DataPieces/copyAlignment``, when
-    /// lengthening the prefix's varints (byte count, body length, total length: up to 10 bytes
-    /// each) can do that: non-minimal varints mean the same value to every reader
-    /// (`docs/ArchiveFormat.md`), so ``Archive/decode(_:from:options:)`` and
-    /// ``rootDataRange(in:options:)`` read the archive as they read the encoder's. The
-    /// address is that of `bytes`: write those very bytes.
-    ///
     /// - Complexity: O(n) for the checksum.
-    package static func dataPieces(
-        of bytes: UnsafeRawBufferPointer, options: ArchiveOptions, placedAt fileOffset: Int? = nil
-    ) -> DataPieces? {
+    package static func dataPieces(of bytes: UnsafeRawBufferPointer, options: ArchiveOptions) -> DataPieces? {
         let limits = options.limits
         let n = bytes.count
         let minimal = DataLayout(count: n)
@@ -126,14 +94,13 @@ extension Archive {
         guard limits.maxDepth >= ArchiveLimits.levelWeight,
               minimal.bodyLength + DataPieces.suffix.count <= limits.maxTotalBytes - ArchiveFormat.reservedHeaderSize
         else { return nil }
-        var layout = minimal
-        if let fileOffset, n >= DataPieces.placedMinimumCount, let address = bytes.baseAddress {
-            let mask = DataPieces.copyAlignment - 1
-            let extra = (Int(bitPattern: address) &- fileOffset &- minimal.prefixCount) & mask
-            if extra > 0, let placed = DataLayout(count: n, extra: extra), placed.total <= limits.maxTotalBytes {
-                layout = placed
-            }
-        }
+        return dataPieces(of: bytes, layout: minimal)
+    }
+
+    /// The pieces of the archive of `bytes` as a root `Data` in `layout`, whose varint
+    /// lengths the caller chose (and checked against its limits).
+    static func dataPieces(of bytes: UnsafeRawBufferPointer, layout: DataLayout) -> DataPieces {
+        let n = bytes.count
         let total = layout.total
         let prefixCount = layout.prefixCount
         var archiveSum: UInt32 = 0
@@ -163,7 +130,7 @@ extension Archive {
 
     /// Where the bytes of the root `Data` of the archive `raw` lie in it, for a caller that
     /// owns the memory and copies or shares them itself (an entry file's buffer); `nil` when
-    /// `raw` is not a version 2 archive of a root `Data` (``dataPieces(of:options:placedAt:)``'s
+    /// `raw` is not a version 2 archive of a root `Data` (``dataPieces(of:options:)``'s
     /// layout, its varints minimal or not) without types, keys or objects, or `options` ask for
     /// checks this path does not make (then decode as usual: it reports what is wrong). The
     /// archive's checksum is verified only when `options.verifiesChecksum` is set.

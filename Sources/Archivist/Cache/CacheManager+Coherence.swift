@@ -12,7 +12,9 @@ final class MemoryWatch: @unchecked Sendable {
     // Safety: `seen` is touched only through the atomics of CArchivistSupport; `sequence` only
     // under `lock`.
     let store: DiskStore
+    /// The store's change counter, in its shared memory: bumped by every process's writes.
     @usableFromInline let counter: UnsafePointer<UInt64>
+    /// The counter's value this memory tier last caught up with (local to the process).
     @usableFromInline let seen: UnsafeMutablePointer<UInt64>
     let lock = Lock()
     /// The store's change number to read from next (under `lock`).

@@ -12,6 +12,8 @@ extension CacheManager {
         /// Any, expired or not (the offline fallback).
         case any
 
+        /// Whether an entry written at `writeDate` that expires at `expiry` (`nil`: never)
+        /// may be served now.
         @inlinable
         func accepts(writeDate: Date, expiry: Date?) -> Bool {
             switch self {
@@ -83,7 +85,7 @@ extension CacheManager {
 
     /// Encodes `value`, wrapping an archive failure. A `Data` value is not copied into an
     /// archive buffer: its archive is written as the bytes around it plus the value itself
-    /// (``Archive/dataPieces(of:options:placedAt:)``), in the minimal layout — byte for byte
+    /// (``Archive/dataPieces(of:options:)``), in the minimal layout — byte for byte
     /// what ``Archive/encode(_:options:)`` writes. Placing the value at a file offset congruent
     /// to its address bought nothing measurable (docs/Benchmarks.md) and its search cost up to
     /// 500 instructions a set; readers read either layout.

@@ -70,6 +70,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let documents: DiskStore
     /// `md5(user)`, the user's folder name.
     let userFolder: String?
+    /// The memory tier, `nil` when the configuration keeps no values in memory.
     @usableFromInline let memory: MemoryTier?
     /// Bumped by every clear, so a read racing a clear does not leave a cleared value in memory.
     let clearEpoch = Locked<UInt64>(0)

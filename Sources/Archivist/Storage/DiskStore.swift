@@ -79,12 +79,6 @@ package final class DiskStore: Sendable {
 
         /// The payload bytes, valid as long as ``file`` lives (this entry, at least).
         package var payloadBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: file.bytes[payloadStart...]) }
-        /// The payload bytes as a `Data` of its own (copied). Not shared with the file's
-        /// buffer: a `Data` sharing it writes into the buffer when it is its storage's only
-        /// reference, so a second one (another read of this property) or ``payloadBytes``
-        /// would see the write. A reader that keeps the bytes shares them once, through
-        /// ``FileBuffer/data(_:)``, when nothing reads the buffer after.
-        package var payload: Data { Data(payloadBytes) }
         /// The entry file's size, header included.
         package var fileSize: Int { file.bytes.count }
     }

@@ -219,7 +219,9 @@ enum Bytewise {
     /// wyhash's default secret: odd 64-bit constants with 32 bits set in each.
     @usableFromInline
     enum HashConstants {
+        /// The first constant.
         @inlinable static var p0: UInt64 { 0xA076_1D64_78BD_642F }
+        /// The second constant.
         @inlinable static var p1: UInt64 { 0xE703_7ED1_A0B4_28DB }
     }
 

@@ -186,6 +186,34 @@ import Testing
         }
     }
 
+    /// A placed archive as fixed bytes, not rebuilt by the tests' copy of the placement: the
+    /// five bytes "abcde" with the byte count (`85 80 … 00`, 10 bytes) and the total length
+    /// (`90 80 80 00`) lengthened. Decoded, read as a root, and read from a cache entry.
+    @Test func aPlacedArchiveInFixedBytesIsRead() throws {
+        let placed = Data([0x89, 0x41, 0x52, 0x56, 0x02, 0x00, 0x15, 0x35, 0x35, 0x9c, 0x22, 0x90, 0x80, 0x80, 0x00,
+                           0x08, 0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+                           0x61, 0x62, 0x63, 0x64, 0x65, 0x00, 0x00, 0x00])
+        let value = Data("abcde".utf8)
+        #expect(try Archive.decode(Data.self, from: placed) == value)
+        for sharing in [false, true] {
+            #expect(Archive.rootData(of: placed, sharing: sharing, options: ArchiveOptions()) == value)
+        }
+        #expect(CRC32C.checksum(placed) == 0xE1AC_AE11)
+        var damaged = placed
+        damaged[27] ^= 0x01
+        #expect(Archive.rootData(of: damaged, sharing: true, options: ArchiveOptions()) == nil)
+        try withTemporaryDirectory { dir throws in
+            let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            try writer.store(Data([1]), for: .hots, parameter: "old")
+            let url = try #require(try writer.info(for: .hots, parameter: "old")).fileURL
+            let header = EntryHeader(typeName: ShopCache.hots.name, parameter: "old", writeDate: Date(), expiry: nil,
+                                     payloadLength: placed.count, payloadChecksum: CRC32C.checksum(placed))
+            try (Data(header.encoded()) + placed).write(to: url)
+            let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            #expect(try reader.value(Data.self, for: .hots, parameter: "old") == value)
+        }
+    }
+
     /// A `Data` read from disk shares the file's buffer, so the memory tier counts the buffer.
     @Test func theMemoryTierCountsTheFileBufferASharedDataKeepsAlive() throws {
         try withTemporaryDirectory { dir throws in

@@ -43,6 +43,8 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // The fields read here in the container's own code, not by calling the reader's methods:
     // the optimizer does not inline a method of `KeyedReader<Key>` into another type generic
     // over `Key`, and the extra call per field cost about as much as the retain it replaced.
+    // What needs no reader (reading the primitive a seek found) is one static both share,
+    // ``DecoderStorage/readField(_:_:_:)``, which inlines into each.
 
     /// Positions the decoder at `key`'s value in the current record; false if it has none.
     /// A key seen before is found by its index (``KeyedReader/seek(_:_:)`` without the call);
@@ -65,7 +67,7 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try live { reader in
             let s = reader.archive.storage
             guard try seek(key, reader, s) else { throw reader.archive.keyNotFound(key.stringValue) }
-            return try Self.read(P.self, key, s)
+            return try DecoderStorage.readField(P.self, key, s)
         }
     }
 
@@ -80,19 +82,7 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 s.pointee.fieldDone()
                 return nil
             }
-            return try Self.read(P.self, key, s)
-        }
-    }
-
-    /// Reads the primitive the decoder stands on and finishes the field; an error names `key`.
-    @inline(__always)
-    private static func read<P: ArchivePrimitive>(_ type: P.Type, _ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> P {
-        do {
-            let value = try P.read(from: &s.pointee.reader)
-            s.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key.stringValue)
+            return try DecoderStorage.readField(P.self, key, s)
         }
     }
 

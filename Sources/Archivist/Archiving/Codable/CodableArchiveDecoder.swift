@@ -292,7 +292,7 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard record == nil else { return try field(key) { try $0.decodePrimitive(P.self, forKey: $1) } }
         let s = archive.storage
         guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
-        return try readPrimitive(P.self, key, s)
+        return try DecoderStorage.readField(P.self, key, s)
     }
 
     /// Reads an optional primitive field of the current record (`nil` when absent or null).
@@ -306,20 +306,7 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
             s.pointee.fieldDone()
             return nil
         }
-        return try readPrimitive(P.self, key, s)
-    }
-
-    /// Reads the primitive the reader stands on (after ``seek(_:_:)``) and finishes the field;
-    /// an error names `key`.
-    @inline(__always)
-    private func readPrimitive<P: ArchivePrimitive>(_ type: P.Type, _ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> P {
-        do {
-            let value = try P.read(from: &s.pointee.reader)
-            s.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key.stringValue)
-        }
+        return try DecoderStorage.readField(P.self, key, s)
     }
 
     @inline(__always)
