@@ -62,6 +62,14 @@ extension Archive {
             return CRC32C.combine(head, archiveSum, length: prefix.count - fixed + valueCount + suffix.count)
         }
 
+        /// Calls `body` with a copy of the prefix's bytes that it may change: a writer that
+        /// fills in the checksum with ``complete(prefix:valueChecksum:valueCount:)``.
+        package func withMutablePrefix<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+            var bytes = prefixBytes
+            let count = prefixCount
+            return try withUnsafeMutableBytes(of: &bytes) { try body(UnsafeMutableRawBufferPointer(rebasing: $0[..<count])) }
+        }
+
         /// Calls `body` with the prefix's bytes (the header, the `Data` tag and the byte count:
         /// at most 41), without making an array of them.
         package func withPrefix<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
