@@ -151,9 +151,10 @@ final class Harness {
     }
 
     /// Records a result measured by the suite itself (for timings that need their own setup
-    /// per sample).
-    func record(_ result: BenchmarkResult) {
+    /// per sample); `printed: false` when the suite prints it its own way.
+    func record(_ result: BenchmarkResult, printed: Bool = true) {
         results.append(result)
+        guard printed else { return }
         print("  \(result.name): \(Self.format(result.medianNS))",
               terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
     }
