@@ -127,6 +127,15 @@ package final class DiskStore: Sendable {
             if fd >= 0 { _ = fileSystem.close(fd) }
             throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
         }
+        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash()``), made here
+        // beside the journal rather than by the first walk: that walk runs on the trash queue
+        // right after the open, and a file appearing then raced whoever removed or listed the
+        // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps
+        // nothing (a read-only root has no walk).
+        if writeRefusal == nil {
+            let trashLock = fileSystem.openCreatingPrivately(folder + "/trash.lock", O_RDWR | O_CLOEXEC)
+            if trashLock >= 0 { _ = fileSystem.close(trashLock) }
+        }
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal

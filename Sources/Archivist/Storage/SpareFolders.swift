@@ -258,12 +258,15 @@ package final class SpareFolders: Sendable {
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
     /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
     /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. Without the lock file (it cannot be made), nothing is kept; when it cannot be
-    /// opened for want of descriptors or memory, the trash is left to the next emptying.
+    /// spares. The store makes the lock file when it opens the root; a walk only opens it, so
+    /// no file appears in the root behind an open (a removal or listing of the root right
+    /// after it saw it come). Without the lock file (it could not be made, or was removed),
+    /// nothing is kept; when it cannot be opened for want of descriptors or memory, the trash
+    /// is left to the next emptying.
     ///
     /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:keeping:)``.
     func emptyTrash() throws {
-        let lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC)
+        let lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0)
         // Short of descriptors or memory for now, while other processes may lock and keep:
         // the next emptying (the next clear or open) walks instead.
         if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }

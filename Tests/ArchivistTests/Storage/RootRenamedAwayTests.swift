@@ -18,7 +18,6 @@ import Testing
             let rootURL = dir.appendingPathComponent("root")
             let store = try DiskStore.open(at: rootURL)
             try #require(store.root != nil)
-            store.waitForTrash()
             try FileManager.default.moveItem(at: rootURL, to: dir.appendingPathComponent("moved"))
             try store.write(Data(repeating: 3, count: 30), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             let read = try store.read(key, typeName: "t", parameter: "p") { $0.payload }
@@ -38,7 +37,6 @@ import Testing
             let store = try DiskStore.open(at: rootURL)
             try #require(store.root != nil)
             try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
-            store.waitForTrash()
             try FileManager.default.moveItem(at: rootURL, to: dir.appendingPathComponent("moved"))
             _ = try store.remove(key)
             let read = try store.read(key, typeName: "t", parameter: "p") { $0.payload }

@@ -445,4 +445,24 @@ import Darwin
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
         }
     }
+
+    /// The trash lock is made by the open, beside the journal, so that no file appears in the
+    /// root behind the open's background walk; a walk only opens it: one that finds it gone
+    /// makes none, and keeps nothing.
+    @Test func theTrashLockIsMadeAtOpenAndNeverByAWalk() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            let lock = dir.path + "/.archivist/trash.lock"
+            var status = stat()
+            #expect(lstat(lock, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o777 == 0o600)
+            store.waitForTrash()
+            #expect(unlink(lock) == 0)
+            try fill(store, "a")
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(!FileManager.default.fileExists(atPath: lock))
+            #expect(spareNames(store).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+        }
+    }
 }
