@@ -53,17 +53,18 @@ package enum AtomicFile {
     }
 
     /// Atomically replaces the file at `path` with the concatenation of `chunks`; missing
-    /// folders are created 0700 unless `createFolders` is false.
+    /// folders are created 0700 unless `createFolders` is false. With `root`, as
+    /// ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)`` says.
     ///
     /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``. A failed folder
     ///   sync (`.fileAndFolder`) comes after the rename: the new contents are in place then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func write(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> Sizes {
         let (sizes, folderSyncFailure) = try replace(
-            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs, below: root)
         if let folderSyncFailure { throw folderSyncFailure }
         return sizes
     }
@@ -78,9 +79,10 @@ package enum AtomicFile {
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func replace(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
-        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders,
+                                   fileSystem: fs, below: root)
         let renamed: Bool
         do {
             renamed = try prepared.rename(fs)
@@ -92,15 +94,18 @@ package enum AtomicFile {
         return (prepared.sizes, prepared.syncFolderIfAsked(fs))
     }
 
-    /// Reads the whole file at `path`, or at most `limit` bytes of it.
+    /// Reads the whole file at `path`, or at most `limit` bytes of it; opened from `root`
+    /// when one is given and the file system ``FileSystem/allowsRootRelativeCalls``.
     ///
     /// - Returns: The bytes, or `nil` when there is no file at `path`.
     /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`.
     /// - Complexity: Blocking file I/O, O(n).
-    package static func read(path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {
+    package static func read(
+        path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+    ) throws -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO someone left here must not wait for a writer (it is
         // refused below); it changes nothing for a regular file.
-        let fd = fs.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = fs.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, below: fs.allowsRootRelativeCalls ? root : nil)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }

@@ -48,9 +48,9 @@ import Darwin
         }
     }
 
-    /// A missing folder is created by its path, and the temporary then goes by its whole path
-    /// too, rename included.
-    @Test func aMissingFolderIsCreatedAndTheWriteGoesByItsPath() throws {
+    /// A missing folder is created from the root (mode 0700), and the temporary stays below
+    /// it, rename included.
+    @Test func aMissingFolderIsCreatedFromTheRoot() throws {
         try withTemporaryDirectory { dir throws in
             let fd = try openFolder(dir)
             defer { close(fd) }
@@ -58,10 +58,11 @@ import Darwin
             let prepared = try Data("v".utf8).withUnsafeBytes {
                 try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
             }
-            #expect(prepared.root == nil)
+            #expect(prepared.root != nil)
             #expect(try prepared.rename(.posix))
             #expect(try AtomicFile.read(path: path) == Array("v".utf8))
             #expect(permissions(dir.path + "/x") == 0o700)
+            #expect(permissions(dir.path + "/x/y") == 0o700)
         }
     }
 

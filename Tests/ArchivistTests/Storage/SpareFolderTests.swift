@@ -243,7 +243,8 @@ import Darwin
             let real = fileSystem.renameExclusive
             let target = dir.path + "/b"
             fileSystem.renameExclusive = { fromFolder, from, toFolder, to in
-                if to == target { _ = mkdir(target, 0o700) }   // another process, just before
+                // `to` is below the store's root descriptor (or, without one, a whole path).
+                if to == "b" || to == target { _ = mkdir(target, 0o700) }   // another process, just before
                 return real(fromFolder, from, toFolder, to)
             }
             let (store, old) = try storeWithASpare(dir, fileSystem: fileSystem)
@@ -270,6 +271,8 @@ import Darwin
                     switch fault {
                     case "unsupported": errno = EINVAL; return -1
                     case "claim fails" where claiming: errno = EIO; return -1
+                    // `to` is a whole path: this file system's `rename` is replaced, so the store
+                    // makes no call below its root's descriptor.
                     case "placing fails" where !claiming && !to.contains("/.archivist/"): errno = EACCES; return -1
                     case "give back fails" where !claiming:
                         if !to.contains("/.archivist/") { _ = mkdir(to, 0o700) }   // EEXIST, then no slot
