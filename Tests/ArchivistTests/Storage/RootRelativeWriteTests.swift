@@ -140,4 +140,50 @@ import Darwin
             #expect(FileManager.default.fileExists(atPath: store.path(of: key)))
         }
     }
+
+    /// Replacing any path call the store has a root-relative twin for turns the twins off, so
+    /// the replacement sees every call; replacing a twin does not, and a store's folder
+    /// creation, remove and clear go through the twins, relative to its root.
+    @Test func theRootRelativeTwinsAreTheSeamBelowTheRoot() throws {
+        for replace in ["unlink", "mkdir", "chmod", "removeDirectory"] {
+            var fs = FileSystem.posix
+            switch replace {
+            case "unlink": fs.unlink = { _ in -1 }
+            case "mkdir": fs.mkdir = { _, _ in -1 }
+            case "chmod": fs.chmod = { _, _ in -1 }
+            default: fs.removeDirectory = { _ in -1 }
+            }
+            #expect(!fs.allowsRootRelativeCalls, "\(replace)")
+        }
+        try withTemporaryDirectory { dir throws in
+            let calls = Locked<[String]>([])
+            var fs = FileSystem.posix
+            let (mkdirAt, unlinkAt, renameAt) = (fs.mkdirAt, fs.unlinkAt, fs.renameAt)
+            fs.mkdirAt = { folder, path, mode in
+                calls.withLock { $0.append("mkdirat " + path) }
+                return mkdirAt(folder, path, mode)
+            }
+            fs.unlinkAt = { folder, path, flags in
+                calls.withLock { $0.append("unlinkat " + path) }
+                return unlinkAt(folder, path, flags)
+            }
+            fs.renameAt = { fromFolder, from, toFolder, to in
+                calls.withLock { $0.append("renameat " + from) }
+                return renameAt(fromFolder, from, toFolder, to)
+            }
+            #expect(fs.allowsRootRelativeCalls)
+            let store = try DiskStore.open(at: dir.appendingPathComponent("root"), fileSystem: fs)
+            try #require(store.root != nil)
+            let key = DiskKey(folder: FolderPath(["a", "b"]), name: EntryName(parameter: "p"))
+            try store.write(Data("v".utf8), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            #expect(try store.remove(key))
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            let seen = calls.withLock { $0 }
+            #expect(seen.contains("mkdirat a") && seen.contains("mkdirat a/b"), "\(seen)")
+            #expect(seen.contains("unlinkat a/b/" + key.name.fileName), "\(seen)")
+            #expect(seen.contains("renameat a"), "\(seen)")
+            #expect(!seen.contains { $0.contains(dir.path) }, "\(seen)")
+        }
+    }
 }
