@@ -6,11 +6,13 @@ import Darwin
 #endif
 
 extension AtomicFile {
-    /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:fileSystem:below:)``
+    /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)``
     /// start with (a store's root), so the temporary is created and renamed with `openat` and
     /// `renameat` from it: the kernel then walks only the path's components below the folder,
     /// about 70 ns each, instead of every component from `/` — three walks a write (the
-    /// temporary's creation, both names of the rename).
+    /// temporary's creation, both names of the rename). The other calls below the folder take
+    /// it too (``FileSystem/open(_:_:_:below:)`` and its siblings), so they all reach the same
+    /// folder, wherever it was moved.
     package struct Root: Sendable {
         /// The folder's descriptor, open for as long as this value is used.
         package let descriptor: Int32

@@ -151,9 +151,8 @@ package enum AtomicFile {
     /// removed (even if a new folder was made at its path since: the removed one holds nothing),
     /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
     /// creation in a removed root fails and goes by the path. A root renamed away keeps
-    /// serving reads, as it keeps receiving writes into its folders, journal and marker — but
-    /// not a write whose folder it lacks, nor a remove: those go by the path, so its reads miss
-    /// the one and still find what the other removed (`RootRenamedAwayTests`, known).
+    /// serving reads, as a store keeps making every change in it (`DiskStore+RootRelative.swift`,
+    /// `RootRenamedAwayTests`).
     ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: as ``readData(path:fileSystem:)``.

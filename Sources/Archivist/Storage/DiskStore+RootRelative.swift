@@ -39,3 +39,23 @@ extension DiskStore {
         return fileSystem.unlink(path) == 0 || errno == ENOENT
     }
 }
+
+/// The store's root folder open (``AtomicFile/Root``), closed when its last holder lets go:
+/// the store, and the work it queued on its trash queue (a walk of the trash, a sweep), which
+/// may run after the store is gone. Closed under such work, the descriptor's number could be
+/// another folder's by then, and the walk's deletions would go there.
+final class OpenRoot: Sendable {
+    /// The folder and its descriptor.
+    let root: AtomicFile.Root
+    private let fileSystem: FileSystem
+
+    /// Takes over `root`'s descriptor, to close through `fileSystem`.
+    init(_ root: AtomicFile.Root, fileSystem: FileSystem) {
+        self.root = root
+        self.fileSystem = fileSystem
+    }
+
+    deinit {
+        _ = fileSystem.close(root.descriptor)
+    }
+}

@@ -42,8 +42,11 @@ extension DiskStore {
     /// - Complexity: O(files under the root), in the background: a directory walk, and one
     ///   `lstat` per temporary (and per item whose type the directory entry does not give).
     func sweepAbandonedEntryTemporaries() {
-        trashQueue.async { [self] in
-            let below = workingRoot
+        // Not the store itself: work queued here must not keep it alive (the registry would
+        // hand it out again). The root's owner, though, so its descriptor stays open.
+        let (openRoot, rootPath, internalPath, fileSystem) = (openRoot, rootPath, internalPath, fileSystem)
+        trashQueue.async {
+            let below = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
             let fd = openFolder(rootPath, below: below)
             if fd >= 0 { Self.sweepTemporaries(fd, path: rootPath, depth: 0, fileSystem: fileSystem, below: below) }
         }

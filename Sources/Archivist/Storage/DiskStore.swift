@@ -50,6 +50,9 @@ package final class DiskStore: Sendable {
     /// system whose path calls a test replaced (``FileSystem/allowsRootRelativeCalls``), or
     /// when the folder cannot be opened (a root the process may not read).
     let root: AtomicFile.Root?
+    /// The owner of ``root``'s descriptor, which closes it once neither the store nor work it
+    /// queued holds it.
+    let openRoot: OpenRoot?
     /// The counters every process opening the root maps.
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
@@ -145,9 +148,12 @@ package final class DiskStore: Sendable {
         // its writes are refused all the same (the `openat` fails as the path's `open` did).
         let rootFD = fileSystem.allowsRootRelativeCalls
             ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
-        let root = rootFD >= 0 ? AtomicFile.Root(descriptor: rootFD, path: rootPath) : nil
+        let openRoot = rootFD >= 0
+            ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
+        let root = openRoot?.root
+        self.openRoot = openRoot
         self.root = root
-        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, root: root)
+        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, openRoot: openRoot)
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
@@ -155,8 +161,7 @@ package final class DiskStore: Sendable {
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }
-            if rootFD >= 0 { _ = fileSystem.close(rootFD) }
-            throw error
+            throw error   // the root's descriptor closes with `openRoot`
         }
         // Every property is set from here: should the load throw, `deinit` runs and closes
         // the descriptors (closing them here too closed each number twice — by then perhaps
@@ -171,7 +176,8 @@ package final class DiskStore: Sendable {
         if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
         if markerFD >= 0 { _ = fileSystem.close(markerFD) }
         if journalFD >= 0 { _ = fileSystem.close(journalFD) }
-        if let root { _ = fileSystem.close(root.descriptor) }
+        // The root's descriptor closes with `openRoot`, once work queued on the trash queue
+        // that holds it has run too.
     }
 
     /// The absolute path of `key`'s file.

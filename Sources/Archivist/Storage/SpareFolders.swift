@@ -79,23 +79,24 @@ package final class SpareFolders: Sendable {
     let queue: DispatchQueue
     /// The store's root (see ``AtomicFile/Root``), which every walk goes through while the
     /// folder it opened is still the store's (``AtomicFile/Root/holdsStore(internalPath:)``);
-    /// `nil` when the store has none.
-    let root: AtomicFile.Root?
+    /// `nil` when the store has none. Held here, so work queued on the trash queue keeps the
+    /// descriptor open.
+    let openRoot: OpenRoot?
     /// The store's internal folder, `.archivist`.
     let internalPath: String
     /// The slots' paths, made once.
     private let slotPaths: [String]
 
-    /// The spares of the store whose internal folder is `internalPath`, below `root` (its
-    /// descriptor, when the store keeps one and the file system allows root-relative calls).
-    init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue, root: AtomicFile.Root? = nil) {
+    /// The spares of the store whose internal folder is `internalPath`, below `openRoot` (its
+    /// descriptor, when the store keeps one: the file system allows root-relative calls).
+    init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue, openRoot: OpenRoot? = nil) {
         path = internalPath + "/spare"
         trashPath = internalPath + "/trash"
         lockPath = internalPath + "/trash.lock"
         self.internalPath = internalPath
         self.fileSystem = fileSystem
         self.queue = queue
-        self.root = fileSystem.allowsRootRelativeCalls ? root : nil
+        self.openRoot = fileSystem.allowsRootRelativeCalls ? openRoot : nil
         slotPaths = (0..<Self.slots).map { [path] in path + "/" + String($0) }
     }
 
@@ -288,7 +289,7 @@ package final class SpareFolders: Sendable {
     func emptyTrash() throws {
         // Through the root while the folder it opened is the store's (renamed away or not); by
         // the path once it was removed, where a root made again is used.
-        let root = root.flatMap { $0.holdsStore(internalPath: internalPath) ? $0 : nil }
+        let root = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
         let lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
         // Short of descriptors or memory for now, while other processes may lock and keep:
         // the next emptying (the next clear or open) walks instead.

@@ -186,4 +186,24 @@ import Darwin
             #expect(!seen.contains { $0.contains(dir.path) }, "\(seen)")
         }
     }
+
+    /// The root's descriptor outlives the store while work it queued holds it: a walk of the
+    /// trash may run after the store is gone, and a closed descriptor's number could be another
+    /// folder's by then. (That it closes afterwards is not checked here: another test running
+    /// beside this one may be given the number again at once.)
+    @Test func theRootsDescriptorStaysOpenForQueuedWork() throws {
+        try withTemporaryDirectory { dir throws in
+            var spares: SpareFolders?
+            do {
+                let store = try DiskStore.open(at: dir)
+                store.waitForTrash()
+                spares = store.spares
+            }
+            let fd = try #require(spares?.openRoot?.root.descriptor)
+            var status = stat()
+            #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+            try spares?.emptyTrash()   // what a walk queued before the store went does
+            #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        }
+    }
 }
