@@ -146,7 +146,8 @@ package enum AtomicFile {
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
     /// descriptor, so the kernel walks only the components below it. Whatever that open
-    /// finds is read, and `ENOENT` from it is a miss while the root is still linked
+    /// finds is read (a symbolic link is reported there too), and `ENOENT` from it is a miss
+    /// while the root is still linked
     /// (``Root/isLinked``, one `fstat`); any other failure, or a miss in a root that was
     /// removed (even if a new folder was made at its path since: the removed one holds nothing),
     /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
@@ -166,6 +167,10 @@ package enum AtomicFile {
             let folder = root.descriptor, skip = root.prefixLength
             fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
             if fd < 0 && errno == ENOENT && root.isLinked { return nil }
+            if fd < 0 && errno == ELOOP {   // a symbolic link in the root's folder, moved or not
+                identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
+                throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+            }
         }
         if fd < 0 { fd = fs.open(path, flags, 0) }
         if fd < 0 {

@@ -119,4 +119,22 @@ import Darwin
             #expect(store.usage(of: FolderPath([])).entryCount < 5)
         }
     }
+
+    /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
+    /// removed there, its target untouched, as in a root that stayed.
+    @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
+        try withRenamedRoot({ try write($0, key, 10) }) { store, moved in
+            let target = moved.deletingLastPathComponent().appendingPathComponent("target")
+            try Data("precious".utf8).write(to: target)
+            let entry = moved.path + "/" + key.folder.relativePath + "/" + key.name.fileName
+            #expect(unlink(entry) == 0 && symlink(target.path, entry) == 0)
+            let error = #expect(throws: CacheError.self) { try read(store, key) }
+            #expect(error?.code == .corruptEntry)
+            var status = stat()
+            #expect(lstat(entry, &status) != 0)
+            #expect(try read(store, key) == nil)
+            #expect(try Data(contentsOf: target) == Data("precious".utf8))
+            #expect(store.usage(of: FolderPath([])) == DiskUsage())
+        }
+    }
 }
