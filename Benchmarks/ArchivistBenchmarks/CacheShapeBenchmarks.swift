@@ -11,22 +11,27 @@ import Darwin
 /// (~170 B of JSON each) and 1,000 × 100 KB `Data`; after each fill, warm gets, one
 /// `totalSize` and `clear()`. The reference is raw POSIX as an app would write it by hand (MD5
 /// of the key as the file name in one flat folder, JSONEncoder for models, temporary file +
-/// rename, no fsync), run in the same repetitions, the two stores taking turns going first.
+/// rename, no fsync), in a folder of its own beside Archivist's root.
 ///
-/// Fairness on ext4 without a journal (the project machine's root fs): there, creating a file
-/// scans every inode of its group freed in the last 60 s, so a fill costs what was deleted
-/// just before it, by whichever store. Hence: an even number of repetitions, so that each store
-/// fills after the other's large clear as often as after its small one, and the trash of a
-/// clear is drained before the next fill (the `clear + deletion` row: the call plus waiting
-/// for the deletion, raw's being synchronous), so no store's deletion runs beside the other's
-/// fill. `ARCHIVIST_BENCHMARK_SETTLE=<seconds>` waits that long before each fill, after the
-/// deletions, to let ext4's recently-deleted window pass (61 s does it; slow).
+/// The two stores fill and read *interleaved operation by operation* (`InterleavedOperations`:
+/// raw's set of key i and Archivist's, the one going first alternating), so both work under
+/// the same kernel state at every moment. On ext4 without a journal (the project machine's root
+/// fs) creating a file scans every inode of its group freed in the last 60 s, and on a
+/// journaled ext4 a commit or write-back throttling stalls writes for milliseconds: a fill of
+/// one store after the other let such a stall decide one store's median. `totalSize` and
+/// `clear()` are single calls, taken in turn, the store going first alternating with the
+/// repetition (an even number of them). The trash of a clear is drained before the next fill
+/// (the `clear + deletion` row: the call plus waiting for the deletion, raw's being
+/// synchronous), so no deletion runs beside a fill. `ARCHIVIST_BENCHMARK_SETTLE=<seconds>`
+/// waits that long before each fill, after the deletions, to let ext4's recently-deleted window
+/// pass (61 s does it; slow).
 ///
 /// Raw's `clear()` unlinks its files and keeps its folder, so its 100 KB fill goes into the
 /// folder the 10,000 models grew (ext4 never shrinks a folder: sparse blocks, short scans),
-/// while Archivist's goes into a new one. `ARCHIVIST_BENCHMARK_RAW_CLEAR=recreate` is the
-/// control: raw's clear also removes and re-creates its folder, as a hand-written cache that
-/// clears with `removeItem` + `createDirectory` does.
+/// while Archivist's goes into a folder its trash kept or a new one.
+/// `ARCHIVIST_BENCHMARK_RAW_CLEAR=recreate` is the control: raw's clear also removes and
+/// re-creates its folder, as a hand-written cache that clears with `removeItem` +
+/// `createDirectory` does.
 ///
 /// Sets and gets are also timed in the calling thread's CPU time (user and kernel): on a
 /// machine shared with other work, wall time mostly measures preemption, while the thread's
@@ -45,21 +50,27 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let jsonSize = try JSONEncoder().encode(models[models.count / 2]).count
 
     let clock = ContinuousClock()
+    let interleaving = InterleavedOperations()
     var times: [String: [Int64]] = [:]  // "suite|case" → samples
-    func threadCPU() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
     func time(_ suite: String, _ name: String, _ body: () throws -> Void) rethrows {
-        let cpuStart = threadCPU()
         let start = clock.now
         try body()
-        let elapsed = clock.now - start
-        let cpu = threadCPU() - cpuStart
-        times["\(suite)|\(name)", default: []].append(
-            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-        times["\(suite)|\(name) CPU", default: []].append(cpu)
+        times["\(suite)|\(name)", default: []].append(nanoseconds(clock.now - start))
+    }
+    /// Runs `operation` of every store interleaved (see `InterleavedOperations`) and records each
+    /// store's wall and CPU time under `name`.
+    func interleaved(_ suite: String, _ name: String, _ stores: [any ShapeStore], count: Int, firstTurn: Int,
+                     _ operation: (any ShapeStore, Int) throws -> Void) rethrows {
+        let totals = try interleaving.run(count: count, stores: stores.count, firstTurn: firstTurn) { store, i in
+            try operation(stores[store], i)
+        }
+        for (store, total) in zip(stores, totals) {
+            times["\(suite)|\(store.name) \(name)", default: []].append(total.wall)
+            times["\(suite)|\(store.name) \(name) CPU", default: []].append(total.cpu)
+        }
     }
 
     for repetition in 0..<repetitions {
@@ -70,38 +81,34 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
         ]
         if repetition % 2 == 1 { stores.reverse() }
         for shape in ["shapes.models", "shapes.blobs"] {
-            for store in stores {
-                let count = shape == "shapes.models" ? models.count : blobCount
-                // The previous fill's dirty pages would otherwise be written back during this one.
-                sync()
-                if settle > 0 { Thread.sleep(forTimeInterval: settle) }
-                if shape == "shapes.models" {
-                    try time(shape, "\(store.name) set") {
-                        for i in 0..<count { try store.store(models[i], key: keys[i]) }
-                    }
-                    try time(shape, "\(store.name) get (warm)") {
-                        for i in 0..<count where try store.model(key: keys[i]) != models[i] {
-                            throw CacheShapeError.wrongValue(keys[i])
-                        }
-                    }
-                } else {
-                    try time(shape, "\(store.name) set") {
-                        for i in 0..<count { try store.store(blob, key: keys[i]) }
-                    }
-                    try time(shape, "\(store.name) get (warm)") {
-                        for i in 0..<count where try store.data(key: keys[i])?.count != blob.count {
-                            throw CacheShapeError.wrongValue(keys[i])
-                        }
-                    }
+            let count = shape == "shapes.models" ? models.count : blobCount
+            // The previous fill's dirty pages would otherwise be written back during this one.
+            sync()
+            if settle > 0 { Thread.sleep(forTimeInterval: settle) }
+            if shape == "shapes.models" {
+                try interleaved(shape, "set", stores, count: count, firstTurn: repetition) { store, i in
+                    try store.store(models[i], key: keys[i])
                 }
+                try interleaved(shape, "get (warm)", stores, count: count, firstTurn: repetition) { store, i in
+                    if try store.model(key: keys[i]) != models[i] { throw CacheShapeError.wrongValue(keys[i]) }
+                }
+            } else {
+                try interleaved(shape, "set", stores, count: count, firstTurn: repetition) { store, i in
+                    try store.store(blob, key: keys[i])
+                }
+                try interleaved(shape, "get (warm)", stores, count: count, firstTurn: repetition) { store, i in
+                    if try store.data(key: keys[i])?.count != blob.count { throw CacheShapeError.wrongValue(keys[i]) }
+                }
+            }
+            for store in stores {
                 try time(shape, "\(store.name) totalSize") { _ = try store.totalSize() }
-                sync()
+            }
+            sync()
+            for store in stores {
                 let clearStart = clock.now
                 try time(shape, "\(store.name) clear") { try store.clear() }
                 try store.waitForDeletion()
-                let full = clock.now - clearStart
-                times["\(shape)|\(store.name) clear + deletion", default: []].append(
-                    full.components.seconds * 1_000_000_000 + full.components.attoseconds / 1_000_000_000)
+                times["\(shape)|\(store.name) clear + deletion", default: []].append(nanoseconds(clock.now - clearStart))
             }
         }
         try? FileManager.default.removeItem(at: base)

@@ -114,10 +114,47 @@ final class Harness {
         }
     }
 
+    /// Like ``measureInterleaved(_:samples:_:)``, but each case is a loop of `count` operations
+    /// and the cases run *operation by operation* (``InterleavedOperations``: operation `i` of
+    /// every case back to back, the case going first rotating), so that a kernel stall of a few
+    /// milliseconds — a journal commit, write-back throttling, ext4's scan of recently deleted
+    /// inodes — lands on every case alike instead of on whichever case was running. One warm-up
+    /// round, then `samples` rounds; each case's sample is the sum of its operations' times.
+    /// `beforeRound` runs before each round, untimed (the write suites flush the previous round's
+    /// dirty pages there, so that their write-back does not run beside this round's writes).
+    ///
+    /// `perOperation`: each *operation* is a sample (median and minimum of one operation over
+    /// all rounds) instead of each round's sum. For loops of a few long operations — ten 10 MB
+    /// writes — where a stall of 10–40 ms (a journal commit, write-back throttling) hits one
+    /// operation of one case now and then and would decide a sum of ten; with this, the row says
+    /// what a typical operation costs, and such stalls, which hit each case alike over many
+    /// rounds, drop out of the medians.
+    func measureInterleavedOperations(_ suite: String, samples: Int? = nil, count: Int, perOperation: Bool = false,
+                                      beforeRound: () -> Void = {}, _ cases: [(String, (Int) -> Void)]) {
+        let rounds = samples ?? sampleCount
+        let interleaving = InterleavedOperations()
+        var times = Array(repeating: [Int64](), count: cases.count)
+        for round in 0...rounds {
+            beforeRound()
+            let totals = interleaving.run(count: count, stores: cases.count, firstTurn: round) { store, i in cases[store].1(i) }
+            if round > 0 {
+                for (i, total) in totals.enumerated() {
+                    if perOperation { times[i] += total.turns } else { times[i].append(total.wall) }
+                }
+            }
+        }
+        for (i, (name, _)) in cases.enumerated() {
+            let sorted = times[i].sorted()
+            record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
+                                   bytes: nil, samples: sorted.count))
+        }
+    }
+
     /// Records a result measured by the suite itself (for timings that need their own setup
-    /// per sample).
-    func record(_ result: BenchmarkResult) {
+    /// per sample); `printed: false` when the suite prints it its own way.
+    func record(_ result: BenchmarkResult, printed: Bool = true) {
         results.append(result)
+        guard printed else { return }
         print("  \(result.name): \(Self.format(result.medianNS))",
               terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
     }

@@ -18,6 +18,7 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "cache-manager", run: runCacheBenchmarks),
     BenchmarkSuite(name: "cache-memory", run: runMemoryTierBenchmarks),
     BenchmarkSuite(name: "cache-shapes", run: runCacheShapeBenchmarks),
+    BenchmarkSuite(name: "cache-blobs", run: runBlobBenchmarks),
     BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
     BenchmarkSuite(name: "processes", run: runProcessBenchmarks),
 ]

@@ -45,9 +45,10 @@ func spareStop(_ arguments: [String]) throws {
     var fileSystem = FileSystem.posix
     let renameExclusive = fileSystem.renameExclusive
     fileSystem.renameExclusive = { fromFolder, from, toFolder, to in
-        if point == "keep" && to.contains("/.archivist/spare/") && !to.contains("/.tmp-") { stop() }
+        // `to` is below the root's descriptor (`.archivist/spare/…`), or a whole path.
+        if point == "keep" && to.contains(".archivist/spare/") && !to.contains("/.tmp-") { stop() }
         let result = renameExclusive(fromFolder, from, toFolder, to)
-        if point == "claim" && result == 0 && to.contains("/.archivist/spare/.tmp-") { stop() }
+        if point == "claim" && result == 0 && to.contains(".archivist/spare/.tmp-") { stop() }
         return result
     }
     let store = try DiskStore.open(at: root, fileSystem: fileSystem)

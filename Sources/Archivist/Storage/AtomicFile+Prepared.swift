@@ -6,11 +6,13 @@ import Darwin
 #endif
 
 extension AtomicFile {
-    /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:fileSystem:below:)``
+    /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)``
     /// start with (a store's root), so the temporary is created and renamed with `openat` and
     /// `renameat` from it: the kernel then walks only the path's components below the folder,
     /// about 70 ns each, instead of every component from `/` — three walks a write (the
-    /// temporary's creation, both names of the rename).
+    /// temporary's creation, both names of the rename). The other calls below the folder take
+    /// it too (``FileSystem/open(_:_:_:below:)`` and its siblings), so they all reach the same
+    /// folder, wherever it was moved.
     package struct Root: Sendable {
         /// The folder's descriptor, open for as long as this value is used.
         package let descriptor: Int32
@@ -60,8 +62,8 @@ extension AtomicFile {
         /// The sizes of the file written.
         package let sizes: Sizes
         let durability: Durability
-        /// The folder the temporary was created from (then renamed from it too), or `nil`
-        /// when it was created by its whole path.
+        /// The folder the temporary was created from (then renamed, discarded and synced from
+        /// it too), or `nil` when it was created by its whole path.
         let root: Root?
 
         /// Renames the temporary over the destination.
@@ -90,8 +92,8 @@ extension AtomicFile {
             throw CacheError.posix("rename", path: path, errno: code)
         }
 
-        /// Deletes the temporary (a replacement given up).
-        package func discard(_ fileSystem: FileSystem) { _ = fileSystem.unlink(temporary) }
+        /// Deletes the temporary (a replacement given up), from the folder it was created from.
+        package func discard(_ fileSystem: FileSystem) { _ = fileSystem.unlink(temporary, below: root) }
 
         /// Syncs the destination's folder when the durability is `.fileAndFolder`, after the
         /// rename; returns the failure (the new contents are in place by then) rather than
@@ -99,7 +101,7 @@ extension AtomicFile {
         package func syncFolderIfAsked(_ fileSystem: FileSystem) -> CacheError? {
             guard durability == .fileAndFolder else { return nil }
             do {
-                try fileSystem.syncDirectory(folder)
+                try fileSystem.syncDirectory(folder, below: root)
                 return nil
             } catch var failure as CacheError {
                 failure.message += " after the rename: the new contents are in place but may not survive a power loss"
@@ -129,8 +131,10 @@ extension AtomicFile {
     ///
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the temporary is created and later renamed
-    /// relative to the root's descriptor; should that creation fail (a missing folder, a
-    /// leftover temporary), the retries go by the whole path, and so does the rename.
+    /// relative to the root's descriptor, and missing folders are made from it too (so a root
+    /// renamed away keeps receiving every write); only when the root's own first folder cannot
+    /// be made there — the root was removed — does the write go by the whole path (the root
+    /// made again at it, as without a root), and so does the rename.
     ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`); no temporary is left then.
@@ -164,7 +168,7 @@ extension AtomicFile {
             throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
-        let root = fs.allowsRootRelativeCalls ? root : nil
+        var root = fs.allowsRootRelativeCalls ? root : nil
         var fd: Int32
         if let root {
             let folder = root.descriptor, skip = root.prefixLength
@@ -172,17 +176,23 @@ extension AtomicFile {
         } else {
             fd = fs.open(temporary, flags, 0o600)
         }
-        let createdBelowRoot = fd >= 0 ? root : nil
         if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
-            if let spares { try spares.makeFolder(folder) } else { try fs.makeDirectories(folder) }
-            fd = fs.open(temporary, flags, 0o600)
+            do {
+                if let spares { try spares.makeFolder(folder, below: root) } else { try fs.makeDirectories(folder, below: root) }
+            } catch let error as CacheError where root != nil && error.errno == ENOENT {
+                // The root was removed (even its first folder cannot be made in it): by the
+                // whole path, where a root made again is used (and made when missing).
+                root = nil
+                if let spares { try spares.makeFolder(folder, below: nil) } else { try fs.makeDirectories(folder) }
+            }
+            fd = fs.open(temporary, flags, 0o600, below: root)
         }
         // A leftover of a dead process that had our PID and, by chance, our counter: skip it.
         var attempts = 0
         while fd < 0 && errno == EEXIST && attempts < 8, let next = TemporaryName.path(besideFileAt: path) {
             attempts += 1
             temporary = next
-            fd = fs.open(temporary, flags, 0o600)
+            fd = fs.open(temporary, flags, 0o600, below: root)
         }
         guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
         var open = true
@@ -200,9 +210,9 @@ extension AtomicFile {
             }
             open = false
             if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
-            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, root: createdBelowRoot)
+            return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, root: root)
         } catch {
-            _ = fs.unlink(temporary)
+            _ = fs.unlink(temporary, below: root)
             throw error
         }
     }

@@ -53,17 +53,18 @@ package enum AtomicFile {
     }
 
     /// Atomically replaces the file at `path` with the concatenation of `chunks`; missing
-    /// folders are created 0700 unless `createFolders` is false.
+    /// folders are created 0700 unless `createFolders` is false. With `root`, as
+    /// ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)`` says.
     ///
     /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``. A failed folder
     ///   sync (`.fileAndFolder`) comes after the rename: the new contents are in place then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func write(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> Sizes {
         let (sizes, folderSyncFailure) = try replace(
-            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs, below: root)
         if let folderSyncFailure { throw folderSyncFailure }
         return sizes
     }
@@ -78,9 +79,10 @@ package enum AtomicFile {
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func replace(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix
+        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
-        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs)
+        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders,
+                                   fileSystem: fs, below: root)
         let renamed: Bool
         do {
             renamed = try prepared.rename(fs)
@@ -92,15 +94,18 @@ package enum AtomicFile {
         return (prepared.sizes, prepared.syncFolderIfAsked(fs))
     }
 
-    /// Reads the whole file at `path`, or at most `limit` bytes of it.
+    /// Reads the whole file at `path`, or at most `limit` bytes of it; opened from `root`
+    /// when one is given and the file system ``FileSystem/allowsRootRelativeCalls``.
     ///
     /// - Returns: The bytes, or `nil` when there is no file at `path`.
     /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`.
     /// - Complexity: Blocking file I/O, O(n).
-    package static func read(path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {
+    package static func read(
+        path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+    ) throws -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO someone left here must not wait for a writer (it is
         // refused below); it changes nothing for a regular file.
-        let fd = fs.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = fs.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, below: fs.allowsRootRelativeCalls ? root : nil)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
@@ -141,14 +146,14 @@ package enum AtomicFile {
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
     /// descriptor, so the kernel walks only the components below it. Whatever that open
-    /// finds is read, and `ENOENT` from it is a miss while the root is still linked
+    /// finds is read (a symbolic link is reported there too), and `ENOENT` from it is a miss
+    /// while the root is still linked
     /// (``Root/isLinked``, one `fstat`); any other failure, or a miss in a root that was
     /// removed (even if a new folder was made at its path since: the removed one holds nothing),
     /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
     /// creation in a removed root fails and goes by the path. A root renamed away keeps
-    /// serving reads, as it keeps receiving writes into its folders, journal and marker — but
-    /// not a write whose folder it lacks, nor a remove: those go by the path, so its reads miss
-    /// the one and still find what the other removed (`RootRenamedAwayTests`, known).
+    /// serving reads, as a store keeps making every change in it (`DiskStore+RootRelative.swift`,
+    /// `RootRenamedAwayTests`).
     ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
     /// - Throws: as ``readData(path:fileSystem:)``.
@@ -162,6 +167,10 @@ package enum AtomicFile {
             let folder = root.descriptor, skip = root.prefixLength
             fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
             if fd < 0 && errno == ENOENT && root.isLinked { return nil }
+            if fd < 0 && errno == ELOOP {   // a symbolic link in the root's folder, moved or not
+                identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
+                throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+            }
         }
         if fd < 0 { fd = fs.open(path, flags, 0) }
         if fd < 0 {

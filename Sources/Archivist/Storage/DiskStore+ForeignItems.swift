@@ -10,18 +10,28 @@ import Darwin
 /// key can be left unreadable and unwritable for good.
 extension DiskStore {
     /// Removes whatever is at `path`: a file, link or FIFO is unlinked; a folder is renamed
-    /// into the trash and deleted in the background.
+    /// into the trash and deleted in the background. Through the root's descriptor, where
+    /// a miss is final while the folder the store opened is still its own (renamed away or
+    /// not); in a removed root, the path decides (see `DiskStore+RootRelative.swift`).
     ///
     /// - Returns: Whether something was there.
     /// - Throws: ``CacheError`` when it exists but cannot be removed.
-    /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a folder.
+    /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a
+    ///   folder; on a miss below the root, an `fstat` more.
     func removeItem(at path: String) throws -> Bool {
-        if fileSystem.unlink(path) == 0 { return true }
+        guard let root else { return try removeItem(at: path, below: nil) }
+        if try removeItem(at: path, below: root) { return true }
+        return root.holdsStore(internalPath: internalPath) ? false : try removeItem(at: path, below: nil)
+    }
+
+    /// ``removeItem(at:)`` from `root`, or by the whole path without one.
+    private func removeItem(at path: String, below root: AtomicFile.Root?) throws -> Bool {
+        if fileSystem.unlink(path, below: root) == 0 { return true }
         let code = errno
         if code == ENOENT || code == ENOTDIR { return false }
         // Linux says EISDIR for a folder, Apple platforms EPERM.
         var status = stat()
-        if code == EISDIR || code == EPERM, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+        if code == EISDIR || code == EPERM, lstat(path, below: root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             try moveToTrash(path)
             emptyTrash(completion: nil)
             return true
@@ -82,11 +92,12 @@ extension DiskStore {
     /// - Returns: `nil` when there was none; otherwise the key a scan would have counted the
     ///   file as (`nil` inside when it would not have counted it).
     func removeFileInPlaceOfFolder(_ folder: FolderPath) throws -> DiskKey?? {
+        let below = workingRoot
         var path = rootPath
         for (depth, component) in folder.components.enumerated() {
             path += "/" + component
             var status = stat()
-            guard lstat(path, &status) == 0 else { return nil }
+            guard lstat(path, below: below, &status) == 0 else { return nil }
             if status.st_mode & S_IFMT == S_IFDIR { continue }
             guard try removeItem(at: path) else { return nil }
             let parent = Array(folder.components.prefix(depth))

@@ -201,7 +201,7 @@ extension DiskStore {
     private func reload(counter: UInt64, epoch: UInt64, scanIfMissing: Bool) -> Bool {
         var snapshotBytes = 0
         var index: SizeIndex
-        if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+        if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: workingRoot),
            let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch {
             index = saved
             snapshotBytes = bytes.count
@@ -252,7 +252,8 @@ extension DiskStore {
         var saved = true
         do {
             _ = try bytes.withUnsafeBytes { raw in
-                try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem)
+                try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem,
+                                     below: workingRoot)
             }
         } catch {
             saved = false
@@ -340,7 +341,7 @@ extension DiskStore {
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
         if writeRefusal != nil {
             // Nobody can write this root: the saved snapshot, whatever its epoch, and journal.
-            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem),
+            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
                let (_, epoch) = SizeIndex.deserialize(bytes),
                reload(counter: 0, epoch: epoch, scanIfMissing: false) { return nil }
             try saveSnapshotExclusive(scanning: true)

@@ -10,24 +10,28 @@ extension DiskStore {
     static let maxScanDepth = 16
 
     /// Rebuilds the index from the disk: every entry file under the root (the store's own
-    /// `.archivist` folder aside) with its size, allocation and modification date as last
+    /// `.archivist` folder aside), walked from the root's descriptor while it is the store's
+    /// (see `DiskStore+RootRelative.swift`) with its size, allocation and modification date as last
     /// access. Stale temporaries left by a crash are deleted on the way; files and folders
     /// whose names are not ours are left alone and not counted.
     ///
     /// - Throws: ``CacheError`` when the root cannot be listed.
     /// - Complexity: Blocking file I/O: one `lstat` per file under the root.
     func scan() throws -> SizeIndex {
-        sweepInternalTemporaries()
+        let below = workingRoot
+        sweepInternalTemporaries(below: below)
         var index = SizeIndex()
-        try scanFolder(rootPath, components: [], into: &index)
+        let fd = openFolder(rootPath, below: below)
+        guard fd >= 0 else { throw CacheError.posix("opendir", path: rootPath, errno: errno) }
+        try scanFolder(fd, path: rootPath, components: [], into: &index, below: below)
         return index
     }
 
     /// Deletes the temporaries of index saves that a crash interrupted: they sit in
     /// `.archivist`, which the entry walk skips. (A save runs with the intent word set, so a
     /// save killed midway always leaves a scan to the next holder of the lock.)
-    func sweepInternalTemporaries() {
-        TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem)
+    func sweepInternalTemporaries(below root: AtomicFile.Root?) {
+        TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem, below: root)
     }
 
     /// Deletes, on the trash queue, the abandoned temporaries in every entry folder: what
@@ -38,13 +42,24 @@ extension DiskStore {
     /// - Complexity: O(files under the root), in the background: a directory walk, and one
     ///   `lstat` per temporary (and per item whose type the directory entry does not give).
     func sweepAbandonedEntryTemporaries() {
-        let root = rootPath
-        let fileSystem = fileSystem
-        trashQueue.async { Self.sweepTemporaries(inFolder: root, depth: 0, fileSystem: fileSystem) }
+        // Not the store itself: work queued here must not keep it alive (the registry would
+        // hand it out again). The root's owner, though, so its descriptor stays open.
+        let (openRoot, rootPath, internalPath, fileSystem) = (openRoot, rootPath, internalPath, fileSystem)
+        trashQueue.async {
+            let below = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
+            let fd = openFolder(rootPath, below: below)
+            if fd >= 0 { Self.sweepTemporaries(fd, path: rootPath, depth: 0, fileSystem: fileSystem, below: below) }
+        }
     }
 
-    private static func sweepTemporaries(inFolder path: String, depth: Int, fileSystem: FileSystem) {
-        guard let dir = opendir(path) else { return }
+    /// Sweeps the folder open as `fd` (at `path`), which it closes, and the folders in it.
+    private static func sweepTemporaries(_ fd: Int32, path: String, depth: Int, fileSystem: FileSystem,
+                                         below root: AtomicFile.Root?) {
+        guard let dir = fdopendir(fd) else {
+            _ = close(fd)
+            return
+        }
+        defer { closedir(dir) }
         var folders: [String] = []
         var temporaries: [String] = []
         while let item = readdir(dir) {
@@ -60,20 +75,23 @@ extension DiskStore {
                 folders.append(name)
             } else if type == UInt8(DT_UNKNOWN) {
                 var status = stat()
-                if lstat(path + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(name) }
+                if fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(name) }
             }
         }
-        closedir(dir)
         let now = TemporaryName.currentTime()
         for name in temporaries {
-            let child = path + "/" + name
             var status = stat()
-            guard lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+            guard fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
                   TemporaryName.isAbandoned(name[...], modified: TemporaryName.modificationTime(status), now: now)
             else { continue }
-            _ = fileSystem.unlink(child)
+            _ = fileSystem.unlink(path + "/" + name, below: root)
         }
-        for folder in folders { sweepTemporaries(inFolder: path + "/" + folder, depth: depth + 1, fileSystem: fileSystem) }
+        for folder in folders {
+            let child = openat(fd, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if child >= 0 {
+                sweepTemporaries(child, path: path + "/" + folder, depth: depth + 1, fileSystem: fileSystem, below: root)
+            }
+        }
     }
 
     private static func name(of item: UnsafeMutablePointer<dirent>) -> String {
@@ -82,9 +100,14 @@ extension DiskStore {
         }
     }
 
-    private func scanFolder(_ path: String, components: [String], into index: inout SizeIndex) throws {
-        guard let dir = opendir(path) else {
-            if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: errno) }
+    /// Scans the folder open as `fd` (at `path`, the folder `components` below the root),
+    /// which it closes: its subfolders are opened from it, its files `lstat`ed from it.
+    private func scanFolder(_ fd: Int32, path: String, components: [String], into index: inout SizeIndex,
+                            below root: AtomicFile.Root?) throws {
+        guard let dir = fdopendir(fd) else {
+            let code = errno
+            _ = close(fd)
+            if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: code) }
             return
         }
         defer { closedir(dir) }
@@ -92,19 +115,21 @@ extension DiskStore {
         while let item = readdir(dir) {
             let name = Self.name(of: item)
             if name == "." || name == ".." || (components.isEmpty && name == ".archivist") { continue }
-            let child = path + "/" + name
             var status = stat()
-            guard lstat(child, &status) == 0 else { continue }
+            guard fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
                 if components.count < Self.maxScanDepth, !name.isEmpty, name.utf8.allSatisfy(FolderPath.isAllowed) {
-                    try scanFolder(child, components: components + [name], into: &index)
+                    let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    if child >= 0 {
+                        try scanFolder(child, path: path + "/" + name, components: components + [name], into: &index, below: root)
+                    }
                 }
             case S_IFREG:
                 let modified = TemporaryName.modificationTime(status)
                 if AtomicFile.isTemporary(name[...]) {
                     // Another live process may be writing it: only an abandoned one goes.
-                    if TemporaryName.isAbandoned(name[...], modified: modified) { _ = fileSystem.unlink(child) }
+                    if TemporaryName.isAbandoned(name[...], modified: modified) { _ = fileSystem.unlink(path + "/" + name, below: root) }
                 } else if !components.isEmpty, let entry = EntryName(fileName: name[...]) {
                     index.set(DiskKey(folder: folder, name: entry),
                               Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512,

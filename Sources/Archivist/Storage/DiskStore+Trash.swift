@@ -45,17 +45,33 @@ extension DiskStore {
     /// Renames `source` into the trash; a missing source is already clear. Only a folder
     /// `cleared` (by ``clear(_:origin:completion:)``, not a foreign one out of an entry's way)
     /// is named so that its emptied folders may be kept as spares (``SpareFolders/clearedPrefix``).
+    /// Through the root's descriptor, into the trash of the folder the store opened (renamed
+    /// away or not); in a removed root, by the path (see `DiskStore+RootRelative.swift`).
     func moveToTrash(_ source: String, cleared: Bool = false) throws {
         let target = trashPath + "/" + SpareFolders.trashItemName(keepable: cleared)
-        if fileSystem.rename(source, target) == 0 { return }
+        guard let root else { return _ = try moveToTrash(source, to: target, below: nil) }
+        if try moveToTrash(source, to: target, below: root) || root.holdsStore(internalPath: internalPath) { return }
+        _ = try moveToTrash(source, to: target, below: nil)
+    }
+
+    /// ``moveToTrash(_:cleared:)`` from `root`, or by the whole paths without one.
+    ///
+    /// - Returns: Whether `source` was moved; `false` when it is missing (or, below a root,
+    ///   when the trash cannot be made: the root was removed).
+    private func moveToTrash(_ source: String, to target: String, below root: AtomicFile.Root?) throws -> Bool {
+        if fileSystem.rename(source, target, below: root) == 0 { return true }
         var code = errno
         if code == ENOENT {
             // Either the source is missing (nothing to clear) or the trash folder was removed.
-            try fileSystem.makeDirectories(trashPath)
-            if fileSystem.rename(source, target) == 0 { return }
+            do {
+                try fileSystem.makeDirectories(trashPath, below: root)
+            } catch let error as CacheError where root != nil && error.errno == ENOENT {
+                return false
+            }
+            if fileSystem.rename(source, target, below: root) == 0 { return true }
             code = errno
         }
-        if code == ENOENT || code == ENOTDIR { return }
+        if code == ENOENT || code == ENOTDIR { return false }
         throw CacheError.posix("rename into trash", path: source, errno: code)
     }
 
@@ -64,7 +80,7 @@ extension DiskStore {
     /// ``SpareFolders``).
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
-    /// ``FolderRemoval/removeContents(of:keeping:)``) stays in the trash, which no size counts, and
+    /// ``FolderRemoval/removeContents(of:below:keeping:)``) stays in the trash, which no size counts, and
     /// the next clear or open tries again.
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.

@@ -42,11 +42,17 @@ package final class DiskStore: Sendable {
     let markerFD: Int32
     /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
     let journalFD: Int32
-    /// The root folder, open for the store's lifetime, so a write creates and renames its
-    /// temporary relative to it, and a read opens the entry file relative to it
-    /// (``AtomicFile/Root``); `nil` for a file system whose `open` or `rename` a test
-    /// replaced, or when the folder cannot be opened (a root the process may not read).
+    /// The root folder, open for the store's lifetime: every change below it goes through it
+    /// (a write's temporary, rename and folders, a remove, a clear's rename into the trash,
+    /// spare folders, the trash's walk, a scan) and a read opens the entry file relative to it
+    /// (``AtomicFile/Root``), so a root renamed away while open is still the folder the store
+    /// works in; a removed one is not (see `DiskStore+RootRelative.swift`). `nil` for a file
+    /// system whose path calls a test replaced (``FileSystem/allowsRootRelativeCalls``), or
+    /// when the folder cannot be opened (a root the process may not read).
     let root: AtomicFile.Root?
+    /// The owner of ``root``'s descriptor, which closes it once neither the store nor work it
+    /// queued holds it.
+    let openRoot: OpenRoot?
     /// The counters every process opening the root maps.
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
@@ -117,7 +123,6 @@ package final class DiskStore: Sendable {
         let folder = rootPath + "/.archivist"
         let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
         self.trashQueue = trashQueue
-        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue)
         let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
         let journal = writeRefusal == nil
             ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC)
@@ -127,6 +132,15 @@ package final class DiskStore: Sendable {
             if fd >= 0 { _ = fileSystem.close(fd) }
             throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
         }
+        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash()``), made here
+        // beside the journal rather than by the first walk: that walk runs on the trash queue
+        // right after the open, and a file appearing then raced whoever removed or listed the
+        // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps
+        // nothing (a read-only root has no walk).
+        if writeRefusal == nil {
+            let trashLock = fileSystem.openCreatingPrivately(folder + "/trash.lock", O_RDWR | O_CLOEXEC)
+            if trashLock >= 0 { _ = fileSystem.close(trashLock) }
+        }
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
@@ -134,7 +148,12 @@ package final class DiskStore: Sendable {
         // its writes are refused all the same (the `openat` fails as the path's `open` did).
         let rootFD = fileSystem.allowsRootRelativeCalls
             ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
-        self.root = rootFD >= 0 ? AtomicFile.Root(descriptor: rootFD, path: rootPath) : nil
+        let openRoot = rootFD >= 0
+            ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
+        let root = openRoot?.root
+        self.openRoot = openRoot
+        self.root = root
+        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, openRoot: openRoot)
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
@@ -142,13 +161,12 @@ package final class DiskStore: Sendable {
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }
-            if rootFD >= 0 { _ = fileSystem.close(rootFD) }
-            throw error
+            throw error   // the root's descriptor closes with `openRoot`
         }
         // Every property is set from here: should the load throw, `deinit` runs and closes
         // the descriptors (closing them here too closed each number twice — by then perhaps
         // another thread's file).
-        sweepInternalTemporaries()
+        sweepInternalTemporaries(below: root)
         let taken = try lock.withExclusive { try loadOrRebuildIndex() }
         slot.withLock { $0 = taken }
         if writeRefusal == nil { emptyTrash(completion: nil) }
@@ -158,7 +176,8 @@ package final class DiskStore: Sendable {
         if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
         if markerFD >= 0 { _ = fileSystem.close(markerFD) }
         if journalFD >= 0 { _ = fileSystem.close(journalFD) }
-        if let root { _ = fileSystem.close(root.descriptor) }
+        // The root's descriptor closes with `openRoot`, once work queued on the trash queue
+        // that holds it has run too.
     }
 
     /// The absolute path of `key`'s file.
@@ -439,7 +458,7 @@ package final class DiskStore: Sendable {
     /// that one stays (checked under the store's lock, which every rename over the path holds).
     func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
         _ = try? mutate(origin: 0) { () -> Bool? in
-            guard let there = FileIdentity.lstatting(path) else { return false }   // gone already
+            guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return false }   // gone already
             guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
             // A file that could not be removed (EACCES, say) is still on disk: the index keeps
             // counting it rather than forgetting an entry a walk of the files would find.
@@ -465,7 +484,7 @@ package final class DiskStore: Sendable {
                     // The list predates the lock: an entry written (or read) since, by any
                     // thread or process, is no longer the least recently accessed — keep it.
                     guard state.withLock({ $0.index.record(key) }) == listed else { return false }
-                    return fileSystem.unlink(path) == 0 || errno == ENOENT
+                    return unlinkEntryFile(path)
                 } change: { gone -> [Change] in
                     gone ? [.remove(key)] : []
                 })?.0 ?? false

@@ -32,11 +32,12 @@ package struct FileIdentity {
         (self.device, self.inode, self.type, self.pin) = (device, inode, type, pin)
     }
 
-    /// The identity of what is at `path` now (a final symbolic link not followed); `nil`
-    /// when there is nothing, or when it is not of `type` (`S_IFLNK`, …) if one is given.
-    static func lstatting(_ path: String, type: mode_t? = nil) -> FileIdentity? {
+    /// The identity of what is at `path` now (a final symbolic link not followed), looked up
+    /// from `root` when given; `nil` when there is nothing, or when it is not of `type`
+    /// (`S_IFLNK`, …) if one is given.
+    static func lstatting(_ path: String, below root: AtomicFile.Root? = nil, type: mode_t? = nil) -> FileIdentity? {
         var status = stat()
-        guard lstat(path, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else { return nil }
+        guard lstat(path, below: root, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else { return nil }
         return FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
                             type: status.st_mode & S_IFMT, pin: -1)
     }

@@ -56,23 +56,47 @@ package struct FileSystem: Sendable {
     /// with `RENAME_EXCL`): a rename that fails with `EEXIST` rather than replace anything;
     /// `AT_FDCWD` for a path. `EINVAL`, `ENOSYS` or `ENOTSUP` where it is not supported.
     package var renameExclusive: @Sendable (_ fromFolder: Int32, _ from: String, _ toFolder: Int32, _ to: String) -> Int32
-    /// `rmdir(path)`.
-    package var removeDirectory: @Sendable (_ path: String) -> Int32
-    /// `unlink(path)`.
-    package var unlink: @Sendable (_ path: String) -> Int32
+    /// `rmdir(path)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var removeDirectory: @Sendable (_ path: String) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
+    /// `unlink(path)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var unlink: @Sendable (_ path: String) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
     /// `ftruncate(fd, length)`.
     package var ftruncate: @Sendable (_ fd: Int32, _ length: off_t) -> Int32
-    /// `mkdir(path, mode)`.
-    package var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32
-    /// `chmod(path, mode)`.
-    package var chmod: @Sendable (_ path: String, _ mode: mode_t) -> Int32
+    /// `mkdir(path, mode)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var mkdir: @Sendable (_ path: String, _ mode: mode_t) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
+    /// `chmod(path, mode)`. Replacing it turns ``allowsRootRelativeCalls`` off.
+    package var chmod: @Sendable (_ path: String, _ mode: mode_t) -> Int32 {
+        didSet { allowsRootRelativeCalls = false }
+    }
+    /// `openat(folder, path, flags, mode)`: the root-relative twin of ``open`` (see
+    /// ``allowsRootRelativeCalls``).
+    package var openAt: @Sendable (_ folder: Int32, _ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    /// `renameat(fromFolder, from, toFolder, to)`: the root-relative twin of ``rename``.
+    package var renameAt: @Sendable (_ fromFolder: Int32, _ from: String, _ toFolder: Int32, _ to: String) -> Int32
+    /// `unlinkat(folder, path, flags)`: the root-relative twin of ``unlink`` and, with
+    /// `AT_REMOVEDIR`, of ``removeDirectory``.
+    package var unlinkAt: @Sendable (_ folder: Int32, _ path: String, _ flags: Int32) -> Int32
+    /// `mkdirat(folder, path, mode)`: the root-relative twin of ``mkdir``.
+    package var mkdirAt: @Sendable (_ folder: Int32, _ path: String, _ mode: mode_t) -> Int32
+    /// `fchmodat(folder, path, mode, 0)`: the root-relative twin of ``chmod``.
+    package var chmodAt: @Sendable (_ folder: Int32, _ path: String, _ mode: mode_t) -> Int32
     /// `flock(fd, operation)`: `LOCK_SH`, `LOCK_EX` or `LOCK_UN`, optionally with `LOCK_NB`.
     package var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
-    /// Whether ``open`` and ``rename`` are the operating system's own, so that a store may
-    /// create and rename files below its root through a descriptor of the root (`openat`,
-    /// `renameat`; see ``AtomicFile/Root``) instead of these two, and the kernel walks only
-    /// the components below the root. Assigning either closure clears it, so a test's `open`
-    /// or `rename` still sees every call.
+    /// Whether the path calls (``open``, ``rename``, ``unlink``, ``removeDirectory``,
+    /// ``mkdir``, ``chmod``) are the operating system's own, so that a store may make every
+    /// change below its root through a descriptor of the root instead (``openAt``,
+    /// ``renameAt``, ``unlinkAt``, ``mkdirAt``, ``chmodAt``, ``renameExclusive``; see
+    /// ``AtomicFile/Root``): the kernel walks only the components below the root, and a root
+    /// renamed away is still the folder the store works in. Assigning any of those path
+    /// closures clears it, so a test's replacement still sees every call, by its whole path.
+    /// (The entry file's own `openat`, `renameat` and `faccessat` on the write and read paths
+    /// are made directly, not through the twins: they are the hot path.)
     package private(set) var allowsRootRelativeCalls = true
 
     /// The operating system's own calls.
@@ -155,7 +179,16 @@ extension FileSystem {
     ///
     /// - Complexity: Blocking file I/O.
     package func syncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC, 0)
+        try syncDirectory(path, below: nil)
+    }
+}
+
+extension FileSystem {
+    /// ``syncDirectory(_:)`` of a folder opened from `root` (by its whole path without one).
+    ///
+    /// - Complexity: Blocking file I/O.
+    package func syncDirectory(_ path: String, below root: AtomicFile.Root?) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
         guard fd >= 0 else { throw CacheError.posix("open folder", path: path, errno: errno) }
         defer { _ = close(fd) }
         if fsync(fd) != 0 {
@@ -208,6 +241,13 @@ private let posixFileSystem = FileSystem(
     ftruncate: { fd, length in ftruncate(fd, length) },
     mkdir: { path, mode in path.withCString { mkdir($0, mode) } },
     chmod: { path, mode in path.withCString { chmod($0, mode) } },
+    openAt: { folder, path, flags, mode in path.withCString { openat(folder, $0, flags, mode) } },
+    renameAt: { fromFolder, from, toFolder, to in
+        from.withCString { from in to.withCString { renameat(fromFolder, from, toFolder, $0) } }
+    },
+    unlinkAt: { folder, path, flags in path.withCString { unlinkat(folder, $0, flags) } },
+    mkdirAt: { folder, path, mode in path.withCString { mkdirat(folder, $0, mode) } },
+    chmodAt: { folder, path, mode in path.withCString { fchmodat(folder, $0, mode, 0) } },
     flock: { fd, operation in flock(fd, operation) }
 )
 

@@ -29,7 +29,7 @@ import Darwin
 ///   read once;
 /// - keeps going past an entry it cannot delete (remembering it, so no entry is tried twice and
 ///   the walk ends) and throws the first such failure once everything else is gone;
-/// - with spares given (``removeContents(of:keeping:)``), moves an emptied folder worth keeping
+/// - with spares given (``removeContents(of:below:keeping:)``), moves an emptied folder worth keeping
 ///   into the spare area rather than remove it, after reading it empty once more through its
 ///   still-open descriptor (one descriptor more than below while it is judged);
 /// - keeps at most ``openLevels`` folders open: deeper, it returns to a folder through the
@@ -61,6 +61,8 @@ package enum FolderRemoval {
     /// - Parameters:
     ///   - path: The folder to empty; a missing folder is already empty. A symbolic link
     ///     there is not followed (the call throws: `ENOTDIR` on Linux, `ELOOP` elsewhere).
+    ///   - root: A folder `path` is below, opened (``AtomicFile/Root``): `path` is opened from
+    ///     it, and kept folders go to the spare area below it; `nil`: by the whole path.
     ///   - spares: Where emptied folders worth keeping go; `nil` removes every folder.
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
     ///   first entry that could not be read or deleted, after deleting all the others it could.
@@ -70,16 +72,17 @@ package enum FolderRemoval {
     ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`;
     ///   with `spares`, an `fstat` per emptied subfolder, and a read and up to
     ///   ``SpareFolders/slots`` renames per one worth keeping.
-    package static func removeContents(of path: String, keeping spares: SpareFolders? = nil) throws {
-        try removeContents(of: path, keeping: spares, willRemoveFolder: nil)
+    package static func removeContents(of path: String, below root: AtomicFile.Root? = nil,
+                                       keeping spares: SpareFolders? = nil) throws {
+        try removeContents(of: path, below: root, keeping: spares, willRemoveFolder: nil)
     }
 
-    /// ``removeContents(of:keeping:)`` calling `willRemoveFolder` with a subfolder's name just before
-    /// each attempt to remove it (read to its end): the tests' way to add an entry the pass did
-    /// not see.
-    static func removeContents(of path: String, keeping spares: SpareFolders? = nil,
+    /// ``removeContents(of:below:keeping:)`` calling `willRemoveFolder` with a subfolder's name just
+    /// before each attempt to remove it (read to its end): the tests' way to add an entry the
+    /// pass did not see.
+    static func removeContents(of path: String, below root: AtomicFile.Root? = nil, keeping spares: SpareFolders? = nil,
                                willRemoveFolder: ((String) -> Void)?) throws {
-        var walk = try Walk(root: path, spares: spares, willRemoveFolder: willRemoveFolder)
+        var walk = try Walk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
         try walk.run()
     }
@@ -121,7 +124,7 @@ private struct Level {
     var fd: Int32 { stream.map { dirfd($0) } ?? -1 }
 }
 
-/// The state of one ``FolderRemoval/removeContents(of:keeping:)``: the levels from the root down to the
+/// The state of one ``FolderRemoval/removeContents(of:below:keeping:)``: the levels from the root down to the
 /// folder being read, and what could not be deleted.
 private struct Walk {
     let rootPath: String
@@ -135,21 +138,26 @@ private struct Walk {
     let willRemoveFolder: ((String) -> Void)?
     /// Where emptied subfolders worth keeping go instead of being removed.
     let spares: SpareFolders?
+    /// The folder the walked folder was opened from, and the spare area is reached from.
+    let below: AtomicFile.Root?
 
     private static let maximumRestarts = 1_000
 
     private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
     /// Opens the root; a missing root leaves the walk with nothing to do.
-    init(root: String, spares: SpareFolders? = nil, willRemoveFolder: ((String) -> Void)? = nil) throws {
+    init(root: String, below: AtomicFile.Root?, spares: SpareFolders? = nil,
+         willRemoveFolder: ((String) -> Void)? = nil) throws {
         self.willRemoveFolder = willRemoveFolder
         self.spares = spares
+        self.below = below
         // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
         // opens the link's target): drop it, so a link in the folder's place is refused.
         var root = root
         while root.utf8.count > 1 && root.hasSuffix("/") { root.removeLast() }
         rootPath = root
-        let fd = open(root, Self.folderFlags)
+        let fd = below.map { below in below.relative(root).withCString { openat(below.descriptor, $0, Self.folderFlags) } }
+            ?? open(root, Self.folderFlags)
         if fd < 0 {
             if errno == ENOENT { return }
             throw CacheError.posix("open folder", path: root, errno: errno)
@@ -336,7 +344,7 @@ private struct Walk {
         // only a folder read empty from its start is kept.
         rewinddir(stream)
         guard DirectoryEntries.readsEmpty(stream) else { return false }
-        return spares.keep(name, in: levels[parent].fd)
+        return spares.keep(name, in: levels[parent].fd, below: below)
     }
 
     /// Closes every level below the root and reads the root again from its start; what the

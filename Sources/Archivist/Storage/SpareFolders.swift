@@ -36,7 +36,7 @@ import Darwin
 ///   walk would delete the entries written into it.
 /// - A claim left by a killed process (its owner dead, or changed more than
 ///   ``TemporaryName/abandonAge`` ago) and anything else in the spare area that is not a
-///   spare goes into the trash on the next emptying (``sweep()``), where it is deleted, or
+///   spare goes into the trash on the next emptying (``sweep(below:)``), where it is deleted, or
 ///   kept again once emptied.
 /// - The spare area is under `.archivist`, which no scan, size or sweep of entries enters: a
 ///   spare is never counted and never read as an entry. It goes with the store's root.
@@ -77,16 +77,26 @@ package final class SpareFolders: Sendable {
     let fileSystem: FileSystem
     /// The store's trash queue, which empties the trash after a spare was put there.
     let queue: DispatchQueue
+    /// The store's root (see ``AtomicFile/Root``), which every walk goes through while the
+    /// folder it opened is still the store's (``AtomicFile/Root/holdsStore(internalPath:)``);
+    /// `nil` when the store has none. Held here, so work queued on the trash queue keeps the
+    /// descriptor open.
+    let openRoot: OpenRoot?
+    /// The store's internal folder, `.archivist`.
+    let internalPath: String
     /// The slots' paths, made once.
     private let slotPaths: [String]
 
-    /// The spares of the store whose internal folder is `internalPath`.
-    init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue) {
+    /// The spares of the store whose internal folder is `internalPath`, below `openRoot` (its
+    /// descriptor, when the store keeps one: the file system allows root-relative calls).
+    init(internalPath: String, fileSystem: FileSystem, queue: DispatchQueue, openRoot: OpenRoot? = nil) {
         path = internalPath + "/spare"
         trashPath = internalPath + "/trash"
         lockPath = internalPath + "/trash.lock"
+        self.internalPath = internalPath
         self.fileSystem = fileSystem
         self.queue = queue
+        self.openRoot = fileSystem.allowsRootRelativeCalls ? openRoot : nil
         slotPaths = (0..<Self.slots).map { [path] in path + "/" + String($0) }
     }
 
@@ -102,16 +112,19 @@ package final class SpareFolders: Sendable {
         return size > Int64(status.st_blksize) && size <= Self.maximumSize
     }
 
-    /// Moves the emptied folder `name` of the open folder `parent` into a free slot.
+    /// Moves the emptied folder `name` of the open folder `parent` into a free slot, the spare
+    /// area reached from `root` (by its path without one).
     ///
     /// - Returns: Whether it was moved; `false` when every slot is taken, the folder is gone,
     ///   or the rename is refused (the caller removes it then).
     /// - Complexity: Up to ``slots`` renames, and a `mkdir` when the area is missing.
-    func keep(_ name: String, in parent: Int32) -> Bool {
+    func keep(_ name: String, in parent: Int32, below root: AtomicFile.Root?) -> Bool {
         var madeArea = false
         var slot = 0
         while slot < Self.slots {
-            if fileSystem.renameExclusive(parent, name, AT_FDCWD, slotPaths[slot]) == 0 { return true }
+            let renamed = root.map { fileSystem.renameExclusive(parent, name, $0.descriptor, $0.relative(slotPaths[slot])) }
+                ?? fileSystem.renameExclusive(parent, name, AT_FDCWD, slotPaths[slot])
+            if renamed == 0 { return true }
             switch errno {
             case EEXIST, ENOTEMPTY:
                 slot += 1
@@ -119,7 +132,7 @@ package final class SpareFolders: Sendable {
                 // The area is missing (or the folder is gone: the next try says so again).
                 // Not `makeDirectories`: a root deleted meanwhile must stay deleted.
                 madeArea = true
-                guard fileSystem.makeDirectory(path) || errno == EEXIST else { return false }
+                guard fileSystem.makeDirectory(path, below: root) || errno == EEXIST else { return false }
             default:
                 return false
             }
@@ -132,8 +145,13 @@ package final class SpareFolders: Sendable {
     /// anything in a slot that is not a folder, and names that are neither.
     ///
     /// - Complexity: One read of the spare area (a few names) and an `lstat` per name.
-    func sweep() {
-        guard let dir = opendir(path) else { return }
+    func sweep(below root: AtomicFile.Root?) {
+        let fd = openFolder(path, below: root, noFollow: true)
+        guard fd >= 0 else { return }
+        guard let dir = fdopendir(fd) else {
+            _ = close(fd)
+            return
+        }
         var names: [String] = []
         while let item = readdir(dir) {
             let name = DirectoryEntries.name(of: item)
@@ -144,7 +162,7 @@ package final class SpareFolders: Sendable {
         for name in names {
             let item = path + "/" + name
             var status = stat()
-            guard lstat(item, &status) == 0 else { continue }
+            guard lstat(item, below: root, &status) == 0 else { continue }
             if slotPaths.contains(item) {
                 if status.st_mode & S_IFMT == S_IFDIR { continue }
             } else if AtomicFile.isTemporary(name[...]) && status.st_mode & S_IFMT == S_IFDIR {
@@ -152,50 +170,53 @@ package final class SpareFolders: Sendable {
                 guard dead || now - TemporaryName.changeTime(status) > TemporaryName.abandonAge else { continue }
             }
             // A claim was a spare: it may be kept again once emptied; a stray may not.
-            _ = moveToTrash(item, keepable: AtomicFile.isTemporary(name[...]))
+            _ = moveToTrash(item, keepable: AtomicFile.isTemporary(name[...]), below: root)
         }
     }
 
     // MARK: Claiming
 
     /// Makes the folder `folder` for an entry, its parents as needed: a spare moved into place
-    /// when one is free, else `mkdir` (``FileSystem/makeDirectories(_:)``). A folder another
-    /// process made meanwhile is used as is.
+    /// when one is free, else `mkdir` (``FileSystem/makeDirectories(_:below:)``). A folder
+    /// another process made meanwhile is used as is. With `root`, every call goes through the
+    /// root's descriptor (the spare area and `folder` are both below it).
     ///
-    /// - Throws: ``CacheError`` as ``FileSystem/makeDirectories(_:)``; a failed claim is never
-    ///   an error, it falls back to `mkdir`.
+    /// - Throws: ``CacheError`` as ``FileSystem/makeDirectories(_:below:)`` (with `root`,
+    ///   `ENOENT` when the root was removed); a failed claim is never an error, it falls back
+    ///   to `mkdir`.
     /// - Complexity: Up to ``slots`` renames; when a spare is claimed, an `open`, `fstat`, a
     ///   read of the spare (its size, not its entries: it is empty) and a rename more.
-    package func makeFolder(_ folder: String) throws {
-        if claim(into: folder) { return }
-        try fileSystem.makeDirectories(folder)
+    package func makeFolder(_ folder: String, below root: AtomicFile.Root? = nil) throws {
+        let root = fileSystem.allowsRootRelativeCalls ? root : nil
+        if claim(into: folder, below: root) { return }
+        try fileSystem.makeDirectories(folder, below: root)
     }
 
     /// Claims a spare and moves it to `folder`.
     ///
     /// - Returns: Whether `folder` now exists (moved there, or made by another process).
-    func claim(into folder: String) -> Bool {
+    func claim(into folder: String, below root: AtomicFile.Root?) -> Bool {
         for slot in 0..<Self.slots {
             let claimed = path + "/" + TemporaryName.make()
-            guard fileSystem.renameExclusive(AT_FDCWD, slotPaths[slot], AT_FDCWD, claimed) == 0 else {
+            guard fileSystem.renameExclusive(slotPaths[slot], claimed, below: root) == 0 else {
                 switch errno {
                 case ENOENT, ENOTDIR, EEXIST: continue   // a free slot, or no spare area
                 default: return false                    // unsupported, or failing: mkdir
                 }
             }
-            guard Self.isEmptyPrivateFolder(claimed) else {
+            guard isEmptyPrivateFolder(claimed, below: root) else {
                 // Never used with anything in it, nor another user's: deleted with the trash.
-                if moveToTrash(claimed, keepable: false) { queue.async { [self] in try? emptyTrash() } }
+                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in try? emptyTrash() } }
                 continue
             }
-            switch place(claimed, at: folder) {
+            switch place(claimed, at: folder, below: root) {
             case .placed:
                 return true
             case .taken:
-                giveBack(claimed)
+                giveBack(claimed, below: root)
                 return true
             case .failed:
-                giveBack(claimed)
+                giveBack(claimed, below: root)
                 return false
             }
         }
@@ -206,10 +227,10 @@ package final class SpareFolders: Sendable {
 
     /// Renames the claimed spare to `folder` without replacing anything, making `folder`'s
     /// parents first when they are missing.
-    private func place(_ claimed: String, at folder: String) -> Placement {
+    private func place(_ claimed: String, at folder: String, below root: AtomicFile.Root?) -> Placement {
         var madeParents = false
         while true {
-            if fileSystem.renameExclusive(AT_FDCWD, claimed, AT_FDCWD, folder) == 0 { return .placed }
+            if fileSystem.renameExclusive(claimed, folder, below: root) == 0 { return .placed }
             let code = errno
             switch code {
             case EEXIST, ENOTEMPTY:
@@ -217,7 +238,7 @@ package final class SpareFolders: Sendable {
             case ENOENT where !madeParents:
                 madeParents = true
                 guard let parent = AtomicFile.folder(of: folder), !parent.isEmpty,
-                      (try? fileSystem.makeDirectories(parent)) != nil else { return .failed }
+                      (try? fileSystem.makeDirectories(parent, below: root)) != nil else { return .failed }
             default:
                 return .failed
             }
@@ -225,16 +246,16 @@ package final class SpareFolders: Sendable {
     }
 
     /// Returns a claimed spare not used to a free slot, or removes it.
-    private func giveBack(_ claimed: String) {
-        for slot in slotPaths where fileSystem.renameExclusive(AT_FDCWD, claimed, AT_FDCWD, slot) == 0 { return }
-        if fileSystem.removeDirectory(claimed) != 0 { _ = moveToTrash(claimed, keepable: true) }
+    private func giveBack(_ claimed: String, below root: AtomicFile.Root?) {
+        for slot in slotPaths where fileSystem.renameExclusive(claimed, slot, below: root) == 0 { return }
+        if fileSystem.removeDirectory(claimed, below: root) != 0 { _ = moveToTrash(claimed, keepable: true, below: root) }
     }
 
-    /// Whether the folder at `path` is a folder (not a link) of this process's user with
-    /// nothing in it; its mode is made 0700 if it is not (as ``FileSystem/makeDirectories(_:)``
-    /// does for a folder it makes).
-    static func isEmptyPrivateFolder(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    /// Whether the folder at `path` (opened from `root` when given) is a folder (not a link) of
+    /// this process's user with nothing in it; its mode is made 0700 if it is not (as
+    /// ``FileSystem/makeDirectories(_:)`` does for a folder it makes).
+    func isEmptyPrivateFolder(_ path: String, below root: AtomicFile.Root?) -> Bool {
+        let fd = openFolder(path, below: root, noFollow: true)
         guard fd >= 0 else { return false }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
@@ -251,27 +272,33 @@ package final class SpareFolders: Sendable {
 
     /// Empties the trash, keeping large emptied folders as spares: the body of the store's
     /// trash deletion, run on its trash queue. Claims of dead processes and strays of the
-    /// spare area go into the trash first (``sweep()``).
+    /// spare area go into the trash first (``sweep(below:)``).
     ///
     /// Only a walk alone in the trash keeps anything: another walk (another process emptying
     /// the same trash) may hold any folder of it open, and goes on deleting what it reads
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
     /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
     /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. Without the lock file (it cannot be made), nothing is kept; when it cannot be
-    /// opened for want of descriptors or memory, the trash is left to the next emptying.
+    /// spares. The store makes the lock file when it opens the root; a walk only opens it, so
+    /// no file appears in the root behind an open (a removal or listing of the root right
+    /// after it saw it come). Without the lock file (it could not be made, or was removed),
+    /// nothing is kept; when it cannot be opened for want of descriptors or memory, the trash
+    /// is left to the next emptying.
     ///
-    /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:keeping:)``.
+    /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
     func emptyTrash() throws {
-        let lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC)
+        // Through the root while the folder it opened is the store's (renamed away or not); by
+        // the path once it was removed, where a root made again is used.
+        let root = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
+        let lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
         // Short of descriptors or memory for now, while other processes may lock and keep:
         // the next emptying (the next clear or open) walks instead.
         if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
         defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
         let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
         if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }
-        sweep()
-        try FolderRemoval.removeContents(of: trashPath, keeping: alone ? self : nil)
+        sweep(below: root)
+        try FolderRemoval.removeContents(of: trashPath, below: root, keeping: alone ? self : nil)
     }
 
     /// `flock(fd, operation)`, again after a signal: whether it was taken.
@@ -284,10 +311,10 @@ package final class SpareFolders: Sendable {
 
     /// Renames `item` into the trash (making the trash folder when it is missing), named so
     /// that it may be kept again once emptied when `keepable`.
-    private func moveToTrash(_ item: String, keepable: Bool) -> Bool {
+    private func moveToTrash(_ item: String, keepable: Bool, below root: AtomicFile.Root?) -> Bool {
         let target = trashPath + "/" + Self.trashItemName(keepable: keepable)
-        if fileSystem.rename(item, target) == 0 { return true }
-        guard errno == ENOENT, fileSystem.makeDirectory(trashPath) || errno == EEXIST else { return false }
-        return fileSystem.rename(item, target) == 0
+        if fileSystem.rename(item, target, below: root) == 0 { return true }
+        guard errno == ENOENT, fileSystem.makeDirectory(trashPath, below: root) || errno == EEXIST else { return false }
+        return fileSystem.rename(item, target, below: root) == 0
     }
 }

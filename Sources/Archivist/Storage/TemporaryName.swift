@@ -113,8 +113,14 @@ package enum TemporaryName {
     /// - Complexity: O(n) in the folder's entries, one `lstat` per temporary; blocking file
     ///   I/O. Errors are ignored: a folder that cannot be read has nothing to sweep.
     @discardableResult
-    package static func sweepAbandoned(inFolder path: String, fileSystem: FileSystem = .posix) -> Int {
-        guard let dir = opendir(path) else { return 0 }
+    package static func sweepAbandoned(inFolder path: String, fileSystem: FileSystem = .posix,
+                                       below root: AtomicFile.Root? = nil) -> Int {
+        let fd = openFolder(path, below: root)
+        guard fd >= 0 else { return 0 }
+        guard let dir = fdopendir(fd) else {
+            _ = close(fd)
+            return 0
+        }
         var names: [String] = []
         while let item = readdir(dir) {
             let name = withUnsafePointer(to: &item.pointee.d_name) {
@@ -128,10 +134,10 @@ package enum TemporaryName {
         for name in names {
             var status = stat()
             let child = path + "/" + name
-            guard lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+            guard lstat(child, below: root, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
                   isAbandoned(name[...], modified: modificationTime(status), now: now)
             else { continue }
-            if fileSystem.unlink(child) == 0 { swept += 1 }
+            if fileSystem.unlink(child, below: root) == 0 { swept += 1 }
         }
         return swept
     }

@@ -48,9 +48,9 @@ import Darwin
         }
     }
 
-    /// A missing folder is created by its path, and the temporary then goes by its whole path
-    /// too, rename included.
-    @Test func aMissingFolderIsCreatedAndTheWriteGoesByItsPath() throws {
+    /// A missing folder is created from the root (mode 0700), and the temporary stays below
+    /// it, rename included.
+    @Test func aMissingFolderIsCreatedFromTheRoot() throws {
         try withTemporaryDirectory { dir throws in
             let fd = try openFolder(dir)
             defer { close(fd) }
@@ -58,10 +58,11 @@ import Darwin
             let prepared = try Data("v".utf8).withUnsafeBytes {
                 try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
             }
-            #expect(prepared.root == nil)
+            #expect(prepared.root != nil)
             #expect(try prepared.rename(.posix))
             #expect(try AtomicFile.read(path: path) == Array("v".utf8))
             #expect(permissions(dir.path + "/x") == 0o700)
+            #expect(permissions(dir.path + "/x/y") == 0o700)
         }
     }
 
@@ -133,13 +134,76 @@ import Darwin
             #expect(store.root != nil)
             let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
             try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
-            // The open's trash sweep runs on the trash queue and makes `.archivist/trash.lock`:
-            // let it finish, or it may make the lock inside the folder being removed.
-            store.waitForTrash()
             try FileManager.default.removeItem(at: rootURL)
             try store.write(Data(repeating: 2, count: 20), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 2, count: 20))
             #expect(FileManager.default.fileExists(atPath: store.path(of: key)))
+        }
+    }
+
+    /// Replacing any path call the store has a root-relative twin for turns the twins off, so
+    /// the replacement sees every call; replacing a twin does not, and a store's folder
+    /// creation, remove and clear go through the twins, relative to its root.
+    @Test func theRootRelativeTwinsAreTheSeamBelowTheRoot() throws {
+        for replace in ["unlink", "mkdir", "chmod", "removeDirectory"] {
+            var fs = FileSystem.posix
+            switch replace {
+            case "unlink": fs.unlink = { _ in -1 }
+            case "mkdir": fs.mkdir = { _, _ in -1 }
+            case "chmod": fs.chmod = { _, _ in -1 }
+            default: fs.removeDirectory = { _ in -1 }
+            }
+            #expect(!fs.allowsRootRelativeCalls, "\(replace)")
+        }
+        try withTemporaryDirectory { dir throws in
+            let calls = Locked<[String]>([])
+            var fs = FileSystem.posix
+            let (mkdirAt, unlinkAt, renameAt) = (fs.mkdirAt, fs.unlinkAt, fs.renameAt)
+            fs.mkdirAt = { folder, path, mode in
+                calls.withLock { $0.append("mkdirat " + path) }
+                return mkdirAt(folder, path, mode)
+            }
+            fs.unlinkAt = { folder, path, flags in
+                calls.withLock { $0.append("unlinkat " + path) }
+                return unlinkAt(folder, path, flags)
+            }
+            fs.renameAt = { fromFolder, from, toFolder, to in
+                calls.withLock { $0.append("renameat " + from) }
+                return renameAt(fromFolder, from, toFolder, to)
+            }
+            #expect(fs.allowsRootRelativeCalls)
+            let store = try DiskStore.open(at: dir.appendingPathComponent("root"), fileSystem: fs)
+            try #require(store.root != nil)
+            let key = DiskKey(folder: FolderPath(["a", "b"]), name: EntryName(parameter: "p"))
+            try store.write(Data("v".utf8), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            #expect(try store.remove(key))
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            let seen = calls.withLock { $0 }
+            #expect(seen.contains("mkdirat a") && seen.contains("mkdirat a/b"), "\(seen)")
+            #expect(seen.contains("unlinkat a/b/" + key.name.fileName), "\(seen)")
+            #expect(seen.contains("renameat a"), "\(seen)")
+            #expect(!seen.contains { $0.contains(dir.path) }, "\(seen)")
+        }
+    }
+
+    /// The root's descriptor outlives the store while work it queued holds it: a walk of the
+    /// trash may run after the store is gone, and a closed descriptor's number could be another
+    /// folder's by then. (That it closes afterwards is not checked here: another test running
+    /// beside this one may be given the number again at once.)
+    @Test func theRootsDescriptorStaysOpenForQueuedWork() throws {
+        try withTemporaryDirectory { dir throws in
+            var spares: SpareFolders?
+            do {
+                let store = try DiskStore.open(at: dir)
+                store.waitForTrash()
+                spares = store.spares
+            }
+            let fd = try #require(spares?.openRoot?.root.descriptor)
+            var status = stat()
+            #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+            try spares?.emptyTrash()   // what a walk queued before the store went does
+            #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
         }
     }
 }

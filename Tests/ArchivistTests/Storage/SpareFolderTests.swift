@@ -243,7 +243,8 @@ import Darwin
             let real = fileSystem.renameExclusive
             let target = dir.path + "/b"
             fileSystem.renameExclusive = { fromFolder, from, toFolder, to in
-                if to == target { _ = mkdir(target, 0o700) }   // another process, just before
+                // `to` is below the store's root descriptor (or, without one, a whole path).
+                if to == "b" || to == target { _ = mkdir(target, 0o700) }   // another process, just before
                 return real(fromFolder, from, toFolder, to)
             }
             let (store, old) = try storeWithASpare(dir, fileSystem: fileSystem)
@@ -270,6 +271,8 @@ import Darwin
                     switch fault {
                     case "unsupported": errno = EINVAL; return -1
                     case "claim fails" where claiming: errno = EIO; return -1
+                    // `to` is a whole path: this file system's `rename` is replaced, so the store
+                    // makes no call below its root's descriptor.
                     case "placing fails" where !claiming && !to.contains("/.archivist/"): errno = EACCES; return -1
                     case "give back fails" where !claiming:
                         if !to.contains("/.archivist/") { _ = mkdir(to, 0o700) }   // EEXIST, then no slot
@@ -442,6 +445,26 @@ import Darwin
             // The next emptying (another process's, say) can lock.
             try SpareFolders(internalPath: dir.path + "/.archivist", fileSystem: .posix, queue: DispatchQueue(label: "t"))
                 .emptyTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+        }
+    }
+
+    /// The trash lock is made by the open, beside the journal, so that no file appears in the
+    /// root behind the open's background walk; a walk only opens it: one that finds it gone
+    /// makes none, and keeps nothing.
+    @Test func theTrashLockIsMadeAtOpenAndNeverByAWalk() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            let lock = dir.path + "/.archivist/trash.lock"
+            var status = stat()
+            #expect(lstat(lock, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o777 == 0o600)
+            store.waitForTrash()
+            #expect(unlink(lock) == 0)
+            try fill(store, "a")
+            try store.clear([FolderPath(["a"])])
+            store.waitForTrash()
+            #expect(!FileManager.default.fileExists(atPath: lock))
+            #expect(spareNames(store).isEmpty)
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
         }
     }
