@@ -38,38 +38,6 @@ extension Archive {
             withUnsafeMutableBytes(of: &prefixBytes) { write($0.baseAddress!) }
         }
 
-        /// The CRC32C to start the value's checksum from: the archive's checksum covers
-        /// everything after the fixed part of its header, so the rest of the prefix comes first.
-        ///
-        /// - Complexity: O(1): at most 31 bytes.
-        package static func checksumSeed(ofPrefix prefix: UnsafeRawBufferPointer) -> UInt32 {
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: prefix[ArchiveFormat.fixedHeaderSize...]))
-        }
-
-        /// Stores the archive's checksum into `prefix` (a prefix of these pieces) and returns
-        /// the whole archive's CRC32C (``checksum``), given the CRC32C of the value's
-        /// `valueCount` bytes started from ``checksumSeed(ofPrefix:)``. Running it again with
-        /// the same arguments stores the same bytes.
-        ///
-        /// - Complexity: O(log `valueCount`).
-        package static func complete(prefix: UnsafeMutableRawBufferPointer, valueChecksum: UInt32, valueCount: Int) -> UInt32 {
-            let fixed = ArchiveFormat.fixedHeaderSize
-            let archiveSum = suffix.withUnsafeBytes { CRC32C.checksum($0, seed: valueChecksum) }
-            prefix.storeBytes(of: archiveSum.littleEndian, toByteOffset: 6, as: UInt32.self)
-            let head = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: prefix[..<fixed]))
-            // The whole archive's CRC32C, for the entry header: the fixed part's, extended by
-            // the checksummed rest's (as `ArchiveHeader.wholeArchiveChecksum`).
-            return CRC32C.combine(head, archiveSum, length: prefix.count - fixed + valueCount + suffix.count)
-        }
-
-        /// Calls `body` with a copy of the prefix's bytes that it may change: a writer that
-        /// fills in the checksum with ``complete(prefix:valueChecksum:valueCount:)``.
-        package func withMutablePrefix<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
-            var bytes = prefixBytes
-            let count = prefixCount
-            return try withUnsafeMutableBytes(of: &bytes) { try body(UnsafeMutableRawBufferPointer(rebasing: $0[..<count])) }
-        }
-
         /// Calls `body` with the prefix's bytes (the header, the `Data` tag and the byte count:
         /// at most 41), without making an array of them.
         package func withPrefix<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -119,58 +87,44 @@ extension Archive {
     ///
     /// - Complexity: O(n) for the checksum.
     package static func dataPieces(of bytes: UnsafeRawBufferPointer, options: ArchiveOptions) -> DataPieces? {
-        minimalDataLayout(count: bytes.count, options: options).map { dataPieces(of: bytes, layout: $0) }
-    }
-
-    /// ``dataPieces(of:options:)`` for a value of `count` bytes without the pass over them:
-    /// the prefix's checksum and ``DataPieces/checksum`` are left 0, for a writer that
-    /// checksums the value chunk by chunk as it writes it (from
-    /// ``DataPieces/checksumSeed(ofPrefix:)``), then calls
-    /// ``DataPieces/complete(prefix:valueChecksum:valueCount:)`` on a copy of the prefix
-    /// before writing it.
-    ///
-    /// - Complexity: O(1).
-    package static func dataPieces(deferringChecksumOfCount count: Int, options: ArchiveOptions) -> DataPieces? {
-        minimalDataLayout(count: count, options: options).map { dataPieces(of: nil, count: count, layout: $0) }
-    }
-
-    /// The minimal layout for a root `Data` of `n` bytes, or `nil` when the encoder's own
-    /// checks should decide (see ``dataPieces(of:options:)``).
-    private static func minimalDataLayout(count n: Int, options: ArchiveOptions) -> DataLayout? {
         let limits = options.limits
+        let n = bytes.count
         let minimal = DataLayout(count: n)
         // The encoder counts its reserved header room against the limit while writing.
         guard limits.maxDepth >= ArchiveLimits.levelWeight,
               minimal.bodyLength + DataPieces.suffix.count <= limits.maxTotalBytes - ArchiveFormat.reservedHeaderSize
         else { return nil }
-        return minimal
+        return dataPieces(of: bytes, layout: minimal)
     }
 
     /// The pieces of the archive of `bytes` as a root `Data` in `layout`, whose varint
     /// lengths the caller chose (and checked against its limits).
     static func dataPieces(of bytes: UnsafeRawBufferPointer, layout: DataLayout) -> DataPieces {
-        dataPieces(of: bytes, count: bytes.count, layout: layout)
-    }
-
-    /// The pieces of the archive of a root `Data` of `n` bytes in `layout`; checksummed when
-    /// its `bytes` are given, else with the checksums left 0.
-    private static func dataPieces(of bytes: UnsafeRawBufferPointer?, count n: Int, layout: DataLayout) -> DataPieces {
+        let n = bytes.count
         let total = layout.total
         let prefixCount = layout.prefixCount
-        var checksum: UInt32 = 0
+        var archiveSum: UInt32 = 0
+        var head: UInt32 = 0
         var pieces = DataPieces(count: total, checksum: 0, prefixCount: prefixCount) { base in
             var offset = ArchiveFormat.storeHeader(at: base, total: total, totalSize: layout.totalSize,
                                                    bodyLength: layout.bodyLength, bodyLengthSize: layout.bodyLengthSize)
             base.storeBytes(of: ArchiveTag.data, toByteOffset: offset, as: UInt8.self)
             offset += 1
             ByteBuffer.storeVarint(UInt64(n), size: layout.countSize, at: base, offset: &offset)
+            // The archive's checksum covers everything after the fixed part: the rest of the
+            // prefix, the value, the tables — continued piece by piece, one pass over each.
+            var sum = CRC32C.checksum(UnsafeRawBufferPointer(
+                start: base + ArchiveFormat.fixedHeaderSize, count: offset - ArchiveFormat.fixedHeaderSize))
+            sum = CRC32C.checksum(bytes, seed: sum)
+            sum = DataPieces.suffix.withUnsafeBytes { CRC32C.checksum($0, seed: sum) }
+            base.storeBytes(of: sum.littleEndian, toByteOffset: 6, as: UInt32.self)
+            archiveSum = sum
+            head = CRC32C.checksum(UnsafeRawBufferPointer(start: base, count: ArchiveFormat.fixedHeaderSize))
             assert(offset == prefixCount, "a root Data's archive prefix was sized wrong")
-            guard let bytes else { return }
-            let prefix = UnsafeMutableRawBufferPointer(start: base, count: prefixCount)
-            let sum = CRC32C.checksum(bytes, seed: DataPieces.checksumSeed(ofPrefix: UnsafeRawBufferPointer(prefix)))
-            checksum = DataPieces.complete(prefix: prefix, valueChecksum: sum, valueCount: n)
         }
-        pieces.checksum = checksum
+        // The whole archive's CRC32C, for the entry header: the fixed part's, extended by the
+        // checksummed rest's (as `ArchiveHeader.wholeArchiveChecksum`).
+        pieces.checksum = CRC32C.combine(head, archiveSum, length: total - ArchiveFormat.fixedHeaderSize)
         return pieces
     }
 

@@ -88,17 +88,12 @@ extension CacheManager {
     /// (``Archive/dataPieces(of:options:)``), in the minimal layout — byte for byte
     /// what ``Archive/encode(_:options:)`` writes. Placing the value at a file offset congruent
     /// to its address bought nothing measurable (docs/Benchmarks.md) and its search cost up to
-    /// 500 instructions a set; readers read either layout. A large value's checksum is left to
-    /// the write, which computes it chunk by chunk as it writes them (``DiskStore/PayloadChecksum``).
+    /// 500 instructions a set; readers read either layout.
     func encode<T: Archivable>(_ value: T, _ type: Kind, _ parameter: String?) throws -> EncodedValue {
         // A metatype comparison, not a dynamic cast: `store` is not specialized for callers.
         if T.self == Data.self {
             let data = value as! Data
-            if data.count >= DiskStore.checksumWhileWritingThreshold {
-                if let pieces = Archive.dataPieces(deferringChecksumOfCount: data.count, options: configuration.archiveOptions) {
-                    return .largeData(data, pieces)
-                }
-            } else if let pieces = data.withUnsafeBytes({
+            if let pieces = data.withUnsafeBytes({
                 Archive.dataPieces(of: $0, options: configuration.archiveOptions)
             }) {
                 return .data(data, pieces)
@@ -126,7 +121,7 @@ extension CacheManager {
             try encoded.withPieces { pieces, checksum in
                 try disk.write(pieces: pieces, to: key, typeName: type.name, parameter: parameter, writeDate: now,
                                expiry: expires, durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
-                               checksum: checksum, origin: originToken) { committed in
+                               payloadChecksum: checksum, origin: originToken) { committed in
                     guard let memory else { return }
                     if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
                         memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: encoded.count)
@@ -283,42 +278,28 @@ enum EncodedValue: Sendable {
     case archive(Data)
     /// A root `Data` value and the rest of its archive: prefix, the value, suffix.
     case data(Data, Archive.DataPieces)
-    /// A root `Data` value of ``DiskStore/checksumWhileWritingThreshold`` bytes or more and
-    /// the rest of its archive, its checksums not computed yet
-    /// (``Archive/dataPieces(deferringChecksumOfCount:options:)``): the write computes them.
-    case largeData(Data, Archive.DataPieces)
 
     /// The payload's length in bytes.
     var count: Int {
         switch self {
         case .archive(let archive): archive.count
-        case .data(_, let pieces), .largeData(_, let pieces): pieces.count
+        case .data(_, let pieces): pieces.count
         }
     }
 
-    /// Calls `body` with the payload's pieces, in order (some may be empty), and its CRC32C
-    /// or how the write computes it.
-    func withPieces<R>(_ body: (DiskStore.PayloadPieces, DiskStore.PayloadChecksum) throws -> R) rethrows -> R {
+    /// Calls `body` with the payload's pieces, in order (some may be empty), and its CRC32C.
+    func withPieces<R>(_ body: (DiskStore.PayloadPieces, UInt32) throws -> R) rethrows -> R {
         switch self {
         case .archive(let archive):
             return try archive.withUnsafeBytes { raw in
                 try body((raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)),
-                         .known(Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw)))
+                         Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
             }
         case .data(let data, let pieces):
             return try pieces.withPrefix { prefix in
                 try data.withUnsafeBytes { value in
                     try Archive.DataPieces.suffix.withUnsafeBytes { suffix in
-                        try body((prefix, value, suffix), .known(pieces.checksum))
-                    }
-                }
-            }
-        case .largeData(let data, let pieces):
-            // A copy of the prefix, which the write's completion fills in before writing it.
-            return try pieces.withMutablePrefix { prefix in
-                try data.withUnsafeBytes { value in
-                    try Archive.DataPieces.suffix.withUnsafeBytes { suffix in
-                        try body((UnsafeRawBufferPointer(prefix), value, suffix), .ofRootDataArchive(prefix: prefix))
+                        try body((prefix, value, suffix), pieces.checksum)
                     }
                 }
             }

@@ -143,25 +143,6 @@ extension AtomicFile {
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
         createFolders: Bool = true, spares: SpareFolders? = nil, fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> Prepared {
-        try prepare(toPath: path, durability: durability, createFolders: createFolders, spares: spares,
-                    fileSystem: fs, below: root) { fd, temporary in
-            try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
-        }
-    }
-
-    /// ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)`` for contents
-    /// that `writeContents` writes to the fresh temporary's descriptor (its path given for
-    /// errors) in any order, with ``writeAll(_:to:at:path:fileSystem:)``; what it throws is
-    /// thrown, the temporary deleted. The temporary is synced and closed after it, as for
-    /// chunks.
-    ///
-    /// - Throws: as the chunks' form.
-    /// - Complexity: Blocking file I/O, plus `writeContents`.
-    package static func prepare(
-        toPath path: String, durability: Durability, createFolders: Bool = true, spares: SpareFolders? = nil,
-        fileSystem fs: FileSystem = .posix, below root: Root? = nil,
-        writingContents writeContents: (_ fd: Int32, _ temporary: String) throws -> Void
-    ) throws -> Prepared {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
         guard var temporary = TemporaryName.path(besideFileAt: path) else {
@@ -198,7 +179,7 @@ extension AtomicFile {
         var open = true
         do {
             defer { if open { _ = fs.close(fd) } }
-            try writeContents(fd, temporary)
+            try writeAll(chunks, to: fd, path: temporary, fileSystem: fs)
             // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
             // allocation), and the mode: a umask that stripped owner bits is repaired. Without
             // the time stamps: see ``FileSystem/statusWithoutTimes``.

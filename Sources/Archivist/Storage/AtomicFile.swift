@@ -213,28 +213,22 @@ package enum AtomicFile {
     private static let maxVectors = 1024
 
     /// Writes all of `chunks`, in order, with as few `writev` calls as the kernel allows (one
-    /// for a file's worth of bytes), retrying short writes and `EINTR`; with `offset`, at that
-    /// offset of the file with `pwritev` (`pwrite` for one chunk), not moving its position.
+    /// for a file's worth of bytes), retrying short writes and `EINTR`.
     ///
     /// - Throws: ``CacheError`` for `write` at `path` with the failure's `errno`.
-    package static func writeAll(
-        _ chunks: [UnsafeRawBufferPointer], to fd: Int32, at offset: off_t? = nil, path: String, fileSystem fs: FileSystem
-    ) throws {
-        if chunks.count == 1 { return try writeAll(chunks[0], to: fd, at: offset, path: path, fileSystem: fs) }
+    package static func writeAll(_ chunks: [UnsafeRawBufferPointer], to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+        if chunks.count == 1 { return try writeAll(chunks[0], to: fd, path: path, fileSystem: fs) }
         try withUnsafeTemporaryAllocation(of: iovec.self, capacity: chunks.count) { vectors in
             var count = 0
             for chunk in chunks where chunk.count > 0 {
                 vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress), iov_len: chunk.count)
                 count += 1
             }
-            var first = 0, written = 0
+            var first = 0
             while first < count {
-                let batch = Int32(min(count - first, maxVectors))
-                let n = offset.map { fs.pwritev(fd, vectors.baseAddress! + first, batch, $0 + off_t(written)) }
-                    ?? fs.writev(fd, vectors.baseAddress! + first, batch)
+                let n = fs.writev(fd, vectors.baseAddress! + first, Int32(min(count - first, maxVectors)))
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw CacheError.posix("write", path: path, errno: n < 0 ? errno : EIO) }
-                written += n
                 var done = n
                 while done > 0 {   // skip what was written: whole vectors, then part of one
                     if done >= vectors[first].iov_len {
@@ -250,20 +244,15 @@ package enum AtomicFile {
         }
     }
 
-    /// Writes all of `chunk`, retrying short writes and `EINTR`; with `offset`, at that offset
-    /// of the file with `pwrite`.
-    package static func writeAll(
-        _ chunk: UnsafeRawBufferPointer, to fd: Int32, at offset: off_t? = nil, path: String, fileSystem fs: FileSystem
-    ) throws {
+    /// Writes all of `chunk`, retrying short writes and `EINTR`.
+    package static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
         guard var p = chunk.baseAddress else { return }
         var left = chunk.count
-        var at = offset ?? 0
         while left > 0 {
-            let n = offset == nil ? fs.write(fd, p, left) : fs.pwrite(fd, p, left, at)
+            let n = fs.write(fd, p, left)
             if n > 0 {
                 p += n
                 left -= n
-                at += off_t(n)
             } else if n < 0 && errno == EINTR {
                 continue
             } else {

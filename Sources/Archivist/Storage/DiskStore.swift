@@ -225,12 +225,9 @@ package final class DiskStore: Sendable {
     ) throws -> [DiskKey] {
         try payload.withUnsafeBytes { raw in
             let none = UnsafeRawBufferPointer(start: nil, count: 0)
-            // A large payload is checksummed as it is written, a chunk at a time.
-            let checksum: PayloadChecksum = payloadChecksum.map { .known($0) }
-                ?? (raw.count >= Self.checksumWhileWritingThreshold ? .ofValue : .known(CRC32C.checksum(raw)))
-            return try write(pieces: (none, raw, none), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
+            return try write(pieces: (raw, none, none), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
                       expiry: expiry, durability: durability, byteLimit: byteLimit,
-                      checksum: checksum, origin: origin, onCommit: onCommit)
+                      payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
         }
     }
 
@@ -248,35 +245,14 @@ package final class DiskStore: Sendable {
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
-        try write(pieces: pieces, to: key, typeName: typeName, parameter: parameter, writeDate: writeDate, expiry: expiry,
-                  durability: durability, byteLimit: byteLimit, checksum: .known(payloadChecksum), origin: origin,
-                  onCommit: onCommit)
-    }
-
-    /// ``write(pieces:to:typeName:parameter:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
-    /// with the payload's CRC32C known or computed while the value is written
-    /// (``PayloadChecksum``).
-    ///
-    /// - Returns: The keys evicted to make room.
-    /// - Throws: as the `Data` form.
-    /// - Complexity: Blocking file I/O on this key only, O(payload).
-    @discardableResult
-    package func write(
-        pieces: PayloadPieces, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, checksum: PayloadChecksum,
-        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
-    ) throws -> [DiskKey] {
         try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
         let payloadLength = pieces.0.count + pieces.1.count + pieces.2.count
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 do {
-                    var known: UInt32 = 0
-                    if case .known(let sum) = checksum { known = sum }
-                    let entryHeader = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate, expiry: expiry,
-                                                  payloadLength: payloadLength, payloadChecksum: known)
-                    let header = entryHeader.encoded()
+                    let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate, expiry: expiry,
+                                             payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         // A clear in another process may move the folder, temporary and all, to the
                         // trash between the two halves: then the write is done again (rarely).
@@ -287,17 +263,8 @@ package final class DiskStore: Sendable {
                             attempts += 1
                             let prepared: AtomicFile.Prepared
                             do {
-                                switch checksum {
-                                case .known:
-                                    prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
-                                                                      spares: spares, fileSystem: fileSystem, below: root)
-                                case .ofValue:
-                                    prepared = try prepareChecksummingWhileWriting(
-                                        pieces, header: entryHeader, archivePrefix: nil, toPath: path, durability: durability)
-                                case .ofRootDataArchive(let prefix):
-                                    prepared = try prepareChecksummingWhileWriting(
-                                        pieces, header: entryHeader, archivePrefix: prefix, toPath: path, durability: durability)
-                                }
+                                prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
+                                                                  spares: spares, fileSystem: fileSystem, below: root)
                             } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
                                 // A file where one of the entry's folders belongs: clear it away once.
                                 let (obstacle, _, _) = try mutate(origin: origin) {

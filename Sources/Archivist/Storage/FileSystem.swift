@@ -29,9 +29,6 @@ package struct FileSystem: Sendable {
     package var writev: @Sendable (_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int
     /// `pwrite(fd, buffer, count, offset)`.
     package var pwrite: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int
-    /// `pwritev(fd, vectors, count, offset)`: ``writev`` at a file offset (a large entry's
-    /// header, written last over the room left for it).
-    package var pwritev: @Sendable (_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32, _ offset: off_t) -> Int
     /// `read(fd, buffer, count)`.
     package var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int
     /// A full flush of the file to stable storage: `F_FULLFSYNC` on Darwin, `fsync` elsewhere.
@@ -213,7 +210,6 @@ private let posixFileSystem = FileSystem(
     write: { fd, buffer, count in write(fd, buffer, count) },
     writev: { fd, vectors, count in writev(fd, vectors, count) },
     pwrite: { fd, buffer, count, offset in pwrite(fd, buffer, count, offset) },
-    pwritev: { fd, vectors, count, offset in pwritev(fd, vectors, count, offset) },
     read: { fd, buffer, count in read(fd, buffer, count) },
     fsync: { fd in
         #if canImport(Darwin)

@@ -154,35 +154,6 @@ import Testing
         }
     }
 
-    /// Values from ``DiskStore/checksumWhileWritingThreshold`` on are checksummed chunk by
-    /// chunk as they are written, the entry header and the archive's prefix last: the file is
-    /// the same, the entry header then the encoder's archive, on either side of the threshold.
-    @Test(arguments: [-1, 0, 1, DiskStore.checksumChunkSize + 1])
-    func aValueAroundTheChecksumWhileWritingThresholdIsTheEncodersFile(offset: Int) throws {
-        let size = DiskStore.checksumWhileWritingThreshold + offset
-        try withTemporaryDirectory { dir throws in
-            let root = CacheRoot(directory: dir)
-            let value = Self.sample(size, seed: offset & 0xFF)
-            let writer = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
-            try writer.store(Self.sample(100, seed: 1), for: .hots, parameter: "blob")
-            try writer.store(value, for: .hots, parameter: "blob")
-            #expect(try writer.value(Data.self, for: .hots, parameter: "blob") == value)
-            let reader = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
-            #expect(try reader.value(Data.self, for: .hots, parameter: "blob") == value)
-            let url = try #require(try reader.info(for: .hots, parameter: "blob")).fileURL
-            let file = try Data(contentsOf: url)
-            let (header, length) = try file.withUnsafeBytes {
-                try EntryHeader.decode($0, payloadIncluded: true, path: url.path)
-            }
-            let archive = try Archive.encode(value)
-            #expect(file.dropFirst(length) == archive, "size \(size)")
-            #expect(header.payloadChecksum == archive.withUnsafeBytes { CRC32C.checksum($0) })
-            #expect(Data(header.encoded()) == file.prefix(length))
-            #expect(writer.totalSize == entryFiles(under: dir).values.reduce(0, +))
-            #expect(temporaries(under: dir).isEmpty)
-        }
-    }
-
     /// Entries written before the cache stopped placing large values (their archive's varints
     /// lengthened) are still read, shared or copied, by a manager of today.
     @Test func aPlacedEntryOfAnEarlierVersionIsStillRead() throws {

@@ -28,7 +28,6 @@ func readOnlyFileSystem() -> FileSystem {
     fs.write = { _, _, _ in errno = EROFS; return -1 }
     fs.writev = { _, _, _ in errno = EROFS; return -1 }
     fs.pwrite = { _, _, _, _ in errno = EROFS; return -1 }
-    fs.pwritev = { _, _, _, _ in errno = EROFS; return -1 }
     fs.ftruncate = { _, _ in errno = EROFS; return -1 }
     fs.chmod = { _, _ in errno = EROFS; return -1 }
     fs.fchmod = { _, _ in errno = EROFS; return -1 }

@@ -29,8 +29,7 @@ enum FaultCache: String, CacheType, CaseIterable {
     }
 }
 
-/// Every cache operation under every single injected fault: the Nth open, write (`write`,
-/// `writev`, `pwrite`, `pwritev`: each chunk of a large value, then its header), fsync,
+/// Every cache operation under every single injected fault: the Nth open, write, fsync,
 /// rename, exclusive rename, unlink, rmdir, mkdir or ftruncate fails (once, or from then on) with EIO, ENOSPC or
 /// EACCES, for N = 1, 2, … until the operation runs clean. Each time: the call throws a
 /// `CacheError` whose code matches the errno (or succeeds, if the fault did not matter), the
@@ -39,25 +38,13 @@ enum FaultCache: String, CacheType, CaseIterable {
 @Suite struct CacheFaultTests {
     /// What the sweep does with a fresh cache holding `previous` for each key.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
-        case replacePlain, replaceSynced, replaceDocument, replaceLarge, firstStoreInNewFolder, remove, clearType, read,
-            saveIndex, openAfterCrash, claimSpare, keepSpare
+        case replacePlain, replaceSynced, replaceDocument, firstStoreInNewFolder, remove, clearType, read, saveIndex,
+            openAfterCrash, claimSpare, keepSpare
 
         var testDescription: String { rawValue }
     }
 
     static let keys: [(FaultCache, String?)] = [(.plain, nil), (.plain, "p"), (.synced, "p"), (.document, nil)]
-
-    /// The value `replaceLarge` stores: large enough to be checksummed chunk by chunk as it is
-    /// written, so every positioned write of it (each chunk, the header last) is failed in turn.
-    /// An expected value of ``largeMark`` stands for it.
-    static let largeValue: Data = {
-        var data = Data(count: DiskStore.checksumWhileWritingThreshold + DiskStore.checksumChunkSize / 2)
-        data.withUnsafeMutableBytes { raw in
-            for i in stride(from: 0, to: raw.count, by: 4096) { raw[i] = UInt8(truncatingIfNeeded: i >> 12) }
-        }
-        return data
-    }()
-    static let largeMark = "<the large value>"
 
     @Test(arguments: Scenario.allCases)
     func everyFaultLeavesTheCacheConsistent(scenario: Scenario) throws {
@@ -139,9 +126,6 @@ enum FaultCache: String, CacheType, CaseIterable {
                 let key = keys[scenario == .replacePlain ? 1 : scenario == .replaceSynced ? 2 : 3]
                 after[name(key)] = "new " + name(key)
                 try cache?.store("new " + name(key), for: key.0, parameter: key.1)
-            case .replaceLarge:
-                after[name(keys[2])] = Self.largeMark
-                try cache?.store(Self.largeValue, for: keys[2].0, parameter: keys[2].1)
             case .firstStoreInNewFolder:
                 after[name(keys[3])] = "new " + name(keys[3])
                 try cache?.store("new " + name(keys[3]), for: keys[3].0, parameter: keys[3].1)
@@ -226,12 +210,6 @@ enum FaultCache: String, CacheType, CaseIterable {
         for key in keys {
             let name = "\(key.0.rawValue)/\(key.1 ?? "-")"
             do {
-                if expected[name] == largeMark {
-                    if try cache.value(Data.self, for: key.0, parameter: key.1) != largeValue {
-                        failures.append("\(label): \(name) does not hold the large value")
-                    }
-                    continue
-                }
                 let value = try cache.value(String.self, for: key.0, parameter: key.1)
                 if value != expected[name] { failures.append("\(label): \(name) holds \(value ?? "nothing"), expected \(expected[name] ?? "nothing")") }
             } catch {

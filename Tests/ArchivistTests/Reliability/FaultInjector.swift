@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A ``FileSystem`` over the real one that fails one chosen call: the Nth `open`, `write`
-/// (or `writev`, `pwrite`, `pwritev`), `fsync`, `rename`, `renameExclusive`, `unlink`, `removeDirectory`, `mkdir`
+/// (or `pwrite`), `fsync`, `rename`, `renameExclusive`, `unlink`, `removeDirectory`, `mkdir`
 /// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`. It also tracks the descriptors opened through it.
 final class FaultInjector: Sendable {
     enum Operation: String, CaseIterable, Sendable {
@@ -95,10 +95,6 @@ final class FaultInjector: Sendable {
         fs.pwrite = { [self] fd, buffer, count, offset in
             if let code = fault(.write) { errno = code; return -1 }
             return real.pwrite(fd, buffer, count, offset)
-        }
-        fs.pwritev = { [self] fd, vectors, count, offset in
-            if let code = fault(.write) { errno = code; return -1 }
-            return real.pwritev(fd, vectors, count, offset)
         }
         fs.fsync = { [self] fd in
             if let code = fault(.fsync) { errno = code; return -1 }
