@@ -74,6 +74,31 @@ import Darwin
         }
     }
 
+    /// A failed read of any piece of a large entry throws its typed error and leaves the
+    /// entry in place (it is not judged corrupt).
+    @Test(arguments: [(EIO, CacheError.Code.fileSystem), (EACCES, .permissionDenied)])
+    func aFailedPieceReadThrowsAndKeepsTheEntry(failure: (Int32, CacheError.Code)) throws {
+        let value = Self.value(Self.threshold + 5)
+        for failing in [1, 2, 9] {   // the first piece, the second, the last (with the header's extra bytes)
+            try withTemporaryDirectory { dir throws in
+                let calls = Locked(0), armed = Locked(false)
+                var faulty = FileSystem.posix
+                faulty.read = { fd, buffer, count in
+                    if armed.withLock({ $0 }) && calls.withLock({ $0 += 1; return $0 == failing }) { errno = failure.0; return -1 }
+                    return FileSystem.posix.read(fd, buffer, count)
+                }
+                let store = try DiskStore.open(at: dir, fileSystem: faulty)
+                try store.write(value, to: key("p"), typeName: "t", parameter: "p", expiry: nil, durability: .none)
+                armed.withLock { $0 = true }
+                let error = #expect(throws: CacheError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
+                armed.withLock { $0 = false }
+                #expect(error?.code == failure.1, "read \(failing)")
+                #expect(error?.errno == failure.0)
+                #expect(try store.read(key("p"), typeName: "t", parameter: "p") { $0.payload } == value)
+            }
+        }
+    }
+
     /// A large entry reads back whole; one damaged byte in it is caught, and the entry removed.
     @Test func aDamagedByteInALargeEntryIsCaught() throws {
         try withTemporaryDirectory { dir throws in
