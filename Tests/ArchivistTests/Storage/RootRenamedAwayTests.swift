@@ -120,6 +120,40 @@ import Darwin
         }
     }
 
+    /// Another process's clear moving the entry's new parent folder away between its creation
+    /// and the entry folder's (both made through the descriptor): the folders are made again in
+    /// the moved root, not the whole write sent by the path to the old one, where the store
+    /// would never read it (and its sizes would count a file in no folder of its own).
+    @Test func aClearRacingFolderCreationInTheRenamedRootKeepsTheWriteThere() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let parent = key.folder.components[0], child = key.folder.relativePath
+            let raced = Locked(false)
+            var fs = FileSystem.posix
+            let mkdirAt = fs.mkdirAt
+            fs.mkdirAt = { folder, path, mode in
+                var status = stat()
+                if path == child, fstatat(folder, parent, &status, 0) == 0, raced.withLock({ (done: inout Bool) -> Bool in
+                       defer { done = true }
+                       return !done
+                   }) {
+                    _ = renameat(folder, parent, folder, ".archivist/trash/raced")   // the other process's clear
+                }
+                return mkdirAt(folder, path, mode)
+            }
+            let store = try DiskStore.open(at: rootURL, fileSystem: fs)
+            try #require(store.root != nil)
+            store.waitForTrash()
+            try FileManager.default.moveItem(at: rootURL, to: moved)
+            try write(store, key, 30, 3)
+            #expect(raced.withLock { $0 })
+            #expect(!FileManager.default.fileExists(atPath: rootURL.path), "the write went to the old path")
+            #expect(try read(store, key) == Data(repeating: 3, count: 30))
+            #expect(entryFiles(under: moved).count == 1)
+            store.waitForTrash()
+        }
+    }
+
     /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
     /// removed there, its target untouched, as in a root that stayed.
     @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
