@@ -154,6 +154,30 @@ import Darwin
         }
     }
 
+    /// Opening the old path again in the same process, once the store's root went elsewhere,
+    /// gives a store of the folder now at that path — as another process opening it gets —
+    /// not the store that followed its folder away (whose writes no one at the path would
+    /// read). The old store keeps working in the moved folder.
+    @Test func openingTheOldPathAgainGivesAStoreOfTheFolderThere() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let store = try DiskStore.open(at: rootURL)
+            try #require(store.root != nil)
+            try write(store, key, 10, 1)
+            store.waitForTrash()
+            try FileManager.default.moveItem(at: rootURL, to: moved)
+            let reopened = try DiskStore.open(at: rootURL)
+            #expect(reopened !== store)
+            try write(reopened, key, 20, 2)
+            #expect(entryFiles(under: rootURL).count == 1)
+            #expect(try read(reopened, key) == Data(repeating: 2, count: 20))
+            #expect(try read(store, key) == Data(repeating: 1, count: 10))
+            #expect(try DiskStore.open(at: rootURL) === reopened)   // at its path: shared as before
+            store.waitForTrash()
+            reopened.waitForTrash()
+        }
+    }
+
     /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
     /// removed there, its target untouched, as in a root that stayed.
     @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
