@@ -178,6 +178,35 @@ import Darwin
         }
     }
 
+    /// Two stores of one root (each through its own link, as two processes: own descriptors,
+    /// journal offsets and locks) keep agreeing once the folder is renamed away under both: a
+    /// write into a new folder by one is read and counted by the other, and a clear by the
+    /// other empties it for both.
+    @Test func twoStoresOfTheRenamedRootAgree() throws {
+        try withTemporaryDirectory { dir throws in
+            let real = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+            let links = (0..<2).map { dir.appendingPathComponent("link\($0)") }
+            for link in links { try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real) }
+            let (a, b) = (try DiskStore.open(at: links[0]), try DiskStore.open(at: links[1]))
+            try #require(a.root != nil && b.root != nil)
+            a.waitForTrash()
+            b.waitForTrash()
+            try FileManager.default.moveItem(at: real, to: moved)
+            try write(a, key, 30, 3)
+            #expect(try read(b, key) == Data(repeating: 3, count: 30))
+            #expect(b.usage(of: FolderPath([])) == a.usage(of: FolderPath([])))
+            #expect(b.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(moved))
+            try b.clear([key.folder])
+            #expect(try read(a, key) == nil)
+            #expect(a.usage(of: FolderPath([])) == DiskUsage())
+            a.waitForTrash()
+            b.waitForTrash()
+            #expect(entryFiles(under: moved).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: real.path))
+        }
+    }
+
     /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
     /// removed there, its target untouched, as in a root that stayed.
     @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
