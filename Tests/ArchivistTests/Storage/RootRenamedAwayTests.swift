@@ -209,6 +209,23 @@ import Darwin
 
     /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
     /// removed there, its target untouched, as in a root that stayed.
+    /// A read that fails in the renamed root other than by a missing file — here `ENOTDIR`, a
+    /// file where the entry's folder belongs — is decided there, not by the path, where
+    /// another folder (another store's) may stand now (review6).
+    @Test func aReadBlockedInTheRenamedRootDoesNotGoToTheOldPath() throws {
+        try withRenamedRoot { store, moved throws in
+            let old = moved.deletingLastPathComponent().appendingPathComponent("root")
+            let folder = moved.appendingPathComponent(key.folder.relativePath)
+            try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("not a folder".utf8).write(to: folder)
+            let other = try DiskStore.open(at: old)
+            try write(other, key, 20, 9)
+            #expect(try read(store, key) == nil)
+            other.waitForTrash()
+            try FileManager.default.removeItem(at: old)
+        }
+    }
+
     @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
         try withRenamedRoot({ try write($0, key, 10) }) { store, moved in
             let target = moved.deletingLastPathComponent().appendingPathComponent("target")
