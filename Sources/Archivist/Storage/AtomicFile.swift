@@ -149,10 +149,10 @@ package enum AtomicFile {
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
     /// descriptor, so the kernel walks only the components below it. Whatever that open
-    /// finds is read (a symbolic link is reported there too), and `ENOENT` from it is a miss
-    /// while the root is still linked
-    /// (``Root/isLinked``, one `fstat`); any other failure, or a miss in a root that was
-    /// removed (even if a new folder was made at its path since: the removed one holds nothing),
+    /// finds is read (a symbolic link is reported there too), and its failure is final while
+    /// the root is still linked (``Root/isLinked``, one `fstat`): `ENOENT` and `ENOTDIR` a
+    /// miss, any other a thrown error; a failure in a root that was
+    /// removed (even if a new folder was made at its path since: the removed one holds nothing)
     /// is decided by the whole path, as without a root — so reads see what writes wrote, whose
     /// creation in a removed root fails and goes by the path. A root renamed away keeps
     /// serving reads, as a store keeps making every change in it (`DiskStore+RootRelative.swift`,
@@ -169,10 +169,18 @@ package enum AtomicFile {
         if let root, fs.allowsRootRelativeCalls {
             let folder = root.descriptor, skip = root.prefixLength
             fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
-            if fd < 0 && errno == ENOENT && root.isLinked { return nil }
-            if fd < 0 && errno == ELOOP {   // a symbolic link in the root's folder, moved or not
-                identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
-                throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+            if fd < 0 {
+                let code = errno
+                if code == ELOOP {   // a symbolic link in the root's folder, moved or not
+                    identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
+                    throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+                }
+                // The folder the store opened, moved or not: its answer is final, as every
+                // change goes there; at the path another folder may stand now.
+                if root.isLinked {
+                    if code == ENOENT || code == ENOTDIR { return nil }
+                    throw CacheError.posix("open", path: path, errno: code)
+                }
             }
         }
         if fd < 0 { fd = fs.open(path, flags, 0) }

@@ -29,6 +29,18 @@ extension DiskStore {
         root.flatMap { $0.holdsStore(internalPath: internalPath) ? $0 : nil }
     }
 
+    /// Whether the folder at ``rootPath`` (a final symbolic link followed, as when it was
+    /// opened) is still the root this store opened; `true` for a store without a root
+    /// descriptor, which works by the path anyway.
+    ///
+    /// - Complexity: An `fstat` and a `stat`.
+    var isAtItsPath: Bool {
+        guard let root else { return true }
+        var opened = stat(), there = stat()
+        guard fstat(root.descriptor, &opened) == 0 else { return true }
+        return stat(rootPath, &there) == 0 && there.st_dev == opened.st_dev && there.st_ino == opened.st_ino
+    }
+
     /// Unlinks the entry file at `path` below the root (by its path in a removed root).
     ///
     /// - Returns: Whether it is gone (unlinked, or missing).

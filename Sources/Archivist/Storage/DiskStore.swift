@@ -100,15 +100,18 @@ package final class DiskStore: Sendable {
 
     /// The store for `root`, opened (and its index loaded or rebuilt) on first use in this
     /// process and shared after that. `fileSystem` applies only when the store is first opened.
+    /// A store whose folder is no longer the one at `root` (renamed away, or removed and
+    /// perhaps made again) is not handed out again: a new store opens the folder now there,
+    /// as another process would, while the old one keeps serving its holders.
     ///
     /// - Throws: ``CacheError`` when the root cannot be created or scanned.
     /// - Complexity: Blocking file I/O on first open: reads the index, or scans every entry
-    ///   when the last run did not shut down cleanly.
+    ///   when the last run did not shut down cleanly; after that, an `fstat` and a `stat`.
     package static func open(at root: URL, fileSystem: FileSystem = .posix) throws -> DiskStore {
         var path = root.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return try registry.withLock { stores in
-            if let store = stores[BytewiseString(path)]?.store { return store }
+            if let store = stores[BytewiseString(path)]?.store, store.isAtItsPath { return store }
             let store = try DiskStore(rootPath: path, fileSystem: fileSystem)
             stores = stores.filter { $0.value.store != nil }
             stores[BytewiseString(path)] = WeakStore(store: store)

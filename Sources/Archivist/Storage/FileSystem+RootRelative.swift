@@ -62,9 +62,13 @@ extension FileSystem {
     /// ``makeDirectories(_:)`` from `root`: `path` and its missing parents below the root, mode
     /// 0700. The root itself is never made: in a root that was removed, even its first folder
     /// cannot be made, and this throws `ENOENT` (the caller may then go by the whole path).
+    /// A parent that vanishes again before its child is made (another process's clear moved
+    /// it into the trash) is made again, up to ``folderRemakes`` times: that `ENOENT` is not a
+    /// removed root, and sent by the path, the write would land in no folder of a root renamed
+    /// away.
     ///
     /// - Throws: ``CacheError`` as ``makeDirectories(_:)``.
-    /// - Complexity: One `mkdirat` per missing component.
+    /// - Complexity: One `mkdirat` per missing component (per attempt).
     package func makeDirectories(_ path: String, below root: AtomicFile.Root?) throws {
         guard let root else { return try makeDirectories(path) }
         if makeDirectory(path, below: root) { return }
@@ -76,14 +80,22 @@ extension FileSystem {
             guard let parent = AtomicFile.folder(of: path), parent.utf8.count >= root.prefixLength else {
                 throw CacheError.posix("mkdir", path: path, errno: code)   // the root itself is gone
             }
-            try makeDirectories(parent, below: root)
-            if !makeDirectory(path, below: root) && errno != EEXIST {
-                throw CacheError.posix("mkdir", path: path, errno: errno)
+            var remakes = 0
+            while true {
+                try makeDirectories(parent, below: root)
+                if makeDirectory(path, below: root) || errno == EEXIST { return }
+                let code = errno
+                guard code == ENOENT, remakes < Self.folderRemakes else { throw CacheError.posix("mkdir", path: path, errno: code) }
+                remakes += 1
             }
         default:
             throw CacheError.posix("mkdir", path: path, errno: code)
         }
     }
+
+    /// How many times ``makeDirectories(_:below:)`` makes a folder's parent again after it
+    /// vanished under it.
+    static let folderRemakes = 8
 }
 
 extension AtomicFile.Root {

@@ -140,10 +140,12 @@ extension FileSystem {
     /// call creates is private to its owner even when the umask stripped every bit (which
     /// would make it 0000, and unopenable by its own non-root owner next time).
     ///
+    /// `root`: through the store's root descriptor (`openat`), as ``open(_:_:_:below:)``.
+    ///
     /// - Returns: The descriptor, or -1 with `errno` set, as `open`.
     /// - Complexity: One `open` and one `fstat`; one `fchmod` when the mode is not 0600.
-    package func openCreatingPrivately(_ path: String, _ flags: Int32) -> Int32 {
-        let fd = open(path, flags | O_CREAT, 0o600)
+    package func openCreatingPrivately(_ path: String, _ flags: Int32, below root: AtomicFile.Root? = nil) -> Int32 {
+        let fd = open(path, flags | O_CREAT, 0o600, below: root)
         guard fd >= 0 else { return fd }
         var status = stat()
         if fstat(fd, &status) == 0, status.st_mode & 0o777 != 0o600 { _ = fchmod(fd, 0o600) }

@@ -279,18 +279,26 @@ package final class SpareFolders: Sendable {
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
     /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
     /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. The store makes the lock file when it opens the root; a walk only opens it, so
-    /// no file appears in the root behind an open (a removal or listing of the root right
-    /// after it saw it come). Without the lock file (it could not be made, or was removed),
-    /// nothing is kept; when it cannot be opened for want of descriptors or memory, the trash
-    /// is left to the next emptying.
+    /// spares. The store makes the lock file when it opens the root, so no file appears in the
+    /// root behind an open (a removal or listing of the root right after it saw it come). A
+    /// walk that finds it gone (removed since, or a removed root made again by a write) makes
+    /// it again when there is trash to walk (else it has nothing to do): a walk without it would remove unlocked while another process's walk, having
+    /// made the file, locks it alone and keeps folders this walk may hold open. When the lock
+    /// cannot be had at all (it cannot be made), nothing is kept; when it cannot be opened for
+    /// want of descriptors or memory, the trash is left to the next emptying.
     ///
     /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
     func emptyTrash() throws {
         // Through the root while the folder it opened is the store's (renamed away or not); by
         // the path once it was removed, where a root made again is used.
         let root = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
-        let lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
+        var lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
+        if lock < 0 && errno == ENOENT {
+            // Made again only when there is trash to walk: a walk with nothing to do makes no
+            // file (the open's walk, say, while a caller removes the root it just opened).
+            guard holdsTrash(below: root) else { return }
+            lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC, below: root)
+        }
         // Short of descriptors or memory for now, while other processes may lock and keep:
         // the next emptying (the next clear or open) walks instead.
         if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
@@ -299,6 +307,18 @@ package final class SpareFolders: Sendable {
         if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }
         sweep(below: root)
         try FolderRemoval.removeContents(of: trashPath, below: root, keeping: alone ? self : nil)
+    }
+
+    /// Whether the trash folder lists anything (or cannot be read: then the walk decides).
+    private func holdsTrash(below root: AtomicFile.Root?) -> Bool {
+        let fd = openFolder(trashPath, below: root, noFollow: true)
+        guard fd >= 0 else { return errno != ENOENT }
+        guard let dir = fdopendir(fd) else {
+            _ = close(fd)
+            return true
+        }
+        defer { closedir(dir) }
+        return !DirectoryEntries.readsEmpty(dir)
     }
 
     /// `flock(fd, operation)`, again after a signal: whether it was taken.

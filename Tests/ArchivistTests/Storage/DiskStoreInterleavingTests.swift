@@ -57,7 +57,12 @@ import Darwin
             try? FileManager.default.removeItem(at: link)
             try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
         }
-        return (try DiskStore.open(at: links[0], fileSystem: hook.fileSystem), try DiskStore.open(at: links[1]))
+        let stores = (try DiskStore.open(at: links[0], fileSystem: hook.fileSystem), try DiskStore.open(at: links[1]))
+        // The walk of the trash each open queues takes the trash lock exclusively through A's
+        // `flock` too: run late on a loaded machine, it took the armed action.
+        stores.0.waitForTrash()
+        stores.1.waitForTrash()
+        return stores
     }
 
     private func write(_ store: DiskStore, _ key: DiskKey, _ byte: UInt8, count: Int, byteLimit: Int64? = nil) throws {

@@ -145,6 +145,7 @@ import Darwin
             let store = try DiskStore.open(at: dir.appendingPathComponent("root"), fileSystem: fs)
             #expect(store.root == nil)
             try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            store.waitForTrash()   // the open's walk opens the trash lock through `open` too
             opened.withLock { $0.removeAll() }
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
             #expect(opened.withLock { $0 } == [store.path(of: key)])

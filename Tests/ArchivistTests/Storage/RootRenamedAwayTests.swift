@@ -120,8 +120,112 @@ import Darwin
         }
     }
 
+    /// Another process's clear moving the entry's new parent folder away between its creation
+    /// and the entry folder's (both made through the descriptor): the folders are made again in
+    /// the moved root, not the whole write sent by the path to the old one, where the store
+    /// would never read it (and its sizes would count a file in no folder of its own).
+    @Test func aClearRacingFolderCreationInTheRenamedRootKeepsTheWriteThere() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let parent = key.folder.components[0], child = key.folder.relativePath
+            let raced = Locked(false)
+            var fs = FileSystem.posix
+            let mkdirAt = fs.mkdirAt
+            fs.mkdirAt = { folder, path, mode in
+                var status = stat()
+                if path == child, fstatat(folder, parent, &status, 0) == 0, raced.withLock({ (done: inout Bool) -> Bool in
+                       defer { done = true }
+                       return !done
+                   }) {
+                    _ = renameat(folder, parent, folder, ".archivist/trash/raced")   // the other process's clear
+                }
+                return mkdirAt(folder, path, mode)
+            }
+            let store = try DiskStore.open(at: rootURL, fileSystem: fs)
+            try #require(store.root != nil)
+            store.waitForTrash()
+            try FileManager.default.moveItem(at: rootURL, to: moved)
+            try write(store, key, 30, 3)
+            #expect(raced.withLock { $0 })
+            #expect(!FileManager.default.fileExists(atPath: rootURL.path), "the write went to the old path")
+            #expect(try read(store, key) == Data(repeating: 3, count: 30))
+            #expect(entryFiles(under: moved).count == 1)
+            store.waitForTrash()
+        }
+    }
+
+    /// Opening the old path again in the same process, once the store's root went elsewhere,
+    /// gives a store of the folder now at that path — as another process opening it gets —
+    /// not the store that followed its folder away (whose writes no one at the path would
+    /// read). The old store keeps working in the moved folder.
+    @Test func openingTheOldPathAgainGivesAStoreOfTheFolderThere() throws {
+        try withTemporaryDirectory { dir throws in
+            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let store = try DiskStore.open(at: rootURL)
+            try #require(store.root != nil)
+            try write(store, key, 10, 1)
+            store.waitForTrash()
+            try FileManager.default.moveItem(at: rootURL, to: moved)
+            let reopened = try DiskStore.open(at: rootURL)
+            #expect(reopened !== store)
+            try write(reopened, key, 20, 2)
+            #expect(entryFiles(under: rootURL).count == 1)
+            #expect(try read(reopened, key) == Data(repeating: 2, count: 20))
+            #expect(try read(store, key) == Data(repeating: 1, count: 10))
+            #expect(try DiskStore.open(at: rootURL) === reopened)   // at its path: shared as before
+            store.waitForTrash()
+            reopened.waitForTrash()
+        }
+    }
+
+    /// Two stores of one root (each through its own link, as two processes: own descriptors,
+    /// journal offsets and locks) keep agreeing once the folder is renamed away under both: a
+    /// write into a new folder by one is read and counted by the other, and a clear by the
+    /// other empties it for both.
+    @Test func twoStoresOfTheRenamedRootAgree() throws {
+        try withTemporaryDirectory { dir throws in
+            let real = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+            let links = (0..<2).map { dir.appendingPathComponent("link\($0)") }
+            for link in links { try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real) }
+            let (a, b) = (try DiskStore.open(at: links[0]), try DiskStore.open(at: links[1]))
+            try #require(a.root != nil && b.root != nil)
+            a.waitForTrash()
+            b.waitForTrash()
+            try FileManager.default.moveItem(at: real, to: moved)
+            try write(a, key, 30, 3)
+            #expect(try read(b, key) == Data(repeating: 3, count: 30))
+            #expect(b.usage(of: FolderPath([])) == a.usage(of: FolderPath([])))
+            #expect(b.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(moved))
+            try b.clear([key.folder])
+            #expect(try read(a, key) == nil)
+            #expect(a.usage(of: FolderPath([])) == DiskUsage())
+            a.waitForTrash()
+            b.waitForTrash()
+            #expect(entryFiles(under: moved).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: real.path))
+        }
+    }
+
     /// A symbolic link at an entry's path in the moved root is reported as a corrupt entry and
     /// removed there, its target untouched, as in a root that stayed.
+    /// A read that fails in the renamed root other than by a missing file — here `ENOTDIR`, a
+    /// file where the entry's folder belongs — is decided there, not by the path, where
+    /// another folder (another store's) may stand now (review6).
+    @Test func aReadBlockedInTheRenamedRootDoesNotGoToTheOldPath() throws {
+        try withRenamedRoot { store, moved throws in
+            let old = moved.deletingLastPathComponent().appendingPathComponent("root")
+            let folder = moved.appendingPathComponent(key.folder.relativePath)
+            try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("not a folder".utf8).write(to: folder)
+            let other = try DiskStore.open(at: old)
+            try write(other, key, 20, 9)
+            #expect(try read(store, key) == nil)
+            other.waitForTrash()
+            try FileManager.default.removeItem(at: old)
+        }
+    }
+
     @Test func aLinkInTheRenamedRootIsACorruptEntryAndRemoved() throws {
         try withRenamedRoot({ try write($0, key, 10) }) { store, moved in
             let target = moved.deletingLastPathComponent().appendingPathComponent("target")

@@ -450,9 +450,11 @@ import Darwin
     }
 
     /// The trash lock is made by the open, beside the journal, so that no file appears in the
-    /// root behind the open's background walk; a walk only opens it: one that finds it gone
-    /// makes none, and keeps nothing.
-    @Test func theTrashLockIsMadeAtOpenAndNeverByAWalk() throws {
+    /// root behind the open's background walk. A walk that finds it gone makes it again and
+    /// locks it as usual (review6: a walk without it removed unlocked, while another
+    /// process's walk, having made the file, could lock it alone and keep a folder the first
+    /// walk still had open).
+    @Test func theTrashLockIsMadeAtOpenAndAgainByAWalkThatFindsItGone() throws {
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             let lock = dir.path + "/.archivist/trash.lock"
@@ -463,8 +465,8 @@ import Darwin
             try fill(store, "a")
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
-            #expect(!FileManager.default.fileExists(atPath: lock))
-            #expect(spareNames(store).isEmpty)
+            #expect(lstat(lock, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o777 == 0o600)
+            #expect(spareNames(store).count == 1)   // locked alone: kept, as with the lock made at open
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
         }
     }
