@@ -143,6 +143,9 @@ package enum AtomicFile {
     /// the caller calls `identity?.unpin(fs)`, which it must do on every path once `identity`
     /// is set (even when this throws).
     ///
+    /// A file of ``checksummedReadThreshold`` bytes or more is read a piece at a time and
+    /// checksummed as it is read: its CRC32C comes with it, as ``FileBuffer/checksum``.
+    ///
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the file is opened with `openat` from the root's
     /// descriptor, so the kernel walks only the components below it. Whatever that open
@@ -207,14 +210,50 @@ package enum AtomicFile {
             throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
         }
         let count: Int
+        var checksum: UInt32?
         do {
-            count = try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(start: memory, count: size), path: path)
+            let buffer = UnsafeMutableRawBufferPointer(start: memory, count: size)
+            if size >= checksummedReadThreshold {
+                (count, checksum) = try readChecksumming(fd, into: buffer, path: path, fileSystem: fs)
+            } else {
+                count = try fs.readFully(fd, into: buffer, path: path)
+            }
         } catch {
             free(allocation)
             throw error
         }
         // Fewer bytes when the file shrank meanwhile; the reader's checks catch that.
-        return FileBuffer(taking: memory, count: count, allocation: allocation)
+        return FileBuffer(taking: memory, count: count, allocation: allocation, checksum: checksum)
+    }
+
+    /// The smallest file ``readBuffer(path:fileSystem:below:identity:)`` checksums as it reads
+    /// it (``FileBuffer/checksum``). A large entry's checksum, computed after one read of the
+    /// whole file, reads it from memory again; computed a ``checksummedReadChunk`` at a time
+    /// right after each piece is read, it reads the piece from cache. Measured (ext4, Linux
+    /// 6.18, AMD EPYC with 2 MiB L2 and 32 MiB L3): a 10 MB `CacheManager.value` 7–9 % faster
+    /// by median and by minimum (0.476–0.488 ms against 0.512–0.538); read and checksum alone,
+    /// 4 MB 0.129 against 0.137 ms, 1–2 MB even (the whole file still fits the L3).
+    package static let checksummedReadThreshold = 8 << 20
+    /// The bytes read, then checksummed, at a time: 1 MiB measured better than 256 and 512 KiB.
+    package static let checksummedReadChunk = 1 << 20
+
+    /// Reads from `fd` into `buffer` as ``FileSystem/readFully(_:into:path:)`` does, a
+    /// ``checksummedReadChunk`` at a time, checksumming each piece right after it is read.
+    ///
+    /// - Returns: How many bytes were read, and their CRC32C.
+    /// - Throws: ``CacheError`` for `read` at `path` with the failure's `errno`.
+    static func readChecksumming(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, fileSystem fs: FileSystem
+    ) throws -> (count: Int, checksum: UInt32) {
+        var count = 0, sum: UInt32 = 0
+        while count < buffer.count {
+            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[count..<min(count + checksummedReadChunk, buffer.count)])
+            let n = try fs.readFully(fd, into: piece, path: path)
+            sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: piece[..<n]), seed: sum)
+            count += n
+            if n < piece.count { break }   // the file ended early (it shrank)
+        }
+        return (count, sum)
     }
 
     /// `IOV_MAX` on Linux and Darwin: the most buffers one `writev` takes.

@@ -354,7 +354,7 @@ package final class DiskStore: Sendable {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
             guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, below: root, identity: &identity) else { return nil }
             let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
-                                                          expected: (typeName, parameter))
+                                                          expected: (typeName, parameter), fileChecksum: file.checksum)
             let entry = Entry(header: header, file: file, payloadStart: length)
             if recordingAccess {
                 let now = Date().timeIntervalSince1970

@@ -163,10 +163,12 @@ package struct EntryHeader: Sendable, Equatable {
     /// - Complexity: O(n) when the payload is checked, O(length of the names) otherwise.
     ///
     /// With `expected` names, an entry recording other names throws `entryMismatch`, and the
-    /// names are compared as bytes instead of being decoded into new strings.
+    /// names are compared as bytes instead of being decoded into new strings. With
+    /// `fileChecksum`, the CRC32C of all of `bytes` (computed as they were read), the payload's
+    /// is derived from it and the header's, without another pass over the payload.
     package static func decode(
         _ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String,
-        expected: (typeName: String, parameter: String?)? = nil
+        expected: (typeName: String, parameter: String?)? = nil, fileChecksum: UInt32? = nil
     ) throws -> (EntryHeader, Int) {
         func corrupt(_ why: String) -> CacheError {
             CacheError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
@@ -226,7 +228,11 @@ package struct EntryHeader: Sendable, Equatable {
             guard payload.count == header.payloadLength else {
                 throw corrupt(payload.count < header.payloadLength ? "truncated payload" : "trailing bytes after payload")
             }
-            guard CRC32C.checksum(payload) == header.payloadChecksum else { throw corrupt("payload checksum mismatch") }
+            // CRC(header ‖ payload) = shift(CRC(header), payload length) ^ CRC(payload).
+            let sum = fileChecksum.map {
+                $0 ^ CRC32C.combine(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<headerLength])), 0, length: payload.count)
+            } ?? CRC32C.checksum(payload)
+            guard sum == header.payloadChecksum else { throw corrupt("payload checksum mismatch") }
         }
         return (header, headerLength)
     }

@@ -14,6 +14,9 @@ package final class FileBuffer: @unchecked Sendable {
     package let bytes: UnsafeRawBufferPointer
     /// What `malloc` returned, which ``bytes`` start in, freed with the buffer.
     private let allocation: UnsafeMutableRawPointer?
+    /// The CRC32C of all of ``bytes`` when it was computed as they were read (a large file, see
+    /// ``AtomicFile/checksummedReadThreshold``), else `nil`.
+    package let checksum: UInt32?
 
     /// The alignment of ``bytes``: a cache line. The kernel copies a file from its page cache
     /// (page aligned) into them with `rep movsb`, which took 0.2–0.4 µs longer for 100 KB into
@@ -33,10 +36,11 @@ package final class FileBuffer: @unchecked Sendable {
     }
 
     /// Takes over `count` bytes at `memory`, inside `allocation`, which `malloc` returned (or
-    /// `nil` for none).
-    init(taking memory: UnsafeMutableRawPointer?, count: Int, allocation: UnsafeMutableRawPointer?) {
+    /// `nil` for none), whose CRC32C is `checksum` if it was computed as they were read.
+    init(taking memory: UnsafeMutableRawPointer?, count: Int, allocation: UnsafeMutableRawPointer?, checksum: UInt32? = nil) {
         bytes = UnsafeRawBufferPointer(start: memory, count: memory == nil ? 0 : count)
         self.allocation = allocation
+        self.checksum = checksum
     }
 
     deinit { free(allocation) }

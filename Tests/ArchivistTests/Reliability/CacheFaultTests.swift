@@ -38,13 +38,19 @@ enum FaultCache: String, CacheType, CaseIterable {
 @Suite struct CacheFaultTests {
     /// What the sweep does with a fresh cache holding `previous` for each key.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
-        case replacePlain, replaceSynced, replaceDocument, firstStoreInNewFolder, remove, clearType, read, saveIndex,
-            openAfterCrash, claimSpare, keepSpare
+        case replacePlain, replaceSynced, replaceDocument, replaceData, firstStoreInNewFolder, remove, clearType, read,
+            saveIndex, openAfterCrash, claimSpare, keepSpare
 
         var testDescription: String { rawValue }
     }
 
     static let keys: [(FaultCache, String?)] = [(.plain, nil), (.plain, "p"), (.synced, "p"), (.document, nil)]
+
+    /// The value `replaceData` stores: a `Data`, written as its archive's pieces around the
+    /// caller's bytes (``Archive/dataPieces(of:options:)``), not as an encoded archive. An
+    /// expected value of ``dataMark`` stands for it.
+    static let dataValue = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    static let dataMark = "<the Data value>"
 
     @Test(arguments: Scenario.allCases)
     func everyFaultLeavesTheCacheConsistent(scenario: Scenario) throws {
@@ -126,6 +132,9 @@ enum FaultCache: String, CacheType, CaseIterable {
                 let key = keys[scenario == .replacePlain ? 1 : scenario == .replaceSynced ? 2 : 3]
                 after[name(key)] = "new " + name(key)
                 try cache?.store("new " + name(key), for: key.0, parameter: key.1)
+            case .replaceData:
+                after[name(keys[2])] = Self.dataMark
+                try cache?.store(Self.dataValue, for: keys[2].0, parameter: keys[2].1)
             case .firstStoreInNewFolder:
                 after[name(keys[3])] = "new " + name(keys[3])
                 try cache?.store("new " + name(keys[3]), for: keys[3].0, parameter: keys[3].1)
@@ -210,6 +219,12 @@ enum FaultCache: String, CacheType, CaseIterable {
         for key in keys {
             let name = "\(key.0.rawValue)/\(key.1 ?? "-")"
             do {
+                if expected[name] == dataMark {
+                    if try cache.value(Data.self, for: key.0, parameter: key.1) != dataValue {
+                        failures.append("\(label): \(name) does not hold the Data value")
+                    }
+                    continue
+                }
                 let value = try cache.value(String.self, for: key.0, parameter: key.1)
                 if value != expected[name] { failures.append("\(label): \(name) holds \(value ?? "nothing"), expected \(expected[name] ?? "nothing")") }
             } catch {
