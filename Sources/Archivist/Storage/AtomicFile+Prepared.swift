@@ -80,6 +80,12 @@ extension AtomicFile {
                 if code == ENOENT, access(temporary, F_OK) != 0 { return false }
                 throw CacheError.posix("rename", path: path, errno: code)
             }
+            guard fileSystem.makesEntryCallsDirectly else {   // a test's `renameAt` and `accessAt`
+                if fileSystem.rename(temporary, path, below: root) == 0 { return true }
+                let code = errno
+                if code == ENOENT, fileSystem.accessAt(root.descriptor, root.relative(temporary), F_OK) != 0 { return false }
+                throw CacheError.posix("rename", path: path, errno: code)
+            }
             // Closures capturing only integers: capturing `self` or `root` copied this value
             // (its strings retained and released) around each call.
             let folder = root.descriptor, skip = root.prefixLength
@@ -151,9 +157,11 @@ extension AtomicFile {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var root = fs.allowsRootRelativeCalls ? root : nil
         var fd: Int32
-        if let root {
+        if let root, fs.makesEntryCallsDirectly {
             let folder = root.descriptor, skip = root.prefixLength
             fd = temporary.withCString { openat(folder, $0 + skip, flags, 0o600) }
+        } else if let root {
+            fd = fs.open(temporary, flags, 0o600, below: root)   // a test's `openAt`
         } else {
             fd = fs.open(temporary, flags, 0o600)
         }
