@@ -28,9 +28,10 @@ import Testing
     /// the rename, the store threw as if nothing had changed, yet the new entry was on disk,
     /// missing from the size index and the memory tier. Now it is counted, served, and the
     /// error says it is in place.
-    @Test func aFailedFolderSyncAfterTheRenameCountsTheNewEntry() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aFailedFolderSyncAfterTheRenameCountsTheNewEntry(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let cache = try CacheManager<FaultCache>(root: CacheRoot(directory: dir), user: "u",
                                                      configuration: .init(), fileSystem: injector.fileSystem)
             try cache.store("old", for: .document)
