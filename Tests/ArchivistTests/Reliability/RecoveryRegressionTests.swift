@@ -130,4 +130,38 @@ import Testing
             #expect(reopened.recoveredDamage == nil)
         }
     }
+
+    /// Found while sending the entry's `faccessat` through the seam: after a rename below the
+    /// root failed with ENOENT, any failure of the check that follows (is the temporary still
+    /// there?) was taken for "gone, another process cleared its folder", and the write was
+    /// prepared again, eight times, leaving each temporary behind. Only ENOENT or ENOTDIR of
+    /// the check means gone; otherwise the rename's error is thrown and the temporary deleted.
+    @Test func aRenameWhoseTemporaryCannotBeCheckedLeavesNoTemporary() throws {
+        try withTemporaryDirectory { dir throws in
+            let failing = Locked(false)
+            var fs = FileSystem.posix
+            let (renameAt, accessAt) = (fs.renameAt, fs.accessAt)
+            fs.renameAt = { fromFolder, from, toFolder, to in
+                if failing.withLock({ $0 }) { errno = ENOENT; return -1 }
+                return renameAt(fromFolder, from, toFolder, to)
+            }
+            fs.accessAt = { folder, path, mode in
+                if failing.withLock({ $0 }) { errno = EACCES; return -1 }
+                return accessAt(folder, path, mode)
+            }
+            let store = try DiskStore.open(at: dir, fileSystem: fs)
+            try #require(store.root != nil)
+            let key = DiskKey(folder: FolderPath(["f"]), name: .single)
+            func write(_ text: String) throws {
+                try store.write(Data(text.utf8), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            }
+            try write("old")
+            failing.withLock { $0 = true }
+            #expect(throws: CacheError.self) { try write("new") }
+            failing.withLock { $0 = false }
+            #expect(temporaries(under: dir).isEmpty, "\(temporaries(under: dir))")
+            #expect(try store.read(key, typeName: "t", parameter: nil) { String(decoding: $0.payloadBytes, as: UTF8.self) } == "old")
+            #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
+        }
+    }
 }
