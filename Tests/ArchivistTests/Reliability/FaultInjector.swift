@@ -9,7 +9,8 @@ import Darwin
 
 /// A ``FileSystem`` over the real one that fails one chosen call: the Nth `open`, `write`
 /// (or `pwrite`), `fsync`, `rename`, `renameExclusive`, `unlink`, `removeDirectory`, `mkdir`
-/// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`. It also tracks the descriptors opened through it.
+/// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`; or makes the
+/// Nth write short (``Operation/shortWrite``). It also tracks the descriptors opened through it.
 ///
 /// An operation counts its root-relative twin too (`openat` is an `open`, `renameat` a
 /// `rename`, `unlinkat` an `unlink` or, with `AT_REMOVEDIR`, a `removeDirectory`, `mkdirat` a
@@ -55,8 +56,9 @@ final class FaultInjector: Sendable {
             return "\(operation) #\(n) \(persistent ? "from then on" : "once")\(how)"
         }
 
-        /// Whether the store retries the call rather than fail: a write interrupted before it
-        /// wrote anything (`EINTR`), or one that wrote only part.
+        /// Whether the store must not report the fault as an error: a write interrupted before
+        /// it wrote anything (`EINTR`), or one that wrote only part, is retried (a journal
+        /// record cut short counts as one not written, which the next lock holder repairs).
         var isRetried: Bool { operation == .shortWrite || (operation == .write && errno == EINTR) }
     }
 
