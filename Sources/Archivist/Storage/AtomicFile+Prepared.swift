@@ -70,14 +70,21 @@ extension AtomicFile {
         ///
         /// - Returns: `false` when the temporary is gone — another process cleared (moved away)
         ///   the folder it was in; the caller may prepare it again.
-        /// - Throws: ``CacheError`` when the rename fails otherwise; the temporary stays (the
-        ///   caller may clear the way and retry, or ``discard(_:)`` it).
+        /// - Throws: ``CacheError`` when the rename fails otherwise, or fails with `ENOENT` and
+        ///   the check for the temporary fails too (it may still be there); the temporary stays
+        ///   (the caller may clear the way and retry, or ``discard(_:)`` it).
         /// - Complexity: One `rename`.
         package func rename(_ fileSystem: FileSystem) throws -> Bool {
             guard let root else {
                 if fileSystem.rename(temporary, path) == 0 { return true }
                 let code = errno
-                if code == ENOENT, access(temporary, F_OK) != 0 { return false }
+                if code == ENOENT, Self.isGone(access(temporary, F_OK)) { return false }
+                throw CacheError.posix("rename", path: path, errno: code)
+            }
+            guard fileSystem.makesEntryCallsDirectly else {   // a test's `renameAt` and `accessAt`
+                if fileSystem.rename(temporary, path, below: root) == 0 { return true }
+                let code = errno
+                if code == ENOENT, Self.isGone(fileSystem.accessAt(root.descriptor, root.relative(temporary), F_OK)) { return false }
                 throw CacheError.posix("rename", path: path, errno: code)
             }
             // Closures capturing only integers: capturing `self` or `root` copied this value
@@ -88,8 +95,15 @@ extension AtomicFile {
             }
             if renamed == 0 { return true }
             let code = errno
-            if code == ENOENT, temporary.withCString({ faccessat(folder, $0 + skip, F_OK, 0) }) != 0 { return false }
+            if code == ENOENT, Self.isGone(temporary.withCString { faccessat(folder, $0 + skip, F_OK, 0) }) { return false }
             throw CacheError.posix("rename", path: path, errno: code)
+        }
+
+        /// Whether the result of an `access` / `faccessat` of the temporary says it is gone:
+        /// `ENOENT` or `ENOTDIR`, not a failure to tell (`EACCES`, `EIO`, …), after which a
+        /// write prepared again would leave the temporary behind.
+        private static func isGone(_ result: Int32) -> Bool {
+            result != 0 && (errno == ENOENT || errno == ENOTDIR)
         }
 
         /// Deletes the temporary (a replacement given up), from the folder it was created from.
@@ -151,9 +165,11 @@ extension AtomicFile {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var root = fs.allowsRootRelativeCalls ? root : nil
         var fd: Int32
-        if let root {
+        if let root, fs.makesEntryCallsDirectly {
             let folder = root.descriptor, skip = root.prefixLength
             fd = temporary.withCString { openat(folder, $0 + skip, flags, 0o600) }
+        } else if let root {
+            fd = fs.open(temporary, flags, 0o600, below: root)   // a test's `openAt`
         } else {
             fd = fs.open(temporary, flags, 0o600)
         }

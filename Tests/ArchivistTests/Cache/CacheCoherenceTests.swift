@@ -58,7 +58,8 @@ import Testing
 /// journal has no record of it. Before, another store's memory tier saw the counter move, found
 /// no new record, marked itself current and went on serving the replaced value.
 @Suite struct CacheCoherenceFailedRecordTests {
-    @Test func aWriteWhoseRecordFailedIsNotHiddenByTheMemoryTier() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aWriteWhoseRecordFailedIsNotHiddenByTheMemoryTier(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
             let links = try ["w", "r"].map { name in
                 let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
@@ -66,7 +67,7 @@ import Testing
                 try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
                 return link
             }
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: links[0]), user: "u",
                                                      configuration: .init(), fileSystem: injector.fileSystem)
             let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: links[1]), user: "u")

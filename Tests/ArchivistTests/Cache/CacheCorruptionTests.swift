@@ -43,7 +43,8 @@ import Testing
 
     /// A bad entry that cannot be removed (the unlink fails) is still on disk, so the size
     /// index keeps counting it: sizes stay equal to a walk of the files.
-    @Test func aBadEntryThatCannotBeRemovedStaysCounted() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aBadEntryThatCannotBeRemovedStaysCounted(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
             let root = CacheRoot(directory: dir)
             // The writer goes before the reader opens: stores are shared within a process, and
@@ -57,7 +58,7 @@ import Testing
             bytes[bytes.count - 2] ^= 0x10
             try bytes.write(to: url)
 
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let reader = try CacheManager<ShopCache>(root: root, user: nil, configuration: .init(memoryCountLimit: 0),
                                                      fileSystem: injector.fileSystem)
             injector.arm(.init(operation: .unlink, n: 1, persistent: true, errno: EACCES))

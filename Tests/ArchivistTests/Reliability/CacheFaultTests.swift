@@ -31,10 +31,13 @@ enum FaultCache: String, CacheType, CaseIterable {
 
 /// Every cache operation under every single injected fault: the Nth open, write, fsync,
 /// rename, exclusive rename, unlink, rmdir, mkdir or ftruncate fails (once, or from then on) with EIO, ENOSPC or
-/// EACCES, for N = 1, 2, … until the operation runs clean. Each time: the call throws a
-/// `CacheError` whose code matches the errno (or succeeds, if the fault did not matter), the
-/// previous value is intact, the size index equals the files, and no temporary or descriptor
-/// is left behind.
+/// EACCES, for N = 1, 2, … until the operation runs clean; or the Nth write is interrupted
+/// (EINTR) or short. Each time: the call throws a
+/// `CacheError` whose code matches the errno (or succeeds, if the fault did not matter, and
+/// always after an interrupted or short write), the
+/// previous value is intact, the size index equals the files, a set afterwards works, and no
+/// temporary or descriptor is left behind. Every scenario runs in both ``FaultInjector/Mode``s:
+/// through the root's descriptor, as production, and by whole paths, as a removed root.
 @Suite struct CacheFaultTests {
     /// What the sweep does with a fresh cache holding `previous` for each key.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
@@ -52,39 +55,56 @@ enum FaultCache: String, CacheType, CaseIterable {
     static let dataValue = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     static let dataMark = "<the Data value>"
 
-    @Test(arguments: Scenario.allCases)
-    func everyFaultLeavesTheCacheConsistent(scenario: Scenario) throws {
+    /// Each scenario in both modes: through the root's descriptor, as production runs, and by
+    /// whole paths, as a store runs whose root was removed.
+    @Test(arguments: Scenario.allCases, FaultInjector.Mode.allCases)
+    func everyFaultLeavesTheCacheConsistent(scenario: Scenario, mode: FaultInjector.Mode) throws {
         var faults = 0
         var runs = 0
         try withTemporaryDirectory { folder in
-            for template in FaultInjector.plans(n: 1) {
+            for template in Self.plans(mode) {
                 faults += try FaultInjector.sweep({ n in var plan = template; plan.n = n; return plan }) { plan in
                     runs += 1
                     let dir = folder.appendingPathComponent("run-\(runs)")
                     defer { try? FileManager.default.removeItem(at: dir) }
-                    return try Self.run(scenario, plan, in: dir)
+                    return try Self.run(scenario, plan, mode: mode, in: dir)
                 }
             }
         }
-        print("CacheFaultTests.\(scenario.rawValue): \(faults) faults injected in \(runs) runs")
+        print("CacheFaultTests.\(scenario.rawValue) (\(mode)): \(faults) faults injected in \(runs) runs")
         #expect(faults > 0)
+    }
+
+    /// The plans swept in `mode`: every operation, once and from then on, in both; ENOSPC and
+    /// EACCES and the retried calls through the root's descriptor, EIO by whole paths. EIO and
+    /// ENOSPC take the same paths in the store (only the error's code differs, mapped in one
+    /// place), and EACCES's own branches — the read-only fallbacks of the lock and the marker —
+    /// open by path in both modes, as does the retried `write` loop; sweeping all of them in
+    /// both modes would double the sweep's time (the slowest suite) and find nothing more.
+    static func plans(_ mode: FaultInjector.Mode) -> [FaultInjector.Plan] {
+        switch mode {
+        case .rootRelative: FaultInjector.plans(n: 1, errnos: [ENOSPC, EACCES]) + FaultInjector.retriedPlans(n: 1)
+        case .path: FaultInjector.plans(n: 1, errnos: [EIO])
+        }
     }
 
     /// One run: set up without faults, arm, do the operation, disarm, check. Returns the
     /// number of faults injected.
-    static func run(_ scenario: Scenario, _ plan: FaultInjector.Plan, in dir: URL) throws -> Int {
-        let injector = FaultInjector()
+    static func run(_ scenario: Scenario, _ plan: FaultInjector.Plan, mode: FaultInjector.Mode, in dir: URL) throws -> Int {
+        let injector = FaultInjector(mode: mode)
         let root = CacheRoot(caches: dir.appendingPathComponent("caches"), documents: dir.appendingPathComponent("documents"))
         func open(_ fileSystem: FileSystem) throws -> CacheManager<FaultCache> {
             try CacheManager<FaultCache>(root: root, user: "u", configuration: .init(), fileSystem: fileSystem)
         }
-        let context = "\(scenario.rawValue), \(plan)"
+        let context = "\(scenario.rawValue) (\(mode)), \(plan)"
         // What each key held before, and what it should hold if the operation succeeds.
         var before: [String: String] = [:]
         var after: [String: String] = [:]
         func name(_ key: (FaultCache, String?)) -> String { "\(key.0.rawValue)/\(key.1 ?? "-")" }
 
         var cache: CacheManager<FaultCache>? = try open(injector.fileSystem)
+        // The mode is the one asked for: a store works through its root's descriptor or not.
+        #expect((cache?.caches.root != nil) == (mode == .rootRelative), "\(context)")
         if scenario != .firstStoreInNewFolder {
             for key in keys { try cache?.store("old " + name(key), for: key.0, parameter: key.1) }
         }
@@ -177,10 +197,23 @@ enum FaultCache: String, CacheType, CaseIterable {
             }
         }
         if injected == 0 && thrown != nil { failures.append("threw without an injected fault: \(thrown!)") }
+        if plan.isRetried, let thrown { failures.append("threw after a call it should retry: \(thrown)") }
 
         // Check through the manager that saw the fault (memory tier included), then from disk.
         if let live = cache {
             failures += check(live, expected, root, label: "same manager")
+            // The store stays usable: a set after the fault reads back, here and reopened.
+            do {
+                try live.store("later", for: keys[0].0, parameter: keys[0].1)
+                expected[name(keys[0])] = "later"
+                let value = try live.value(String.self, for: keys[0].0, parameter: keys[0].1)
+                if value != "later" { failures.append("same manager: a set after the fault read back \(value ?? "nothing")") }
+            } catch let error as CacheError where scenario == .openAfterCrash && error.code == .permissionDenied
+                        && cacheCode(for: plan.errno) == .permissionDenied {
+                // Opened while the root refused writes: read-only from then on, as designed.
+            } catch {
+                failures.append("same manager: a set after the fault threw \(error)")
+            }
             live.caches.waitForTrash()
             live.documents.waitForTrash()
         }

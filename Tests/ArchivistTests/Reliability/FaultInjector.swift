@@ -9,10 +9,37 @@ import Darwin
 
 /// A ``FileSystem`` over the real one that fails one chosen call: the Nth `open`, `write`
 /// (or `pwrite`), `fsync`, `rename`, `renameExclusive`, `unlink`, `removeDirectory`, `mkdir`
-/// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`. It also tracks the descriptors opened through it.
+/// or `ftruncate` after ``arm(_:)``, once or from then on, with a chosen `errno`; or makes the
+/// Nth write short (``Operation/shortWrite``). It also tracks the descriptors opened through it.
+///
+/// An operation counts its root-relative twin too (`openat` is an `open`, `renameat` a
+/// `rename`, `unlinkat` an `unlink` or, with `AT_REMOVEDIR`, a `removeDirectory`, `mkdirat` a
+/// `mkdir`), and ``Mode`` says which of the two a store makes below its root.
 final class FaultInjector: Sendable {
     enum Operation: String, CaseIterable, Sendable {
         case open, write, fsync, rename, renameExclusive, unlink, removeDirectory, mkdir, ftruncate
+        /// Not a failure: the `write`, `writev` or `pwrite` writes only the first half of what
+        /// it was asked (at least a byte), as a signal or a nearly full disk may make it.
+        case shortWrite
+    }
+
+    /// How a store given ``fileSystem`` makes its changes below its root.
+    enum Mode: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// Through the root's descriptor, as in production: the `*at` twins, and the entry
+        /// file's own `openat`, `renameat` and `faccessat` (through the twins here, as the
+        /// injector replaces them).
+        case rootRelative
+        /// By whole paths, as a store whose root was removed or could not be opened.
+        case path
+
+        var description: String { rawValue }
+    }
+
+    /// Which calls a store makes below its root (see ``Mode``).
+    let mode: Mode
+
+    init(mode: Mode = .rootRelative) {
+        self.mode = mode
     }
 
     /// Which call fails, and how.
@@ -25,8 +52,14 @@ final class FaultInjector: Sendable {
         var errno: Int32
 
         var description: String {
-            "\(operation) #\(n) \(persistent ? "from then on" : "once") with \(String(cString: strerror(errno)))"
+            let how = operation == .shortWrite ? "" : " with \(String(cString: strerror(errno)))"
+            return "\(operation) #\(n) \(persistent ? "from then on" : "once")\(how)"
         }
+
+        /// Whether the store must not report the fault as an error: a write interrupted before
+        /// it wrote anything (`EINTR`), or one that wrote only part, is retried (a journal
+        /// record cut short counts as one not written, which the next lock holder repairs).
+        var isRetried: Bool { operation == .shortWrite || (operation == .write && errno == EINTR) }
     }
 
     private struct State {
@@ -124,17 +157,68 @@ final class FaultInjector: Sendable {
             if let code = fault(.ftruncate) { errno = code; return -1 }
             return real.ftruncate(fd, length)
         }
-        return fs
+        installRootRelativeTwins(on: &fs, over: real)
+        installShortWrites(on: &fs)
+        return mode == .rootRelative ? fs.allowingRootRelativeCalls() : fs
     }
 
-    /// Every plan the sweeps try for one N: each operation, once and from then on, with EIO,
-    /// ENOSPC and EACCES.
-    static func plans(n: Int) -> [Plan] {
-        Operation.allCases.flatMap { operation in
+    /// The root-relative twins, failing as their path calls do.
+    private func installRootRelativeTwins(on fs: inout FileSystem, over real: FileSystem) {
+        fs.openAt = { [self] folder, path, flags, mode in
+            if let code = fault(.open) { errno = code; return -1 }
+            let fd = real.openAt(folder, path, flags, mode)
+            if fd >= 0 { state.withLock { _ = $0.openFDs.insert(fd) } }
+            return fd
+        }
+        fs.renameAt = { [self] fromFolder, from, toFolder, to in
+            if let code = fault(.rename) { errno = code; return -1 }
+            return real.renameAt(fromFolder, from, toFolder, to)
+        }
+        fs.unlinkAt = { [self] folder, path, flags in
+            if let code = fault(flags & AT_REMOVEDIR != 0 ? .removeDirectory : .unlink) { errno = code; return -1 }
+            return real.unlinkAt(folder, path, flags)
+        }
+        fs.mkdirAt = { [self] folder, path, mode in
+            if let code = fault(.mkdir) { errno = code; return -1 }
+            return real.mkdirAt(folder, path, mode)
+        }
+        fs.accessAt = real.accessAt   // not failed; replaced so the entry's check goes through it
+    }
+
+    /// ``Operation/shortWrite``, over the writes installed before.
+    private func installShortWrites(on fs: inout FileSystem) {
+        let (write, writev, pwrite) = (fs.write, fs.writev, fs.pwrite)
+        @Sendable func short(_ count: Int) -> Int { count > 1 ? count / 2 : count }
+        fs.write = { [self] fd, buffer, count in
+            write(fd, buffer, fault(.shortWrite) == nil ? count : short(count))
+        }
+        fs.writev = { [self] fd, vectors, count in
+            guard count > 0, fault(.shortWrite) != nil else { return writev(fd, vectors, count) }
+            var first = vectors[0]   // half of the first buffer
+            first.iov_len = short(first.iov_len)
+            return writev(fd, &first, 1)
+        }
+        fs.pwrite = { [self] fd, buffer, count, offset in
+            pwrite(fd, buffer, fault(.shortWrite) == nil ? count : short(count), offset)
+        }
+    }
+
+    /// Every plan the sweeps try for one N: each operation, once and from then on, with each
+    /// of `errnos` (EIO, ENOSPC and EACCES unless told).
+    static func plans(n: Int, errnos: [Int32] = [EIO, ENOSPC, EACCES]) -> [Plan] {
+        Operation.allCases.filter { $0 != .shortWrite }.flatMap { operation in
             [false, true].flatMap { persistent in
-                [EIO, ENOSPC, EACCES].map { Plan(operation: operation, n: n, persistent: persistent, errno: $0) }
+                errnos.map { Plan(operation: operation, n: n, persistent: persistent, errno: $0) }
             }
         }
+    }
+
+    /// The plans of calls the store must retry, not fail (``Plan/isRetried``): a write
+    /// interrupted once (`EINTR`: from then on, a retry would never end), and short writes,
+    /// once and from then on.
+    static func retriedPlans(n: Int) -> [Plan] {
+        [Plan(operation: .write, n: n, persistent: false, errno: EINTR)]
+            + [false, true].map { Plan(operation: .shortWrite, n: n, persistent: $0, errno: 0) }
     }
 
     /// Runs `body` for N = 1, 2, … with `plan(N)` until a run injects no fault (the operation

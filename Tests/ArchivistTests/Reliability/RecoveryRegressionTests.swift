@@ -28,9 +28,10 @@ import Testing
     /// the rename, the store threw as if nothing had changed, yet the new entry was on disk,
     /// missing from the size index and the memory tier. Now it is counted, served, and the
     /// error says it is in place.
-    @Test func aFailedFolderSyncAfterTheRenameCountsTheNewEntry() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aFailedFolderSyncAfterTheRenameCountsTheNewEntry(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let cache = try CacheManager<FaultCache>(root: CacheRoot(directory: dir), user: "u",
                                                      configuration: .init(), fileSystem: injector.fileSystem)
             try cache.store("old", for: .document)
@@ -127,6 +128,40 @@ import Testing
             let reopened = try openRecords(dir, .posix)
             #expect(reopened.all().map(\.id) == [1, 3])
             #expect(reopened.recoveredDamage == nil)
+        }
+    }
+
+    /// Found while sending the entry's `faccessat` through the seam: after a rename below the
+    /// root failed with ENOENT, any failure of the check that follows (is the temporary still
+    /// there?) was taken for "gone, another process cleared its folder", and the write was
+    /// prepared again, eight times, leaving each temporary behind. Only ENOENT or ENOTDIR of
+    /// the check means gone; otherwise the rename's error is thrown and the temporary deleted.
+    @Test func aRenameWhoseTemporaryCannotBeCheckedLeavesNoTemporary() throws {
+        try withTemporaryDirectory { dir throws in
+            let failing = Locked(false)
+            var fs = FileSystem.posix
+            let (renameAt, accessAt) = (fs.renameAt, fs.accessAt)
+            fs.renameAt = { fromFolder, from, toFolder, to in
+                if failing.withLock({ $0 }) { errno = ENOENT; return -1 }
+                return renameAt(fromFolder, from, toFolder, to)
+            }
+            fs.accessAt = { folder, path, mode in
+                if failing.withLock({ $0 }) { errno = EACCES; return -1 }
+                return accessAt(folder, path, mode)
+            }
+            let store = try DiskStore.open(at: dir, fileSystem: fs)
+            try #require(store.root != nil)
+            let key = DiskKey(folder: FolderPath(["f"]), name: .single)
+            func write(_ text: String) throws {
+                try store.write(Data(text.utf8), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            }
+            try write("old")
+            failing.withLock { $0 = true }
+            #expect(throws: CacheError.self) { try write("new") }
+            failing.withLock { $0 = false }
+            #expect(temporaries(under: dir).isEmpty, "\(temporaries(under: dir))")
+            #expect(try store.read(key, typeName: "t", parameter: nil) { String(decoding: $0.payloadBytes, as: UTF8.self) } == "old")
+            #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
     }
 }

@@ -38,9 +38,10 @@ import Darwin
     }
 
     /// Before, the failed `flush()` left the word set and the next write of either store rescanned.
-    @Test func aFailedSaveWithoutAScanLeavesNoRescanBehind() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aFailedSaveWithoutAScanLeavesNoRescanBehind(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let a = try store(dir, "a", fileSystem: injector.fileSystem)
             let b = try store(dir, "b")
             try write(a, "1", bytes: 100)
@@ -58,9 +59,10 @@ import Darwin
 
     /// Before, a rescan whose save failed left the word set, so every later operation of
     /// every process (reads of sizes and `contains` included) rescanned again.
-    @Test func aFailedSaveAfterAScanLeavesNoRescanBehind() throws {
+    @Test(arguments: FaultInjector.Mode.allCases)
+    func aFailedSaveAfterAScanLeavesNoRescanBehind(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
-            let injector = FaultInjector()
+            let injector = FaultInjector(mode: mode)
             let a = try store(dir, "a", fileSystem: injector.fileSystem)
             let b = try store(dir, "b")
             try write(b, "1", bytes: 100)
