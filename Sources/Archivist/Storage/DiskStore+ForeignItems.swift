@@ -19,9 +19,7 @@ extension DiskStore {
     /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a
     ///   folder; on a miss below the root, an `fstat` more.
     func removeItem(at path: String) throws -> Bool {
-        guard let root else { return try removeItem(at: path, below: nil) }
-        if try removeItem(at: path, below: root) { return true }
-        return root.holdsStore(internalPath: internalPath) ? false : try removeItem(at: path, below: nil)
+        try belowRootOrByPath { try removeItem(at: path, below: $0) }
     }
 
     /// ``removeItem(at:)`` from `root`, or by the whole path without one.

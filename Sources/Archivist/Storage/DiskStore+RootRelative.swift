@@ -26,7 +26,19 @@ extension DiskStore {
     ///
     /// - Complexity: An `fstat` (and an `fstatat` off Linux).
     var workingRoot: AtomicFile.Root? {
-        root.flatMap { $0.holdsStore(internalPath: internalPath) ? $0 : nil }
+        root?.working(internalPath: internalPath)
+    }
+
+    /// Runs `body` below the root; when it found nothing there (`false`) and the folder the
+    /// store opened is no longer its own, runs it again by the whole path. Without a root,
+    /// by the path alone.
+    ///
+    /// - Returns: What the last run of `body` returned.
+    /// - Complexity: `body` once, or twice and an `fstat` when the first finds nothing.
+    func belowRootOrByPath(_ body: (AtomicFile.Root?) throws -> Bool) rethrows -> Bool {
+        guard let root else { return try body(nil) }
+        if try body(root) { return true }
+        return root.holdsStore(internalPath: internalPath) ? false : try body(nil)
     }
 
     /// Whether the folder at ``rootPath`` (a final symbolic link followed, as when it was

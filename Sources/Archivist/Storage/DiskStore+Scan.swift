@@ -46,7 +46,7 @@ extension DiskStore {
         // hand it out again). The root's owner, though, so its descriptor stays open.
         let (openRoot, rootPath, internalPath, fileSystem) = (openRoot, rootPath, internalPath, fileSystem)
         trashQueue.async {
-            let below = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
+            let below = openRoot?.root.working(internalPath: internalPath)
             let fd = openFolder(rootPath, below: below)
             if fd >= 0 { Self.sweepTemporaries(fd, path: rootPath, depth: 0, fileSystem: fileSystem, below: below) }
         }

@@ -49,9 +49,7 @@ extension DiskStore {
     /// away or not); in a removed root, by the path (see `DiskStore+RootRelative.swift`).
     func moveToTrash(_ source: String, cleared: Bool = false) throws {
         let target = trashPath + "/" + SpareFolders.trashItemName(keepable: cleared)
-        guard let root else { return _ = try moveToTrash(source, to: target, below: nil) }
-        if try moveToTrash(source, to: target, below: root) || root.holdsStore(internalPath: internalPath) { return }
-        _ = try moveToTrash(source, to: target, below: nil)
+        _ = try belowRootOrByPath { try moveToTrash(source, to: target, below: $0) }
     }
 
     /// ``moveToTrash(_:cleared:)`` from `root`, or by the whole paths without one.

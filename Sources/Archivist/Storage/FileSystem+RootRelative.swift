@@ -118,6 +118,15 @@ extension AtomicFile.Root {
         return lstat(internalPath, &status) == 0
     }
 
+    /// This root while it is still the store's whose internal folder is `internalPath`
+    /// (``holdsStore(internalPath:)``), else `nil`: the root every call below it goes through,
+    /// or none once it was removed, so that the path decides.
+    ///
+    /// - Complexity: as ``holdsStore(internalPath:)``.
+    func working(internalPath: String) -> AtomicFile.Root? {
+        holdsStore(internalPath: internalPath) ? self : nil
+    }
+
     /// `lstat` of `path` from the folder (a final symbolic link not followed).
     func lstat(_ path: String, _ status: inout stat) -> Int32 {
         relative(path).withCString { fstatat(descriptor, $0, &status, AT_SYMLINK_NOFOLLOW) }

@@ -201,19 +201,11 @@ extension FileSystem {
         return count
     }
 
-    /// Opens a folder and flushes it, so that a rename inside it survives a power loss.
+    /// Opens a folder — from `root` when one is given, else by its whole path — and flushes
+    /// it, so that a rename inside it survives a power loss.
     ///
     /// - Complexity: Blocking file I/O.
-    package func syncDirectory(_ path: String) throws {
-        try syncDirectory(path, below: nil)
-    }
-}
-
-extension FileSystem {
-    /// ``syncDirectory(_:)`` of a folder opened from `root` (by its whole path without one).
-    ///
-    /// - Complexity: Blocking file I/O.
-    package func syncDirectory(_ path: String, below root: AtomicFile.Root?) throws {
+    package func syncDirectory(_ path: String, below root: AtomicFile.Root? = nil) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
         guard fd >= 0 else { throw CacheError.posix("open folder", path: path, errno: errno) }
         defer { _ = close(fd) }

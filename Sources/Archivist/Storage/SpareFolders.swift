@@ -291,7 +291,7 @@ package final class SpareFolders: Sendable {
     func emptyTrash() throws {
         // Through the root while the folder it opened is the store's (renamed away or not); by
         // the path once it was removed, where a root made again is used.
-        let root = openRoot.flatMap { $0.root.holdsStore(internalPath: internalPath) ? $0.root : nil }
+        let root = openRoot?.root.working(internalPath: internalPath)
         var lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
         if lock < 0 && errno == ENOENT {
             // Made again only when there is trash to walk: a walk with nothing to do makes no
