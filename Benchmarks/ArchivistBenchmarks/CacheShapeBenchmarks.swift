@@ -50,21 +50,17 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let jsonSize = try JSONEncoder().encode(models[models.count / 2]).count
 
     let clock = ContinuousClock()
-    let interleaving = InterleavedOperations()
     var times: [String: [Int64]] = [:]  // "suite|case" → samples
-    func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-    }
     func time(_ suite: String, _ name: String, _ body: () throws -> Void) rethrows {
         let start = clock.now
         try body()
-        times["\(suite)|\(name)", default: []].append(nanoseconds(clock.now - start))
+        times["\(suite)|\(name)", default: []].append((clock.now - start).nanoseconds)
     }
     /// Runs `operation` of every store interleaved (see `InterleavedOperations`) and records each
     /// store's wall and CPU time under `name`.
     func interleaved(_ suite: String, _ name: String, _ stores: [any ShapeStore], count: Int, firstTurn: Int,
                      _ operation: (any ShapeStore, Int) throws -> Void) rethrows {
-        let totals = try interleaving.run(count: count, stores: stores.count, firstTurn: firstTurn) { store, i in
+        let totals = try InterleavedOperations.run(count: count, stores: stores.count, firstTurn: firstTurn) { store, i in
             try operation(stores[store], i)
         }
         for (store, total) in zip(stores, totals) {
@@ -108,7 +104,7 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
                 let clearStart = clock.now
                 try time(shape, "\(store.name) clear") { try store.clear() }
                 try store.waitForDeletion()
-                times["\(shape)|\(store.name) clear + deletion", default: []].append(nanoseconds(clock.now - clearStart))
+                times["\(shape)|\(store.name) clear + deletion", default: []].append((clock.now - clearStart).nanoseconds)
             }
         }
         try? FileManager.default.removeItem(at: base)

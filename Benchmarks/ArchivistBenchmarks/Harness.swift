@@ -76,7 +76,7 @@ final class Harness {
             let start = clock.now
             bytes = try body()
             let elapsed = clock.now - start
-            times.append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            times.append(elapsed.nanoseconds)
         }
         times.sort()
         let result = BenchmarkResult(
@@ -112,7 +112,7 @@ final class Harness {
                 bytes[i] = body()
                 let elapsed = clock.now - start
                 if round > 0 {
-                    times[i].append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                    times[i].append(elapsed.nanoseconds)
                 }
             }
         }
@@ -141,14 +141,13 @@ final class Harness {
     func measureInterleavedOperations(_ suite: String, samples: Int? = nil, count: Int, perOperation: Bool = false,
                                       beforeRound: () -> Void = {}, _ cases: [(String, (Int) -> Void)]) {
         let rounds = samples ?? sampleCount
-        let interleaving = InterleavedOperations()
         var times = Array(repeating: [Int64](), count: cases.count)
         for round in 0...rounds {
             beforeRound()
-            let totals = interleaving.run(count: count, stores: cases.count, firstTurn: round) { store, i in cases[store].1(i) }
+            let totals = InterleavedOperations.run(count: count, stores: cases.count, firstTurn: round) { store, i in cases[store].1(i) }
             if round > 0 {
                 for (i, total) in totals.enumerated() {
-                    if perOperation { times[i] += total.turns } else { times[i].append(total.wall) }
+                    if perOperation { times[i] += total.operations } else { times[i].append(total.wall) }
                 }
             }
         }
@@ -245,4 +244,9 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

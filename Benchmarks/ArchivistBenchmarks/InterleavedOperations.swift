@@ -18,56 +18,40 @@ import Darwin
 /// same kernel state at every moment, as the round-robin of `Harness.measureInterleaved` does
 /// for load from other programs; a stall longer than a few operations lands on both.
 ///
-/// `block` > 1 runs that many operations of one store before the next store's (the
-/// `ARCHIVIST_BENCHMARK_BLOCK` setting, for checking that the granularity does not change the
-/// ratios). Wall time comes from `CLOCK_MONOTONIC` (a vDSO read, ~20 ns here); the thread's
-/// CPU time (user and kernel, `CLOCK_THREAD_CPUTIME_ID`, a system call of ~0.4 µs here) is read
-/// outside each wall-time bracket, and the measured cost of an empty bracket is subtracted, so
-/// neither clock inflates one store's operations more than the other's.
-struct InterleavedOperations {
+/// Wall time comes from `CLOCK_MONOTONIC` (a vDSO read, ~20 ns here); the thread's CPU time
+/// (user and kernel, `CLOCK_THREAD_CPUTIME_ID`, a system call of ~0.4 µs here) is read outside
+/// each wall-time bracket, and the measured cost of an empty bracket is subtracted, so neither
+/// clock inflates one store's operations more than the other's.
+enum InterleavedOperations {
     /// One store's summed time over the loop.
     struct Totals {
         /// Wall time in nanoseconds.
         var wall: Int64 = 0
         /// The calling thread's CPU time in nanoseconds (user and kernel).
         var cpu: Int64 = 0
-        /// Each turn's wall time in nanoseconds: each operation's when `block` is 1.
-        var turns: [Int64] = []
-    }
-
-    /// Operations of one store run back to back before the next store's turn (1: strictly
-    /// alternating).
-    let block: Int
-
-    /// Reads `ARCHIVIST_BENCHMARK_BLOCK` (default 1).
-    init(block: Int = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_BLOCK"].flatMap(Int.init) ?? 1) {
-        self.block = max(1, block)
+        /// Each operation's wall time in nanoseconds, in order.
+        var operations: [Int64] = []
     }
 
     /// Runs `operation(store, i)` for each of `stores` stores and `i` in `0..<count` as described
     /// above, the first turn going to store `firstTurn % stores`; returns each store's totals.
-    func run(count: Int, stores: Int, firstTurn: Int = 0,
-             _ operation: (_ store: Int, _ i: Int) throws -> Void) rethrows -> [Totals] {
+    static func run(count: Int, stores: Int, firstTurn: Int = 0,
+                    _ operation: (_ store: Int, _ i: Int) throws -> Void) rethrows -> [Totals] {
         var totals = Array(repeating: Totals(), count: stores)
-        for store in 0..<stores { totals[store].turns.reserveCapacity((count + block - 1) / block) }
-        let overhead = Self.emptyBracketCPU
-        var turn = firstTurn
-        var start = 0
-        while start < count {
-            let end = min(start + block, count)
+        for store in 0..<stores { totals[store].operations.reserveCapacity(count) }
+        let overhead = emptyBracketCPU
+        for i in 0..<count {
             for k in 0..<stores {
-                let store = (k + turn) % stores
-                let cpu0 = Self.threadCPU()
-                let wall0 = Self.monotonic()
-                for i in start..<end { try operation(store, i) }
-                let wall1 = Self.monotonic()
-                let cpu1 = Self.threadCPU()
+                let store = (k + firstTurn + i) % stores
+                let cpu0 = threadCPU()
+                let wall0 = monotonic()
+                try operation(store, i)
+                let wall1 = monotonic()
+                let cpu1 = threadCPU()
                 totals[store].wall += wall1 - wall0
                 totals[store].cpu += cpu1 - cpu0 - overhead
-                totals[store].turns.append(wall1 - wall0)
+                totals[store].operations.append(wall1 - wall0)
             }
-            turn += 1
-            start = end
         }
         return totals
     }
