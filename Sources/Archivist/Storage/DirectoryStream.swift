@@ -26,6 +26,26 @@ enum DirectoryEntries {
         name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
     }
 
+    /// A stream reading the folder open as `fd`, which it takes over (`closedir` closes it);
+    /// `nil` when `fd` is -1, or when `fdopendir` fails — then `fd` is closed here — with
+    /// `errno` saying why.
+    static func stream(taking fd: Int32) -> DirectoryStream? {
+        guard fd >= 0 else { return nil }
+        guard let stream = fdopendir(fd) else {
+            let code = errno
+            _ = close(fd)
+            errno = code
+            return nil
+        }
+        return stream
+    }
+
+    /// A stream reading the folder at `path`, opened from `root` when one is given
+    /// (``openFolder(_:below:noFollow:)``); `nil` with `errno` set when it cannot be.
+    static func open(_ path: String, below root: AtomicFile.Root?, noFollow: Bool = false) -> DirectoryStream? {
+        stream(taking: openFolder(path, below: root, noFollow: noFollow))
+    }
+
     /// Whether `stream`, read from where it stands to its end, lists nothing but `.` and `..`;
     /// `false` when a read fails.
     static func readsEmpty(_ stream: DirectoryStream) -> Bool {

@@ -55,10 +55,7 @@ extension DiskStore {
     /// Sweeps the folder open as `fd` (at `path`), which it closes, and the folders in it.
     private static func sweepTemporaries(_ fd: Int32, path: String, depth: Int, fileSystem: FileSystem,
                                          below root: AtomicFile.Root?) {
-        guard let dir = fdopendir(fd) else {
-            _ = close(fd)
-            return
-        }
+        guard let dir = DirectoryEntries.stream(taking: fd) else { return }
         defer { closedir(dir) }
         var folders: [String] = []
         var temporaries: [String] = []
@@ -104,10 +101,8 @@ extension DiskStore {
     /// which it closes: its subfolders are opened from it, its files `lstat`ed from it.
     private func scanFolder(_ fd: Int32, path: String, components: [String], into index: inout SizeIndex,
                             below root: AtomicFile.Root?) throws {
-        guard let dir = fdopendir(fd) else {
-            let code = errno
-            _ = close(fd)
-            if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: code) }
+        guard let dir = DirectoryEntries.stream(taking: fd) else {
+            if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: errno) }
             return
         }
         defer { closedir(dir) }

@@ -156,8 +156,7 @@ private struct Walk {
         var root = root
         while root.utf8.count > 1 && root.hasSuffix("/") { root.removeLast() }
         rootPath = root
-        let fd = below.map { below in below.relative(root).withCString { openat(below.descriptor, $0, Self.folderFlags) } }
-            ?? open(root, Self.folderFlags)
+        let fd = openFolder(root, below: below, noFollow: true)
         if fd < 0 {
             if errno == ENOENT { return }
             throw CacheError.posix("open folder", path: root, errno: errno)

@@ -146,12 +146,7 @@ package final class SpareFolders: Sendable {
     ///
     /// - Complexity: One read of the spare area (a few names) and an `lstat` per name.
     func sweep(below root: AtomicFile.Root?) {
-        let fd = openFolder(path, below: root, noFollow: true)
-        guard fd >= 0 else { return }
-        guard let dir = fdopendir(fd) else {
-            _ = close(fd)
-            return
-        }
+        guard let dir = DirectoryEntries.open(path, below: root, noFollow: true) else { return }
         var names: [String] = []
         while let item = readdir(dir) {
             let name = DirectoryEntries.name(of: item)
@@ -311,12 +306,7 @@ package final class SpareFolders: Sendable {
 
     /// Whether the trash folder lists anything (or cannot be read: then the walk decides).
     private func holdsTrash(below root: AtomicFile.Root?) -> Bool {
-        let fd = openFolder(trashPath, below: root, noFollow: true)
-        guard fd >= 0 else { return errno != ENOENT }
-        guard let dir = fdopendir(fd) else {
-            _ = close(fd)
-            return true
-        }
+        guard let dir = DirectoryEntries.open(trashPath, below: root, noFollow: true) else { return errno != ENOENT }
         defer { closedir(dir) }
         return !DirectoryEntries.readsEmpty(dir)
     }

@@ -115,12 +115,7 @@ package enum TemporaryName {
     @discardableResult
     package static func sweepAbandoned(inFolder path: String, fileSystem: FileSystem = .posix,
                                        below root: AtomicFile.Root? = nil) -> Int {
-        let fd = openFolder(path, below: root)
-        guard fd >= 0 else { return 0 }
-        guard let dir = fdopendir(fd) else {
-            _ = close(fd)
-            return 0
-        }
+        guard let dir = DirectoryEntries.open(path, below: root) else { return 0 }
         var names: [String] = []
         while let item = readdir(dir) {
             let name = withUnsafePointer(to: &item.pointee.d_name) {
