@@ -98,6 +98,9 @@ bool archivist_crc32c_hardware_available(void) {
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 #define CRC32C_TARGET __attribute__((target("sse4.2")))
 #define CRC32C_HAVE_INSTRUCTIONS 1
 
@@ -147,9 +150,17 @@ static int cpu_has_vector_folding(void) {
     if (!(ecx & (1u << 1)) /* PCLMULQDQ */ || __get_cpuid_max(0, 0) < 7) return 0;
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     if (!(ebx & (1u << 16)) /* AVX512F */ || !(ecx & (1u << 10)) /* VPCLMULQDQ */) return 0;
+#if defined(__APPLE__)
+    // macOS turns the AVX-512 state on for a thread at its first AVX-512 instruction, so
+    // `xgetbv` reports it off until then; the system says whether it supports it.
+    int supported = 0;
+    size_t size = sizeof(supported);
+    return sysctlbyname("hw.optional.avx512f", &supported, &size, NULL, 0) == 0 && supported != 0;
+#else
     unsigned low, high;
     __asm__("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
     return (low & 0xe6) == 0xe6; // SSE, AVX, opmask and both halves of the ZMM state saved
+#endif
 }
 
 static int vector_folding_present;
@@ -219,37 +230,43 @@ FOLD_TARGET static uint64_t fold_rounds(uint64_t crc, const unsigned char **curs
 }
 
 #elif defined(__aarch64__) || defined(__arm64__)
-#include <arm_acle.h>
-#if defined(__ARM_FEATURE_CRC32)
-#define CRC32C_TARGET
-#else
+// The CRC32 extension is optional in ARMv8.0: Apple's A7, A8 and A9 (the iPad of the 5th
+// generation and the first iPad Pro on iPadOS 16, the Apple TV HD) lack it, every later core
+// has it. So the instructions are compiled for a function-level target and the CPU is asked at
+// run time, on Apple platforms as on Linux. The compiler's builtins are called rather than
+// <arm_acle.h>'s `__crc32c*`, which some clangs declare only when the whole file is compiled
+// for the feature (not so for iOS, whose default CPU is an A7).
 #define CRC32C_TARGET __attribute__((target("crc")))
-#endif
 #define CRC32C_HAVE_INSTRUCTIONS 1
 
-#if defined(__APPLE__) || defined(__ARM_FEATURE_CRC32)
-// Every Apple arm64 CPU has the CRC32 extension (it is mandatory from ARMv8.1).
-static int cpu_has_crc32c(void) { return 1; }
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+/// The integer sysctl `name`, or `fallback` when the system has no such name.
+static int sysctl_integer(const char *name, int fallback) {
+    int value = 0;
+    size_t size = sizeof(value);
+    return sysctlbyname(name, &value, &size, NULL, 0) == 0 ? value : fallback;
+}
+// `hw.optional.arm.FEAT_CRC32` is the current name of the feature flag; older systems have
+// only `hw.optional.armv8_crc32`.
+static int cpu_has_crc32c(void) {
+    return sysctl_integer("hw.optional.arm.FEAT_CRC32", 0) != 0 || sysctl_integer("hw.optional.armv8_crc32", 0) != 0;
+}
+// Every Apple arm64 core from the A7 on has the cryptography extension with PMULL; the
+// system is asked where it names the feature.
+static int cpu_has_carryless(void) { return sysctl_integer("hw.optional.arm.FEAT_PMULL", 1) != 0; }
 #elif defined(__linux__)
 #include <sys/auxv.h>
 #ifndef HWCAP_CRC32
 #define HWCAP_CRC32 (1 << 7)
 #endif
-static int cpu_has_crc32c(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0; }
-#else
-static int cpu_has_crc32c(void) { return 0; }
-#endif
-
-#if defined(__APPLE__)
-// Every Apple arm64 CPU has the cryptography extension's PMULL.
-static int cpu_has_carryless(void) { return 1; }
-#elif defined(__linux__)
-#include <sys/auxv.h>
 #ifndef HWCAP_PMULL
 #define HWCAP_PMULL (1 << 4)
 #endif
+static int cpu_has_crc32c(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0; }
 static int cpu_has_carryless(void) { return (getauxval(AT_HWCAP) & HWCAP_PMULL) != 0; }
 #else
+static int cpu_has_crc32c(void) { return 0; }
 static int cpu_has_carryless(void) { return 0; }
 #endif
 
@@ -262,7 +279,7 @@ CARRYLESS_TARGET static inline uint64_t carryless_product(uint32_t a, uint32_t b
     return (uint64_t)vmull_p64((poly64_t)a, (poly64_t)b);
 }
 
-CARRYLESS_TARGET static inline uint32_t crc_u32_carryless(uint32_t crc, uint32_t value) { return __crc32cw(crc, value); }
+CARRYLESS_TARGET static inline uint32_t crc_u32_carryless(uint32_t crc, uint32_t value) { return __builtin_arm_crc32cw(crc, value); }
 
 #define FOLD_MINIMUM SIZE_MAX
 static const int vector_folding_present = 0;
@@ -271,9 +288,9 @@ static uint64_t fold_rounds(uint64_t crc, const unsigned char **cursor, size_t *
 static uint64_t fold_and_crc_rounds(uint64_t crc, const unsigned char **cursor, size_t *length) { (void)cursor; (void)length; return crc; }
 #define FOLD_AND_CRC_MINIMUM SIZE_MAX
 
-CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return __crc32cd((uint32_t)crc, value); }
+CRC32C_TARGET static inline uint64_t crc_u64(uint64_t crc, uint64_t value) { return __builtin_arm_crc32cd((uint32_t)crc, value); }
 CRC32C_TARGET static inline uint64_t crc_u8(uint64_t crc, unsigned char value) {
-    return __crc32cb((uint32_t)crc, value);
+    return __builtin_arm_crc32cb((uint32_t)crc, value);
 }
 
 #else
