@@ -57,7 +57,8 @@ public struct ArchiveLimits: Sendable, Hashable {
     public var maxObjectCount: Int
     /// The most elements one array, set or dictionary may hold. Default 100,000,000.
     public var maxElementCount: Int
-    /// The largest archive, in bytes, that will be written or read. Default 2 GiB.
+    /// The largest archive, in bytes, that will be written or read. Default 2 GiB − 1
+    /// (`Int32.max`), the same on every platform: `Int` is 32 bits on Apple Watch (arm64_32).
     public var maxTotalBytes: Int
 
     /// What one level of a native archive charges to ``maxDepth``.
@@ -69,7 +70,7 @@ public struct ArchiveLimits: Sendable, Hashable {
     /// Creates limits; every parameter has a default suited to app caches.
     public init(
         maxDepth: Int = 200, maxObjectCount: Int = 10_000_000,
-        maxElementCount: Int = 100_000_000, maxTotalBytes: Int = 1 << 31
+        maxElementCount: Int = 100_000_000, maxTotalBytes: Int = Int(Int32.max)
     ) {
         self.maxDepth = maxDepth
         self.maxObjectCount = maxObjectCount

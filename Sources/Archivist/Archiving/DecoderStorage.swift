@@ -331,7 +331,7 @@ struct DecoderStorage {
         guard tag == ArchiveTag.record else {
             throw mismatch(expected: "a keyed record", found: tag, at: frame.start)
         }
-        let length = Int(try reader.fixed(UInt32.self))
+        let length = Int(clamping: try reader.fixed(UInt32.self))
         guard length <= reader.remaining else { throw reader.truncated("a keyed record") }
         let end = reader.pos + length
         reader.end = end
@@ -446,10 +446,10 @@ struct DecoderStorage {
         let start = reader.pos
         let found = try reader.byte()
         guard found == tag else { throw mismatch(expected: what, found: found, at: start) }
-        let length = Int(try reader.fixed(UInt32.self))
+        let length = Int(clamping: try reader.fixed(UInt32.self))
         guard length >= 4, length <= reader.remaining else { throw reader.truncated(what) }
         let end = reader.pos + length
-        let count = Int(try reader.fixed(UInt32.self))
+        let count = Int(clamping: try reader.fixed(UInt32.self))
         guard count <= limits.maxElementCount else {
             throw ArchiveError(.limitExceeded(.elementCount), "\(count) elements, limit \(limits.maxElementCount)", offset: start)
         }

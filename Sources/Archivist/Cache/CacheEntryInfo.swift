@@ -55,7 +55,7 @@ public struct CacheUsage: Sendable, Hashable {
     }
 
     init(_ usage: DiskUsage) {
-        self.init(logicalBytes: Int(usage.logicalBytes), allocatedBytes: Int(usage.allocatedBytes),
+        self.init(logicalBytes: Int(clamping: usage.logicalBytes), allocatedBytes: Int(clamping: usage.allocatedBytes),
                   entryCount: usage.entryCount)
     }
 

@@ -118,6 +118,6 @@ extension CacheManager {
         }
         for target in targets { publishClear(of: target.folders, in: target.store) }
         if let failure { throw failure.with(typeName: nil, parameter: nil) }
-        return Int(freed)
+        return Int(clamping: freed)
     }
 }

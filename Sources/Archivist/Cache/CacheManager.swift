@@ -294,7 +294,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             try disk.read(key, typeName: type.name, parameter: parameter) { entry in
                 CacheEntryInfo(
                     typeName: type.name, parameter: parameter, size: entry.fileSize,
-                    allocatedSize: Int(disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payloadBytes.count,
+                    allocatedSize: Int(clamping: disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payloadBytes.count,
                     writeDate: entry.header.writeDate, expiry: entry.header.expiry,
                     fileURL: URL(fileURLWithPath: disk.path(of: key)))
             }

@@ -138,7 +138,7 @@ struct LRUTable<Key: Hashable, Value> {
         }
         let index = slots.count
         // The index word keeps the slot number in 32 bits.
-        precondition(index < Int(UInt32.max), "LRUTable holds fewer than 2^32 - 1 entries")
+        precondition(UInt64(index) < UInt64(UInt32.max), "LRUTable holds fewer than 2^32 - 1 entries")
         slots.append(Slot(key: key, value: value, cost: cost, hash: hash, previous: -1, next: head))
         if head >= 0 { slots[head].previous = index } else { tail = index }
         head = index

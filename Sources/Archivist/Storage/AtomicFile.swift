@@ -208,7 +208,7 @@ package enum AtomicFile {
         guard status.mode & S_IFMT == S_IFREG else {
             throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
-        let size = Int(status.sizes.logical)
+        let size = Int(clamping: status.sizes.logical)
         guard size > 0 else { return FileBuffer(taking: nil, count: 0, allocation: nil) }
         guard let (memory, allocation) = FileBuffer.allocate(count: size) else {
             throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))

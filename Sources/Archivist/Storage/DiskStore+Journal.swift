@@ -127,7 +127,7 @@ extension DiskStore {
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
         while offset < bytes.endIndex {
             guard bytes.endIndex - offset >= 8 else { return (changes, offset - bytes.startIndex, true) }
-            let length = Int(u32(offset))
+            let length = Int(clamping: u32(offset))
             guard length <= 4096, bytes.endIndex - offset - 8 >= length else { return (changes, offset - bytes.startIndex, true) }
             let body = bytes[(offset + 4)..<(offset + 4 + length)]
             guard CRC32C.checksum(body) == u32(offset + 4 + length), let change = decodeChange(body, previous: &previous) else {

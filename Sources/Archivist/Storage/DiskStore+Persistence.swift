@@ -278,7 +278,7 @@ extension DiskStore {
             // The journal could not be emptied. Without a scan it still agrees with the disk
             // (the new snapshot only adds an epoch nobody uses); after one it may not, so the
             // word stays set and the next holder tries again.
-            let end = fileSystem.statusWithoutTimes(journalFD).map { Int($0.sizes.logical) } ?? 0
+            let end = fileSystem.statusWithoutTimes(journalFD).map { Int(clamping: $0.sizes.logical) } ?? 0
             let epochNow = shared.epoch
             let counter = shared.bumpChange()
             state.withLock { state in
@@ -296,7 +296,7 @@ extension DiskStore {
         if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
         // Without the time stamps: reading them would make the next append dirty the
         // journal's inode (see ``FileSystem/statusWithoutTimes``).
-        guard let end = fileSystem.statusWithoutTimes(journalFD).map({ Int($0.sizes.logical) }) else { return nil }
+        guard let end = fileSystem.statusWithoutTimes(journalFD).map({ Int(clamping: $0.sizes.logical) }) else { return nil }
         guard end >= offset else { return nil }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.

@@ -181,8 +181,8 @@ package struct EntryHeader: Sendable, Equatable {
         }
         guard load(4, as: UInt16.self) == version else { throw corrupt("unsupported entry header version") }
         let flags = load(6, as: UInt16.self)
-        let nameLength = Int(load(8, as: UInt32.self))
-        let paramLength = Int(load(12, as: UInt32.self))
+        let nameLength = Int(clamping: load(8, as: UInt32.self))
+        let paramLength = Int(clamping: load(12, as: UInt32.self))
         guard flags & ~3 == 0, nameLength <= maxTypeNameLength, paramLength <= maxParameterLength,
               flags & 1 != 0 || paramLength == 0
         else { throw corrupt("bad header fields") }

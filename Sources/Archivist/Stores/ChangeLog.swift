@@ -26,7 +26,7 @@ final class ChangeLog {
     /// The header of version 1 logs (no checksum).
     static let legacyHeaderSize = 16
     /// The largest entry a frame can hold: its length is a u32.
-    static let maxEntryBytes = Int(UInt32.max)
+    static let maxEntryBytes = Int(clamping: UInt32.max)
 
     let logPath: String
     let snapshotPath: String
@@ -200,8 +200,8 @@ final class ChangeLog {
         guard fd >= 0, resetPending == nil, !tailDamaged, !loadIncomplete, generation == expected else { return .replaced }
         var open = stat()
         guard fileSystem.fstat(fd, &open) == 0, open.st_nlink > 0 else { return .replaced }
-        if Int(open.st_size) == end { return .current }
-        return Int(open.st_size) > end ? .grown : .replaced
+        if Int64(open.st_size) == Int64(end) { return .current }
+        return Int64(open.st_size) > Int64(end) ? .grown : .replaced
     }
 
     /// Appends one entry; on failure the log is cut back so no partial entry stays.
@@ -310,7 +310,7 @@ final class ChangeLog {
     private func readFromFD(offset: Int) throws -> [UInt8] {
         var status = stat()
         guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: logPath, errno: errno) }
-        let capacity = max(0, Int(status.st_size) - offset)
+        let capacity = max(0, Int(clamping: Int64(status.st_size)) - offset)
         guard capacity > 0 else { return [] }
         guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw CacheError.posix("lseek", path: logPath, errno: errno) }
         return try [UInt8].uninitialized(capacity: capacity) { buffer in
@@ -328,7 +328,7 @@ final class ChangeLog {
         var damagedAt: Int?
         while offset < bytes.count {
             guard bytes.count - offset >= 4 else { damagedAt = offset; break }
-            let length = Int(Self.uint32(bytes, at: offset))
+            let length = Int(clamping: Self.uint32(bytes, at: offset))
             guard length <= bytes.count - offset - 4 else { damagedAt = offset; break }
             let entryStart = offset + 4
             let entryBytes = Data(bytes[entryStart..<(entryStart + length)])

@@ -318,7 +318,12 @@ extension PlistValue {
             }
             return .int(int)
         default:
-            return .int(Int(truncatingIfNeeded: number.int64Value))
+            // `Int` is 32 bits on watchOS devices (arm64_32): a wider integer is refused, not cut.
+            guard let int = Int(exactly: number.int64Value) else {
+                throw ConversionFailure(
+                    reason: "integer \(number.int64Value) does not fit in a property-list integer (Int)")
+            }
+            return .int(int)
         }
     }
 }

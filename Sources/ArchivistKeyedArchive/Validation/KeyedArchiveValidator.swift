@@ -63,7 +63,7 @@ struct KeyedArchiveValidator {
 
         /// The object index a UID node refers to, or `nil` when `node` is not a UID.
         func target(ofUIDAt node: Int) -> Int? {
-            if case .uid(let value) = document.nodes[node] { return Int(value) }
+            if case .uid(let value) = document.nodes[node] { return Int(clamping: value) }
             return nil
         }
     }
@@ -179,7 +179,7 @@ struct KeyedArchiveValidator {
             guard case .uid(let target) = document.nodes[value] else {
                 throw ArchiveError(.corrupt, "$top value is not a reference", codingPath: ["$top", name])
             }
-            top.append((name, Int(target)))
+            top.append((name, Int(clamping: target)))
         }
         if let requiredTopKey, !top.contains(where: { $0.key == requiredTopKey }) {
             throw ArchiveError(.keyNotFound, "$top has no \(requiredTopKey)", codingPath: ["$top", requiredTopKey])

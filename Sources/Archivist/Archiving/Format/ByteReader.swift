@@ -164,7 +164,7 @@ struct ByteReader {
             case ArchiveTag.string, ArchiveTag.data, ArchiveTag.url: _ = try lengthPrefixed(); return
             case ArchiveTag.array, ArchiveTag.dictionary, ArchiveTag.record:
                 let length = try fixed(UInt32.self)
-                _ = try bytes(Int(length))
+                _ = try bytes(Int(clamping: length))
                 return
             case ArchiveTag.object:
                 _ = try varint()  // the id; the object's value follows
