@@ -109,13 +109,13 @@ extension AtomicFile {
         /// Deletes the temporary (a replacement given up), from the folder it was created from.
         package func discard(_ fileSystem: FileSystem) { _ = fileSystem.unlink(temporary, below: root) }
 
-        /// Syncs the destination's folder when the durability is `.fileAndFolder`, after the
-        /// rename; returns the failure (the new contents are in place by then) rather than
-        /// throwing it, so a caller keeping an index counts the file first.
+        /// Syncs the destination's folder when the durability asks for it (`.fileAndFolder`,
+        /// `.fullSync`), after the rename; returns the failure (the new contents are in place
+        /// by then) rather than throwing it, so a caller keeping an index counts the file first.
         package func syncFolderIfAsked(_ fileSystem: FileSystem) -> CacheError? {
-            guard durability == .fileAndFolder else { return nil }
+            guard durability.syncsFolder else { return nil }
             do {
-                try fileSystem.syncDirectory(folder, below: root)
+                try fileSystem.syncDirectory(folder, below: root, durability: durability)
                 return nil
             } catch var failure as CacheError {
                 failure.message += " after the rename: the new contents are in place but may not survive a power loss"
@@ -202,7 +202,7 @@ extension AtomicFile {
             guard let status = fs.statusWithoutTimes(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
             let sizes = status.sizes
             if status.mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
-            if durability != .none && fs.fsync(fd) != 0 {
+            if durability.syncsFile && fs.sync(fd, for: durability) != 0 {
                 throw CacheError.posix("fsync", path: temporary, errno: errno)
             }
             open = false

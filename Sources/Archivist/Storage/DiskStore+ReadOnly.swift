@@ -1,3 +1,4 @@
+import CArchivistSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,6 +23,7 @@ extension DiskStore {
         var refusal: CacheError?
         do {
             try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
+            allowAccessAfterFirstUnlock(folder: rootPath + "/.archivist", fileSystem: fileSystem)
         } catch let error as CacheError where refusesWrites(error) && isFolder(rootPath) {
             refusal = error
         }
@@ -39,6 +41,18 @@ extension DiskStore {
         var readOnly = refusal!
         readOnly.message = "the cache root refuses writes, so it was opened for reading only (\(readOnly.message))"
         return (fd, readOnly)
+    }
+
+    /// Gives the internal folder Data Protection class C where the platform has classes, so
+    /// the index and the temporaries made in it stay readable to the app's extensions while
+    /// the device is locked, whatever class the creating process runs with.
+    private static func allowAccessAfterFirstUnlock(folder: String, fileSystem: FileSystem) {
+        #if canImport(Darwin)
+        let fd = fileSystem.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return }
+        _ = archivist_allow_access_after_first_unlock(fd)
+        _ = fileSystem.close(fd)
+        #endif
     }
 
     /// Throws the read-only root's refusal before a write touches anything.

@@ -31,8 +31,13 @@ package struct FileSystem: Sendable {
     package var pwrite: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int
     /// `read(fd, buffer, count)`.
     package var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int
-    /// A full flush of the file to stable storage: `F_FULLFSYNC` on Darwin, `fsync` elsewhere.
+    /// The file's data on its way to stable storage, ordered before any later write:
+    /// `F_BARRIERFSYNC` on Darwin (`fsync` where the file system refuses it), `fsync`
+    /// elsewhere. What ``Durability/file`` and ``Durability/fileAndFolder`` ask for.
     package var fsync: @Sendable (_ fd: Int32) -> Int32
+    /// The file's data on stable storage when it returns: `F_FULLFSYNC` on Darwin (`fsync`
+    /// where the file system refuses it), `fsync` elsewhere. What ``Durability/fullSync`` asks for.
+    package var fullFsync: @Sendable (_ fd: Int32) -> Int32
     /// `fstat(fd, &st)`.
     package var fstat: @Sendable (_ fd: Int32, _ status: inout stat) -> Int32
     /// The size, allocation, mode, device and inode of the open file `fd`, or `nil` with
@@ -176,6 +181,9 @@ extension FileSystem {
         guard fd >= 0 else { return fd }
         var status = stat()
         if fstat(fd, &status) == 0, status.st_mode & 0o777 != 0o600 { _ = fchmod(fd, 0o600) }
+        // Locks, counters and journals coordinate the app with its extensions, which may run
+        // while the device is locked (docs/Platforms.md, "Data Protection").
+        _ = archivist_allow_access_after_first_unlock(fd)
         return fd
     }
 
@@ -201,15 +209,27 @@ extension FileSystem {
         return count
     }
 
+    /// Syncs `fd` as `durability` asks (``fullFsync`` for ``Durability/fullSync``, else
+    /// ``fsync``); 0 when it asks for nothing.
+    package func sync(_ fd: Int32, for durability: Durability) -> Int32 {
+        switch durability {
+        case .none: 0
+        case .file, .fileAndFolder: fsync(fd)
+        case .fullSync: fullFsync(fd)
+        }
+    }
+
     /// Opens a folder — from `root` when one is given, else by its whole path — and flushes
     /// it, so that a rename inside it survives a power loss.
     ///
     /// - Complexity: Blocking file I/O.
-    package func syncDirectory(_ path: String, below root: AtomicFile.Root? = nil) throws {
+    package func syncDirectory(
+        _ path: String, below root: AtomicFile.Root? = nil, durability: Durability = .fileAndFolder
+    ) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
         guard fd >= 0 else { throw CacheError.posix("open folder", path: path, errno: errno) }
         defer { _ = close(fd) }
-        if fsync(fd) != 0 {
+        if sync(fd, for: durability) != 0 {
             let code = errno
             // Some file systems cannot sync a folder; that is not a failed write.
             if code != EINVAL && code != ENOTSUP { throw CacheError.posix("fsync folder", path: path, errno: code) }
@@ -234,8 +254,17 @@ private let posixFileSystem = FileSystem(
     read: { fd, buffer, count in read(fd, buffer, count) },
     fsync: { fd in
         #if canImport(Darwin)
-        // fsync on Apple platforms only reaches the drive's cache; F_FULLFSYNC asks the
-        // drive to flush it. Some file systems refuse it, so fall back to fsync.
+        // fsync on Apple platforms only reaches the drive's cache, which may write out of
+        // order; a barrier keeps this file's data ahead of the rename that follows. Some file
+        // systems refuse it, so fall back to fsync.
+        fcntl(fd, F_BARRIERFSYNC) == 0 ? 0 : fsync(fd)
+        #else
+        fsync(fd)
+        #endif
+    },
+    fullFsync: { fd in
+        #if canImport(Darwin)
+        // F_FULLFSYNC asks the drive to write its cache out before it answers.
         fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd)
         #else
         fsync(fd)

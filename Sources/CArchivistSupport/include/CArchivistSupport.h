@@ -8,6 +8,8 @@
 //   crashes on `_mm_crc32_u64` without one.
 // - A file's size and mode without its time stamps (`statx` on Linux, which Glibc declares for C
 //   only with `_GNU_SOURCE`), and a rename that never replaces (`renameat2`, likewise).
+// - Apple's Data Protection class of an open file (`F_SETPROTECTIONCLASS`), which Foundation
+//   sets only on files it writes itself.
 #ifndef CARCHIVIST_SUPPORT_H
 #define CARCHIVIST_SUPPORT_H
 
@@ -94,6 +96,15 @@ int archivist_fstat_sizes(int fd, struct archivist_file_sizes *out);
 /// `EEXIST` when `to` exists; `EINVAL`, `ENOSYS` or `ENOTSUP` where the kernel or the file
 /// system cannot do it (the caller falls back).
 int archivist_rename_exclusive(int from_fd, const char *from, int to_fd, const char *to);
+
+/// Lowers the Data Protection class of the open file or folder `fd` to C
+/// (`completeUntilFirstUserAuthentication`) when it is A (`complete`) or B
+/// (`completeUnlessOpen`), so that another process of the app — a widget, a notification
+/// extension — can open and map it while the device is locked; C and D are left as they are.
+/// A folder's class is the default of the files made in it. 0, or -1 with `errno` set (for
+/// example while the device is locked, when the class cannot be changed). Does nothing and
+/// returns 0 where there is no Data Protection (Linux, volumes without it).
+int archivist_allow_access_after_first_unlock(int fd);
 
 #ifdef __cplusplus
 }

@@ -133,6 +133,10 @@ final class FaultInjector: Sendable {
             if let code = fault(.fsync) { errno = code; return -1 }
             return real.fsync(fd)
         }
+        fs.fullFsync = { [self] fd in
+            if let code = fault(.fsync) { errno = code; return -1 }
+            return real.fullFsync(fd)
+        }
         fs.rename = { [self] from, to in
             if let code = fault(.rename) { errno = code; return -1 }
             return real.rename(from, to)
