@@ -110,6 +110,9 @@ package final class DiskStore: Sendable {
     package static func open(at root: URL, fileSystem: FileSystem = .posix) throws -> DiskStore {
         var path = root.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        // On iOS 16 and 17 `URL.path` is a bridged `NSString`: every entry path built from it
+        // would convert it again. Native UTF-8 once, here.
+        path.makeContiguousUTF8()
         return try registry.withLock { stores in
             if let store = stores[BytewiseString(path)]?.store, store.isAtItsPath { return store }
             let store = try DiskStore(rootPath: path, fileSystem: fileSystem)

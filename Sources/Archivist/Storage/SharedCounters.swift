@@ -149,7 +149,7 @@ final class SharedCounters: @unchecked Sendable {
                 sweep = true
                 archivist_atomic_store_u64(word + 2, 0)
                 if free == nil { free = i }
-            } else if holder.namespace != TemporaryName.identity.namespace {
+            } else if holder.namespace != TemporaryName.identity.namespace || !TemporaryName.judgesOtherProcesses {
                 let time = archivist_atomic_load_u64(base + Self.firstSlotTime + i)
                 if oldestUnjudged.map({ time < $0.time }) ?? true { oldestUnjudged = (i, time) }
             }

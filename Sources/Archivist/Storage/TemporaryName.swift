@@ -18,7 +18,8 @@ import Darwin
 /// a random number drawn once per process, so that a process whose PID was reused is told apart
 /// from its predecessor. A temporary is *abandoned* — safe to delete — when:
 /// - it is older than ``abandonAge`` whatever its name (no write takes that long), or
-/// - its owner is in this PID namespace and is not alive (`kill(pid, 0)` fails with `ESRCH`), or
+/// - its owner is in this PID namespace and is not alive (`kill(pid, 0)` fails with `ESRCH`;
+///   not asked on iOS, tvOS, watchOS and visionOS, whose sandbox answers signals), or
 /// - its owner has this process's PID in this namespace but another incarnation: it was the
 ///   process that held the PID before us, so it is dead.
 /// A temporary of this very process, or of a live process, or of another namespace, is kept
@@ -91,8 +92,7 @@ package enum TemporaryName {
         if now - modified > abandonAge { return true }
         guard let owner = Owner(name: name), owner.namespace == identity.namespace else { return false }
         if owner.pid == identity.pid { return owner.incarnation != identity.incarnation }
-        if kill(owner.pid, 0) == 0 { return false }
-        return errno == ESRCH
+        return isGone(owner.pid)
     }
 
     /// Whether `owner` is known to be dead: another incarnation of this process's PID, or a PID
@@ -103,8 +103,28 @@ package enum TemporaryName {
     package static func isDead(_ owner: Owner) -> Bool {
         guard owner.namespace == identity.namespace else { return false }
         if owner.pid == identity.pid { return owner.incarnation != identity.incarnation }
-        if kill(owner.pid, 0) == 0 { return false }
+        return isGone(owner.pid)
+    }
+
+    /// Whether no process has `pid`: `kill(pid, 0)` fails with `ESRCH`. On iOS, tvOS,
+    /// watchOS and visionOS the sandbox decides what a signal to another app's process (an
+    /// extension sharing the container) answers, and whether it ever answers `ESRCH` for a
+    /// live one cannot be checked here; there another process's temporary is judged by its age
+    /// alone (see docs/Platforms.md).
+    private static func isGone(_ pid: pid_t) -> Bool {
+        guard judgesOtherProcesses else { return false }
+        if kill(pid, 0) == 0 { return false }
         return errno == ESRCH
+    }
+
+    /// Whether `kill(pid, 0)` may judge another process of this PID namespace (see
+    /// ``isGone(_:)``); where not, their slots and temporaries are judged by age.
+    package static var judgesOtherProcesses: Bool {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        false
+        #else
+        true
+        #endif
     }
 
     /// Deletes the abandoned temporaries directly inside the folder at `path`, and returns

@@ -63,7 +63,9 @@ final class ChangeLog {
     ) throws {
         precondition(entryLimit <= Self.maxEntryBytes, "a frame's length is a u32")
         self.entryLimit = entryLimit
-        directory = url.standardizedFileURL.path
+        var directory = url.standardizedFileURL.path
+        directory.makeContiguousUTF8()   // a bridged `NSString` on iOS 16 and 17
+        self.directory = directory
         logPath = directory + "/records.log"
         snapshotPath = directory + "/records.snapshot"
         self.durability = durability

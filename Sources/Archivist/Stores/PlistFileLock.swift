@@ -5,8 +5,12 @@ import Foundation
 /// every process writing that file takes around its read-modify-write.
 ///
 /// One `FileLock` per lock file serves the whole process (threads queue on its condition,
-/// processes on `flock`), so a table here hands it out by path. Locks nobody holds are kept for
-/// reuse, a few at most; the others are dropped, closing their descriptors.
+/// processes on `flock`), so a table here hands it out by the file's identity (device and
+/// inode): on a case-insensitive volume — APFS and HFS+ as macOS and iOS format them —
+/// `Settings.plist` and `settings.plist` are one file, and two `FileLock`s on it would
+/// deadlock a thread that nests the two spellings. Locks nobody holds are kept for reuse, a
+/// few at most; the others are dropped, closing their descriptors. (An idle lock keeps its file
+/// open, so its inode number cannot be reused by another file meanwhile.)
 ///
 /// The lock file is never deleted (deleting a lock file another process has open would let
 /// two writers lock two different files); it is empty and created 0600.
@@ -19,7 +23,14 @@ package enum PlistFileLock {
         var users: Int
     }
 
-    private static let table = Locked<[String: Entry]>([:])
+    /// What the table knows a lock file by: its identity, or its path while it cannot be
+    /// made (its folder missing, for a first write that then creates it).
+    private enum Key: Hashable {
+        case file(device: UInt64, inode: UInt64)
+        case path(String)
+    }
+
+    private static let table = Locked<[Key: Entry]>([:])
     private static let longestHoldNanoseconds = Locked<Int64>(0)
 
     /// The path of the lock file of the plist at `url`.
@@ -40,8 +51,9 @@ package enum PlistFileLock {
     /// - Complexity: `flock` and its release around `body`, plus waiting for other holders.
     static func withExclusive<R>(forPlistAt url: URL, _ body: () throws -> R) throws -> R {
         let path = lockPath(for: url)
-        let lock = acquire(path)
-        defer { release(path) }
+        let key = key(ofLockAt: path, creating: true)
+        let lock = acquire(key, path: path)
+        defer { release(key) }
         var bodyError: (any Error)?
         func run() throws -> R {
             try lock.withExclusive {
@@ -79,14 +91,28 @@ package enum PlistFileLock {
     /// Every hold of the lock of the plist at `url` by this process, by duration, while this
     /// process keeps that lock open (in use, or among the idle ones); `nil` otherwise.
     package static func holdHistogram(forPlistAt url: URL) -> LockHoldHistogram? {
-        table.withLock { $0[lockPath(for: url)]?.lock }?.holdHistogram
+        let key = key(ofLockAt: lockPath(for: url), creating: false)
+        return table.withLock { $0[key]?.lock }?.holdHistogram
     }
 
-    private static func acquire(_ path: String) -> FileLock {
+    /// The table's key of the lock file at `path`, made first (empty, 0600) when `creating`.
+    private static func key(ofLockAt path: String, creating: Bool) -> Key {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            guard creating, errno == ENOENT else { return .path(path) }
+            let fd = FileSystem.posix.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return .path(path) }
+            defer { close(fd) }
+            guard fstat(fd, &status) == 0 else { return .path(path) }
+        }
+        return .file(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+    }
+
+    private static func acquire(_ key: Key, path: String) -> FileLock {
         table.withLock { table in
-            var entry = table[path] ?? Entry(lock: FileLock(path: path), users: 0)
+            var entry = table[key] ?? Entry(lock: FileLock(path: path), users: 0)
             entry.users += 1
-            table[path] = entry
+            table[key] = entry
             return entry.lock
         }
     }
@@ -99,12 +125,12 @@ package enum PlistFileLock {
         longestHoldNanoseconds.withLock { $0 = max($0, held) }
     }
 
-    private static func release(_ path: String) {
+    private static func release(_ key: Key) {
         table.withLock { table in
-            table[path]?.users -= 1
+            table[key]?.users -= 1
             guard table.count > idleLimit else { return }
-            for (idlePath, entry) in table where entry.users == 0 && table.count > idleLimit {
-                table[idlePath] = nil
+            for (idleKey, entry) in table where entry.users == 0 && table.count > idleLimit {
+                table[idleKey] = nil
             }
         }
     }

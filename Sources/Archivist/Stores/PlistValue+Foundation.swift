@@ -268,6 +268,21 @@ extension PlistValue {
         // of PropertyListSerialization alone. Numbers are classified by their storage type,
         // because a Swift cast would turn NSNumber(1) into `true` on Apple platforms.
         let dynamicType = type(of: object)
+        #if canImport(Darwin)
+        // Apple's PropertyListSerialization returns Objective-C objects (`__NSCFString`,
+        // `NSTaggedPointerString`, `__NSCFNumber`, `__NSCFBoolean`, `__NSDictionaryM`,
+        // `__NSArrayM`, `__NSDate`, `_NSInlineData`…), whose metatypes are never `String.self`
+        // and the rest: classify those by class, bridging each lazily. A Swift value (not a
+        // class) goes on to the metatype checks below.
+        if dynamicType is AnyObject.Type {
+            if let number = object as? NSNumber { return .value(try convert(number)) }
+            if let value = object as? NSString { return .value(.string(value as String)) }
+            if let value = object as? NSDictionary { return .dictionary(value as [AnyHashable: Any]) }
+            if let value = object as? NSArray { return .array(value as [Any]) }
+            if let value = object as? NSDate { return .value(.date(value as Date)) }
+            if let value = object as? NSData { return .value(.data(value as Data)) }
+        }
+        #endif
         if dynamicType == String.self, let value = object as? String { return .value(.string(value)) }
         if dynamicType is NSNumber.Type, let number = object as? NSNumber { return .value(try convert(number)) }
         if dynamicType == Bool.self, let value = object as? Bool { return .value(.bool(value)) }
