@@ -29,7 +29,9 @@ public struct CacheRoot: Sendable, Hashable {
     /// `$XDG_DATA_HOME/<appName>`, else `$HOME/.local/share/<appName>`; relative values are
     /// ignored, and without an absolute `$HOME` the password database's home is used. On
     /// Apple platforms: `Caches/<appName>` and `Application Support/<appName>` of the user
-    /// domain.
+    /// domain — except on tvOS, which gives apps no durable local storage beyond a small
+    /// allowance: there both are `Caches/<appName>`, which the system may purge when the app is
+    /// not running, so keep on tvOS only what can be fetched again (docs/Platforms.md).
     ///
     /// `appName` is a programmer's constant used as a folder name as is; an empty name, or one
     /// containing `/` or NUL, or `.` or `..`, is a programming error and traps.
@@ -43,8 +45,12 @@ public struct CacheRoot: Sendable, Hashable {
         let manager = FileManager.default
         let caches = manager.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? manager.temporaryDirectory
+        #if os(tvOS)
+        let support = caches
+        #else
         let support = manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? manager.temporaryDirectory
+        #endif
         #else
         let environment = ProcessInfo.processInfo.environment
         // `$HOME` first: under `sudo -H`, a service account or a container it is the home the
