@@ -53,6 +53,30 @@ extension CacheManager {
         try await offload { try self.value(T.self, for: type, parameter: parameter) }
     }
 
+    /// The value of a non-`Sendable` type stored for `type` and `parameter`, read without
+    /// blocking the caller, or `nil` when there is none or it has expired.
+    ///
+    /// The entry's bytes are read and checked on a background queue; they are decoded here,
+    /// after the suspension, so the value returned is the caller's alone (`sending`): a class
+    /// graph such as a `User` with its `Letter`s can be read from any task or actor. Such values
+    /// never use the memory tier, as with the blocking ``value(_:for:parameter:)``.
+    ///
+    /// ```swift
+    /// let letters: [Letter]? = try await cache.value(for: .message)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Complexity: File I/O on a background queue, O(size of the entry); the decoding runs
+    ///   on the calling task.
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+    ) async throws -> sending T? {
+        noteMemoryTierSkipped(T.self)
+        let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: .unexpired) }
+        guard let read else { return nil }
+        return try withContext(type, parameter) { try decodePayload(T.self, read) }
+    }
+
     /// Removes the entry for `type` and `parameter` without blocking the caller.
     ///
     /// ```swift

@@ -251,6 +251,42 @@ extension CacheManager {
     }
 }
 
+/// An entry's payload copied out of its file, checked, with the path its errors name.
+struct ReadPayload: Sendable {
+    var bytes: [UInt8]
+    var path: String
+}
+
+extension CacheManager {
+    /// Reads and checks the entry for `type` and `parameter` and copies out its payload
+    /// when `freshness` accepts it, for a caller that decodes elsewhere (the `async` read of a
+    /// non-`Sendable` value decodes on its own task). No memory tier is involved.
+    func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
+        let (disk, key) = try locate(type, parameter)
+        var result: ReadPayload?
+        try withContext(type, parameter) {
+            _ = try disk.read(key, typeName: type.name, parameter: parameter,
+                              recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
+                guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry) else { return }
+                result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: key))
+            }
+        }
+        return result
+    }
+
+    /// Decodes a payload read by ``payloadFromDisk(for:parameter:freshness:)``.
+    ///
+    /// - Throws: ``CacheError`` `decodingFailed` when it does not decode as `T`.
+    func decodePayload<T: Archivable>(_: T.Type, _ read: ReadPayload) throws -> T {
+        do {
+            return try read.bytes.withUnsafeBytes { try Archive.decode(T.self, fromBytes: $0, options: verifiedPayloadOptions) }
+        } catch {
+            throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
+                             fileURL: URL(fileURLWithPath: read.path), underlyingError: error)
+        }
+    }
+}
+
 extension CacheManager {
     /// The archive options for payloads read from disk: the entry header's CRC32C has just
     /// covered every byte, so the archive's own checksum is not computed a second time.
