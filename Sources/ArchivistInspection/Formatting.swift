@@ -38,7 +38,8 @@ package enum Formatting {
 
     /// `2026-11-27 19:40:34Z`: UTC, to the second.
     package static func date(_ date: Date) -> String {
-        var time = time_t(floor(date.timeIntervalSince1970))
+        guard let seconds = calendarSeconds(date) else { return "\(date.timeIntervalSince1970) s after 1970" }
+        var time = time_t(seconds)
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(date.timeIntervalSince1970)" }
         return String(format: "%04d-%02d-%02d %02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
@@ -47,7 +48,8 @@ package enum Formatting {
 
     /// `2026-11-27T19:40:34.250Z`: ISO 8601 in UTC with milliseconds, for JSON.
     package static func isoDate(_ date: Date) -> String {
-        var time = time_t(floor(date.timeIntervalSince1970))
+        guard let seconds = calendarSeconds(date) else { return "\(date.timeIntervalSince1970) s after 1970" }
+        var time = time_t(seconds)
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(date.timeIntervalSince1970)" }
         let milliseconds = Int((date.timeIntervalSince1970 - floor(date.timeIntervalSince1970)) * 1_000)
@@ -55,8 +57,17 @@ package enum Formatting {
                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
     }
 
+    /// The whole seconds since 1970 of `date`, when a calendar can show it (years 1 to 9999;
+    /// a date read from a damaged file may be anything, NaN included).
+    private static func calendarSeconds(_ date: Date) -> Int64? {
+        let seconds = floor(date.timeIntervalSince1970)
+        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else { return nil }
+        return Int64(seconds)
+    }
+
     /// A duration for people: `45 s`, `12 min`, `5 h`, `3 d`; negative ones as `in 5 min`.
     package static func age(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds) s" }
         if seconds < 0 { return "in " + age(-seconds) }
         switch seconds {
         case ..<60: return "\(Int(seconds)) s"

@@ -123,7 +123,7 @@ package enum RecordStoreTree {
                 inspection.damage.append("a torn entry at byte \(offset): \(raw.count - offset) bytes of a length")
                 break
             }
-            let length = Int(u32(offset))
+            let length = Int(clamping: u32(offset))
             guard length <= raw.count - offset - 4 else {
                 inspection.damage.append("a torn entry at byte \(offset): it claims \(Formatting.count(length)) bytes, \(Formatting.count(raw.count - offset - 4)) follow")
                 break
