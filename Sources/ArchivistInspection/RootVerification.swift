@@ -32,6 +32,13 @@ package struct RootVerification: Sendable {
     package var trashBytes: Int64 = 0
     /// Items whose names are not Archivist's (left alone).
     package var foreign: [String] = []
+    /// Entry files too large to read whole, not checked (``largestChecked``).
+    package var skipped: [String] = []
+
+    /// The largest entry file checked: a payload of the default `ArchiveLimits.maxTotalBytes`
+    /// and the longest names a header records.
+    static let largestChecked = Int64(ArchiveLimits().maxTotalBytes)
+        + Int64(EntryHeader.maxTypeNameLength + EntryHeader.maxParameterLength + 48)
     /// The index compared with the files.
     package var index: DiskStore.IndexComparison?
     /// What a repair did, one line each.
@@ -57,6 +64,12 @@ package struct RootVerification: Sendable {
             entries += 1
             bytes += item.size
             files[item.relativePath] = item.size
+            // Not read into memory whole: larger than the default ArchiveLimits let a cache
+            // write (an app may raise them), so not judged either.
+            guard item.size <= Self.largestChecked else {
+                skipped.append(item.relativePath)
+                continue
+            }
             if let finding = Self.check(root: root, item: item) { findings.append(finding) }
         }
         let now = TemporaryName.currentTime()
@@ -96,6 +109,7 @@ package struct RootVerification: Sendable {
     /// What is wrong with one entry file, if anything.
     static func check(root: String, item: RootWalk.Item) -> Finding? {
         let path = root + "/" + item.relativePath
+
         guard let data = FileManager.default.contents(atPath: path) else {
             var status = stat()
             // Removed since the walk (by a process using the root): nothing to check.
@@ -178,6 +192,7 @@ package struct RootVerification: Sendable {
         if !foreign.isEmpty {
             lines.append("not Archivist's (left alone): " + foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", …" : ""))
         }
+        if !skipped.isEmpty { lines.append("too large to check: " + skipped.joined(separator: ", ")) }
         for repair in repairs { lines.append("repair: " + repair) }
         if findings.isEmpty {
             lines.append("no damage found")
@@ -190,7 +205,8 @@ package struct RootVerification: Sendable {
 
     /// The verification as JSON: `root`, `entries`, `bytes`, `damaged`, `findings` (each with
     /// `kind`, `path`, `reason`), `index` (`entries`, `bytes`, `agrees`, `unreadable`,
-    /// `unindexed`, `missing`, `wrongSize`), `liveTemporaries`, `trash`, `foreign`, `repairs`.
+    /// `unindexed`, `missing`, `wrongSize`), `liveTemporaries`, `trash`, `foreign`, `skipped`,
+    /// `repairs`.
     package var json: JSONValue {
         var indexJSON = JSONValue.null
         if let index {
@@ -208,7 +224,8 @@ package struct RootVerification: Sendable {
             ("findings", .array(findings.map { .object([("kind", .string($0.kind)), ("path", .string($0.path)), ("reason", .string($0.reason))]) })),
             ("index", indexJSON), ("liveTemporaries", .int(Int64(liveTemporaries))),
             ("trash", .object([("items", .int(Int64(trashItems))), ("bytes", .int(trashBytes))])),
-            ("foreign", .array(foreign.map { .string($0) })), ("repairs", .array(repairs.map { .string($0) })),
+            ("foreign", .array(foreign.map { .string($0) })), ("skipped", .array(skipped.map { .string($0) })),
+            ("repairs", .array(repairs.map { .string($0) })),
         ])
     }
 }

@@ -252,14 +252,10 @@ extension DiskStore {
     }
 }
 
-/// The monotonic clock in nanoseconds, for timing reads.
+/// The monotonic clock in nanoseconds, for timing reads (as `FileLock` times its holds).
 @inline(__always)
 func monotonicNanoseconds() -> UInt64 {
-    #if canImport(Darwin)
-    return clock_gettime_nsec_np(CLOCK_UPTIME_RAW)
-    #else
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    #endif
 }
