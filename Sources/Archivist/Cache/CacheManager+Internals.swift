@@ -28,8 +28,17 @@ extension CacheManager {
     ///
     /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
     func locate(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey) {
+        let (disk, key, _) = try locateCounting(type, parameter)
+        return (disk, key)
+    }
+
+    /// The store and key for an entry, and its type's statistics tally.
+    ///
+    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
+    func locateCounting(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey, TypeTally) {
         let disk = type.location.isDocuments ? documents : caches
-        return (disk, DiskKey(folder: try folder(for: type), name: EntryName(parameter: parameter)))
+        let (folder, tally) = try folderAndTally(for: type)
+        return (disk, DiskKey(folder: folder, name: EntryName(parameter: parameter)), tally)
     }
 
     /// The folder of `type`'s entries for this manager's user.
@@ -37,13 +46,22 @@ extension CacheManager {
     /// - Throws: ``CacheError`` `invalidTypeName` for an empty name, `noUser` for a
     ///   user-scoped type without a user.
     func folder(for type: Kind) throws -> FolderPath {
+        try folderAndTally(for: type).folder
+    }
+
+    /// ``folder(for:)`` and the type's statistics tally, found with one lock while the type is
+    /// the one used last.
+    ///
+    /// - Throws: as ``folder(for:)``.
+    func folderAndTally(for type: Kind) throws -> (folder: FolderPath, tally: TypeTally) {
         let name = type.name, location = type.location
-        if let folder = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return folder }
+        if let found = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return found }
         // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
         // the name's bytes, so a cached folder counts only for the very same bytes.
         if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) {
-            lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder) }
-            return cached.folder
+            let tally = statisticsBook.tally(name: name, location: location)
+            lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder, tally: tally) }
+            return (cached.folder, tally)
         }
         guard !name.isEmpty else {
             throw CacheError(.invalidTypeName, "a cache type's name must not be empty: it names the folder of the type's entries", typeName: name)
@@ -58,8 +76,9 @@ extension CacheManager {
         components.append(MD5.hexDigest(of: name))
         let folder = FolderPath(components)
         folders.withLock { $0[type] = (name, folder) }
-        lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: folder) }
-        return folder
+        let tally = statisticsBook.tally(name: name, location: location)
+        lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: folder, tally: tally) }
+        return (folder, tally)
     }
 
     /// The folder of `location` for this manager's user; `nil` for a user-scoped location
@@ -111,21 +130,20 @@ extension CacheManager {
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
     func write(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
-        let tally = tally(type)
         do {
-            try writeCounted(encoded, for: type, parameter: parameter, expiry: expiry, memoryItem: memoryItem, tally: tally)
+            try writeCounted(encoded, for: type, parameter: parameter, expiry: expiry, memoryItem: memoryItem)
         } catch {
-            tally.count(error)
+            tally(type).count(error)
             throw error
         }
     }
 
-    /// The body of ``write(_:for:parameter:expiry:memoryItem:)``, which counts its errors.
+    /// The body of ``write(_:for:parameter:expiry:memoryItem:)``, whose errors the caller counts.
     private func writeCounted(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry,
-                              memoryItem: MemoryItemMaker?, tally: TypeTally) throws {
+                              memoryItem: MemoryItemMaker?) throws {
         // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
         try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
-        let (disk, key) = try locate(type, parameter)
+        let (disk, key, tally) = try locateCounting(type, parameter)
         let policy = type.policy
         let now = Date()
         let expires = expiry.date(writtenAt: now, policy: policy)
@@ -218,29 +236,30 @@ extension CacheManager {
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
         memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>? = nil
     ) throws -> T? {
-        let (tally, timed) = statisticsBook.tallyForRead(name: type.name, location: type.location)
         do {
-            let start = timed ? monotonicNanoseconds() : 0
             var outcome = CacheStatistics.Counter.misses
+            var tally: TypeTally?
             let value = try readCounted(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: memoryItem,
-                                        writeDate: writeDate, tally: tally, start: start, outcome: &outcome)
-            tally.add(1, outcome)
+                                        writeDate: writeDate, tally: &tally, outcome: &outcome)
+            tally?.add(1, outcome)
             return value
         } catch {
-            tally.count(error)
+            tally(type).count(error)
             throw error
         }
     }
 
-    /// The body of ``readFromDisk(_:for:parameter:freshness:memoryItem:writeDate:)``: sets
-    /// `outcome` to the read's counter, and counts the bytes and (when `start` is not 0) the
-    /// times of a disk hit.
+    /// The body of ``readFromDisk(_:for:parameter:freshness:memoryItem:writeDate:)``: hands out
+    /// the type's tally, sets `outcome` to the read's counter, and counts the bytes and (for
+    /// one read in eight) the times of a disk hit.
     private func readCounted<T: Archivable>(
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
         memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>?,
-        tally: TypeTally, start: UInt64, outcome: inout CacheStatistics.Counter
+        tally found: inout TypeTally?, outcome: inout CacheStatistics.Counter
     ) throws -> T? {
-        let (disk, key) = try locate(type, parameter)
+        let (disk, key, tally) = try locateCounting(type, parameter)
+        found = tally
+        let start = tally.timesThisRead() ? monotonicNanoseconds() : 0
         // Only a value kept in memory needs them (a read without a memory tier takes no lock).
         let keeps = memory != nil && memoryItem != nil
         let epoch = keeps ? clearEpoch.withLock { $0 } : 0
@@ -321,7 +340,7 @@ extension CacheManager {
     /// non-`Sendable` value decodes on its own task). No memory tier is involved.
     func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
         try counting(type) {
-            let (disk, key) = try locate(type, parameter)
+            let (disk, key, tally) = try locateCounting(type, parameter)
             var result: ReadPayload?
             var outcome = CacheStatistics.Counter.misses
             try withContext(type, parameter) {
@@ -333,10 +352,10 @@ extension CacheManager {
                     }
                     result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: key))
                     outcome = .diskHits
-                    tally(type).add(UInt64(entry.fileSize), .bytesRead)
+                    tally.add(UInt64(entry.fileSize), .bytesRead)
                 }
             }
-            tally(type).add(1, outcome)
+            tally.add(1, outcome)
             return result
         }
     }

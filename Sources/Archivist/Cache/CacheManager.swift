@@ -323,12 +323,12 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @discardableResult
     public func removeValue(for type: Kind, parameter: String? = nil) throws -> Bool {
         try counting(type) {
-            let (disk, key) = try locate(type, parameter)
+            let (disk, key, tally) = try locateCounting(type, parameter)
             let memoryKey = MemoryKey(type, parameter)
             return try withContext(type, parameter) {
                 let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
                 if removed {
-                    tally(type).add(1, .removals)
+                    tally.add(1, .removals)
                     publish(type, .entry(parameter: parameter))
                 }
                 return removed

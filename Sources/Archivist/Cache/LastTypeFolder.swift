@@ -1,5 +1,6 @@
 /// The folder a manager found last for a cache type, with what it was made from: the type's
-/// name and location (the user is the manager's own).
+/// name and location (the user is the manager's own), and the type's statistics tally, so an
+/// operation finds both with one lock.
 ///
 /// Reads and writes usually come in runs of one type; checking this slot costs a comparison of
 /// the name's bytes, where the dictionary of every type's folder hashes the type. Nothing in it
@@ -12,11 +13,13 @@ struct LastTypeFolder: Sendable {
     var location: CacheLocation
     /// The folder.
     var folder: FolderPath
+    /// The type's statistics (``StatisticsBook``).
+    var tally: TypeTally
 
     /// The folder, if it was made for a type of this very name (bytes) and location.
     ///
     /// - Complexity: O(length of the name).
-    func folder(name: String, location: CacheLocation) -> FolderPath? {
-        location == self.location && Bytewise.equal(name, self.name) ? folder : nil
+    func folder(name: String, location: CacheLocation) -> (folder: FolderPath, tally: TypeTally)? {
+        location == self.location && Bytewise.equal(name, self.name) ? (folder, tally) : nil
     }
 }

@@ -1,3 +1,4 @@
+import CArchivistSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,8 @@ struct TypeTally: @unchecked Sendable {
     ///   third more on this machine);
     /// - 1: how many of those were added to the row (under the tier's lock too);
     /// - 2: the address of `row`'s words, for a memory item that counts its own eviction;
-    /// - 3: reads since the last timed one (under the book's lock).
+    /// - 3: reads so far, with relaxed atomics: two threads may count one read, which only
+    ///   shifts which reads are timed.
     let local: UnsafeMutablePointer<UInt64>
 
     /// Adds `amount` to `counter` of the row.
@@ -31,6 +33,17 @@ struct TypeTally: @unchecked Sendable {
     @inline(__always)
     func add(_ amount: UInt64 = 1, _ counter: CacheStatistics.Counter) {
         row.add(amount, to: counter.rawValue)
+    }
+
+    /// Whether to time the read about to start: one in eight of each type, the first one
+    /// included (a clock read costs about 50 ns here, more than the counting).
+    ///
+    /// - Complexity: A relaxed load and store, no atomic instruction.
+    @inline(__always)
+    func timesThisRead() -> Bool {
+        let reads = archivist_atomic_load_relaxed_u64(local + 3)
+        archivist_atomic_store_relaxed_u64(local + 3, reads &+ 1)
+        return reads % 8 == 0
     }
 
     /// Counts `error` when it is a ``CacheError``.
@@ -102,28 +115,14 @@ final class StatisticsBook: @unchecked Sendable {
     /// - Complexity: O(length of the name) while the type is the one asked for last; the first
     ///   time for a type, O(rows of the shared file).
     func tally(name: String, location: CacheLocation) -> TypeTally {
-        lastTally(name: name, location: location, read: false)?.tally ?? slowTally(name: name, location: location)
+        lastTally(name: name, location: location) ?? slowTally(name: name, location: location)
     }
 
-    /// The tally of a read, and whether to time it: one read in eight of each type, starting
-    /// with the first (a clock read costs about 50 ns here, more than the counting).
-    ///
-    /// - Complexity: As ``tally(name:location:)``.
-    func tallyForRead(name: String, location: CacheLocation) -> (tally: TypeTally, timed: Bool) {
-        if let found = lastTally(name: name, location: location, read: true) { return found }
-        let tally = slowTally(name: name, location: location)
-        return lastTally(name: name, location: location, read: true) ?? (tally, false)
-    }
-
-    /// The last tally found, if it is `name`'s at `location`; with `read`, counts a read of it
-    /// and says whether to time that read.
-    private func lastTally(name: String, location: CacheLocation, read: Bool) -> (tally: TypeTally, timed: Bool)? {
+    /// The last tally found, if it is `name`'s at `location`.
+    private func lastTally(name: String, location: CacheLocation) -> TypeTally? {
         state.withLock { state in
             guard let last = state.last, last.location == location, Bytewise.equal(last.name, name) else { return nil }
-            guard read else { return (last.tally, false) }
-            let reads = last.tally.local[3]
-            last.tally.local[3] = reads &+ 1
-            return (last.tally, reads % 8 == 0)
+            return last.tally
         }
     }
 

@@ -44,6 +44,14 @@ static inline uint64_t archivist_atomic_load_relaxed_u64(const uint64_t *address
     return __atomic_load_n(address, __ATOMIC_RELAXED);
 }
 
+/// Relaxed atomic store of `value` into the 64-bit word at `address` (8-byte aligned): a plain
+/// store on x86_64 and arm64, inline. With `archivist_atomic_load_relaxed_u64`, a counter of
+/// several threads that may lose an update but is never torn (which reads of a cache type to
+/// time, see `TypeTally`).
+static inline void archivist_atomic_store_relaxed_u64(uint64_t *address, uint64_t value) {
+    __atomic_store_n(address, value, __ATOMIC_RELAXED);
+}
+
 /// Atomically replaces the 64-bit word at `address` (8-byte aligned) with `desired` if it
 /// holds `expected`; returns the value it held before (equal to `expected` on success).
 uint64_t archivist_atomic_compare_exchange_u64(uint64_t *address, uint64_t expected, uint64_t desired);

@@ -12,6 +12,26 @@ private enum StatisticsCache: String, CacheType {
 /// Statistics counted by several processes add up in the root's shared file: what each
 /// process did, summed exactly, as the library and the `archivist` tool read it.
 @Suite struct CacheStatisticsMultiProcessTests {
+    /// One process after the other: no commit of one races the other's, so each read is
+    /// served where the script says, and the split between memory and disk is exact too.
+    @Test func twoProcessesOneAfterTheOtherCountExactly() throws {
+        let folder = try StoreScratchFolder()
+        let root = folder.url.appendingPathComponent("root")
+        let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
+        for _ in 0..<2 { ChildProcess.waitForAll([try ChildProcess(worker, ["statistics-script", root.path, "3"])]) }
+        let cache = try CacheManager<StatisticsCache>(root: CacheRoot(directory: root), user: "worker")
+        for type in [StatisticsCache.notes, .drafts] {
+            let counts = cache.statistics(of: type)
+            #expect(counts.memoryHits == 2 * 3 * 6, "\(type)")
+            #expect(counts.diskHits == 0, "\(type)")
+            #expect(counts.bytesRead == 0, "\(type)")
+            #expect(counts.misses == 2 * 3, "\(type)")
+            #expect(counts.expiredReads == 2 * 3, "\(type)")
+            #expect(counts.stores == 2 * 3 * 4, "\(type)")
+            #expect(counts.removals == 2 * 3, "\(type)")
+        }
+    }
+
     @Test func twoProcessesScriptedCountsAddUp() throws {
         let folder = try StoreScratchFolder()
         let root = folder.url.appendingPathComponent("root")
@@ -25,13 +45,15 @@ private enum StatisticsCache: String, CacheType {
             let counts = cache.statistics(of: type)
             let perProcess = UInt64(rounds)
             #expect(counts.stores == 2 * perProcess * 4, "\(type)")
-            #expect(counts.memoryHits == 2 * perProcess * 6, "\(type)")
-            #expect(counts.diskHits == 0, "\(type)")
+            // Which tier serves a read is the one thing timing decides across processes: a
+            // write that races another process's commit does not keep its value in memory,
+            // so the next read of it decodes the file. How many reads were served is exact.
+            #expect(counts.hits == 2 * perProcess * 6, "\(type)")
+            #expect((counts.bytesRead > 0) == (counts.diskHits > 0), "\(type)")
             #expect(counts.misses == 2 * perProcess, "\(type)")
             #expect(counts.expiredReads == 2 * perProcess, "\(type)")
             #expect(counts.removals == 2 * perProcess, "\(type)")
             #expect(counts.errorCount == 0, "\(type)")
-            #expect(counts.bytesRead == 0, "\(type)")
             #expect(counts.bytesWritten > 0, "\(type)")
             #expect(counts.hitRate == 0.75, "\(type)")
         }
