@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "Archivist", targets: ["Archivist"]),
         .library(name: "ArchivistKeyedArchive", targets: ["ArchivistKeyedArchive"]),
         .executable(name: "ArchivistBenchmarks", targets: ["ArchivistBenchmarks"]),
-        .executable(name: "archivist", targets: ["archivist"]),
+        .executable(name: "archivist", targets: ["ArchivistCLI"]),
     ],
     targets: [
         // C where Swift cannot reach the hardware without a package dependency: atomics on
@@ -25,8 +25,11 @@ let package = Package(
             dependencies: ["Archivist", "ArchivistKeyedArchive"],
             path: "Sources/ArchivistInspection"
         ),
-        // The command-line tool: arguments in, `ArchivistInspection` does the work.
-        .executableTarget(name: "archivist", dependencies: ["ArchivistInspection"], path: "Sources/archivist"),
+        // The command-line tool `archivist` (the product's name): arguments in,
+        // `ArchivistInspection` does the work. The target and its folder are not called
+        // `archivist`: on a case-insensitive file system (macOS by default) they would be
+        // `Archivist`'s.
+        .executableTarget(name: "ArchivistCLI", dependencies: ["ArchivistInspection"], path: "Tools/archivist"),
         .executableTarget(
             name: "ArchivistBenchmarks",
             dependencies: ["Archivist", "ArchivistKeyedArchive"],
@@ -55,7 +58,7 @@ let package = Package(
             name: "ArchivistTests",
             dependencies: [
                 "Archivist", "ArchivistKeyedArchive", "ArchivistTestSupport",
-                "ArchivistCrashWriter", "ArchivistProcessWorker", "ArchivistInspection", "archivist",
+                "ArchivistCrashWriter", "ArchivistProcessWorker", "ArchivistInspection", "ArchivistCLI",
             ],
             path: "Tests/ArchivistTests"
         ),
