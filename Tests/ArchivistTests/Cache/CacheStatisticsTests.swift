@@ -59,6 +59,25 @@ import Darwin
         }
     }
 
+    @Test func concurrentReadersAreCountedExactly() throws {
+        try withTemporaryDirectory { dir throws in
+            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
+            for i in 0..<8 { try cache.store("value \(i)", for: .hots, parameter: "\(i)") }
+            let readsPerThread = 2_000
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for i in 0..<readsPerThread {
+                    _ = try? cache.value(String.self, for: .hots, parameter: "\((thread + i) % 8)")   // memory hits
+                    if i % 100 == 0 { _ = try? cache.value(String.self, for: .hots, parameter: "none-\(thread)") }   // misses
+                    if i % 500 == 0 { _ = cache.statistics }   // publishing while others count
+                }
+            }
+            let counts = cache.statistics(of: .hots)
+            #expect(counts.memoryHits == 4 * UInt64(readsPerThread))
+            #expect(counts.misses == 4 * UInt64(readsPerThread / 100))
+            #expect(counts.stores == 8)
+        }
+    }
+
     @Test func anEntryPastItsExpiryIsAnExpiredRead() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
