@@ -59,6 +59,9 @@ package final class DiskStore: Sendable {
     let lock: FileLock
     /// This store's slot in `shared` (`nil` when every slot was taken).
     private let slot = Locked<Int?>(nil)
+
+    /// This store's slot in the shared counters, `nil` when every slot was taken.
+    var sharedSlot: Int? { slot.withLock { $0 } }
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
     let writeRefusal: CacheError?
