@@ -126,8 +126,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
 
     deinit {
         let subscribers = changeHub.lock.withLock { () -> [AsyncStream<CacheChange<Kind>>.Continuation] in
-            changeHub.timer?.cancel()
-            changeHub.timer = nil
+            changeHub.stopWatching()
             return changeHub.subscribers.values.map(\.continuation)
         }
         for continuation in subscribers { continuation.finish() }
