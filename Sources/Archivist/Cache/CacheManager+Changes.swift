@@ -54,8 +54,13 @@ extension CacheManager {
     /// How often a manager with ``changes(of:)`` subscribers also polls its stores, as a
     /// fallback for changes whose signal does not arrive (a write from another machine to a
     /// network volume, the system's limit on file watches reached): every second, give or take
-    /// half a second so the system can group the wakeup with others. Each poll costs two
-    /// atomic loads per store when nothing changed.
+    /// half a second so the system can group the wakeup with others.
+    ///
+    /// ```swift
+    /// let slowest = CacheManager<ShopCache>.changePollInterval * 1.5   // the latest a missed change arrives
+    /// ```
+    ///
+    /// - Complexity: Each poll costs two atomic loads per store when nothing changed.
     public static var changePollInterval: Duration { .seconds(1) }
 
     /// The changes to `type`'s entries, as they happen: this manager's stores, removals and
