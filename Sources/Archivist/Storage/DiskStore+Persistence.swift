@@ -61,6 +61,8 @@ extension DiskStore {
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
     func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
         try checkWritable()
+        let counterBefore = shared.change
+        defer { if shared.change != counterBefore { changeSignal.post() } }   // once the lock is released
         return try lock.withExclusive {
             try catchUpExclusive()
             shared.intent = true

@@ -57,6 +57,8 @@ package final class DiskStore: Sendable {
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
     let lock: FileLock
+    /// Posted after every commit, for other processes' change streams (``ChangeSignal``).
+    let changeSignal: ChangeSignal
     /// This store's slot in `shared` (`nil` when every slot was taken).
     private let slot = Locked<Int?>(nil)
 
@@ -153,6 +155,7 @@ package final class DiskStore: Sendable {
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
+        self.changeSignal = ChangeSignal(folder: folder, fileName: "journal")
         // A read-only root too: reading a folder's descriptor needs no write permission, and
         // its writes are refused all the same (the `openat` fails as the path's `open` did).
         let rootFD = fileSystem.allowsRootRelativeCalls

@@ -179,10 +179,12 @@ extension RecordStore {
 
     // MARK: - Internals
 
-    /// Runs `body` as the only writer (re-entrant on the same thread), mapping errors.
+    /// Runs `body` as the only writer (re-entrant on the same thread), mapping errors; then,
+    /// the cross-process lock released, signals the change `body` committed, if any.
     func writing<R>(_ body: () throws -> R) throws -> R {
         writeLock.lock()
         defer { writeLock.unlock() }
+        defer { if signalDue.withLock({ due in defer { due = false }; return due }) { changeSignal.post() } }
         do {
             return try body()
         } catch let error as StoreError {
@@ -226,6 +228,7 @@ extension RecordStore {
             throw StoreError(.notRepresentable, "cannot archive the batch: \(error)", fileURL: directory, underlyingError: error)
         }
         try log.append(entry)
+        signalDue.withLock { $0 = true }
         let snapshotBytes = state.withLock { table in
             table.apply(upserts: batch.upserts, deletes: batch.deletes)
             return table.snapshotBytes
@@ -257,6 +260,7 @@ extension RecordStore {
         }
         // The snapshot is in place: from here on the old log's entries are void.
         log.requireReset(generation: generation)
+        signalDue.withLock { $0 = true }
         state.withLock {
             if removingAll { $0.removeAll() }
             $0.generation = generation
