@@ -71,7 +71,7 @@ extension CacheManager {
     ///
     /// ```swift
     /// Task {
-    ///     for await change in cache.changes(of: .productList) where change.fromOtherProcess {
+    ///     for await change in cache.changes(of: .productList) where change.isFromAnotherProcess {
     ///         products = try cache.value(for: .productList) ?? []
     ///     }
     /// }

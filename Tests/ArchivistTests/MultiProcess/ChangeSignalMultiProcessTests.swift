@@ -27,7 +27,7 @@ import Testing
         cache.changeHub.lock.withLock { cache.changeHub.fallbackInterval = .seconds(3_600) }
         let changes = cache.changes(of: .items)
         let writer = try CacheManagerMultiProcessTests.spawn("cache-store", [root.path, "p", "from the worker"])
-        let change = await firstElement(of: changes, within: .seconds(60)) { $0.fromOtherProcess }
+        let change = await firstElement(of: changes, within: .seconds(60)) { $0.isFromAnotherProcess }
         ChildProcess.waitForAll([writer])
         #expect(change?.target == .someEntry)
         let wakeups = cache.changeWakeups
