@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Issue 8 item 7: `changes()` reports this process's writes and, once read, other processes'.
+/// `changes()` reports this process's writes and, once read, other processes'.
 @Suite(.timeLimit(.minutes(1))) struct RecordStoreChangesTests {
     private let configuration = RecordStore<Diligence>.Configuration(durability: .none)
 
