@@ -135,7 +135,7 @@ package final class DiskStore: Sendable {
             if fd >= 0 { _ = fileSystem.close(fd) }
             throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
         }
-        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash()``), made here
+        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash(shouldStop:)``), made here
         // beside the journal rather than by the first walk: that walk runs on the trash queue
         // right after the open, and a file appearing then raced whoever removed or listed the
         // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps

@@ -72,7 +72,7 @@ package final class SpareFolders: Sendable {
     /// The store's trash, where a spare that cannot be used goes.
     let trashPath: String
     /// The file every walk of the trash locks (`.archivist/trash.lock`): exclusively to keep
-    /// folders, shared otherwise (see ``emptyTrash()``).
+    /// folders, shared otherwise (see ``emptyTrash(shouldStop:)``).
     let lockPath: String
     let fileSystem: FileSystem
     /// The store's trash queue, which empties the trash after a spare was put there.
@@ -86,6 +86,8 @@ package final class SpareFolders: Sendable {
     let internalPath: String
     /// The slots' paths, made once.
     private let slotPaths: [String]
+    /// See ``trashLockHolds``.
+    private let holds = Locked(TrashLockHolds())
 
     /// The spares of the store whose internal folder is `internalPath`, below `openRoot` (its
     /// descriptor, when the store keeps one: the file system allows root-relative calls).
@@ -201,7 +203,7 @@ package final class SpareFolders: Sendable {
             }
             guard isEmptyPrivateFolder(claimed, below: root) else {
                 // Never used with anything in it, nor another user's: deleted with the trash.
-                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in try? emptyTrash() } }
+                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in emptyTrashInBackground() } }
                 continue
             }
             switch place(claimed, at: folder, below: root) {
@@ -265,25 +267,54 @@ package final class SpareFolders: Sendable {
 
     // MARK: The trash
 
+    /// How the trash walks of this instance held the trash lock: each hold's duration, and
+    /// how many entries it removed (the lock-hold tests read these).
+    package struct TrashLockHolds: Sendable {
+        /// Every hold, by duration.
+        package var durations = LockHoldHistogram()
+        /// The most entries one hold deleted (or kept as spares).
+        package var mostRemovedInOneHold = 0
+        /// The entries all holds deleted (or kept).
+        package var removed = 0
+    }
+
+    /// The holds of the trash lock by this instance's walks so far.
+    package var trashLockHolds: TrashLockHolds { holds.withLock { $0 } }
+
     /// Empties the trash, keeping large emptied folders as spares: the body of the store's
     /// trash deletion, run on its trash queue. Claims of dead processes and strays of the
     /// spare area go into the trash first (``sweep(below:)``).
     ///
-    /// Only a walk alone in the trash keeps anything: another walk (another process emptying
+    /// The walk holds ``lockPath`` a batch at a time (``FolderRemoval/batchSize`` entries,
+    /// ``FolderRemoval/Batches``) and releases it between batches, so no hold grows with what
+    /// the trash holds: iOS terminates a suspended app that holds a file lock in a shared
+    /// container (`0xdead10cc`), and `shouldStop` (the background activity's expiry, checked
+    /// between batches) ends the walk early with the lock released; the next emptying goes on.
+    ///
+    /// Only a batch alone in the trash keeps anything: another walk (another process emptying
     /// the same trash) may hold any folder of it open, and goes on deleting what it reads
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
-    /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
-    /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. The store makes the lock file when it opens the root, so no file appears in the
-    /// root behind an open (a removal or listing of the root right after it saw it come). A
-    /// walk that finds it gone (removed since, or a removed root made again by a write) makes
-    /// it again when there is trash to walk (else it has nothing to do): a walk without it would remove unlocked while another process's walk, having
-    /// made the file, locks it alone and keeps folders this walk may hold open. When the lock
-    /// cannot be had at all (it cannot be made), nothing is kept; when it cannot be opened for
-    /// want of descriptors or memory, the trash is left to the next emptying.
+    /// So each batch holds ``lockPath``: exclusively, when no other walk holds it, and then it
+    /// keeps; else shared (after a keeping batch ends), and removes everything, as before
+    /// spares. Between batches a walk holds folders open without the lock, so another walk
+    /// may keep one of them meanwhile: each batch after the first checks, under the lock,
+    /// that every folder it holds open is still where it found it in the trash, and starts
+    /// over from the top otherwise (``FolderRemoval/Batches/resume()``). The store makes the
+    /// lock file when it opens the root, so no file appears in the root behind an open (a
+    /// removal or listing of the root right after it saw it come). A walk that finds it gone
+    /// (removed since, or a removed root made again by a write) makes it again when there is
+    /// trash to walk (else it has nothing to do): a walk without it would remove unlocked
+    /// while another process's walk, having made the file, locks it alone and keeps folders
+    /// this walk may hold open. When the lock cannot be had at all (it cannot be made),
+    /// nothing is kept; when it cannot be opened for want of descriptors or memory, the trash
+    /// is left to the next emptying.
     ///
+    /// - Parameter shouldStop: Asked between batches; `true` ends the walk there, the rest of
+    ///   the trash left to the next emptying.
     /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
-    func emptyTrash() throws {
+    /// - Complexity: O(entries in the trash), in holds of at most ``FolderRemoval/batchSize``
+    ///   entries each.
+    func emptyTrash(shouldStop: () -> Bool = { false }) throws {
         // Through the root while the folder it opened is the store's (renamed away or not); by
         // the path once it was removed, where a root made again is used.
         let root = openRoot?.root.working(internalPath: internalPath)
@@ -298,10 +329,49 @@ package final class SpareFolders: Sendable {
         // the next emptying (the next clear or open) walks instead.
         if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
         defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
-        let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
-        if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }
-        sweep(below: root)
-        try FolderRemoval.removeContents(of: trashPath, below: root, keeping: alone ? self : nil)
+        var removal: FolderRemoval.Batches?
+        defer { removal?.close() }
+        while true {
+            let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
+            let locked = alone || (lock >= 0 && lockFile(lock, LOCK_SH))
+            let start = DispatchTime.now().uptimeNanoseconds
+            let removedBefore = removal?.removed ?? 0
+            let done: Bool
+            do {
+                defer {
+                    if locked {
+                        _ = fileSystem.flock(lock, LOCK_UN)
+                        noteHold(since: start, removed: (removal?.removed ?? 0) - removedBefore)
+                    }
+                }
+                if removal == nil {
+                    sweep(below: root)
+                    removal = try FolderRemoval.Batches(of: trashPath, below: root)
+                } else {
+                    try removal?.resume()
+                }
+                done = try removal?.next(keeping: alone ? self : nil) ?? true
+            }
+            if done || shouldStop() { return }
+        }
+    }
+
+    /// Counts one hold of the trash lock that began at `start` and removed `removed` entries.
+    private func noteHold(since start: UInt64, removed: Int) {
+        let held = DispatchTime.now().uptimeNanoseconds &- start
+        holds.withLock { holds in
+            holds.durations.record(nanoseconds: held)
+            holds.mostRemovedInOneHold = max(holds.mostRemovedInOneHold, removed)
+            holds.removed += removed
+        }
+    }
+
+    /// ``emptyTrash(shouldStop:)`` inside a ``BackgroundActivity``, stopping between batches
+    /// when its time is up: how the store's trash queue runs it.
+    func emptyTrashInBackground() {
+        BackgroundActivity.run("Archivist: deleting a cleared cache's files") { activity in
+            try? emptyTrash(shouldStop: { activity.isExpiring })
+        }
     }
 
     /// Whether the trash folder lists anything (or cannot be read: then the walk decides).
