@@ -65,6 +65,10 @@ package final class DiskStore: Sendable {
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
+    /// Held by a repair or rebuild of the index by scan (`DiskStore+Repair.swift`), which runs
+    /// without the cross-process lock: one scan at a time in the process; the others wait for
+    /// it and then find nothing left to do.
+    let repairGate = Lock()
     let trashQueue: DispatchQueue
     /// Emptied folders kept for the next entry folder (see ``SpareFolders``).
     let spares: SpareFolders
@@ -170,8 +174,18 @@ package final class DiskStore: Sendable {
         // the descriptors (closing them here too closed each number twice — by then perhaps
         // another thread's file).
         sweepInternalTemporaries(below: root)
-        let taken = try lock.withExclusive { try loadOrRebuildIndex() }
+        let (taken, repairDue) = try lock.withExclusive { loadIndexAtOpen() }
         slot.withLock { $0 = taken }
+        if repairDue {
+            // Without the lock: a scan's length grows with the entries (`DiskStore+Repair.swift`).
+            do {
+                try loadIndexAfterOpening()
+            } catch {
+                if let taken { shared.unregister(taken) }
+                slot.withLock { $0 = nil }
+                throw error
+            }
+        }
         if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 
