@@ -92,6 +92,12 @@ package enum FolderRemoval {
     /// milliseconds of `unlink`s on a phone; guarded by `LockHoldTests`.
     static let batchSize = 256
 
+    /// The folder size (`st_size`) past which ``Batches`` sets an emptied folder aside rather
+    /// than remove it inside the batch: removing a folder costs with the names it once held
+    /// (ext4 frees its blocks then: about 0.2 s for one that held 100,000 names, 2.2 MB), so
+    /// the caller removes it once its lock is released. Guarded by `LockHoldTests`.
+    static let largeFolderSize: Int64 = 64 << 10
+
     /// Deletes everything inside a folder as ``removeContents(of:below:keeping:)`` does, a
     /// batch of at most ``batchSize`` entries at a time, so that a lock taken around each batch
     /// is held for a bounded time whatever the folder holds, and released between batches.
@@ -145,13 +151,19 @@ package enum FolderRemoval {
 
         /// Runs one batch: up to ``batchSize`` entries, folders worth keeping offered to
         /// `spares` (``removeContents(of:below:keeping:)``; `nil` keeps none, as a walk that is
-        /// not alone must).
+        /// not alone must). An emptied folder larger than ``largeFolderSize`` that is not kept
+        /// goes to `setAside` (with the descriptor of the folder holding it, and its name),
+        /// which moves it out of the way for its removal after the batch and says whether it did;
+        /// else it is removed in the batch.
         ///
         /// - Returns: Whether the folder is now empty (or the walk could do no more); the
         ///   folders it holds are closed then.
         /// - Throws: Once the walk is done, as ``removeContents(of:below:keeping:)``.
-        mutating func next(keeping spares: SpareFolders?) throws -> Bool {
+        mutating func next(keeping spares: SpareFolders?,
+                           settingAside setAside: ((_ folder: Int32, _ name: String) -> Bool)? = nil) throws -> Bool {
             walk.spares = spares
+            walk.setAside = setAside
+            defer { walk.setAside = nil }
             return try walk.run(steps: FolderRemoval.batchSize)
         }
 
@@ -211,7 +223,9 @@ private struct Walk {
     /// Where emptied subfolders worth keeping go instead of being removed (set per batch: only
     /// a batch alone in the folder keeps any).
     var spares: SpareFolders?
-    /// How many entries the walk deleted or kept.
+    /// Where a large emptied folder goes to be removed later (see ``FolderRemoval/Batches/next(keeping:settingAside:)``).
+    var setAside: ((_ folder: Int32, _ name: String) -> Bool)?
+    /// How many entries the walk deleted, kept or set aside.
     var removed = 0
     /// The folder the walked folder was opened from, and the spare area is reached from.
     let below: AtomicFile.Root?
@@ -446,8 +460,13 @@ private struct Walk {
             levels[parent].stream = stream
         }
         let kept = spares.map { keep(child, in: parent, spares: $0) } ?? false
+        var large = false
+        if !kept && setAside != nil {
+            var status = stat()
+            large = fstat(child.fd, &status) == 0 && Int64(status.st_size) > FolderRemoval.largeFolderSize
+        }
         _ = closedir(child.stream!)
-        if kept {
+        if kept || (large && setAside(child.name, in: parent)) {
             levels[parent].changed = true
             removed += 1
             return
@@ -468,6 +487,14 @@ private struct Walk {
             return
         }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
+    }
+
+    /// Hands the emptied folder `name` of level `parent` to ``setAside``, if its name is valid
+    /// UTF-8 (a repaired name could be another folder's): whether it was moved away.
+    private func setAside(_ name: [CChar], in parent: Int) -> Bool {
+        guard let setAside, let string = name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
+        else { return false }
+        return setAside(levels[parent].fd, string)
     }
 
     /// Offers the folder `child` of level `parent`, read to its end, to `spares`: kept when

@@ -331,6 +331,9 @@ package final class SpareFolders: Sendable {
         defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
         var removal: FolderRemoval.Batches?
         defer { removal?.close() }
+        // Large emptied folders moved out of the trash during a batch, removed after it.
+        var setAside: [String] = []
+        var passes = 1
         while true {
             let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
             let locked = alone || (lock >= 0 && lockFile(lock, LOCK_SH))
@@ -350,10 +353,45 @@ package final class SpareFolders: Sendable {
                 } else {
                     try removal?.resume()
                 }
-                done = try removal?.next(keeping: alone ? self : nil) ?? true
+                done = try removal?.next(keeping: alone ? self : nil) { [self] folder, name in
+                    guard let aside = self.setAside(name, in: folder, below: root) else { return false }
+                    setAside.append(aside)
+                    return true
+                } ?? true
             }
-            if done || shouldStop() { return }
+            // Outside the lock: a removal as long as the names the folder once held. One found
+            // not empty after all goes back to the trash, for one more pass.
+            for folder in setAside where fileSystem.removeDirectory(folder, below: root) != 0 && errno != ENOENT {
+                if moveToTrash(folder, keepable: false, below: root) && done && passes == 1 {
+                    passes += 1
+                    removal?.close()
+                    removal = nil
+                }
+            }
+            let again = removal == nil
+            setAside.removeAll()
+            if (done && !again) || shouldStop() { return }
         }
+    }
+
+    /// Moves the emptied folder `name` of the open folder `folder` (in the trash) into the
+    /// spare area under a name of this process's (``TemporaryName``), which no walk, claim or
+    /// sweep touches while this process lives: its removal then runs without the trash lock.
+    /// (A process killed meanwhile leaves a claim-like name, which the next emptying's
+    /// ``sweep(below:)`` puts back into the trash.)
+    ///
+    /// - Returns: Its path now, or `nil` when it could not be moved (it is removed in place).
+    /// - Complexity: One rename, and a `mkdir` when the spare area is missing.
+    func setAside(_ name: String, in folder: Int32, below root: AtomicFile.Root?) -> String? {
+        let target = path + "/" + TemporaryName.make()
+        for attempt in 0..<2 {
+            let moved = root.map { fileSystem.renameExclusive(folder, name, $0.descriptor, $0.relative(target)) }
+                ?? fileSystem.renameExclusive(folder, name, AT_FDCWD, target)
+            if moved == 0 { return target }
+            // The area is missing (or the folder is gone: the next try says so again).
+            guard attempt == 0, errno == ENOENT, fileSystem.makeDirectory(path, below: root) || errno == EEXIST else { return nil }
+        }
+        return nil
     }
 
     /// Counts one hold of the trash lock that began at `start` and removed `removed` entries.
