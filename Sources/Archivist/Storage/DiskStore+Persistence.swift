@@ -120,7 +120,11 @@ extension DiskStore {
     package func refresh() {
         let counter = shared.change
         if state.withLock({ $0.appliedChange }) == counter { return }
-        if (try? lock.withShared { catchUp() }) == .needsScan { _ = try? rebuildFromScan() }
+        for _ in 0..<Self.scanAttempts {
+            let outcome = (try? lock.withShared { catchUp() }) ?? .caughtUp
+            if outcome == .caughtUp || outcome == .needsRepair { return }
+            try? resolve(outcome, repairing: false)
+        }
     }
 
     /// `body`'s answer from an index brought up to date with every process's changes.
@@ -162,6 +166,9 @@ extension DiskStore {
         /// The journal is whole but the snapshot of its epoch is missing or unreadable (its
         /// save failed): a scan plus the journal rebuild the index (``rebuildFromScan()``).
         case needsScan
+        /// Another process started a new epoch: its snapshot, O(entries), is read without the
+        /// lock (``reloadWithoutLock()``).
+        case needsReload
     }
 
     /// Applies the journal records this process has not seen (under the lock, shared or
@@ -174,15 +181,15 @@ extension DiskStore {
     /// streams report everything instead of going on with what the journal lacks.
     ///
     /// - Returns: ``CatchUpOutcome/needsRepair`` when the journal holds a damaged record or
-    ///   cannot be read, ``CatchUpOutcome/needsScan`` when another process started an epoch
-    ///   whose snapshot is missing (the caller repairs or scans, without the lock).
+    ///   cannot be read, ``CatchUpOutcome/needsReload`` when another process started an epoch
+    ///   (the caller repairs or reloads, without the lock).
     @discardableResult
     func catchUp() -> CatchUpOutcome {
         let counter = shared.change
         let epoch = shared.epoch
         let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
         if counter == applied && epoch == appliedEpoch { return .caughtUp }
-        if epoch != appliedEpoch { return reload(counter: counter, epoch: epoch) }
+        if epoch != appliedEpoch { return .needsReload }
         guard let tail = readJournal(from: offset) else {
             state.withLock { $0.changes.append(.everything) }
             return .needsRepair
@@ -204,7 +211,10 @@ extension DiskStore {
         return decoded.damaged ? .needsRepair : .caughtUp
     }
 
-    /// Replaces the index by the saved snapshot of `epoch` plus the whole journal.
+    /// Replaces the index by the saved snapshot of `epoch` plus the whole journal, under the
+    /// lock: only as a last resort (``withCaughtUpIndex(exclusive:_:)``) and for a read-only
+    /// root, whose snapshot nobody changes; a catch-up reads it without the lock
+    /// (``reloadWithoutLock()``).
     ///
     /// - Returns: ``CatchUpOutcome/caughtUp`` when the index was replaced and the journal was
     ///   whole; ``CatchUpOutcome/needsScan`` when the snapshot is missing, unreadable or of

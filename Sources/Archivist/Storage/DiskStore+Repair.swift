@@ -32,55 +32,69 @@ extension DiskStore {
     /// How many scans without the lock a catch-up tries before scanning under it.
     static let scanAttempts = 8
 
-    /// At open, under the exclusive lock: loads the snapshot and the journal, or marks the root
-    /// for a repair when the marker or the intent word says a process died mid-change, the
-    /// shared counters were reinitialised, or the snapshot is missing, damaged or of another
-    /// epoch. A slot of a process that died without freeing it (killed or crashed: a normal exit
+    /// What an open does about the index once it released the lock (``loadIndexAtOpen()``).
+    enum IndexLoad {
+        /// Read the snapshot and the journal (without the lock, ``reloadWithoutLock()``).
+        case load
+        /// Scan the root: a repair is due (the intent word is set).
+        case repair
+        /// A root that refuses writes: its snapshot, whatever its epoch, or a scan (`unclean`:
+        /// the marker says the last run did not save its index).
+        case readOnly(unclean: Bool)
+    }
+
+    /// At open, under the exclusive lock: claims the shared counters and a slot, and says what
+    /// to do about the index once the lock is released — nothing that grows with the entries
+    /// runs here. The root is marked for a repair (the intent word) when the marker or the
+    /// intent word says a process died mid-change, or the shared counters were reinitialised.
+    /// A slot of a process that died without freeing it (killed or crashed: a normal exit
     /// frees it) is freed and the dead process's temporaries are swept on the trash queue; it
     /// needs no rescan, since every file change of a killed holder that its journal record
     /// lacks leaves the intent word set (see ``mutate(origin:_:change:)``).
     ///
     /// - Returns: This process's slot in the shared counters, to free when the store goes away,
-    ///   and whether a repair is due (the caller runs it once the lock is released,
-    ///   ``loadIndexAfterOpening()``).
-    func loadIndexAtOpen() -> (slot: Int?, repairDue: Bool) {
+    ///   and what ``loadIndexAfterOpening(_:)`` does.
+    func loadIndexAtOpen() -> (slot: Int?, load: IndexLoad) {
         var flag: UInt8 = 0
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
-        if writeRefusal != nil {
-            // Nobody can write this root: the saved snapshot, whatever its epoch, and journal.
-            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
-               let (_, epoch) = SizeIndex.deserialize(bytes),
-               reload(counter: 0, epoch: epoch) == .caughtUp { return (nil, false) }
-            return (nil, true)
-        }
+        if writeRefusal != nil { return (nil, .readOnly(unclean: unclean)) }
         let ours = shared.adoptLayout()
         let (slot, sweep) = shared.register()
         // A dead owner's temporaries go even when another process's scan does the repair.
         if sweep { sweepAbandonedEntryTemporaries() }
-        if ours && !unclean && !shared.intent && reload(counter: shared.change, epoch: shared.epoch) == .caughtUp {
-            return (slot, false)
-        }
+        if ours && !unclean && !shared.intent { return (slot, .load) }
         shared.intent = true   // no process starts a change until a scan is in place
-        return (slot, true)
+        return (slot, .repair)
     }
 
-    /// At open, after ``loadIndexAtOpen()`` said a repair is due, without the lock: scans the
-    /// root (a read-only root's scan is kept in memory; nobody can change it), or catches up
-    /// with another process's repair.
+    /// At open, once ``loadIndexAtOpen()`` released the lock: loads the snapshot and the
+    /// journal, or repairs the index by a scan — when that said so, or when the snapshot is
+    /// missing, damaged or of another epoch — or catches up with another process's repair. A
+    /// read-only root's snapshot (or scan) is read without any lock: nobody can change it.
     ///
-    /// - Throws: ``CacheError`` when the root cannot be scanned.
-    func loadIndexAfterOpening() throws {
-        if writeRefusal != nil {
+    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    func loadIndexAfterOpening(_ load: IndexLoad) throws {
+        switch load {
+        case .readOnly(let unclean):
+            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
+               let (_, epoch) = SizeIndex.deserialize(bytes),
+               reload(counter: 0, epoch: epoch) == .caughtUp { return }
             let index = try BackgroundActivity.run("Archivist: scanning a read-only cache") { _ in try scan() }
             state.withLock { $0.index = index }
             return
+        case .load:
+            let (outcome, epoch) = try reloadWithoutLock()
+            if outcome == .needsScan { try repair(unusableSnapshotOf: epoch) }   // as an open always did
+        case .repair:
+            break
         }
         try withCaughtUpIndex(exclusive: false) {}
     }
 
     /// Runs `body` holding the lock (exclusively, or shared) with the index caught up with
-    /// every process's committed changes. When the catch-up calls for a repair or a rebuild by
-    /// scan, the lock is released, the scan made without it, and the catch-up tried again.
+    /// every process's committed changes. When the catch-up calls for a reload, a repair or a
+    /// rebuild by scan, the lock is released, that work done without it, and the catch-up
+    /// tried again.
     ///
     /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned;
     ///   what `body` throws.
@@ -93,21 +107,37 @@ extension DiskStore {
         }
         for _ in 0..<Self.scanAttempts {
             let (outcome, result) = try exclusive ? lock.withExclusive(attempt) : lock.withShared(attempt)
-            switch outcome {
-            case .caughtUp:
-                if let result { return result }
-            case .needsRepair:
-                try repair()
-            case .needsScan:
-                if try rebuildFromScan() { try repair() }
-            }
+            if outcome == .caughtUp, let result { return result }
+            try resolve(outcome, repairing: true)
         }
-        // Processes keep dying mid-change, or repairing, under this one: scan under the lock.
+        // Processes keep dying mid-change, repairing or folding the journal under this one:
+        // catch up under the lock, as before these ran without it.
         func lastResort() throws -> R {
-            if catchUpExclusive() != .caughtUp { try saveSnapshotExclusive(scanning: true) }
+            var outcome = catchUpExclusive()
+            if outcome == .needsReload {
+                outcome = reload(counter: shared.change, epoch: shared.epoch)
+                if outcome == .caughtUp { outcome = catchUpExclusive() }
+            }
+            if outcome != .caughtUp { try saveSnapshotExclusive(scanning: true) }
             return try body()
         }
         return try lock.withExclusive(lastResort)
+    }
+
+    /// Does, without the lock, what a catch-up under it said is due; a repair only when
+    /// `repairing` (``refresh()`` leaves that to the next change or size).
+    func resolve(_ outcome: CatchUpOutcome, repairing: Bool) throws {
+        switch outcome {
+        case .caughtUp:
+            return
+        case .needsRepair:
+            if repairing { try repair() }
+        case .needsScan:
+            if try rebuildFromScan(), repairing { try repair() }
+        case .needsReload:
+            let (reloaded, _) = try reloadWithoutLock()
+            if reloaded != .needsReload { try resolve(reloaded, repairing: repairing) }
+        }
     }
 
     /// Catches up under the exclusive lock; a set intent word calls for a repair at once.
@@ -127,14 +157,18 @@ extension DiskStore {
     /// if no other process repaired meanwhile (see the extension's discussion). Returns early,
     /// scanning nothing, when no repair is due any more.
     ///
+    /// - Parameter unusable: An epoch whose snapshot this process found missing or damaged at
+    ///   open: a repair is due while it is still the current epoch.
     /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
     /// - Complexity: Two short holds of the lock; O(entries) blocking file I/O without it.
-    func repair() throws {
+    func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
         try repairGate.withLock {
             let due = try lock.withExclusive { () -> UInt64? in
                 if !shared.intent {
-                    guard catchUp() == .needsRepair else { return nil }   // repaired meanwhile
-                    shared.intent = true   // a damaged journal: no process changes anything until the scan is in place
+                    // A damaged journal, or a snapshot an open cannot use: no process changes
+                    // anything until the scan is in place.
+                    guard unusable == shared.epoch || catchUp() == .needsRepair else { return nil }   // repaired meanwhile
+                    shared.intent = true
                 }
                 return shared.epoch
             }

@@ -174,17 +174,16 @@ package final class DiskStore: Sendable {
         // the descriptors (closing them here too closed each number twice — by then perhaps
         // another thread's file).
         sweepInternalTemporaries(below: root)
-        let (taken, repairDue) = try lock.withExclusive { loadIndexAtOpen() }
+        let (taken, load) = try lock.withExclusive { loadIndexAtOpen() }
         slot.withLock { $0 = taken }
-        if repairDue {
-            // Without the lock: a scan's length grows with the entries (`DiskStore+Repair.swift`).
-            do {
-                try loadIndexAfterOpening()
-            } catch {
-                if let taken { shared.unregister(taken) }
-                slot.withLock { $0 = nil }
-                throw error
-            }
+        // Without the lock: reading the snapshot, or scanning, grows with the entries
+        // (`DiskStore+Repair.swift`).
+        do {
+            try loadIndexAfterOpening(load)
+        } catch {
+            if let taken { shared.unregister(taken) }
+            slot.withLock { $0 = nil }
+            throw error
         }
         if writeRefusal == nil { emptyTrash(completion: nil) }
     }
