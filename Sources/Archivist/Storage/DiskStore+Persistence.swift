@@ -64,6 +64,8 @@ extension DiskStore {
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
     func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
         try checkWritable()
+        var foldDue = false
+        defer { if foldDue { _ = try? foldJournal() } }   // without the lock: O(entries)
         return try withCaughtUpIndex(exclusive: true) {
             shared.intent = true
             let result: R
@@ -106,7 +108,7 @@ extension DiskStore {
             // the next exclusive holder (perhaps this process) rescans.
             if appended {
                 shared.intent = false
-                if offset + recordCount > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
+                foldDue = offset + recordCount > compactionThreshold
             }
             return (result, removed, counter)
         }
@@ -145,9 +147,14 @@ extension DiskStore {
     /// Saves a snapshot of the index (the journal folded in) and starts a new journal.
     ///
     /// - Throws: ``CacheError`` when the snapshot cannot be written.
-    /// - Complexity: Blocking file I/O under the exclusive lock, O(entries).
+    /// - Complexity: Blocking file I/O, O(entries), without the lock (``foldJournal()``); under
+    ///   it, after a few lost races with other processes' folds.
     package func flush() throws {
         guard writeRefusal == nil else { return }   // nothing can have changed
+        for _ in 0..<Self.scanAttempts {
+            try withCaughtUpIndex(exclusive: false) {}
+            if try foldJournal() { return }
+        }
         try withCaughtUpIndex(exclusive: true) {
             try saveSnapshotExclusive(scanning: false)
         }
@@ -353,7 +360,7 @@ extension DiskStore {
     }
 
     /// Writes the marker's flag byte.
-    private func setMarker(dirty: Bool) throws {
+    func setMarker(dirty: Bool) throws {
         var flag = dirty ? UInt8(ascii: "D") : UInt8(ascii: "C")
         guard fileSystem.pwrite(markerFD, &flag, 1, 0) == 1 else {
             throw CacheError.posix("write index marker", path: markerPath, errno: errno)

@@ -28,7 +28,9 @@ extension DiskStore {
         let epoch = shared.epoch
         guard let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: workingRoot),
               let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch else {
-            return (shared.epoch == epoch ? .needsScan : .needsReload, epoch)
+            // A later epoch's snapshot is one whose epoch is about to begin (or whose holder
+            // died before it did: the intent word, set, then calls for a repair).
+            return (shared.epoch == epoch && !isLater(snapshotEpochAt: epoch) ? .needsScan : .needsReload, epoch)
         }
         var index = saved
         let prefix = Self.decodeJournal((readJournal(from: 0) ?? [])[...])
@@ -51,5 +53,71 @@ extension DiskStore {
             return rest.damaged ? .needsRepair : .caughtUp
         }
         return (outcome, epoch)
+    }
+
+    /// Whether the snapshot file holds an epoch later than `epoch` (its tag, without reading
+    /// the rest).
+    private func isLater(snapshotEpochAt epoch: UInt64) -> Bool {
+        let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
+        guard fd >= 0 else { return false }
+        defer { _ = fileSystem.close(fd) }
+        var header = [UInt8](repeating: 0, count: 14)   // magic, version, epoch
+        guard pread(fd, &header, header.count, 0) == header.count else { return false }
+        let tag = header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return tag > epoch
+    }
+
+    /// Folds the journal into a new snapshot, the snapshot serialized and written without the
+    /// lock — O(entries), 60 ms for 100,000 in a debug build — from this process's index as of
+    /// a journal position; then, under a short exclusive hold, caught up, renamed into place,
+    /// with the records appended meanwhile moved to the start of the journal as the new
+    /// epoch's, if the epoch did not move and no repair is due. The intent word is set across
+    /// that hold's file changes, so a holder killed there leaves a repair.
+    ///
+    /// - Returns: Whether the journal was folded; `false` when another process folded or
+    ///   repaired meanwhile, or a repair is due (nothing changed; the temporary is deleted).
+    /// - Throws: ``CacheError`` when the snapshot cannot be written or renamed (nothing changed).
+    /// - Complexity: O(entries) without the lock; under it, a catch-up, a rename, and the
+    ///   records appended while the snapshot was written.
+    func foldJournal() throws -> Bool {
+        let (snapshot, epoch, offset) = state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
+        let bytes = snapshot.serialized(epoch: epoch &+ 1)
+        let prepared = try bytes.withUnsafeBytes { raw in
+            try AtomicFile.prepare([raw], toPath: indexPath, durability: .none, createFolders: false,
+                                   fileSystem: fileSystem, below: workingRoot)
+        }
+        var renamed = false
+        defer { if !renamed { prepared.discard(fileSystem) } }
+        return try lock.withExclusive { () throws -> Bool in
+            guard !shared.intent, catchUp() == .caughtUp, shared.epoch == epoch else { return false }
+            let end = state.withLock { $0.journalOffset }
+            guard end >= offset, let tail = readJournal(from: offset), tail.count == end - offset else { return false }
+            shared.intent = true
+            do {
+                renamed = try prepared.rename(fileSystem)
+            } catch {
+                shared.intent = false
+                throw error
+            }
+            guard renamed else {
+                shared.intent = false
+                return false
+            }
+            // The new epoch's journal: the records that followed the snapshot's position. On
+            // failure the word stays set, and the next holder repairs.
+            let moved = tail.isEmpty || tail.withUnsafeBytes { fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, 0) == $0.count }
+            guard moved, fileSystem.ftruncate(journalFD, off_t(tail.count)) == 0 else { return false }
+            _ = shared.bumpEpoch()
+            let counter = shared.bumpChange()
+            state.withLock { state in
+                state.journalOffset = tail.count
+                state.appliedEpoch = epoch &+ 1
+                state.appliedChange = counter
+                state.snapshotBytes = bytes.count
+            }
+            try? setMarker(dirty: false)
+            shared.intent = false
+            return true
+        }
     }
 }

@@ -145,11 +145,11 @@ extension DiskStore {
         shared.intent ? .needsRepair : catchUp()
     }
 
-    /// Catches up under the shared lock; an intent word still set once the catch-up is done
-    /// means its writer died (no writer holds the lock now): a repair is due.
+    /// Catches up under the shared lock; an intent word set then means its writer died (no
+    /// writer holds the lock now): a repair is due, whatever else the catch-up found.
     private func catchUpShared() -> CatchUpOutcome {
         let outcome = catchUp()
-        return outcome == .caughtUp && shared.intent ? .needsRepair : outcome
+        return shared.intent ? .needsRepair : outcome
     }
 
     /// Repairs the index: marks the root (the intent word) under a short hold, scans it without
