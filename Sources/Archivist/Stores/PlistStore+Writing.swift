@@ -131,24 +131,21 @@ extension PlistStore {
             } catch {
                 outcome = .failure(error)
             }
-            // A stamp never comes back (see `FileStamp`); without one, compare the roots.
-            func isUnchanged(_ current: PlistSnapshot) -> Bool {
-                current.stamp != nil ? current.stamp == old.stamp : current.root == old.root
+            // A stamp never comes back (see `FileStamp`): the file is the version `body` ran on
+            // if it has the same stamp — or, when `body` ran on no file, if there is still none.
+            func isUnchanged(_ stamp: FileStamp?) -> Bool {
+                stamp != nil ? stamp == old.stamp : old.stamp == nil && old.root.isEmpty
             }
             if case .success(let result) = outcome, root != old.root {
-                let (replacement, written) = try replace(url, with: root) { found in
-                    isUnchanged(found ?? PlistSnapshot(stamp: nil, root: [:])) ? .write : .retry
-                }
+                let (replacement, written) = try replace(url, with: root) { isUnchanged($0) ? .write : .retry }
                 if replacement == .write { return (result, written) }
                 continue   // another writer came first: run `body` again
             }
             // Nothing to write (or `body` threw): decided on the version `body` saw, if it is
             // still the file's.
-            let current = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> PlistSnapshot? in
-                let current = try currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:])
-                return isUnchanged(current) ? current : nil
+            if try PlistFileLock.withExclusive(forPlistAt: url, { isUnchanged(try FileStamp.of(url)) }) {
+                return (try outcome.get(), old)
             }
-            if let current { return (try outcome.get(), current) }
         }
         // Lost the race every time (a busy file, or `body` writing this plist itself): run
         // `body` once under the lock, so the call always ends. The only write whose syncs run

@@ -247,8 +247,8 @@ public final class PlistStore: Sendable {
         if let current = try currentSnapshot(at: url) { return current }
         guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
         let root = try defaultRoot(defaultURL)
-        return try replace(url, with: root) { current in
-            current == nil ? .write : .keep   // another writer seeded it, or wrote, first
+        return try replace(url, with: root) { stamp in
+            stamp == nil ? .write : .keep   // another writer seeded it, or wrote, first
         }.snapshot
     }
 
@@ -296,55 +296,60 @@ public final class PlistStore: Sendable {
     }
 
     /// Replaces the file at `url` with `root`, unless `decide` — run under the file's lock on
-    /// the file's current version (`nil`: there is no file) — says otherwise. Without `decide`
-    /// the file is replaced whatever it holds (even a file that does not parse), and only its
-    /// stamp is read.
+    /// the stamp of the file's current version (`nil`: there is no file) — says otherwise.
+    /// Without `decide` the file is replaced whatever it holds (even a file that does not
+    /// parse).
     ///
     /// The new version is encoded, written to a temporary and synced *before* the lock, so no
     /// hold of the lock waits for the disk (iOS terminates a suspended app that holds a file
-    /// lock in a shared container, `0xdead10cc`); under it come only a `stat`, a re-read when
-    /// another writer changed the file, the rename and the time stamp; the folder's sync
-    /// follows the release. Lost updates are excluded as before: the rename happens only if
-    /// `decide` accepted the version the lock found, which the caller compares with the one
-    /// its change was made on (the stamp protocol, see ``FileStamp``). A temporary not renamed
-    /// is deleted.
+    /// lock in a shared container, `0xdead10cc`); under it come only a `stat`, the rename and
+    /// the time stamp — the file is never read there: the stamp alone tells whether another
+    /// writer came first (see ``FileStamp``). The folder's sync follows the release. Lost
+    /// updates are excluded as before: the rename happens only if `decide` accepted the stamp
+    /// the lock found, which the caller compares with the one its change was made on. A
+    /// temporary not renamed is deleted.
     ///
-    /// - Returns: What `decide` said, and the file's root: as written, or as found under the lock.
+    /// - Returns: What `decide` said, and the file's root: as written, or (when not written)
+    ///   as it is after the lock, read then.
     /// - Throws: ``StoreError`` naming the file; what `decide` throws. A failed folder sync
     ///   comes after the rename (the message says the new contents are in place).
-    /// - Complexity: O(n) in `root`'s size, blocking file I/O with two syncs, neither under the lock.
+    /// - Complexity: O(n) in `root`'s size, blocking file I/O with two syncs, neither under the
+    ///   lock; under it, a `stat`, a `rename` and a `utimensat`.
     func replace(
-        _ url: URL, with root: [String: PlistValue], deciding decide: ((PlistSnapshot?) throws -> Replacement)? = nil
+        _ url: URL, with root: [String: PlistValue], deciding decide: ((FileStamp?) throws -> Replacement)? = nil
     ) throws -> (replacement: Replacement, snapshot: PlistSnapshot) {
         let data = try encode(root, for: url)
+        // As a read will see it: XML keeps dates to the second, so an XML file is decoded
+        // again; binary keeps every value exactly.
+        let asRead = format == .binary ? root : try? Self.decodeRoot(data, from: url)
         let prepared = try StoreFile.prepareReplacement(data, for: url, fileSystem: fileSystem)
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
-        let (replacement, snapshot) = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Replacement, PlistSnapshot) in
-            let found = try decide.map { _ in try currentSnapshot(at: url) } ?? FileStamp.of(url).map { PlistSnapshot(stamp: $0, root: [:]) }
-            let replacement = try decide?(found) ?? .write
-            let current = found ?? PlistSnapshot(stamp: nil, root: [:])
-            guard replacement == .write else { return (replacement, current) }
+        let (replacement, written) = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Replacement, PlistSnapshot?) in
+            let stamp = try FileStamp.of(url)
+            let replacement = try decide?(stamp) ?? .write
+            guard replacement == .write else { return (replacement, nil) }
             do {
                 try StoreFile.rename(prepared, for: url, fileSystem: fileSystem)
             } catch {
                 // The rename may have happened all the same: keep the stamps increasing.
-                _ = FileStamp.makeNewer(url, than: current.stamp)
+                _ = FileStamp.makeNewer(url, than: stamp)
                 forget(url)
                 throw error
             }
             renamed = true
-            return (.write, written(data, of: root, to: url, replacing: current.stamp))
+            return (.write, remember(asRead, writtenTo: url, replacing: stamp))
         }
-        if replacement == .write {
-            do {
-                try StoreFile.syncFolder(prepared, for: url, fileSystem: fileSystem)
-            } catch {
-                forget(url)
-                throw error
-            }
+        guard let written else {
+            return (replacement, try currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:]))
         }
-        return (replacement, snapshot)
+        do {
+            try StoreFile.syncFolder(prepared, for: url, fileSystem: fileSystem)
+        } catch {
+            forget(url)
+            throw error
+        }
+        return (.write, written)
     }
 
     /// Replaces the file with `data` (the encoding of `root`) and remembers the new version,
@@ -366,18 +371,25 @@ public final class PlistStore: Sendable {
     }
 
     /// After the file was replaced with `data` (the encoding of `root`), under its lock: makes
-    /// its stamp newer than `previous`'s and remembers the new version — as a read will see
-    /// it: XML keeps dates to the second, so an XML file is decoded again; binary keeps every
-    /// value exactly.
+    /// its stamp newer than `previous`'s and remembers the new version as a read will see it.
     private func written(
         _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
     ) -> PlistSnapshot {
+        remember(format == .binary ? root : try? Self.decodeRoot(data, from: url), writtenTo: url, replacing: previous)
+    }
+
+    /// After the file was replaced, under its lock: makes its stamp newer than `previous`'s and
+    /// remembers `root` (`nil` when it cannot be known: the next read parses the file) as the
+    /// new version's root.
+    private func remember(
+        _ root: [String: PlistValue]?, writtenTo url: URL, replacing previous: FileStamp?
+    ) -> PlistSnapshot {
         let stamp = FileStamp.makeNewer(url, than: previous)
-        guard let written = format == .binary ? root : try? Self.decodeRoot(data, from: url) else {
+        guard let root else {
             forget(url)   // cannot happen for data just encoded; the next read parses the file
-            return PlistSnapshot(stamp: nil, root: root)
+            return PlistSnapshot(stamp: nil, root: [:])
         }
-        let snapshot = PlistSnapshot(stamp: stamp, root: written)
+        let snapshot = PlistSnapshot(stamp: stamp, root: root)
         remember(snapshot, for: url)
         return snapshot
     }
