@@ -25,8 +25,8 @@ import Foundation
 /// (iOS terminates a suspended app that holds a file lock in a shared container,
 /// `0xdead10cc`). It is never held while idle or across a caller's closure (``update(_:_:)``
 /// runs it before taking the lock, and again if the file changed meanwhile), and reads never
-/// take it. A hold still re-reads and parses the file when another writer changed it, so it
-/// grows with the file: keep plists small. Reads and writes of other files do not wait.
+/// take it. Under the lock one `stat` tells whether another writer changed the file since it
+/// was read: the file is never read or parsed there. Reads and writes of other files do not wait.
 ///
 /// **Reading is cheap when nothing changed.** A store remembers the root it last read or
 /// wrote for each file with the file's stamp (device, inode, size, modification time to the
