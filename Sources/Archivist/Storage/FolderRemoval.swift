@@ -56,7 +56,7 @@ package enum FolderRemoval {
     /// read once more from its start and, found empty, moved into a free slot of the spare
     /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
     /// Only for a walk alone in `path`: another walk may hold a kept folder open and delete
-    /// what is later written into it (``SpareFolders/emptyTrash()`` locks).
+    /// what is later written into it (``SpareFolders/emptyTrash(shouldStop:)`` locks).
     ///
     /// - Parameters:
     ///   - path: The folder to empty; a missing folder is already empty. A symbolic link
@@ -84,7 +84,91 @@ package enum FolderRemoval {
                                willRemoveFolder: ((String) -> Void)?) throws {
         var walk = try Walk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
-        try walk.run()
+        _ = try walk.run()
+    }
+
+    /// How many entries a removal in ``Batches`` reads (and deletes, enters or keeps) per
+    /// batch: what one hold of the trash lock covers, whatever the trash holds. A few
+    /// milliseconds of `unlink`s on a phone; guarded by `LockHoldTests`.
+    static let batchSize = 256
+
+    /// The folder size (`st_size`) past which ``Batches`` sets an emptied folder aside rather
+    /// than remove it inside the batch: removing a folder costs with the names it once held
+    /// (ext4 frees its blocks then: about 0.2 s for one that held 100,000 names, 2.2 MB), so
+    /// the caller removes it once its lock is released. Guarded by `LockHoldTests`.
+    static let largeFolderSize: Int64 = 64 << 10
+
+    /// Deletes everything inside a folder as ``removeContents(of:below:keeping:)`` does, a
+    /// batch of at most ``batchSize`` entries at a time, so that a lock taken around each batch
+    /// is held for a bounded time whatever the folder holds, and released between batches.
+    ///
+    /// Between batches the walk keeps its folders open, and another walk may run meanwhile —
+    /// one that keeps emptied folders as spares, which a write may then fill with new entries.
+    /// So each batch after the first starts with ``resume()``: a folder the walk holds open is
+    /// only used again if it is still where the walk found it, below the folder being emptied;
+    /// else the walk starts over from the top, where everything left still is.
+    ///
+    /// ```swift
+    /// var removal = try FolderRemoval.Batches(of: trashPath)
+    /// defer { removal.close() }
+    /// while try !lock.withExclusive({ removal.resume(); return try removal.next(keeping: nil) }) {}
+    /// ```
+    struct Batches {
+        private var walk: Walk
+
+        /// A removal of what is inside `path` (opened from `root` when given); a missing folder
+        /// is already empty.
+        ///
+        /// - Throws: ``CacheError`` when `path` exists but cannot be opened.
+        init(of path: String, below root: AtomicFile.Root? = nil,
+             willRemoveFolder: ((String) -> Void)? = nil) throws {
+            walk = try Walk(root: path, below: root, willRemoveFolder: willRemoveFolder)
+        }
+
+        /// How many entries the removal deleted (or kept as spares) so far.
+        var removed: Int { walk.removed }
+
+        /// Before a batch after the first, with the same exclusion as the batches: goes on
+        /// where the last batch stopped if every folder the walk holds open is still where it
+        /// found it, else starts over — from the top when the folder being emptied is another
+        /// one now.
+        ///
+        /// - Throws: ``CacheError`` when the folder now at the path cannot be opened.
+        /// - Complexity: An `fstatat` per level of the walk's depth, and an `openat` of `..` per
+        ///   level past ``openLevels``.
+        mutating func resume() throws {
+            switch walk.placement() {
+            case .inPlace:
+                return
+            case .moved:
+                walk.restart()
+            case .rootReplaced:
+                walk.closeAll()
+                walk = try Walk(root: walk.rootPath, below: walk.below, willRemoveFolder: walk.willRemoveFolder,
+                                carrying: walk)
+            }
+        }
+
+        /// Runs one batch: up to ``batchSize`` entries, folders worth keeping offered to
+        /// `spares` (``removeContents(of:below:keeping:)``; `nil` keeps none, as a walk that is
+        /// not alone must). An emptied folder larger than ``largeFolderSize`` that is not kept
+        /// goes to `setAside` (with the descriptor of the folder holding it, and its name),
+        /// which moves it out of the way for its removal after the batch and says whether it did;
+        /// else it is removed in the batch.
+        ///
+        /// - Returns: Whether the folder is now empty (or the walk could do no more); the
+        ///   folders it holds are closed then.
+        /// - Throws: Once the walk is done, as ``removeContents(of:below:keeping:)``.
+        mutating func next(keeping spares: SpareFolders?,
+                           settingAside setAside: ((_ folder: Int32, _ name: String) -> Bool)? = nil) throws -> Bool {
+            walk.spares = spares
+            walk.setAside = setAside
+            defer { walk.setAside = nil }
+            return try walk.run(steps: FolderRemoval.batchSize)
+        }
+
+        /// Closes what the removal holds open (a removal given up before its end).
+        mutating func close() { walk.closeAll() }
     }
 }
 
@@ -136,19 +220,28 @@ private struct Walk {
     var restarts = 0
     /// The tests' hook, called with a subfolder's name before removing it.
     let willRemoveFolder: ((String) -> Void)?
-    /// Where emptied subfolders worth keeping go instead of being removed.
-    let spares: SpareFolders?
+    /// Where emptied subfolders worth keeping go instead of being removed (set per batch: only
+    /// a batch alone in the folder keeps any).
+    var spares: SpareFolders?
+    /// Where a large emptied folder goes to be removed later (see ``FolderRemoval/Batches/next(keeping:settingAside:)``).
+    var setAside: ((_ folder: Int32, _ name: String) -> Bool)?
+    /// How many entries the walk deleted, kept or set aside.
+    var removed = 0
     /// The folder the walked folder was opened from, and the spare area is reached from.
     let below: AtomicFile.Root?
 
     private static let maximumRestarts = 1_000
 
-    private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+    static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
-    /// Opens the root; a missing root leaves the walk with nothing to do.
+    /// Opens the root; a missing root leaves the walk with nothing to do. A walk started over
+    /// on another folder at the same path (see ``FolderRemoval/Batches/resume()``) carries the
+    /// first error and the count of what the earlier one deleted.
     init(root: String, below: AtomicFile.Root?, spares: SpareFolders? = nil,
-         willRemoveFolder: ((String) -> Void)? = nil) throws {
+         willRemoveFolder: ((String) -> Void)? = nil, carrying earlier: Walk? = nil) throws {
         self.willRemoveFolder = willRemoveFolder
+        firstError = earlier?.firstError
+        removed = earlier?.removed ?? 0
         self.spares = spares
         self.below = below
         // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
@@ -179,8 +272,15 @@ private struct Walk {
     /// Reads the deepest level's next entry until the root is read to its end: a file or link
     /// is unlinked, a folder descended into, a folder read to its end removed from the one above
     /// (or read again, see ``ascend()``); the root is read again after a pass that deleted in it.
-    mutating func run() throws {
+    /// With `limit`, stops after that many steps (each an entry read, or a folder's end),
+    /// everything left open to go on from.
+    ///
+    /// - Returns: Whether the walk ended: `false` when it stopped at `limit`.
+    mutating func run(steps limit: Int? = nil) throws -> Bool {
+        var steps = 0
         while let top = levels.last {
+            if let limit, steps >= limit { return false }
+            steps += 1
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
             errno = 0
             guard let entry = readdir(stream) else {
@@ -210,6 +310,7 @@ private struct Walk {
             if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
             if unlinkat(top.fd, name, 0) == 0 {
                 levels[levels.count - 1].changed = true
+                removed += 1
                 continue
             }
             let code = errno
@@ -224,6 +325,57 @@ private struct Walk {
             }
         }
         if let firstError { throw firstError }
+        return true
+    }
+
+    /// Where the folders the walk holds open are now (see ``placement()``).
+    enum Placement {
+        /// Each is still the entry of its name in the folder above it, up to the walked folder,
+        /// which is still the one at its path.
+        case inPlace
+        /// The walked folder is, but a folder below it is no longer where the walk found it.
+        case moved
+        /// Another folder (or nothing) is at the walked folder's path now.
+        case rootReplaced
+    }
+
+    /// Where the folders the walk holds open are now: checked, between two batches, before the
+    /// walk deletes anything through them again. A folder another walk emptied and kept as a
+    /// spare (and a write may have filled since) is no longer in the folder above it.
+    ///
+    /// - Complexity: An `lstat`, and an `fstatat` per level below the root, plus an `openat` of
+    ///   `..` per level whose folder the walk closed (past ``FolderRemoval/openLevels``).
+    func placement() -> Placement {
+        guard let first = levels.first else { return .inPlace }   // nothing left open
+        var status = stat()
+        guard lstat(rootPath, below: below, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
+              FolderID(status) == first.id else { return .rootReplaced }
+        guard levels.count > 1 else { return .inPlace }
+        // From the deepest level (always open) up: each folder is the entry of its name in the
+        // one above; a folder above that the walk closed is reached through `..` and must be
+        // the one it left.
+        var folder = levels[levels.count - 1].fd
+        var opened: Int32 = -1   // a folder above, opened here: closed once past it
+        defer { if opened >= 0 { _ = close(opened) } }
+        for depth in stride(from: levels.count - 1, through: 1, by: -1) {
+            let parent: Int32
+            if levels[depth - 1].stream != nil {
+                parent = levels[depth - 1].fd
+            } else {
+                let fd = openat(folder, "..", Self.folderFlags)
+                guard fd >= 0 else { return .moved }
+                if opened >= 0 { _ = close(opened) }
+                opened = fd
+                guard fstat(fd, &status) == 0, FolderID(status) == levels[depth - 1].id else { return .moved }
+                parent = fd
+            }
+            let found = levels[depth].name.withUnsafeBufferPointer {
+                fstatat(parent, $0.baseAddress!, &status, AT_SYMLINK_NOFOLLOW) == 0
+            }
+            guard found, status.st_mode & S_IFMT == S_IFDIR, FolderID(status) == levels[depth].id else { return .moved }
+            folder = parent
+        }
+        return .inPlace
     }
 
     /// Opens the folder `name` of the deepest level and makes it the deepest, counting
@@ -241,6 +393,7 @@ private struct Walk {
                 // Replaced by a file or a link since it was listed: not followed, unlinked.
                 if unlinkat(levels[parent].fd, name, 0) == 0 {
                     levels[parent].changed = true
+                    removed += 1
                     return
                 }
                 if errno == ENOENT { return }
@@ -307,14 +460,21 @@ private struct Walk {
             levels[parent].stream = stream
         }
         let kept = spares.map { keep(child, in: parent, spares: $0) } ?? false
+        var large = false
+        if !kept && setAside != nil {
+            var status = stat()
+            large = fstat(child.fd, &status) == 0 && Int64(status.st_size) > FolderRemoval.largeFolderSize
+        }
         _ = closedir(child.stream!)
-        if kept {
+        if kept || (large && setAside(child.name, in: parent)) {
             levels[parent].changed = true
+            removed += 1
             return
         }
         if let willRemoveFolder { willRemoveFolder(Self.string(child.name)) }
         if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
             levels[parent].changed = true
+            removed += 1
             return
         }
         let code = errno
@@ -327,6 +487,14 @@ private struct Walk {
             return
         }
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
+    }
+
+    /// Hands the emptied folder `name` of level `parent` to ``setAside``, if its name is valid
+    /// UTF-8 (a repaired name could be another folder's): whether it was moved away.
+    private func setAside(_ name: [CChar], in parent: Int) -> Bool {
+        guard let setAside, let string = name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
+        else { return false }
+        return setAside(levels[parent].fd, string)
     }
 
     /// Offers the folder `child` of level `parent`, read to its end, to `spares`: kept when
@@ -348,7 +516,7 @@ private struct Walk {
 
     /// Closes every level below the root and reads the root again from its start; what the
     /// walk failed to delete stays skipped.
-    private mutating func restart() {
+    mutating func restart() {
         while levels.count > 1 {
             if let stream = levels.removeLast().stream { _ = closedir(stream) }
         }

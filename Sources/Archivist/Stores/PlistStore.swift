@@ -19,9 +19,14 @@ import Foundation
 /// hidden file `.lock.<name>` beside it, respected by every store and ``Preferences`` of every
 /// process — so writers of different keys never lose each other's keys, in one process or in
 /// several (an app and its extensions in an app-group container, several workers of a
-/// service). The lock is held only while one write checks the file and replaces it — never
-/// while idle or across a caller's closure (``update(_:_:)`` runs it before taking the lock,
-/// and again if the file changed meanwhile) — and reads never take it. Reads and writes of other files do not wait.
+/// service). The lock is held only while one write checks the file and renames its new
+/// version into place: the new version is written to its temporary file and synced before the
+/// lock is taken, and the folder synced after it is released, so no hold waits for the disk
+/// (iOS terminates a suspended app that holds a file lock in a shared container,
+/// `0xdead10cc`). It is never held while idle or across a caller's closure (``update(_:_:)``
+/// runs it before taking the lock, and again if the file changed meanwhile), and reads never
+/// take it. Under the lock one `stat` tells whether another writer changed the file since it
+/// was read: the file is never read or parsed there. Reads and writes of other files do not wait.
 ///
 /// **Reading is cheap when nothing changed.** A store remembers the root it last read or
 /// wrote for each file with the file's stamp (device, inode, size, modification time to the
@@ -69,6 +74,8 @@ public final class PlistStore: Sendable {
     /// The format the store writes.
     public let format: Format
     private let defaultFileURL: @Sendable (String) -> URL?
+    /// The calls that write the files (tests put a recording or failing one underneath).
+    let fileSystem: FileSystem
     /// The root last read or written per file path, with the file's stamp then.
     private let snapshots = Locked<[String: PlistSnapshot]>([:])
     /// How many files' roots a store remembers; beyond that, it forgets some.
@@ -99,6 +106,21 @@ public final class PlistStore: Sendable {
         self.directory = directory
         self.format = format
         self.defaultFileURL = defaultFileURL
+        self.fileSystem = .posix
+        StoreFile.sweepTemporaries(in: directory)
+    }
+
+    /// Creates a store whose writes go through `fileSystem` (tests put a recording or
+    /// fault-injecting file system underneath); otherwise as
+    /// ``init(directory:format:defaultFileURL:)``.
+    package init(
+        directory: URL, format: Format = .xml,
+        defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil }, fileSystem: FileSystem
+    ) {
+        self.directory = directory
+        self.format = format
+        self.defaultFileURL = defaultFileURL
+        self.fileSystem = fileSystem
         StoreFile.sweepTemporaries(in: directory)
     }
 
@@ -218,15 +240,16 @@ public final class PlistStore: Sendable {
     // MARK: Internals shared with the writing extension and Preferences
 
     /// The current root of the plist called `name` and its file's stamp: from memory when the
-    /// file is the version this store last saw, else read; a missing file is seeded under its
-    /// lock when it has a default.
+    /// file is the version this store last saw, else read; a missing file is seeded from its
+    /// default (written and synced before the file's lock, renamed under it).
     func snapshot(of name: String) throws -> PlistSnapshot {
         let url = try fileURL(for: name)
         if let current = try currentSnapshot(at: url) { return current }
         guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
-        return try PlistFileLock.withExclusive(forPlistAt: url) {
-            try currentSnapshot(at: url) ?? seed(url, from: defaultURL)
-        }
+        let root = try defaultRoot(defaultURL)
+        return try replace(url, with: root) { stamp in
+            stamp == nil ? .write : .keep   // another writer seeded it, or wrote, first
+        }.snapshot
     }
 
     /// The file's current root, or `nil` when the file does not exist.
@@ -245,43 +268,128 @@ public final class PlistStore: Sendable {
         return snapshot
     }
 
-    /// Reads the file, or seeds it from its default; call holding the file's lock.
+    /// Reads the file, or seeds it from its default; call holding the file's lock. (Only the
+    /// last resort of ``modify(_:_:)`` does; the default's write then syncs under the lock.)
     func loadOrSeed(_ name: String, at url: URL) throws -> PlistSnapshot {
         if let current = try currentSnapshot(at: url) { return current }
-        return try seed(url, from: defaultFileURL(try Self.baseName(name)))
-    }
-
-    /// Writes the missing file from its default, if it has one; call holding its lock.
-    private func seed(_ url: URL, from defaultURL: URL?) throws -> PlistSnapshot {
-        guard let defaultURL else { return PlistSnapshot(stamp: nil, root: [:]) }
-        guard let data = try StoreFile.contents(of: defaultURL) else {
-            throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
-        }
-        let root = try Self.decodeRoot(data, from: defaultURL)
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
+        let root = try defaultRoot(defaultURL)
         return try write(try encode(root, for: url), of: root, to: url, replacing: nil)
     }
 
-    /// Replaces the file with `data` (the encoding of `root`) and remembers the new version —
-    /// as a read will see it: XML keeps dates to the second, so an XML file is decoded again;
-    /// binary keeps every value exactly. Call holding the file's lock, with the stamp of the
-    /// version being replaced.
+    /// The root of the bundled default at `defaultURL`.
+    private func defaultRoot(_ defaultURL: URL) throws -> [String: PlistValue] {
+        guard let data = try StoreFile.contents(of: defaultURL) else {
+            throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
+        }
+        return try Self.decodeRoot(data, from: defaultURL)
+    }
+
+    /// What ``replace(_:with:deciding:)`` does once it holds the file's lock.
+    enum Replacement {
+        /// Rename the new version over the file.
+        case write
+        /// Leave the file as it is (it is already what the caller wants).
+        case keep
+        /// Leave the file as it is: another writer changed it since the caller read it.
+        case retry
+    }
+
+    /// Replaces the file at `url` with `root`, unless `decide` — run under the file's lock on
+    /// the stamp of the file's current version (`nil`: there is no file) — says otherwise.
+    /// Without `decide` the file is replaced whatever it holds (even a file that does not
+    /// parse).
+    ///
+    /// The new version is encoded, written to a temporary and synced *before* the lock, so no
+    /// hold of the lock waits for the disk (iOS terminates a suspended app that holds a file
+    /// lock in a shared container, `0xdead10cc`); under it come only a `stat`, the rename and
+    /// the time stamp — the file is never read there: the stamp alone tells whether another
+    /// writer came first (see ``FileStamp``). The folder's sync follows the release. Lost
+    /// updates are excluded as before: the rename happens only if `decide` accepted the stamp
+    /// the lock found, which the caller compares with the one its change was made on. A
+    /// temporary not renamed is deleted.
+    ///
+    /// - Returns: What `decide` said, and the file's root: as written, or (when not written)
+    ///   as it is after the lock, read then.
+    /// - Throws: ``StoreError`` naming the file; what `decide` throws. A failed folder sync
+    ///   comes after the rename (the message says the new contents are in place).
+    /// - Complexity: O(n) in `root`'s size, blocking file I/O with two syncs, neither under the
+    ///   lock; under it, a `stat`, a `rename` and a `utimensat`.
+    func replace(
+        _ url: URL, with root: [String: PlistValue], deciding decide: ((FileStamp?) throws -> Replacement)? = nil
+    ) throws -> (replacement: Replacement, snapshot: PlistSnapshot) {
+        let data = try encode(root, for: url)
+        // As a read will see it: XML keeps dates to the second, so an XML file is decoded
+        // again; binary keeps every value exactly.
+        let asRead = format == .binary ? root : try? Self.decodeRoot(data, from: url)
+        let prepared = try StoreFile.prepareReplacement(data, for: url, fileSystem: fileSystem)
+        var renamed = false
+        defer { if !renamed { prepared.discard(fileSystem) } }
+        let (replacement, written) = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Replacement, PlistSnapshot?) in
+            let stamp = try FileStamp.of(url)
+            let replacement = try decide?(stamp) ?? .write
+            guard replacement == .write else { return (replacement, nil) }
+            do {
+                try StoreFile.rename(prepared, for: url, fileSystem: fileSystem)
+            } catch {
+                // The rename may have happened all the same: keep the stamps increasing.
+                _ = FileStamp.makeNewer(url, than: stamp)
+                forget(url)
+                throw error
+            }
+            renamed = true
+            return (.write, remember(asRead, writtenTo: url, replacing: stamp))
+        }
+        guard let written else {
+            return (replacement, try currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:]))
+        }
+        do {
+            try StoreFile.syncFolder(prepared, for: url, fileSystem: fileSystem)
+        } catch {
+            forget(url)
+            throw error
+        }
+        return (.write, written)
+    }
+
+    /// Replaces the file with `data` (the encoding of `root`) and remembers the new version,
+    /// every step under the file's lock, syncs included: for the last resort of
+    /// ``modify(_:_:)`` only (see ``replace(_:with:deciding:)``, which every other write uses).
+    /// Call holding the file's lock, with the stamp of the version being replaced.
     func write(
         _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
     ) throws -> PlistSnapshot {
         do {
-            try StoreFile.writeAtomically(data, to: url)
+            try StoreFile.writeAtomically(data, to: url, fileSystem: fileSystem)
         } catch {
             // The rename may have happened (a failed folder sync): keep the stamps increasing.
             _ = FileStamp.makeNewer(url, than: previous)
             forget(url)
             throw error
         }
+        return written(data, of: root, to: url, replacing: previous)
+    }
+
+    /// After the file was replaced with `data` (the encoding of `root`), under its lock: makes
+    /// its stamp newer than `previous`'s and remembers the new version as a read will see it.
+    private func written(
+        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
+    ) -> PlistSnapshot {
+        remember(format == .binary ? root : try? Self.decodeRoot(data, from: url), writtenTo: url, replacing: previous)
+    }
+
+    /// After the file was replaced, under its lock: makes its stamp newer than `previous`'s and
+    /// remembers `root` (`nil` when it cannot be known: the next read parses the file) as the
+    /// new version's root.
+    private func remember(
+        _ root: [String: PlistValue]?, writtenTo url: URL, replacing previous: FileStamp?
+    ) -> PlistSnapshot {
         let stamp = FileStamp.makeNewer(url, than: previous)
-        guard let written = format == .binary ? root : try? Self.decodeRoot(data, from: url) else {
+        guard let root else {
             forget(url)   // cannot happen for data just encoded; the next read parses the file
-            return PlistSnapshot(stamp: nil, root: root)
+            return PlistSnapshot(stamp: nil, root: [:])
         }
-        let snapshot = PlistSnapshot(stamp: stamp, root: written)
+        let snapshot = PlistSnapshot(stamp: stamp, root: root)
         remember(snapshot, for: url)
         return snapshot
     }
