@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Archivist", targets: ["Archivist"]),
         .library(name: "ArchivistKeyedArchive", targets: ["ArchivistKeyedArchive"]),
         .executable(name: "ArchivistBenchmarks", targets: ["ArchivistBenchmarks"]),
+        .executable(name: "archivist", targets: ["archivist"]),
     ],
     targets: [
         // C where Swift cannot reach the hardware without a package dependency: atomics on
@@ -17,6 +18,15 @@ let package = Package(
         // NSKeyedArchiver archives: the validating Foundation bridge, plist readers and writer.
         // Built on the core; the core does not know it.
         .target(name: "ArchivistKeyedArchive", dependencies: ["Archivist"], path: "Sources/ArchivistKeyedArchive"),
+        // What the `archivist` tool does (inspect, ls, verify, stats, clear, convert), as a
+        // library so the tests call it directly as well as run the tool. Not a product.
+        .target(
+            name: "ArchivistInspection",
+            dependencies: ["Archivist", "ArchivistKeyedArchive"],
+            path: "Sources/ArchivistInspection"
+        ),
+        // The command-line tool: arguments in, `ArchivistInspection` does the work.
+        .executableTarget(name: "archivist", dependencies: ["ArchivistInspection"], path: "Sources/archivist"),
         .executableTarget(
             name: "ArchivistBenchmarks",
             dependencies: ["Archivist", "ArchivistKeyedArchive"],
@@ -45,7 +55,7 @@ let package = Package(
             name: "ArchivistTests",
             dependencies: [
                 "Archivist", "ArchivistKeyedArchive", "ArchivistTestSupport",
-                "ArchivistCrashWriter", "ArchivistProcessWorker",
+                "ArchivistCrashWriter", "ArchivistProcessWorker", "ArchivistInspection", "archivist",
             ],
             path: "Tests/ArchivistTests"
         ),

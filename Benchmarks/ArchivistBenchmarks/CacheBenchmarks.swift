@@ -103,6 +103,7 @@ func runMemoryTierBenchmarks(_ harness: Harness) throws {
         }),
     ])
     harness.printTable("cache.memory", title: "\(lookups) memory-tier hits over \(keys) keys") { _ in "locked Dictionary" }
+    printStatistics(cache.statistics, title: "cache.memory")
     _ = try? cache.clear()
 }
 
@@ -244,6 +245,7 @@ private func benchmarkWritesAndReads(
     harness.printTable(readSuite, title: perOperation
         ? "one warm \(label) read (median of \(readRounds) × \(count) reads)"
         : "\(count) warm \(label) reads") { _ in hashedRead }
+    printStatistics(cache.statistics, title: "cache \(label) writes and reads")
 
     return cache
 }

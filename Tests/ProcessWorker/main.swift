@@ -31,6 +31,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "empty-folder": emptyFolder,
     "spare-claims": spareClaims,
     "spare-stop": spareStop,
+    "statistics-script": statisticsScript,
 ]
 
 exitWhenParentExits()

@@ -74,7 +74,7 @@ extension CacheManager {
         noteMemoryTierSkipped(T.self)
         let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: .unexpired) }
         guard let read else { return nil }
-        return try withContext(type, parameter) { try decodePayload(T.self, read) }
+        return try counting(type) { try withContext(type, parameter) { try decodePayload(T.self, read) } }
     }
 
     /// Removes the entry for `type` and `parameter` without blocking the caller.

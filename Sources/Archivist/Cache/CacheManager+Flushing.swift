@@ -31,6 +31,7 @@ extension CacheManager {
     /// - Complexity: Blocking file I/O: O(entries) to write the index when it changed, plus
     ///   the deletion of whatever is in the trash.
     public func flush() throws {
+        statisticsBook.publishMemoryHits()
         for store in stores {
             store.waitForTrash()
             try store.flush()

@@ -102,6 +102,7 @@ extension CacheManager {
         do {
             return .archive(try Archive.encode(value, options: configuration.archiveOptions))
         } catch {
+            tally(type).add(1, .encodingFailed)
             throw CacheError(.encodingFailed, "\(T.self) could not be archived", typeName: type.name,
                              parameter: parameter, underlyingError: error)
         }
@@ -110,6 +111,18 @@ extension CacheManager {
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
     func write(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
+        let tally = tally(type)
+        do {
+            try writeCounted(encoded, for: type, parameter: parameter, expiry: expiry, memoryItem: memoryItem, tally: tally)
+        } catch {
+            tally.count(error)
+            throw error
+        }
+    }
+
+    /// The body of ``write(_:for:parameter:expiry:memoryItem:)``, which counts its errors.
+    private func writeCounted(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry,
+                              memoryItem: MemoryItemMaker?, tally: TypeTally) throws {
         // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
         try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
         let (disk, key) = try locate(type, parameter)
@@ -124,7 +137,9 @@ extension CacheManager {
                                payloadChecksum: checksum, origin: originToken) { committed in
                     guard let memory else { return }
                     if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
-                        memory.set(memoryItem(now, expires, policy.byteLimit != nil), for: memoryKey, cost: encoded.count)
+                        let item = memoryItem(now, expires, policy.byteLimit != nil)
+                        item.hitCount = tally.local
+                        memory.set(item, for: memoryKey, cost: encoded.count)
                         // Another write committed since this one may already have been caught up with.
                         if watch(for: type.location).current != committed { memory.remove(memoryKey) }
                     } else {
@@ -133,6 +148,9 @@ extension CacheManager {
                 }
             }
         }
+        tally.add(1, .stores)
+        tally.add(UInt64(EntryHeader.encodedCount(typeName: type.name, parameter: parameter) + encoded.count), .bytesWritten)
+        if !evicted.isEmpty { tally.add(UInt64(evicted.count), .evictionsByByteLimit) }
         publish(type, .entry(parameter: parameter))
         if let memory, !evicted.isEmpty {
             let names = Set(evicted.map(\.name))
@@ -156,13 +174,19 @@ extension CacheManager {
             // Before the tier is bound: bound across this call, it was retained on every hit.
             if !watch(for: location).isCurrent { revalidateMemory(location) }
             // A value stored as another type falls through to the disk, whose decoding reports it.
-            if let item = memory?.item(name: type.name, location: location, parameter: parameter),
-               let value = item.value(as: T.self) {
-                guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else { return nil }
-                // Only a byte-limited type ever evicts by last access, so only its hits pay for
-                // recording one in the index.
-                if item.touchesIndex { touch(type, parameter) }
-                return value
+            // The lookup counts a hit (``MemoryItem/hitCount``); one not served is taken back.
+            if let item = memory?.item(name: type.name, location: location, parameter: parameter) {
+                if let value = item.value(as: T.self) {
+                    guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else {
+                        memoryItemNotServed(item, type: type, parameter: parameter, expired: true)
+                        return nil
+                    }
+                    // Only a byte-limited type ever evicts by last access, so only its hits pay for
+                    // recording one in the index.
+                    if item.touchesIndex { touch(type, parameter) }
+                    return value
+                }
+                memoryItemNotServed(item, type: type, parameter: parameter, expired: false)
             }
         }
         return try cachedValueFromDisk(T.self, for: type, parameter: parameter, freshness: freshness)
@@ -194,6 +218,28 @@ extension CacheManager {
         _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
         memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>? = nil
     ) throws -> T? {
+        let (tally, timed) = statisticsBook.tallyForRead(name: type.name, location: type.location)
+        do {
+            let start = timed ? monotonicNanoseconds() : 0
+            var outcome = CacheStatistics.Counter.misses
+            let value = try readCounted(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: memoryItem,
+                                        writeDate: writeDate, tally: tally, start: start, outcome: &outcome)
+            tally.add(1, outcome)
+            return value
+        } catch {
+            tally.count(error)
+            throw error
+        }
+    }
+
+    /// The body of ``readFromDisk(_:for:parameter:freshness:memoryItem:writeDate:)``: sets
+    /// `outcome` to the read's counter, and counts the bytes and (when `start` is not 0) the
+    /// times of a disk hit.
+    private func readCounted<T: Archivable>(
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
+        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>?,
+        tally: TypeTally, start: UInt64, outcome: inout CacheStatistics.Counter
+    ) throws -> T? {
         let (disk, key) = try locate(type, parameter)
         // Only a value kept in memory needs them (a read without a memory tier takes no lock).
         let keeps = memory != nil && memoryItem != nil
@@ -209,7 +255,11 @@ extension CacheManager {
             _ = try disk.read(key, typeName: type.name, parameter: parameter, recordingAccess: type.policy.byteLimit != nil,
                               locking: memory != nil) { entry in
                 let header = entry.header
-                guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else { return }
+                guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else {
+                    outcome = .expiredReads
+                    return
+                }
+                let checked = start != 0 ? monotonicNanoseconds() : 0
                 let value: T
                 // What the value keeps alive, the memory tier's cost: the payload, or the whole
                 // file's buffer for a `Data` sharing it (at most twice the payload).
@@ -233,10 +283,18 @@ extension CacheManager {
                     throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                                      fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
                 }
+                if start != 0 {
+                    tally.add(1, .timedReads)
+                    tally.add(checked &- start, .readNanoseconds)
+                    tally.add(monotonicNanoseconds() &- checked, .decodeNanoseconds)
+                }
+                outcome = .diskHits
+                tally.add(UInt64(entry.fileSize), .bytesRead)
                 if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
                     let memoryKey = MemoryKey(type, parameter)
-                    memory.set(memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil),
-                               for: memoryKey, cost: cost)
+                    let item = memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil)
+                    item.hitCount = tally.local
+                    memory.set(item, for: memoryKey, cost: cost)
                     // A clear, or a write another process committed after this read began, may
                     // already have been caught up with: then the value read may be stale.
                     if clearEpoch.withLock({ $0 }) != epoch || watch(for: type.location).current != changeBefore {
@@ -262,16 +320,25 @@ extension CacheManager {
     /// when `freshness` accepts it, for a caller that decodes elsewhere (the `async` read of a
     /// non-`Sendable` value decodes on its own task). No memory tier is involved.
     func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
-        let (disk, key) = try locate(type, parameter)
-        var result: ReadPayload?
-        try withContext(type, parameter) {
-            _ = try disk.read(key, typeName: type.name, parameter: parameter,
-                              recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
-                guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry) else { return }
-                result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: key))
+        try counting(type) {
+            let (disk, key) = try locate(type, parameter)
+            var result: ReadPayload?
+            var outcome = CacheStatistics.Counter.misses
+            try withContext(type, parameter) {
+                _ = try disk.read(key, typeName: type.name, parameter: parameter,
+                                  recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
+                    guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry) else {
+                        outcome = .expiredReads
+                        return
+                    }
+                    result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: key))
+                    outcome = .diskHits
+                    tally(type).add(UInt64(entry.fileSize), .bytesRead)
+                }
             }
+            tally(type).add(1, outcome)
+            return result
         }
-        return result
     }
 
     /// Decodes a payload read by ``payloadFromDisk(for:parameter:freshness:)``.

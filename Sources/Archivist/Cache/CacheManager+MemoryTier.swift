@@ -92,8 +92,9 @@ extension CacheLocation {
 /// as costs a metatype comparison, not a dynamic cast.
 @usableFromInline
 class MemoryItem: @unchecked Sendable {
-    // Safety: every stored property is an immutable `Sendable` value, and the only subclass,
-    // `StoredItem`, adds one immutable `Sendable` value.
+    // Safety: every stored property but `hitCount` is an immutable `Sendable` value, and the
+    // only subclass, `StoredItem`, adds one immutable `Sendable` value. `hitCount` is set once,
+    // before the item enters the tier; the words it points at are guarded by the tier's lock.
 
     /// The static type the value was stored as.
     @usableFromInline let valueType: ObjectIdentifier
@@ -103,6 +104,8 @@ class MemoryItem: @unchecked Sendable {
     @usableFromInline let expiry: Date?
     /// Whether a hit must record an access in the disk index (the type has a byte limit).
     @usableFromInline let touchesIndex: Bool
+    /// The memory-hit word of the item's type in its manager's statistics (``TypeTally/local``).
+    @usableFromInline @exclusivity(unchecked) var hitCount: UnsafeMutablePointer<UInt64>?
 
     fileprivate init(valueType: Any.Type, writeDate: Date, expiry: Date?, touchesIndex: Bool) {
         self.valueType = ObjectIdentifier(valueType)
@@ -189,10 +192,12 @@ final class MemoryTier: Sendable {
     @usableFromInline
     func item(name: String, location: CacheLocation, parameter: String?) -> MemoryItem? {
         let hash = tableHash(location: location, parameter: parameter)
-        return cache.value(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
+        return cache.valueCountingHit(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
     }
 
-    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) { cache.setValue(item, forKey: key, hash: tableHash(of: key), cost: cost) }
+    func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) {
+        cache.setValue(item, forKey: key, hash: tableHash(of: key), cost: cost) { $0.countEviction() }
+    }
 
     func remove(_ key: MemoryKey) { _ = cache.removeValue(forKey: key, hash: tableHash(of: key)) }
 

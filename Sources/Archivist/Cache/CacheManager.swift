@@ -117,6 +117,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let changeHub = ChangeHub<Kind>()
     /// Empties or trims ``memory`` on memory warnings; `nil` without a memory tier.
     let memoryPressure: MemoryPressureWatch?
+    /// What the manager counts per type (``statistics``).
+    let statisticsBook: StatisticsBook
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -160,6 +162,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
             : nil
         self.memory = memory
         self.memoryPressure = memory.map { MemoryPressureWatch(tier: $0, center: notificationCenter) }
+        self.statisticsBook = StatisticsBook(caches: caches, documents: documents, memory: memory)
     }
 
     deinit {
@@ -326,6 +329,11 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   `permissionDenied`, `fileSystem`.
     /// - Complexity: Blocking file I/O: reads and checks the entry without decoding it.
     public func info(for type: Kind, parameter: String? = nil) throws -> CacheEntryInfo? {
+        try counting(type) { try entryInfo(for: type, parameter: parameter) }
+    }
+
+    /// The body of ``info(for:parameter:)``, which counts its errors.
+    private func entryInfo(for type: Kind, parameter: String?) throws -> CacheEntryInfo? {
         let (disk, key) = try locate(type, parameter)
         return try withContext(type, parameter) {
             try disk.read(key, typeName: type.name, parameter: parameter) { entry in
@@ -351,12 +359,17 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Complexity: Blocking file I/O: one `unlink`.
     @discardableResult
     public func removeValue(for type: Kind, parameter: String? = nil) throws -> Bool {
-        let (disk, key) = try locate(type, parameter)
-        let memoryKey = MemoryKey(type, parameter)
-        return try withContext(type, parameter) {
-            let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
-            if removed { publish(type, .entry(parameter: parameter)) }
-            return removed
+        try counting(type) {
+            let (disk, key) = try locate(type, parameter)
+            let memoryKey = MemoryKey(type, parameter)
+            return try withContext(type, parameter) {
+                let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
+                if removed {
+                    tally(type).add(1, .removals)
+                    publish(type, .entry(parameter: parameter))
+                }
+                return removed
+            }
         }
     }
 }

@@ -148,11 +148,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     /// ``setValue(_:forKey:cost:)`` with the key's hash as the caller computes it (see
-    /// ``value(hash:where:)``).
+    /// ``value(hash:where:)``); `evicted` gets each value the limits evicted, after the lock.
     ///
     /// - Complexity: O(1) expected, plus O(e) for e evicted entries.
     @inlinable
-    func setValue(_ value: Value, forKey key: Key, hash: Int, cost: Int) {
+    func setValue(_ value: Value, forKey key: Key, hash: Int, cost: Int, evicted: (Value) -> Void = { _ in }) {
         let cost = max(cost, 0)
         let countLimit = configuration.countLimit
         let costLimit = configuration.costLimit
@@ -160,7 +160,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
         // after the lock is dropped, so a value's deinit cannot deadlock on the cache. The
         // common single eviction travels in an optional, which costs no allocation.
         typealias Slot = LRUTable<Key, Value>.Slot
-        _ = lock.withLock { () -> (replaced: Value?, first: Slot?, more: [Slot]) in
+        let (_, first, more) = lock.withLock { () -> (replaced: Value?, first: Slot?, more: [Slot]) in
             if costLimit > 0, cost > costLimit {
                 return (table.removeValue(forKey: key, hash: hash), nil, [])
             }
@@ -175,6 +175,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
             }
             return (replaced, first, more)
         }
+        if let first { evicted(first.value) }
+        for slot in more { evicted(slot.value) }
     }
 
     /// Removes the value stored for `key`.

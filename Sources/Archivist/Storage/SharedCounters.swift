@@ -29,6 +29,11 @@ import Darwin
 ///   dead owner's temporaries in the background; it rescans only if the intent word is set
 ///   (see ``register(as:now:)``).
 ///
+/// - From byte 4096: the per-type statistics of ``SharedStatistics``. Files made before it
+///   existed are 4096 bytes long and grow when a process that knows it opens them (the words
+///   past the old end read 0, a valid empty table); where they cannot grow, they are mapped
+///   as they are and the statistics stay in the process (``statistics`` is `nil`).
+///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
 final class SharedCounters: @unchecked Sendable {
@@ -36,10 +41,15 @@ final class SharedCounters: @unchecked Sendable {
     // through the C11 atomics.
 
     static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
-    private static let length = 4096
+    /// The counters and process slots: the whole file before the statistics existed.
+    static let coreLength = 4096
+    /// The file's length with the statistics after the core words.
+    static let length = coreLength + SharedStatistics.regionLength
     private let base: UnsafeMutablePointer<UInt64>
     /// Whether `base` is the shared mapping (rather than private memory).
     private let mapped: Bool
+    /// The bytes mapped at `base`: ``length``, or ``coreLength`` for a file that could not grow.
+    private let mappedLength: Int
 
     /// Maps (creating it 0600 if needed) the file at `path`; with `readOnly` (a root that
     /// refuses writes, which no process can change) the counters are private memory instead.
@@ -50,6 +60,7 @@ final class SharedCounters: @unchecked Sendable {
             base = .allocate(capacity: Self.length / 8)
             base.initialize(repeating: 0, count: Self.length / 8)
             mapped = false
+            mappedLength = Self.length
             return
         }
         mapped = true
@@ -58,13 +69,19 @@ final class SharedCounters: @unchecked Sendable {
         defer { _ = fileSystem.close(fd) }
         var status = stat()
         guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        var length = Self.length
         if status.st_size < Self.length, fileSystem.ftruncate(fd, off_t(Self.length)) != 0 {
-            throw CacheError.posix("size shared counters", path: path, errno: errno)
+            // A file of the old length opens as before, without shared statistics.
+            guard status.st_size >= Self.coreLength else {
+                throw CacheError.posix("size shared counters", path: path, errno: errno)
+            }
+            length = Self.coreLength
         }
-        guard let raw = mmap(nil, Self.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
+        mappedLength = length
+        guard let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
             throw CacheError.posix("mmap shared counters", path: path, errno: errno)
         }
-        base = raw.bindMemory(to: UInt64.self, capacity: Self.length / 8)
+        base = raw.bindMemory(to: UInt64.self, capacity: length / 8)
         // The layout is checked (and a fresh file claimed) under the lock: ``adoptLayout()``.
     }
 
@@ -81,13 +98,19 @@ final class SharedCounters: @unchecked Sendable {
         guard mapped else { return true }
         let found = archivist_atomic_compare_exchange_u64(base, 0, Self.magic)
         if found == 0 || found == Self.magic { return true }
-        for word in 3..<Self.length / 8 { archivist_atomic_store_u64(base + word, 0) }
+        for word in 3..<mappedLength / 8 { archivist_atomic_store_u64(base + word, 0) }
         archivist_atomic_store_u64(base, Self.magic)
         return false
     }
 
     deinit {
-        if mapped { munmap(base, Self.length) } else { base.deallocate() }
+        if mapped { munmap(base, mappedLength) } else { base.deallocate() }
+    }
+
+    /// The statistics words after the core ones (shared, or private for a read-only root);
+    /// `nil` when the file could not grow to hold them.
+    var statistics: UnsafeMutablePointer<UInt64>? {
+        mappedLength >= Self.length ? base + Self.coreLength / 8 : nil
     }
 
     /// Where ``change`` lives, for a hit path that loads it directly.
