@@ -8,9 +8,6 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     /// The decoder's coding path, built once and shared by every child.
     let codingPath: [any CodingKey]
     private(set) var currentIndex = 0
-    /// The element type last decoded, and whether it is optional.
-    private var checkedType: ObjectIdentifier?
-    private var checkedTypeIsOptional = false
 
     init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem], codingPath: [any CodingKey]) {
         self.decoder = decoder
@@ -44,7 +41,7 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: Bool.Type) throws -> Bool { try nonNil().bool() }
     mutating func decode(_ type: String.Type) throws -> String { try nonNil().string() }
     mutating func decode(_ type: Double.Type) throws -> Double { try nonNil().double() }
-    mutating func decode(_ type: Float.Type) throws -> Float { Float(try nonNil().double()) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try nonNil().float() }
     mutating func decode(_ type: Int.Type) throws -> Int { try nonNil().integer(type) }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try nonNil().integer(type) }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try nonNil().integer(type) }
@@ -56,15 +53,9 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try nonNil().integer(type) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try nonNil().integer(type) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        // An `Optional` element may be `$null`: its own `init(from:)` asks `decodeNil()`. The
-        // answer is kept for the next element (a dynamic cast per element was 3% of a decode).
-        let elementType = ObjectIdentifier(T.self)
-        if elementType != checkedType {
-            checkedType = elementType
-            checkedTypeIsOptional = T.self is any ExpressibleByNilLiteral.Type
-        }
-        if checkedTypeIsOptional { return try next().decode(type) }
-        return try nonNil().decode(type)
+        // `NSNull` and `$null` reach `T`: its `init(from:)` may accept them (`decodeNil()`),
+        // and asking such a decoder for a value throws `.valueNotFound`.
+        try next().decode(type)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -83,7 +74,7 @@ struct KeyedArchiveSingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool() }
     func decode(_ type: String.Type) throws -> String { try decoder.string() }
     func decode(_ type: Double.Type) throws -> Double { try decoder.double() }
-    func decode(_ type: Float.Type) throws -> Float { Float(try decoder.double()) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.float() }
     func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type) }
     func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type) }
     func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type) }

@@ -24,7 +24,7 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(key.stringValue, key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(key.stringValue, key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(key.stringValue, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try reader.double(key.stringValue, key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try reader.child(key.stringValue, key).float() }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.integer(key.stringValue, key, type) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(key.stringValue, key, type) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(key.stringValue, key, type) }
@@ -37,26 +37,26 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue, key, type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if T.self == Date.self { return try reader.date(key.stringValue, key) as! T }
-        return try reader.nonNil(key.stringValue, key).decode(type)
+        // `NSNull` and `$null` reach `T`: its `init(from:)` may accept them (`decodeNil()`).
+        return try reader.child(key.stringValue, key).decode(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try reader.nonNil(key.stringValue, key).container(keyedBy: type)
+        try reader.child(key.stringValue, key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try reader.nonNil(key.stringValue, key).unkeyedContainer()
+        try reader.child(key.stringValue, key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { reader }
     func superDecoder(forKey key: Key) throws -> any Decoder { try reader.child(key.stringValue, key) }
 }
 
-
 /// What a keyed container does, by key string: look the entry up, check depth and the value
 /// budget, and read it. Scalars of the expected kind are read straight from the field or
-/// object, without making a child decoder; anything else (nil, another kind, a number out of
-/// range) goes through the child for its errors.
+/// object, without making a child decoder; anything else (another kind of number, which it
+/// converts, nil or another kind of value, which it refuses) goes through the child.
 extension KeyedArchiveValueDecoder {
     /// Makes `entries` this decoder's keyed entries, for a ``KeyedArchiveKeyedContainer`` over it.
     ///
@@ -108,22 +108,15 @@ extension KeyedArchiveValueDecoder {
         return item
     }
 
-    /// The child decoder of an admitted item, refusing `$null`/`NSNull` (`.valueNotFound`).
-    private func nonNilChild(_ item: KeyedArchiveItem, _ name: String, _ key: any CodingKey) throws -> KeyedArchiveValueDecoder {
-        let child = KeyedArchiveValueDecoder(session: session, item: item, parentPath: containerPath, key: key)
-        guard !child.isNil else { throw error(.valueNotFound, "\(name) is nil", key: key) }
-        return child
+    /// The child decoder of an admitted item. Asked for a value it does not hold — `$null` or
+    /// `NSNull` included — it throws (`.valueNotFound` for those), with its path.
+    private func child(_ item: KeyedArchiveItem, _ key: any CodingKey) -> KeyedArchiveValueDecoder {
+        KeyedArchiveValueDecoder(session: session, item: item, parentPath: containerPath, key: key)
     }
 
     /// The child decoder for `name`.
     func child(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
-        let item = try admitted(name, key)
-        return KeyedArchiveValueDecoder(session: session, item: item, parentPath: containerPath, key: key())
-    }
-
-    /// The child decoder for `name`, refusing `$null`/`NSNull` (`.valueNotFound`) for a non-optional.
-    func nonNil(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> KeyedArchiveValueDecoder {
-        try nonNilChild(try admitted(name, key), name, key())
+        child(try admitted(name, key), key())
     }
 
     // Each matches the item, then the object it names, in place: a tuple of the two (or the
@@ -136,7 +129,7 @@ extension KeyedArchiveValueDecoder {
         case .object(let reference): if case .string(let value) = session.objects[reference.index] { return value }
         default: break
         }
-        return try nonNilChild(item, name, key()).string()
+        return try child(item, key()).string()
     }
 
     func bool(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Bool {
@@ -146,7 +139,7 @@ extension KeyedArchiveValueDecoder {
         case .object(let reference): if case .bool(let value) = session.objects[reference.index] { return value }
         default: break
         }
-        return try nonNilChild(item, name, key()).bool()
+        return try child(item, key()).bool()
     }
 
     func double(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Double {
@@ -156,7 +149,7 @@ extension KeyedArchiveValueDecoder {
         case .object(let reference): if case .real(let value) = session.objects[reference.index] { return value }
         default: break
         }
-        return try nonNilChild(item, name, key()).double()
+        return try child(item, key()).double()
     }
 
     func integer<T: FixedWidthInteger>(_ name: String, _ key: @autoclosure () -> any CodingKey, _ type: T.Type) throws -> T {
@@ -168,7 +161,7 @@ extension KeyedArchiveValueDecoder {
         default: break
         }
         if let integer, let converted = T(exactly: integer) { return converted }
-        return try nonNilChild(item, name, key()).integer(type)
+        return try child(item, key()).integer(type)
     }
 
     func date(_ name: String, _ key: @autoclosure () -> any CodingKey) throws -> Date {
@@ -178,6 +171,6 @@ extension KeyedArchiveValueDecoder {
         case .object(let reference): if case .date(let value) = session.objects[reference.index] { return value }
         default: break
         }
-        return try nonNilChild(item, name, key()).decode(Date.self)
+        return try child(item, key()).decode(Date.self)
     }
 }

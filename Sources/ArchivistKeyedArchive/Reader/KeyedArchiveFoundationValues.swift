@@ -75,7 +75,7 @@ enum KeyedArchiveFoundationValues {
         case .date:
             switch fields["NS.time"] {
             case nil: return .date(Date(timeIntervalSinceReferenceDate: 0))
-            case .real(let seconds)? where seconds.isNaN: throw fail("NS.time", "a number, not NaN")
+            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds): throw fail("NS.time", "a number, not NaN")
             case .real(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case .integer(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
             default: throw fail("NS.time", "a number")

@@ -28,9 +28,14 @@ struct KeyedArchiveTableReader {
         var kind: KeyedArchiveFoundationValues.Kind
     }
 
-    init(document: PropertyListDocument, limits: ArchiveLimits) {
+    /// Whether the bridge's validator has already checked this document's dates and unfolded
+    /// size (``precheck(_:objects:limits:)``): it bounds both, on the same property list.
+    let prechecked: Bool
+
+    init(document: PropertyListDocument, limits: ArchiveLimits, prechecked: Bool = false) {
         self.document = document
         self.limits = limits
+        self.prechecked = prechecked
         self.budget = limits.maxObjectCount
     }
 
@@ -40,6 +45,7 @@ struct KeyedArchiveTableReader {
     mutating func read() throws -> KeyedArchive {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
         let objectNodes = envelope.objects
+        let nanDate = prechecked ? nil : try Self.precheck(document, objects: objectNodes, limits: limits)
         objectCount = objectNodes.count
         classRecords = Array(repeating: nil, count: objectCount)
         classShapes = Array(repeating: nil, count: objectCount)
@@ -63,6 +69,8 @@ struct KeyedArchiveTableReader {
             if isURL { urls.append(index) }
         }
         try Self.resolveURLs(urls, in: &objects)
+        // A NaN date the table did not read (it would have thrown with its path).
+        if let nanDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
         return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits)
     }
 
@@ -113,9 +121,7 @@ struct KeyedArchiveTableReader {
         case .real(let value): return (.real(value), [], false)
         case .bool(let value): return (.bool(value), [], false)
         case .data(let bytes): return (.data(Data(bytes)), [], false)
-        case .date(let seconds):
-            guard !seconds.isNaN else { throw Self.nanDate(Self.path(index)) }
-            return (.date(Date(timeIntervalSinceReferenceDate: seconds)), [], false)
+        case .date(let seconds): return (.date(try KeyedArchiveDateRule.date(seconds, codingPath: Self.path(index))), [], false)
         case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
         case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
         case .dictionary(let keys, let values):
@@ -268,9 +274,7 @@ struct KeyedArchiveTableReader {
         case .real(let value): return .real(value)
         case .bool(let value): return .bool(value)
         case .data(let bytes): return .data(Data(bytes))
-        case .date(let seconds):
-            guard !seconds.isNaN else { throw Self.nanDate(path()) }
-            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .date(let seconds): return .date(try KeyedArchiveDateRule.date(seconds, codingPath: path()))
         case .uid: return .reference(try reference(at: node, path: path))
         case .array(let elements):
             var fields: [KeyedArchiveField] = []
@@ -292,12 +296,6 @@ struct KeyedArchiveTableReader {
             }
             return .dictionary(entries)
         }
-    }
-
-    /// A date of NaN seconds is refused, as the bridge's validator refuses it: such a `Date`
-    /// traps when described (FoundationEssentials) and never equals itself.
-    static func nanDate(_ codingPath: [String]) -> ArchiveError {
-        ArchiveError(.corrupt, "a date that is not a number (NaN)", codingPath: codingPath)
     }
 
     /// Turns the `NSURL` instances at `indexes` into ``KeyedArchiveObject/url(relative:base:)``
