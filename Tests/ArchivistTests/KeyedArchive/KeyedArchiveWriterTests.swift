@@ -208,7 +208,7 @@ final class KeyedRing: KeyedArchiveEncodable {
             let error = #expect(throws: ArchiveError.self, "\(name)") { try write(limits) }
             #expect(error?.code == .limitExceeded(.totalBytes), "\(name): \(String(describing: error))")
         }
-        // A single value larger than the limit is refused before the archive is assembled.
+        // A single value larger than the limit.
         var limits = ArchiveLimits()
         limits.maxTotalBytes = 1_000
         let large = #expect(throws: ArchiveError.self) { try KeyedArchiveWriter.encode(Data(count: 4_096), limits: limits) }
