@@ -93,7 +93,7 @@ struct BinaryPropertyListReader {
             }
         }
         storage.values = references
-        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
+        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, sharedReferences: storage)
     }
 
     private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, size: Int) -> UInt64 {

@@ -77,72 +77,6 @@ enum KeyedArchiveItem {
     }
 }
 
-/// How many more values one decode may produce. Value types copy a shared object once per
-/// path, so a small archive that shares along exponentially many paths would otherwise never
-/// finish decoding (the same "billion laughs" the validator bounds).
-final class KeyedArchiveDecodingBudget {
-    @exclusivity(unchecked) private var remaining: Int  // one decode, one thread
-
-    init(_ limit: Int) { remaining = limit }
-
-    /// Takes one value from the budget; `false` once it is spent.
-    func spend() -> Bool {
-        remaining -= 1
-        return remaining >= 0
-    }
-}
-
-/// What every decoder of one ``KeyedArchive/decode(_:key:)`` shares, held by reference so that
-/// making a child decoder (once per nested value) copies one pointer, not the archive's tables.
-final class KeyedArchiveDecodingSession {
-    let archive: KeyedArchive
-    /// The `$top` key the decode started at, first in every error's path.
-    let startPath: [String]
-    let budget: KeyedArchiveDecodingBudget
-    /// `archive.objects`, and `archive.limits.maxDepth`, held apart: read through `archive`,
-    /// every field read copied the archive struct (a retain and release of each of its tables).
-    let objects: [KeyedArchiveObject]
-    let maxDepth: Int
-    /// The shape whose instance started most recently, and the position each of its lookups
-    /// found, in order (`-1` for a key not there): where the next instance's are looked for first.
-    /// (Unchecked exclusivity, as the keyed lookup cursor of ``KeyedArchiveValueDecoder``: one thread, no
-    /// access held across a call.)
-    @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
-    @exclusivity(unchecked) var predictedPositions: [Int] = []
-
-    init(archive: KeyedArchive, topKey: String) {
-        self.archive = archive
-        startPath = [topKey]
-        budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
-        objects = archive.objects
-        maxDepth = archive.limits.maxDepth
-    }
-}
-
-/// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
-/// or an `NSDictionary`'s entries.
-enum KeyedArchiveKeyedEntries {
-    case instance(KeyedArchiveFieldTable)
-    case fields([String: KeyedArchiveField])
-    case items([String: KeyedArchiveItem])
-
-    subscript(key: String) -> KeyedArchiveItem? {
-        switch self {
-        case .instance(let table): table[key].map(KeyedArchiveItem.init)
-        case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
-        case .items(let items): items[key]
-        }
-    }
-
-    var keys: [String] {
-        switch self {
-        case .instance(let table): table.names
-        case .fields(let fields): Array(fields.keys)
-        case .items(let items): Array(items.keys)
-        }
-    }
-}
-
 /// The `Decoder` over a ``KeyedArchive``.
 ///
 /// The coding path is kept as the parent's path plus this decoder's key and put together only
@@ -175,6 +109,10 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// match (and copy) the enum.
     @exclusivity(unchecked) var instanceKeys: KeyedArchiveFieldKeys?
     @exclusivity(unchecked) var instanceValues: [KeyedArchiveField] = []
+    /// An `NSDictionary`'s keys and values, held apart too, when `readsDictionary`.
+    @exclusivity(unchecked) var dictionaryKeys: [KeyedArchiveReference] = []
+    @exclusivity(unchecked) var dictionaryValues: [KeyedArchiveReference] = []
+    @exclusivity(unchecked) var readsDictionary = false
     /// Where the next key is looked for first without a prediction: after the last one found.
     @exclusivity(unchecked) var hint = 0
     /// Instance keys looked up so far.
@@ -246,6 +184,15 @@ final class KeyedArchiveValueDecoder: Decoder {
             // The instance's own field table, shared, not copied: this runs once per object.
             entries = .instance(instance.table)
         case (_, .dictionary(let keys, let values)?):
+            if keys.count <= KeyedArchiveKeyedEntries.indexThreshold {
+                for key in keys {
+                    guard case .string = session.objects[key.index] else {
+                        throw error(.typeMismatch, "dictionary key \(key) is not a string")
+                    }
+                }
+                entries = .dictionary(keys: keys, values: values, objects: session.objects)
+                break
+            }
             var items: [String: KeyedArchiveItem] = [:]
             for (key, value) in zip(keys, values) {
                 guard case .string(let name) = archive[key] else {
@@ -264,16 +211,16 @@ final class KeyedArchiveValueDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let elements: [KeyedArchiveItem]
+        let elements: KeyedArchiveElements
         switch (item, resolved) {
         case (_, .array(let references)?), (_, .set(let references)?), (_, .orderedSet(let references)?):
-            elements = references.map { .object($0) }
+            elements = .references(references)
         case (.field(.array(let fields)), _), (_, .plist(.array(let fields))?):
-            elements = fields.map(KeyedArchiveItem.init)
+            elements = .fields(fields)
         default:
             throw mismatch("an array, set or ordered set")
         }
-        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements, codingPath: codingPath)
+        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }
@@ -299,6 +246,7 @@ final class KeyedArchiveValueDecoder: Decoder {
         // Metatype comparisons first: most values are none of the special types, and a
         // pointer comparison is far cheaper than a dynamic cast of the metatype.
         if T.self == String.self { return try string() as! T }
+        if T.self == [String].self { return try strings() as! T }
         guard T.self == Date.self || T.self == Data.self || T.self == UUID.self || T.self == URL.self else {
             return try T(from: self)
         }
@@ -329,6 +277,26 @@ final class KeyedArchiveValueDecoder: Decoder {
         default:
             return try T(from: self)
         }
+    }
+
+    /// An array of strings, read in place: `Array.init(from:)` is unspecialized in the
+    /// standard library and looks up `Array<String>`'s metadata for every array it decodes,
+    /// which cost more than reading the strings. Anything but an array of string objects takes
+    /// that general path, for its errors.
+    func strings() throws -> [String] {
+        let references: [KeyedArchiveReference]
+        switch resolved {
+        case .array(let elements)?, .set(let elements)?, .orderedSet(let elements)?: references = elements
+        default: return try [String](from: self)
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(references.count)
+        for (position, reference) in references.enumerated() {
+            guard case .string(let value) = session.objects[reference.index] else { return try [String](from: self) }
+            try admit(key: IndexKey(intValue: position), depth: depth)
+            strings.append(value)
+        }
+        return strings
     }
 
     func string() throws -> String {

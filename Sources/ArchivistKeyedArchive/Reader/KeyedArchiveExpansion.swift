@@ -22,42 +22,161 @@ enum KeyedArchiveExpansion {
     /// - Throws: `.limitExceeded(.objectCount)`, its path the `$top` key.
     /// - Complexity: O(*n*) in the objects and fields reachable from `root`; iterative.
     static func check(_ archive: KeyedArchive, from root: KeyedArchiveReference, topKey: String) throws {
-        let cap = archive.limits.maxObjectCount
         let objects = archive.objects
-        // 0: not reached yet; -1: being counted (on the stack); otherwise its unfolded size.
-        var sizes = [Int](repeating: 0, count: objects.count)
-        // The objects being counted, each with its run of `children` and its inline values.
-        var frames: [(index: Int, start: Int, next: Int, inline: Int)] = []
-        var children: [Int] = []
-
-        func open(_ index: Int) {
-            sizes[index] = -1
-            let start = children.count
-            let inline = appendChildren(of: objects[index], to: &children)
-            frames.append((index, start, start, inline))
-        }
-
-        open(root.index)
-        while let frame = frames.last {
-            if frame.next < children.count {
-                frames[frames.count - 1].next += 1
-                let child = children[frame.next]
-                if sizes[child] == 0 { open(child) }
+        var counter = Counter(cap: archive.limits.maxObjectCount, count: objects.count)
+        var frames: [Frame] = []
+        var next = root.index
+        while true {
+            // Open `next` (when there is one): a frame to finish once the children not counted
+            // yet are, or, for one that has none (strings, numbers, objects of shared leaves:
+            // most objects), its size at once.
+            if next >= 0 {
+                let start = counter.pending.count
+                let known = counter.add(childrenOf: objects[next])
+                if counter.pending.count > start {
+                    counter.sizes[next] = -1
+                    frames.append(Frame(index: next, start: start, next: start, known: known))
+                } else {
+                    counter.sizes[next] = counter.sum(1, known)
+                    guard counter.sizes[next] <= counter.cap else { throw refusal(next, archive, topKey) }
+                }
+                next = -1
+            }
+            guard let frame = frames.last else { return }
+            if frame.next < counter.pending.count {
+                frames[frames.count - 1].next = frame.next + 1
+                let child = counter.pending[frame.next]
+                if counter.sizes[child] == 0 { next = child }
                 continue
             }
-            var size = saturating(1, frame.inline, cap: cap)
-            for child in children[frame.start...] { size = saturating(size, max(sizes[child], 1), cap: cap) }
-            guard size <= cap else {
-                throw ArchiveError(
-                    .limitExceeded(.objectCount),
-                    "object @\(frame.index) unfolds to more than maxObjectCount (\(cap)) values: it reaches shared objects "
-                        + "along exponentially many paths, and decoding copies each path into the value types that hold it",
-                    codingPath: [topKey], typeName: archive.classChains[frame.index].first)
+            var size = counter.sum(1, frame.known)
+            for position in frame.start..<counter.pending.count {
+                size = counter.sum(size, max(counter.sizes[counter.pending[position]], 1))
             }
-            sizes[frame.index] = size
-            children.removeSubrange(frame.start...)
+            guard size <= counter.cap else { throw refusal(frame.index, archive, topKey) }
+            counter.sizes[frame.index] = size
+            counter.pending.removeSubrange(frame.start...)
             frames.removeLast()
         }
+    }
+
+    /// An object being counted: its run of the pending children, the next of them to visit,
+    /// and what its other children and inline values add up to.
+    private struct Frame {
+        var index: Int
+        var start: Int
+        var next: Int
+        var known: Int
+    }
+
+    /// The sizes found so far and the children still to count.
+    private struct Counter {
+        let cap: Int
+        /// 0: not reached yet; -1: being counted (on the stack); otherwise the unfolded size.
+        var sizes: [Int]
+        /// The children of the objects being counted whose size was not known when they were met.
+        var pending: [Int] = []
+
+        init(cap: Int, count: Int) {
+            self.cap = cap
+            sizes = [Int](repeating: 0, count: count)
+            pending.reserveCapacity(64)
+        }
+
+        /// `first + second`, saturating just above `cap`. (Never called with a mutating call
+        /// among its arguments: `self` would be copied first, and every append then copied
+        /// `pending`.)
+        @inline(__always)
+        func sum(_ first: Int, _ second: Int) -> Int { KeyedArchiveExpansion.saturating(first, second, cap: cap) }
+
+        /// Pends `child` when its size is not known yet, and returns what it adds otherwise (a
+        /// reference back to an object being counted adds 1).
+        @inline(__always)
+        mutating func add(child: Int) -> Int {
+            let size = sizes[child]
+            if size == 0 {
+                pending.append(child)
+                return 0
+            }
+            return max(size, 1)
+        }
+
+        /// Adds the objects `object` refers to; returns what its known children and inline
+        /// values add up to.
+        mutating func add(childrenOf object: borrowing KeyedArchiveObject) -> Int {
+            var known = 0
+            switch object {
+            case .array(let elements), .set(let elements), .orderedSet(let elements):
+                for element in elements {
+                    let added = add(child: element.index)
+                    known = sum(known, added)
+                }
+            case .dictionary(let keys, let values):
+                for key in keys {
+                    let added = add(child: key.index)
+                    known = sum(known, added)
+                }
+                for value in values {
+                    let added = add(child: value.index)
+                    known = sum(known, added)
+                }
+            case .instance(let instance):
+                for field in instance.table.values {
+                    let added = add(field: field)
+                    known = sum(known, added)
+                }
+            case .plist(.array(let elements)):
+                for element in elements {
+                    let added = add(field: element)
+                    known = sum(known, added)
+                }
+            case .plist(.dictionary(let entries)):
+                for value in entries.values {
+                    let added = add(field: value)
+                    known = sum(known, added)
+                }
+            case .plist(let field):
+                known = add(field: field)
+            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url, .classDescription:
+                break
+            }
+            return known
+        }
+
+        /// Adds the references an inline field holds; returns what it adds besides them (its
+        /// inline values, and its known children). Recursive over inline nesting, which the
+        /// table reader bounded by `maxDepth`.
+        mutating func add(field: KeyedArchiveField) -> Int {
+            switch field {
+            case .reference(let target):
+                return add(child: target.index)
+            case .array(let elements):
+                var known = 1
+                for element in elements {
+                    let added = add(field: element)
+                    known = sum(known, added)
+                }
+                return known
+            case .dictionary(let entries):
+                var known = 1
+                for value in entries.values {
+                    let added = add(field: value)
+                    known = sum(known, added)
+                }
+                return known
+            case .integer, .unsignedInteger, .real, .bool, .string, .data, .date:
+                return 1
+            }
+        }
+    }
+
+    private static func refusal(_ index: Int, _ archive: KeyedArchive, _ topKey: String) -> ArchiveError {
+        let cap = archive.limits.maxObjectCount
+        return ArchiveError(
+            .limitExceeded(.objectCount),
+            "object @\(index) unfolds to more than maxObjectCount (\(cap)) values: it reaches shared objects "
+                + "along exponentially many paths, and decoding copies each path into the value types that hold it",
+            codingPath: [topKey], typeName: archive.classChains[index].first)
     }
 
     /// `first + second`, or just above `cap` when that is more (never overflowing, whatever `cap`).
@@ -66,54 +185,5 @@ enum KeyedArchiveExpansion {
         let (sum, overflow) = first.addingReportingOverflow(second)
         guard overflow || sum > cap else { return sum }
         return cap == .max ? cap : cap + 1
-    }
-
-    /// Appends the objects `object` refers to and returns how many inline values it holds.
-    private static func appendChildren(of object: KeyedArchiveObject, to children: inout [Int]) -> Int {
-        switch object {
-        case .array(let elements), .set(let elements), .orderedSet(let elements):
-            for element in elements { children.append(element.index) }
-            return 0
-        case .dictionary(let keys, let values):
-            for key in keys { children.append(key.index) }
-            for value in values { children.append(value.index) }
-            return 0
-        case .instance(let instance):
-            var inline = 0
-            for field in instance.table.values { inline += appendReferences(in: field, to: &children) }
-            return inline
-        case .plist(.array(let elements)):
-            var inline = 0
-            for element in elements { inline += appendReferences(in: element, to: &children) }
-            return inline
-        case .plist(.dictionary(let entries)):
-            var inline = 0
-            for value in entries.values { inline += appendReferences(in: value, to: &children) }
-            return inline
-        case .plist(let field):
-            return appendReferences(in: field, to: &children)
-        case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url, .classDescription:
-            return 0
-        }
-    }
-
-    /// Appends the references an inline field holds and returns how many inline values it is.
-    /// Recursive over inline nesting, which the table reader bounded by `maxDepth`.
-    private static func appendReferences(in field: KeyedArchiveField, to children: inout [Int]) -> Int {
-        switch field {
-        case .reference(let target):
-            children.append(target.index)
-            return 0
-        case .array(let elements):
-            var inline = 1
-            for element in elements { inline += appendReferences(in: element, to: &children) }
-            return inline
-        case .dictionary(let entries):
-            var inline = 1
-            for value in entries.values { inline += appendReferences(in: value, to: &children) }
-            return inline
-        case .integer, .unsignedInteger, .real, .bool, .string, .data, .date:
-            return 1
-        }
     }
 }

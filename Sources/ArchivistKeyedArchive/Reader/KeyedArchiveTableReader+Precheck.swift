@@ -16,28 +16,26 @@ extension KeyedArchiveTableReader {
     ///   when the entries unfold to more than `maxObjectCount` values.
     /// - Complexity: O(*n*) in the document's nodes and references; iterative.
     static func precheck(_ document: PropertyListDocument, objects: PropertyListDocument.References, limits: ArchiveLimits) throws -> Int? {
+        // Only the binary reader's documents share nodes or hold NaN dates: an XML property
+        // list makes a node of each element, and its dates are ISO 8601 text.
+        guard let references = document.sharedReferences else { return nil }
         let nodes = document.nodes
-        var nanDate: Int?
-        // How often each node is a container's element or value, saturating at 2.
+        // How often each node is a container's element, key or value, saturating at 2: counted
+        // over the one array every container's references are runs of, which reads no node. A
+        // key counts too, so a container that is also a key counts as shared (and is then
+        // counted exactly, below).
         var parents = [UInt8](repeating: 0, count: nodes.count)
+        for child in references.values where parents[child] < 2 { parents[child] += 1 }
+        var nanDate: Int?
+        var shares = false
         for index in nodes.indices {
             switch nodes[index] {
-            case .date(let seconds) where !KeyedArchiveDateRule.allows(seconds):
-                if nanDate == nil { nanDate = index }
-            case .array(let elements):
-                for element in elements where parents[element] < 2 { parents[element] += 1 }
-            case .dictionary(_, let values):
-                for value in values where parents[value] < 2 { parents[value] += 1 }
+            case .date(let seconds):
+                if nanDate == nil, !KeyedArchiveDateRule.allows(seconds) { nanDate = index }
+            case .array, .dictionary:
+                if parents[index] == 2 { shares = true }
             default:
                 continue
-            }
-        }
-        // Unshared, the copies are no more than the nodes; only sharing can outgrow the input.
-        let shares = nodes.indices.contains { index in
-            guard parents[index] == 2 else { return false }
-            switch nodes[index] {
-            case .array, .dictionary: return true
-            default: return false
             }
         }
         if shares { try checkUnfoldedSize(of: objects, in: nodes, cap: limits.maxObjectCount) }

@@ -133,6 +133,11 @@ struct KeyedArchiveTableReader {
             }
             let classReference = try reference(at: values[classPosition]) { Self.path(index, "$class") }
             let record = try classRecord(classReference.index, objectNodes: objectNodes)
+            if record.kind != .other, record.kind != .url,
+               let object = try foundationValue(record.kind, className: record.chain[0], keys: keys, values: values,
+                                                classPosition: classPosition, classIndex: classReference.index, objectIndex: index) {
+                return (object, record.chain, false)
+            }
             let table = try fieldTable(keys: keys, values: values, classPosition: classPosition,
                                        classIndex: classReference.index, objectIndex: index)
             let instance = KeyedArchiveInstance(classChain: record.chain, table: table)
@@ -185,14 +190,31 @@ struct KeyedArchiveTableReader {
         return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
     }
 
-    /// The fields in `shape`'s order, or `nil` when the keys other than `$class` (at
-    /// `classPosition`) are not exactly `shape`'s names, each once: found by node (a binary
-    /// archive stores each key string once, so a key is an integer compare) or else by name.
+    /// The fields in `shape`'s order, or `nil` when the keys other than `$class` do not match
+    /// the shape (``matchShape(_:keys:classPosition:shape:shapeNodes:_:)``).
     private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
                                      shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
+        try Self.matchShape(document, keys: keys, classPosition: classPosition, shape: shape, shapeNodes: shapeNodes) { source in
+            var fieldValues: [KeyedArchiveField] = []
+            fieldValues.reserveCapacity(source.count)
+            for slot in source.indices {
+                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
+            }
+            return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
+        }
+    }
+
+    /// Calls `body` with the position in `keys` of each of `shape`'s names, slot by slot, or
+    /// returns `nil` when the keys other than `$class` (at `classPosition`) are not exactly
+    /// `shape`'s names, each once: found by node (a binary archive stores each key string once,
+    /// so a key is an integer compare) or else by name.
+    private static func matchShape<Result>(
+        _ document: PropertyListDocument, keys: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
+        shapeNodes: [Int], _ body: (UnsafeMutableBufferPointer<Int>) throws -> Result
+    ) rethrows -> Result? {
         let width = shapeNodes.count
         guard keys.count == width + 1 else { return nil }
-        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> KeyedArchiveFieldTable? in
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> Result? in
             source.initialize(repeating: -1)
             // Corelibs writes every instance's key strings anew, so once one key is not the
             // shape's node, the rest are looked up by name without scanning the nodes first.
@@ -216,12 +238,22 @@ struct KeyedArchiveTableReader {
                 source[slot] = position
             }
             // `width` keys on distinct slots of `width`: every slot has its value.
-            var fieldValues: [KeyedArchiveField] = []
-            fieldValues.reserveCapacity(width)
-            for slot in 0..<width {
-                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
-            }
-            return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
+            return try body(source)
+        }
+    }
+
+    /// The value an instance of a Foundation value class stands for, read from its plist
+    /// nodes without building its field table, or `nil` when its keys do not match its class's
+    /// shape (the first instance of a class, or one written with other keys: the general path).
+    private func foundationValue(_ kind: KeyedArchiveFoundationValues.Kind, className: String, keys: PropertyListDocument.References,
+                                 values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
+                                 objectIndex: Int) throws -> KeyedArchiveObject? {
+        guard let shape = classShapes[classIndex] else { return nil }
+        return try Self.matchShape(document, keys: keys, classPosition: classPosition, shape: shape,
+                                   shapeNodes: classShapeNodes[classIndex]) { source in
+            let fields = KeyedArchiveNodeFields(document: document, shape: shape, values: values, positions: source,
+                                                objectCount: objectCount) { Self.path(objectIndex) }
+            return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) { Self.path(objectIndex) }
         }
     }
 
