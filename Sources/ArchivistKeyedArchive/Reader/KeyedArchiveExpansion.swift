@@ -22,6 +22,9 @@ enum KeyedArchiveExpansion {
     /// - Throws: `.limitExceeded(.objectCount)`, its path the `$top` key.
     /// - Complexity: O(*n*) in the objects and fields reachable from `root`; iterative.
     static func check(_ archive: KeyedArchive, from root: KeyedArchiveReference, topKey: String) throws {
+        // The reader's bound, when it has one, settles it without a walk (the usual archive:
+        // only strings and numbers shared).
+        if let bound = archive.unfoldedBound, bound <= archive.limits.maxObjectCount { return }
         let objects = archive.objects
         var counter = Counter(cap: archive.limits.maxObjectCount, count: objects.count)
         var frames: [Frame] = []

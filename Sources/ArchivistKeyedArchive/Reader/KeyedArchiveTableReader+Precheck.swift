@@ -4,9 +4,10 @@ extension KeyedArchiveTableReader {
     /// What the table reader checks before it builds anything: when the binary plist shares a
     /// container between two parents (which Foundation's archivers never write), the number of
     /// plist values the `$objects` entries unfold to, each shared container counted once per
-    /// path — the values the table would copy into fields. The same pass finds the first date
-    /// node the rule refuses (``KeyedArchiveDateRule``, the validator's rule), read or not: the
-    /// caller refuses it after reading, so that a date it reads is reported with its path.
+    /// path — the values the table would copy into fields. It also hands back the first date
+    /// node the rule refuses (``KeyedArchiveDateRule``, the validator's rule), read or not, which
+    /// the binary reader noted: the caller refuses it after reading, so that a date it reads is
+    /// reported with its path.
     ///
     /// Without it, a 2 KB plist whose arrays each hold the one below twice was refused only
     /// after `maxObjectCount` values had been copied (seconds of work, 20 s in a debug build).
@@ -26,20 +27,17 @@ extension KeyedArchiveTableReader {
         // counted exactly, below).
         var parents = [UInt8](repeating: 0, count: nodes.count)
         for child in references.values where parents[child] < 2 { parents[child] += 1 }
-        var nanDate: Int?
-        var shares = false
-        for index in nodes.indices {
+        // Shared strings and numbers are the rule; a shared container is what can outgrow the input.
+        for index in parents.indices where parents[index] == 2 {
             switch nodes[index] {
-            case .date(let seconds):
-                if nanDate == nil, !KeyedArchiveDateRule.allows(seconds) { nanDate = index }
             case .array, .dictionary:
-                if parents[index] == 2 { shares = true }
+                try checkUnfoldedSize(of: objects, in: nodes, cap: limits.maxObjectCount)
+                return document.firstNaNDate
             default:
                 continue
             }
         }
-        if shares { try checkUnfoldedSize(of: objects, in: nodes, cap: limits.maxObjectCount) }
-        return nanDate
+        return document.firstNaNDate
     }
 
     /// Throws when the `entries` unfold to more than `cap` plist values: each node's size is 1,
@@ -91,5 +89,25 @@ extension KeyedArchiveTableReader {
                                        + "shares containers along exponentially many paths", codingPath: ["$objects"])
             }
         }
+    }
+
+    /// A bound on what any object of the table unfolds to, when one follows from the reading
+    /// alone: with no object that refers to others referenced twice, objects that hold others
+    /// appear once when decoding unfolds the graph, and the rest once per reference, so nothing
+    /// unfolds past the objects, the references and the inline values together.
+    /// ``KeyedArchiveExpansion`` then has nothing to count. `nil` when such an object is
+    /// shared (a DAG; Foundation's archivers write those for shared class instances).
+    static func unfoldedBound(_ objects: [KeyedArchiveObject], referrers: [UInt8], references: Int, inlineValues: Int) -> Int? {
+        for index in referrers.indices where referrers[index] == 2 {
+            switch objects[index] {
+            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url, .classDescription:
+                continue
+            case .array, .set, .orderedSet, .dictionary, .instance, .plist:
+                return nil
+            }
+        }
+        let (partial, overflow) = objects.count.addingReportingOverflow(references)
+        let (bound, overflowAgain) = partial.addingReportingOverflow(inlineValues)
+        return overflow || overflowAgain ? nil : bound
     }
 }

@@ -21,6 +21,10 @@ struct KeyedArchiveTableReader {
     /// index, and the key node of each name (kept apart from the records: read for every instance).
     private var classShapes: [KeyedArchiveFieldKeys?] = []
     private var classShapeNodes: [[Int]] = []
+    /// How many references to each object were read, saturating at 2, and to all objects:
+    /// what ``KeyedArchive/unfoldedBound`` is worked out from.
+    private var referrers: [UInt8] = []
+    private var referenceCount = 0
 
     /// A class description as instances use it: the chain, and which Foundation value it maps to.
     private struct ClassRecord {
@@ -50,6 +54,7 @@ struct KeyedArchiveTableReader {
         classRecords = Array(repeating: nil, count: objectCount)
         classShapes = Array(repeating: nil, count: objectCount)
         classShapeNodes = Array(repeating: [], count: objectCount)
+        referrers = Array(repeating: 0, count: objectCount)
         var top: [String: KeyedArchiveReference] = [:]
         for (key, value) in zip(envelope.topKeys, envelope.topValues) {
             guard let name = document.string(at: key) else {
@@ -71,17 +76,27 @@ struct KeyedArchiveTableReader {
         try Self.resolveURLs(urls, in: &objects)
         // A NaN date the table did not read (it would have thrown with its path).
         if let nanDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
-        return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits)
+        let bound = Self.unfoldedBound(objects, referrers: referrers, references: referenceCount,
+                                       inlineValues: limits.maxObjectCount - budget)
+        return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits, unfoldedBound: bound)
     }
 
-    /// The reference a UID node holds, in bounds.
-    private func reference(at node: Int, path: () -> [String]) throws -> KeyedArchiveReference {
+    /// Counts a reference to `$objects[index]`.
+    @inline(__always)
+    private mutating func noteReference(_ index: Int) {
+        referenceCount &+= 1
+        if referrers[index] < 2 { referrers[index] += 1 }
+    }
+
+    /// The reference a UID node holds, in bounds (and counted).
+    private mutating func reference(at node: Int, path: () -> [String]) throws -> KeyedArchiveReference {
         guard case .uid(let value) = document.nodes[node] else {
             throw ArchiveError(.corrupt, "expected a reference", codingPath: path())
         }
         guard value < UInt64(objectCount) else {
             throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objectCount) objects)", codingPath: path())
         }
+        noteReference(Int(value))
         return KeyedArchiveReference(Int(value))
     }
 
@@ -136,6 +151,16 @@ struct KeyedArchiveTableReader {
             if record.kind != .other, record.kind != .url,
                let object = try foundationValue(record.kind, className: record.chain[0], keys: keys, values: values,
                                                 classPosition: classPosition, classIndex: classReference.index, objectIndex: index) {
+                // Read from the nodes, its references were not counted as fields: count them.
+                switch object {
+                case .array(let elements), .set(let elements), .orderedSet(let elements):
+                    for element in elements { noteReference(element.index) }
+                case .dictionary(let keys, let values):
+                    for key in keys { noteReference(key.index) }
+                    for value in values { noteReference(value.index) }
+                default:
+                    break
+                }
                 return (object, record.chain, false)
             }
             let table = try fieldTable(keys: keys, values: values, classPosition: classPosition,
