@@ -6,7 +6,8 @@ import Foundation
 /// against corelibs' NSKeyedUnarchiver and NSKeyedArchiver on the same archives: (a) 10,000
 /// tasks, (b) 1,000 users × 20 letters (acyclic, as Foundation on Linux needs). Our writer's
 /// output is checked to be readable by Foundation as the same classes. (c) The bridge reading
-/// 2,000 dictionaries of value classes (200 with `--quick`).
+/// 2,000 dictionaries of value classes (200 with `--quick`). (d), (e): the reader on
+/// dictionary-shaped archives (`KeyedDictionaryBenchmarks.swift`).
 func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
     let tasks = (0..<(harness.options.quick ? 2_000 : 10_000)).map(HandTask.init)
     try compareKeyed(
@@ -25,6 +26,7 @@ func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
     // minute just to write the input, most of a quick run, so quick mode uses 200 (about 1/100
     // of that time; the cases measured are linear, so the ratios still show).
     try compareFoundationValueArchive(harness, count: harness.options.quick ? 200 : 2_000)
+    try runKeyedDictionaryBenchmarks(harness)
 }
 
 /// (c) The bridge's own route for archives of Foundation value classes only:

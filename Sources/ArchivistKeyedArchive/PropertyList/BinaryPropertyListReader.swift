@@ -74,6 +74,7 @@ struct BinaryPropertyListReader {
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
                                                 objectCount: objectCount, limits: limits, storage: storage)
         var strings = SmallStringCache()
+        var firstNaNDate: Int?
         // Every container's references, in one array the nodes' `References` are runs of (an
         // archive's containers hold about one reference per object).
         var references: [Int] = []
@@ -87,13 +88,13 @@ struct BinaryPropertyListReader {
                 guard offset >= 8, offset < UInt64(tableOffset) else {
                     throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
                 }
-                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings,
-                                                                                references: &references))
+                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), index: index, strings: &strings,
+                                                                                references: &references, firstNaNDate: &firstNaNDate))
                 initialized = index + 1
             }
         }
         storage.values = references
-        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
+        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, sharedReferences: storage, firstNaNDate: firstNaNDate)
     }
 
     private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, size: Int) -> UInt64 {
@@ -248,8 +249,11 @@ private struct BinaryPropertyListObjects {
         return PropertyListDocument.References(storage: storage, start: first, count: count)
     }
 
-    func readObject(at offset: Int, strings: inout SmallStringCache,
-                    references: inout [Int]) throws -> PropertyListDocument.Node {
+    /// Reads the object at `offset`, the `index`th of the offset table; a date of NaN seconds
+    /// is read as it is, and the first one's index noted in `firstNaNDate` (the readers refuse it,
+    /// ``KeyedArchiveDateRule``).
+    func readObject(at offset: Int, index: Int, strings: inout SmallStringCache,
+                    references: inout [Int], firstNaNDate: inout Int?) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -288,7 +292,9 @@ private struct BinaryPropertyListObjects {
         case 0x3:
             guard marker == 0x33 else { throw ArchiveError(.corrupt, "bad date marker", offset: offset) }
             try requireBytes(offset + 1, 8)
-            return .date(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
+            let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
+            if firstNaNDate == nil, !KeyedArchiveDateRule.allows(seconds) { firstNaNDate = index }
+            return .date(seconds)
         case 0x4:
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
