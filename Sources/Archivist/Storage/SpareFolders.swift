@@ -339,14 +339,9 @@ package final class SpareFolders: Sendable {
             let locked = alone || (lock >= 0 && lockFile(lock, LOCK_SH))
             let start = DispatchTime.now().uptimeNanoseconds
             let removedBefore = removal?.removed ?? 0
-            let done: Bool
+            var done = true
+            var failure: (any Error)?
             do {
-                defer {
-                    if locked {
-                        _ = fileSystem.flock(lock, LOCK_UN)
-                        noteHold(since: start, removed: (removal?.removed ?? 0) - removedBefore)
-                    }
-                }
                 if removal == nil {
                     sweep(below: root)
                     removal = try FolderRemoval.Batches(of: trashPath, below: root)
@@ -358,19 +353,28 @@ package final class SpareFolders: Sendable {
                     setAside.append(aside)
                     return true
                 } ?? true
+            } catch {
+                failure = error   // the walk's end, with what it could not delete
+            }
+            if locked {
+                _ = fileSystem.flock(lock, LOCK_UN)
+                noteHold(since: start, removed: (removal?.removed ?? 0) - removedBefore)
             }
             // Outside the lock: a removal as long as the names the folder once held. One found
             // not empty after all goes back to the trash, for one more pass.
+            var again = false
             for folder in setAside where fileSystem.removeDirectory(folder, below: root) != 0 && errno != ENOENT {
-                if moveToTrash(folder, keepable: false, below: root) && done && passes == 1 {
-                    passes += 1
-                    removal?.close()
-                    removal = nil
-                }
+                again = moveToTrash(folder, keepable: false, below: root) || again
             }
-            let again = removal == nil
             setAside.removeAll()
-            if (done && !again) || shouldStop() { return }
+            if let failure { throw failure }
+            if done && again && passes == 1 {
+                passes += 1
+                removal?.close()
+                removal = nil
+                continue
+            }
+            if done || shouldStop() { return }
         }
     }
 
