@@ -82,98 +82,14 @@ package enum FolderRemoval {
     /// pass did not see.
     static func removeContents(of path: String, below root: AtomicFile.Root? = nil, keeping spares: SpareFolders? = nil,
                                willRemoveFolder: ((String) -> Void)?) throws {
-        var walk = try Walk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
+        var walk = try RemovalWalk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
         _ = try walk.run()
-    }
-
-    /// How many entries a removal in ``Batches`` reads (and deletes, enters or keeps) per
-    /// batch: what one hold of the trash lock covers, whatever the trash holds. A few
-    /// milliseconds of `unlink`s on a phone; guarded by `LockHoldTests`.
-    static let batchSize = 256
-
-    /// The folder size (`st_size`) past which ``Batches`` sets an emptied folder aside rather
-    /// than remove it inside the batch: removing a folder costs with the names it once held
-    /// (ext4 frees its blocks then: about 0.2 s for one that held 100,000 names, 2.2 MB), so
-    /// the caller removes it once its lock is released. Guarded by `LockHoldTests`.
-    static let largeFolderSize: Int64 = 64 << 10
-
-    /// Deletes everything inside a folder as ``removeContents(of:below:keeping:)`` does, a
-    /// batch of at most ``batchSize`` entries at a time, so that a lock taken around each batch
-    /// is held for a bounded time whatever the folder holds, and released between batches.
-    ///
-    /// Between batches the walk keeps its folders open, and another walk may run meanwhile —
-    /// one that keeps emptied folders as spares, which a write may then fill with new entries.
-    /// So each batch after the first starts with ``resume()``: a folder the walk holds open is
-    /// only used again if it is still where the walk found it, below the folder being emptied;
-    /// else the walk starts over from the top, where everything left still is.
-    ///
-    /// ```swift
-    /// var removal = try FolderRemoval.Batches(of: trashPath)
-    /// defer { removal.close() }
-    /// while try !lock.withExclusive({ removal.resume(); return try removal.next(keeping: nil) }) {}
-    /// ```
-    struct Batches {
-        private var walk: Walk
-
-        /// A removal of what is inside `path` (opened from `root` when given); a missing folder
-        /// is already empty.
-        ///
-        /// - Throws: ``CacheError`` when `path` exists but cannot be opened.
-        init(of path: String, below root: AtomicFile.Root? = nil,
-             willRemoveFolder: ((String) -> Void)? = nil) throws {
-            walk = try Walk(root: path, below: root, willRemoveFolder: willRemoveFolder)
-        }
-
-        /// How many entries the removal deleted (or kept as spares) so far.
-        var removed: Int { walk.removed }
-
-        /// Before a batch after the first, with the same exclusion as the batches: goes on
-        /// where the last batch stopped if every folder the walk holds open is still where it
-        /// found it, else starts over — from the top when the folder being emptied is another
-        /// one now.
-        ///
-        /// - Throws: ``CacheError`` when the folder now at the path cannot be opened.
-        /// - Complexity: An `fstatat` per level of the walk's depth, and an `openat` of `..` per
-        ///   level past ``openLevels``.
-        mutating func resume() throws {
-            switch walk.placement() {
-            case .inPlace:
-                return
-            case .moved:
-                walk.restart()
-            case .rootReplaced:
-                walk.closeAll()
-                walk = try Walk(root: walk.rootPath, below: walk.below, willRemoveFolder: walk.willRemoveFolder,
-                                carrying: walk)
-            }
-        }
-
-        /// Runs one batch: up to ``batchSize`` entries, folders worth keeping offered to
-        /// `spares` (``removeContents(of:below:keeping:)``; `nil` keeps none, as a walk that is
-        /// not alone must). An emptied folder larger than ``largeFolderSize`` that is not kept
-        /// goes to `setAside` (with the descriptor of the folder holding it, and its name),
-        /// which moves it out of the way for its removal after the batch and says whether it did;
-        /// else it is removed in the batch.
-        ///
-        /// - Returns: Whether the folder is now empty (or the walk could do no more); the
-        ///   folders it holds are closed then.
-        /// - Throws: Once the walk is done, as ``removeContents(of:below:keeping:)``.
-        mutating func next(keeping spares: SpareFolders?,
-                           settingAside setAside: ((_ folder: Int32, _ name: String) -> Bool)? = nil) throws -> Bool {
-            walk.spares = spares
-            walk.setAside = setAside
-            defer { walk.setAside = nil }
-            return try walk.run(steps: FolderRemoval.batchSize)
-        }
-
-        /// Closes what the removal holds open (a removal given up before its end).
-        mutating func close() { walk.closeAll() }
     }
 }
 
 /// A folder's identity: a folder reached again through `..` must be the one left.
-private struct FolderID: Hashable {
+struct RemovalFolderID: Hashable {
     var device: UInt64
     var inode: UInt64
 
@@ -184,18 +100,18 @@ private struct FolderID: Hashable {
 }
 
 /// An entry the walk failed to delete: the folder holding it and its name's bytes.
-private struct EntryID: Hashable {
-    var folder: FolderID
+struct RemovalEntryID: Hashable {
+    var folder: RemovalFolderID
     var name: [CChar]
 }
 
 /// One folder on the walk's path from the root down.
-private struct Level {
+struct RemovalLevel {
     /// The open folder, or `nil` while the walk is below it and it is past ``FolderRemoval/openLevels``.
     var stream: DirectoryStream?
     /// The name in the folder above (NUL-terminated; empty for the root).
     var name: [CChar]
-    var id: FolderID
+    var id: RemovalFolderID
     /// Whether the walk deleted an entry of this folder in this pass (since it was opened or
     /// last read from its start): deleting while reading may make `readdir` skip entries (APFS,
     /// NFS, FreeBSD), so only then is a folder read again (a subfolder when its removal says
@@ -210,10 +126,10 @@ private struct Level {
 
 /// The state of one ``FolderRemoval/removeContents(of:below:keeping:)``: the levels from the root down to the
 /// folder being read, and what could not be deleted.
-private struct Walk {
+struct RemovalWalk {
     let rootPath: String
-    var levels: [Level] = []
-    var failed: Set<EntryID> = []
+    var levels: [RemovalLevel] = []
+    var failed: Set<RemovalEntryID> = []
     var firstError: CacheError?
     /// How many times the walk started over from the top: bounded, so that a folder that
     /// never leads back to the one above (moved under the walk, again and again) ends it.
@@ -238,7 +154,7 @@ private struct Walk {
     /// on another folder at the same path (see ``FolderRemoval/Batches/resume()``) carries the
     /// first error and the count of what the earlier one deleted.
     init(root: String, below: AtomicFile.Root?, spares: SpareFolders? = nil,
-         willRemoveFolder: ((String) -> Void)? = nil, carrying earlier: Walk? = nil) throws {
+         willRemoveFolder: ((String) -> Void)? = nil, carrying earlier: RemovalWalk? = nil) throws {
         self.willRemoveFolder = willRemoveFolder
         firstError = earlier?.firstError
         removed = earlier?.removed ?? 0
@@ -263,10 +179,10 @@ private struct Walk {
     }
 
     /// A level for the open folder `fd` (which it then owns), or `nil` with `errno` set.
-    private static func level(fd: Int32, name: [CChar], rereads: Int = 0) -> Level? {
+    private static func level(fd: Int32, name: [CChar], rereads: Int = 0) -> RemovalLevel? {
         var status = stat()
         guard fstat(fd, &status) == 0, let stream = fdopendir(fd) else { return nil }
-        return Level(stream: stream, name: name, id: FolderID(status), rereads: rereads)
+        return RemovalLevel(stream: stream, name: name, id: RemovalFolderID(status), rereads: rereads)
     }
 
     /// Reads the deepest level's next entry until the root is read to its end: a file or link
@@ -307,7 +223,7 @@ private struct Walk {
                 descend(into: name)
                 continue
             }
-            if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
+            if !failed.isEmpty && failed.contains(RemovalEntryID(folder: top.id, name: Self.bytes(name))) { continue }
             if unlinkat(top.fd, name, 0) == 0 {
                 levels[levels.count - 1].changed = true
                 removed += 1
@@ -328,61 +244,11 @@ private struct Walk {
         return true
     }
 
-    /// Where the folders the walk holds open are now (see ``placement()``).
-    enum Placement {
-        /// Each is still the entry of its name in the folder above it, up to the walked folder,
-        /// which is still the one at its path.
-        case inPlace
-        /// The walked folder is, but a folder below it is no longer where the walk found it.
-        case moved
-        /// Another folder (or nothing) is at the walked folder's path now.
-        case rootReplaced
-    }
-
-    /// Where the folders the walk holds open are now: checked, between two batches, before the
-    /// walk deletes anything through them again. A folder another walk emptied and kept as a
-    /// spare (and a write may have filled since) is no longer in the folder above it.
-    ///
-    /// - Complexity: An `lstat`, and an `fstatat` per level below the root, plus an `openat` of
-    ///   `..` per level whose folder the walk closed (past ``FolderRemoval/openLevels``).
-    func placement() -> Placement {
-        guard let first = levels.first else { return .inPlace }   // nothing left open
-        var status = stat()
-        guard lstat(rootPath, below: below, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
-              FolderID(status) == first.id else { return .rootReplaced }
-        guard levels.count > 1 else { return .inPlace }
-        // From the deepest level (always open) up: each folder is the entry of its name in the
-        // one above; a folder above that the walk closed is reached through `..` and must be
-        // the one it left.
-        var folder = levels[levels.count - 1].fd
-        var opened: Int32 = -1   // a folder above, opened here: closed once past it
-        defer { if opened >= 0 { _ = close(opened) } }
-        for depth in stride(from: levels.count - 1, through: 1, by: -1) {
-            let parent: Int32
-            if levels[depth - 1].stream != nil {
-                parent = levels[depth - 1].fd
-            } else {
-                let fd = openat(folder, "..", Self.folderFlags)
-                guard fd >= 0 else { return .moved }
-                if opened >= 0 { _ = close(opened) }
-                opened = fd
-                guard fstat(fd, &status) == 0, FolderID(status) == levels[depth - 1].id else { return .moved }
-                parent = fd
-            }
-            let found = levels[depth].name.withUnsafeBufferPointer {
-                fstatat(parent, $0.baseAddress!, &status, AT_SYMLINK_NOFOLLOW) == 0
-            }
-            guard found, status.st_mode & S_IFMT == S_IFDIR, FolderID(status) == levels[depth].id else { return .moved }
-            folder = parent
-        }
-        return .inPlace
-    }
-
     /// Opens the folder `name` of the deepest level and makes it the deepest, counting
     /// `rereads` passes over it already.
     private mutating func descend(into name: UnsafePointer<CChar>, rereads: Int = 0) {
         let parent = levels.count - 1
-        if !failed.isEmpty && failed.contains(EntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
+        if !failed.isEmpty && failed.contains(RemovalEntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
         let fd = openat(levels[parent].fd, name, Self.folderFlags)
         if fd < 0 {
             let code = errno
@@ -434,7 +300,7 @@ private struct Walk {
             let fd = openat(child.fd, "..", Self.folderFlags)
             let openError = fd < 0 ? errno : 0
             var status = stat()
-            guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
+            guard fd >= 0, fstat(fd, &status) == 0, RemovalFolderID(status) == levels[parent].id,
                   let stream = fdopendir(fd) else {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
@@ -445,7 +311,7 @@ private struct Walk {
                     // not searchable, mode r--; out of descriptors): starting over would come
                     // back to it every time until the restarts run out and the walk stops with
                     // the rest undeleted. Remember it, so the walk passes it by from now on.
-                    failed.insert(EntryID(folder: levels[parent].id, name: child.name))
+                    failed.insert(RemovalEntryID(folder: levels[parent].id, name: child.name))
                     record("return from folder", openError, at: child.name, in: parent, parent: true)
                 }
                 restarts += 1
@@ -500,7 +366,7 @@ private struct Walk {
     /// Offers the folder `child` of level `parent`, read to its end, to `spares`: kept when
     /// its size is worth keeping, its name is valid UTF-8 (a repaired name could be another
     /// folder's), a second read from its start finds nothing in it, and a slot is free.
-    private func keep(_ child: Level, in parent: Int, spares: SpareFolders) -> Bool {
+    private func keep(_ child: RemovalLevel, in parent: Int, spares: SpareFolders) -> Bool {
         var status = stat()
         let item = parent == 0 ? child.name : levels[1].name   // the trash's item holding it
         guard let stream = child.stream, fstat(child.fd, &status) == 0,
@@ -527,7 +393,7 @@ private struct Walk {
     /// from now on, and the error if it is the first.
     private mutating func fail(_ operation: String, _ code: Int32, name: UnsafePointer<CChar>) {
         let bytes = Self.bytes(name)
-        failed.insert(EntryID(folder: levels[levels.count - 1].id, name: bytes))
+        failed.insert(RemovalEntryID(folder: levels[levels.count - 1].id, name: bytes))
         record(operation, code, at: bytes, in: levels.count - 1, parent: true)
     }
 
