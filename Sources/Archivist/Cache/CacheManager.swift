@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Entries live at `<root>/<location>/[md5(user)/]md5(type name)/<md5(parameter) or "value">`:
 /// no caller string ever becomes a path component unhashed. Folders are 0700 and files 0600
-/// whatever the umask. Each entry file carries a checked header (see ``EntryHeader``) with the
+/// whatever the umask. Each entry file carries a checked header (see `EntryHeader`) with the
 /// original type name and parameter; a damaged or misplaced entry throws ``CacheError`` once
 /// and is removed, so the next read is a miss. Writes are atomic (temporary file and rename).
 ///
@@ -280,7 +280,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let letters: [Letter]? = try cache.value(for: .message)
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: Blocking file I/O, O(size of the entry).
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
@@ -296,7 +296,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let recent: [Product]? = try cache.value(for: .productList, maxAge: 300)
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O.
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval

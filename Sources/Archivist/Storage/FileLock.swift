@@ -21,7 +21,8 @@ import Darwin
 /// an in-process condition does that part: shared holders are counted, the first one takes
 /// `LOCK_SH` and the last one releases it; an exclusive holder takes `LOCK_EX` once no thread
 /// of this process holds the lock. The exclusive lock is re-entrant on the thread that holds
-/// it; a shared holder must not ask for the exclusive lock (no upgrades).
+/// it, and that thread may also run shared sections inside it; a shared holder must not ask
+/// for the exclusive lock (no upgrades).
 ///
 /// The kernel lock is held exactly while `body` runs, never while idle — the descriptor
 /// itself stays open, which is harmless — and every caller keeps `body` to work that does not
@@ -131,6 +132,12 @@ package final class FileLock {
     /// - Complexity: Two system calls for the first and last of overlapping shared holders.
     package func withShared<R>(_ body: () throws -> R) throws -> R {
         condition.lock()
+        // The exclusive holder's thread already excludes everyone: waiting for itself would
+        // never end.
+        if let owner = exclusiveOwner, pthread_equal(owner, pthread_self()) != 0 {
+            condition.unlock()
+            return try body()
+        }
         while exclusiveOwner != nil { condition.wait() }
         if sharedHolders == 0 {
             do {

@@ -85,7 +85,7 @@ public final class PlistStore: Sendable {
     ///
     /// Temporary files left behind by writes that died before their rename are deleted:
     /// those whose owning process is dead, or that are older than ten minutes (see
-    /// ``TemporaryName``); a live process's write in progress keeps its temporary.
+    /// `TemporaryName`); a live process's write in progress keeps its temporary.
     ///
     /// ```swift
     /// let store = PlistStore(

@@ -3,14 +3,14 @@ import Foundation
 
 /// Stores `NSSecureCoding` objects through Foundation's `NSKeyedArchiver` and reads them back
 /// through `NSKeyedUnarchiver`, after a validator has checked every byte, so that hostile or
-/// damaged input throws an ``ArchiveError`` instead of crashing the process.
+/// damaged input throws an `ArchiveError` instead of crashing the process.
 ///
 /// On Linux, swift-corelibs-foundation's unarchiver overflows the stack on reference cycles and
 /// deep chains, calls `fatalError` for a class outside the allowed list, and reads out of
 /// bounds when an element of an `NSDictionary` fails to decode. The bridge therefore:
 /// - parses the property list with its own bounded readers and checks the archive's layout,
 ///   every reference, every class name against an allowlist, the fields of the Foundation
-///   value classes, and the reference graph (acyclic, depth within ``ArchiveLimits/maxDepth``);
+///   value classes, and the reference graph (acyclic, depth within `ArchiveLimits/maxDepth`);
 /// - hands Foundation a canonical re-encoding of the validated property list, never the input;
 /// - on corelibs, decodes with `requiresSecureCoding` off: the allowlist has already been
 ///   enforced for every instance, and this turns a per-call-site class mismatch (which corelibs

@@ -7,8 +7,8 @@ import Foundation
 /// Each `$objects` entry becomes a ``KeyedArchiveObject``: the Foundation value classes as Swift
 /// values, other classes as a ``KeyedArchiveInstance`` with their class chain and fields.
 /// References stay references (``KeyedArchiveReference``), so shared objects and cycles are
-/// representable and never expanded. Reading is bounded by ``ArchiveLimits`` and every error is
-/// an ``ArchiveError`` with the path of the failing entry.
+/// representable and never expanded. Reading is bounded by `ArchiveLimits` and every error is
+/// an `ArchiveError` with the path of the failing entry.
 ///
 /// ```swift
 /// let archive = try KeyedArchive(data: data)

@@ -25,9 +25,9 @@ public protocol KeyedArchiveDecodable {
 /// Scalars follow `NSCoder`: an absent key reads as `0`/`false`; any number reads into any
 /// numeric type that holds its value (see each method); a present value of another kind, or a
 /// number that does not fit, throws `.typeMismatch`. Objects read as `nil` when absent or `$null`. Every error is an
-/// ``ArchiveError`` whose `codingPath` runs from the root to the failing key. Nesting is
-/// bounded by ``ArchiveLimits/maxDepth`` and the values decoded (a shared object copied into
-/// each value type that holds it counts each time) by ``ArchiveLimits/maxObjectCount``; a
+/// `ArchiveError` whose `codingPath` runs from the root to the failing key. Nesting is
+/// bounded by `ArchiveLimits/maxDepth` and the values decoded (a shared object copied into
+/// each value type that holds it counts each time) by `ArchiveLimits/maxObjectCount`; a
 /// class instance reached twice is decoded once (the
 /// same Swift object), and a class reached again while it is still being decoded (a cycle) throws
 /// `.unresolvedReference`.

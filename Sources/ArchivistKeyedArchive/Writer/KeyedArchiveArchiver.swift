@@ -24,7 +24,7 @@ public protocol KeyedArchiveEncodable {
     var keyedArchiveClassChain: [String] { get }
     /// Writes the value's fields.
     ///
-    /// - Throws: Whatever writing a field throws (an ``ArchiveError``), or the value's own error.
+    /// - Throws: Whatever writing a field throws (an `ArchiveError`), or the value's own error.
     func encode(with archiver: KeyedArchiveArchiver) throws
 }
 
@@ -49,8 +49,8 @@ extension KeyedArchiveEncodable {
 ///
 /// Scalars are stored inline in the instance (as `NSKeyedArchiver` does); objects are written
 /// once and referenced, so a class instance reached twice is one object and a cycle is a
-/// reference back. Writing is bounded by ``ArchiveLimits`` (`maxDepth` levels of objects,
-/// `maxObjectCount` objects) and throws ``ArchiveError`` with the key path.
+/// reference back. Writing is bounded by `ArchiveLimits` (`maxDepth` levels of objects,
+/// `maxObjectCount` objects) and throws `ArchiveError` with the key path.
 public final class KeyedArchiveArchiver {
     /// The keys from the root to this object.
     public let codingPath: [String]

@@ -50,7 +50,7 @@ extension Data: KeyedArchiveEncodable {
 extension Date: KeyedArchiveEncodable {
     /// Writes an `NSDate` (`NS.time`, seconds since 2001).
     ///
-    /// - Throws: ``ArchiveError`` `invalidValue` for a date of NaN seconds, which
+    /// - Throws: `ArchiveError` `invalidValue` for a date of NaN seconds, which
     ///   ``KeyedArchive`` and the bridge's validator refuse to read.
     public func encode(with archiver: KeyedArchiveArchiver) throws {
         guard KeyedArchiveDateRule.allows(timeIntervalSinceReferenceDate) else {

@@ -25,13 +25,15 @@ private enum StatisticsCache: String, CacheType {
             let counts = cache.statistics(of: type)
             let perProcess = UInt64(rounds)
             #expect(counts.stores == 2 * perProcess * 4, "\(type)")
-            #expect(counts.memoryHits == 2 * perProcess * 6, "\(type)")
-            #expect(counts.diskHits == 0, "\(type)")
+            // Every read of a stored value hits; most in memory, but a value the other process's
+            // concurrent write left the memory tier unsure of is read from disk instead.
+            #expect(counts.memoryHits + counts.diskHits == 2 * perProcess * 6, "\(type)")
+            #expect(counts.memoryHits >= perProcess * 6, "\(type)")
             #expect(counts.misses == 2 * perProcess, "\(type)")
             #expect(counts.expiredReads == 2 * perProcess, "\(type)")
             #expect(counts.removals == 2 * perProcess, "\(type)")
             #expect(counts.errorCount == 0, "\(type)")
-            #expect(counts.bytesRead == 0, "\(type)")
+            #expect((counts.bytesRead == 0) == (counts.diskHits == 0), "\(type)")
             #expect(counts.bytesWritten > 0, "\(type)")
             #expect(counts.hitRate == 0.75, "\(type)")
         }
