@@ -2,7 +2,7 @@ import Archivist
 import ArchivistKeyedArchive
 import Foundation
 
-/// Issue 9's keyed-archive benchmark: the pure-Swift reader and writer (`ArchivistKeyedArchive`)
+/// The keyed-archive benchmark: the pure-Swift reader and writer (`ArchivistKeyedArchive`)
 /// against corelibs' NSKeyedUnarchiver and NSKeyedArchiver on the same archives: (a) 10,000
 /// tasks, (b) 1,000 users × 20 letters (acyclic, as Foundation on Linux needs). Our writer's
 /// output is checked to be readable by Foundation as the same classes. (c) The bridge reading
@@ -29,7 +29,7 @@ func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
     try runKeyedDictionaryBenchmarks(harness)
 }
 
-/// (c) The bridge's own route for archives of Foundation value classes only (issue 9 item 4):
+/// (c) The bridge's own route for archives of Foundation value classes only:
 /// `KeyedArchiverBridge.unarchiveObject`/`unarchive(NSArray.self)` — on corelibs the validator
 /// and then objects built from the pure-Swift reader — against corelibs' `NSKeyedUnarchiver`
 /// alone (no validation) and after `KeyedArchiverBridge.validate`, roughly the bridge's cost
