@@ -5,7 +5,7 @@ extension KeyedArchive {
     /// The table of a property list the bridge's validator has already accepted: parsed once,
     /// for both the validator and the reader.
     init(validatedDocument document: PropertyListDocument, limits: ArchiveLimits) throws {
-        var reader = KeyedArchiveTableReader(document: document, limits: limits, prechecked: true)
+        var reader = KeyedArchiveTableReader(document: document, limits: limits)
         self = try reader.read()
     }
 }

@@ -71,10 +71,10 @@ struct BinaryPropertyListReader {
         let objectCount = Int(count)
         let tableOffset = Int(table)
         let storage = PropertyListDocument.ReferenceStorage([])
+        let notes = BinaryPropertyListNotes()
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
-                                                objectCount: objectCount, limits: limits, storage: storage)
+                                                objectCount: objectCount, limits: limits, storage: storage, notes: notes)
         var strings = SmallStringCache()
-        var firstNaNDate: Int?
         // Every container's references, in one array the nodes' `References` are runs of (an
         // archive's containers hold about one reference per object).
         var references: [Int] = []
@@ -88,13 +88,17 @@ struct BinaryPropertyListReader {
                 guard offset >= 8, offset < UInt64(tableOffset) else {
                     throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
                 }
-                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), index: index, strings: &strings,
-                                                                                references: &references, firstNaNDate: &firstNaNDate))
+                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings,
+                                                                                references: &references))
                 initialized = index + 1
             }
         }
         storage.values = references
-        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, sharedReferences: storage, firstNaNDate: firstNaNDate)
+        // The first NaN date, found again by its offset (only when there is one).
+        let firstNaNDate = notes.firstNaNDateOffset.flatMap { nanOffset in
+            (0..<objectCount).first { objects.readUInt(at: tableOffset + $0 * offsetSize, size: offsetSize) == UInt64(nanOffset) }
+        }
+        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, firstNaNDate: firstNaNDate)
     }
 
     private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, size: Int) -> UInt64 {
@@ -131,10 +135,13 @@ private struct BinaryPropertyListObjects {
     /// The storage every container's ``PropertyListDocument/References`` point into; it gets its
     /// values once the whole table is read.
     let storage: PropertyListDocument.ReferenceStorage
+    /// What reading found on the way (held by reference: the reader is not mutated per object).
+    let notes: BinaryPropertyListNotes
 
     init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits,
-         storage: PropertyListDocument.ReferenceStorage) {
+         storage: PropertyListDocument.ReferenceStorage, notes: BinaryPropertyListNotes) {
         self.storage = storage
+        self.notes = notes
         self.bytes = bytes
         self.tableOffset = tableOffset
         self.referenceSize = referenceSize
@@ -249,11 +256,10 @@ private struct BinaryPropertyListObjects {
         return PropertyListDocument.References(storage: storage, start: first, count: count)
     }
 
-    /// Reads the object at `offset`, the `index`th of the offset table; a date of NaN seconds
-    /// is read as it is, and the first one's index noted in `firstNaNDate` (the readers refuse it,
-    /// ``KeyedArchiveDateRule``).
-    func readObject(at offset: Int, index: Int, strings: inout SmallStringCache,
-                    references: inout [Int], firstNaNDate: inout Int?) throws -> PropertyListDocument.Node {
+    /// Reads the object at `offset`. A date of NaN seconds is read as it is, and the first
+    /// one's offset noted (the readers refuse it, ``KeyedArchiveDateRule``).
+    func readObject(at offset: Int, strings: inout SmallStringCache,
+                    references: inout [Int]) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -293,7 +299,7 @@ private struct BinaryPropertyListObjects {
             guard marker == 0x33 else { throw ArchiveError(.corrupt, "bad date marker", offset: offset) }
             try requireBytes(offset + 1, 8)
             let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
-            if firstNaNDate == nil, !KeyedArchiveDateRule.allows(seconds) { firstNaNDate = index }
+            if !KeyedArchiveDateRule.allows(seconds), notes.firstNaNDateOffset == nil { notes.firstNaNDateOffset = offset }
             return .date(seconds)
         case 0x4:
             let (count, start) = try readCount(marker: marker, at: offset)
@@ -392,4 +398,10 @@ struct SmallStringCache {
         entries[slot] = Entry(low: low, high: high, count: count, string: string)
         return string
     }
+}
+
+/// What reading a binary plist notes besides the nodes.
+final class BinaryPropertyListNotes {
+    /// The offset of the first date of NaN seconds, if any.
+    var firstNaNDateOffset: Int?
 }

@@ -78,9 +78,6 @@ struct PropertyListDocument: Sendable {
     var nodes: [Node]
     var root: Int
     var format: Format
-    /// The one storage every container's ``References`` are runs of, for a document the binary
-    /// reader made (walking it visits every reference without touching a node); `nil` otherwise.
-    var sharedReferences: ReferenceStorage?
     /// The first date node of NaN seconds (``KeyedArchiveDateRule``), noted by the binary reader
     /// as it reads each node (an XML date is ISO 8601 text, never NaN).
     var firstNaNDate: Int?

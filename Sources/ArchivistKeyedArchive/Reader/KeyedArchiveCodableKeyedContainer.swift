@@ -96,9 +96,7 @@ extension KeyedArchiveValueDecoder {
     /// same lookup found in the previous instance of this shape: archivers write keys in any
     /// order, `Decodable`s read them in one), else after the last key found.
     private func entry(_ name: String) -> KeyedArchiveItem? {
-        if readsDictionary {
-            return KeyedArchiveKeyedEntries.position(of: name, keys: dictionaryKeys, objects: session.objects).map { .object(dictionaryValues[$0]) }
-        }
+        if readsDictionary { return dictionaryEntry(name) }
         guard let instanceKeys else { return keyedEntries[name] }
         let lookup = lookups
         lookups += 1
@@ -110,6 +108,34 @@ extension KeyedArchiveValueDecoder {
         guard let position else { return nil }
         hint = position + 1
         return KeyedArchiveItem(instanceValues[position])
+    }
+
+    /// An `NSDictionary`'s entry under `name`: where the key object the same lookup of the
+    /// previous dictionary found is (integer compares), else by scanning the keys' strings.
+    ///
+    /// A key written twice (no archiver writes one) reads the value of the last of its key
+    /// objects, and of the last such object when scanning.
+    private func dictionaryEntry(_ name: String) -> KeyedArchiveItem? {
+        let lookup = lookups
+        lookups += 1
+        if lookup < session.dictionaryLookups.count, session.dictionaryLookups[lookup].name == name {
+            let key = session.dictionaryLookups[lookup].key
+            var position = dictionaryKeys.count
+            while position > 0 {
+                position -= 1
+                if dictionaryKeys[position].index == key { return .object(dictionaryValues[position]) }
+            }
+        }
+        guard let position = KeyedArchiveKeyedEntries.position(of: name, keys: dictionaryKeys, objects: session.objects) else {
+            return nil
+        }
+        let found = KeyedArchiveDecodingSession.DictionaryLookup(name: name, key: dictionaryKeys[position].index)
+        if lookup < session.dictionaryLookups.count {
+            session.dictionaryLookups[lookup] = found
+        } else if lookup == session.dictionaryLookups.count {
+            session.dictionaryLookups.append(found)
+        }
+        return .object(dictionaryValues[position])
     }
 
     /// The entry under `name`, admitted (depth and budget checked once).

@@ -34,6 +34,16 @@ final class KeyedArchiveDecodingSession {
     /// access held across a call.)
     @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
     @exclusivity(unchecked) var predictedPositions: [Int] = []
+    /// For `NSDictionary`s: the name each lookup of the last dictionary asked for, in order,
+    /// and the key object it found, which the next dictionary likely holds too (corelibs stores
+    /// equal key strings once): found by comparing integers, not strings.
+    @exclusivity(unchecked) var dictionaryLookups: [DictionaryLookup] = []
+
+    /// One lookup of ``dictionaryLookups``.
+    struct DictionaryLookup {
+        var name: String
+        var key: Int
+    }
     init(archive: KeyedArchive, topKey: String) {
         self.archive = archive
         startPath = [topKey]
@@ -77,7 +87,8 @@ enum KeyedArchiveKeyedEntries {
     }
 
     /// The position of the last of `keys` whose string is `name` (a key written twice reads
-    /// its last value, as `NSDictionary(objects:forKeys:)` keeps it).
+    /// its last value, as `NSDictionary(objects:forKeys:)` keeps it; see also
+    /// `KeyedArchiveValueDecoder.dictionaryEntry(_:)`).
     ///
     /// A scan, comparing strings: records have a handful of keys, and hashing each name into a
     /// Swift dictionary for every `NSDictionary` decoded cost more than the scans it saved.

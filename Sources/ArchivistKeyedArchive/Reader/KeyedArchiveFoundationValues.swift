@@ -137,7 +137,7 @@ extension KeyedArchiveFieldTable: KeyedArchiveFieldSource {
 /// its keys have in its class's shape. Saves building a field table (and its arrays of
 /// references) for every `NSString`, `NSNumber`, `NSArray`, `NSDictionary`, … of an archive.
 struct KeyedArchiveNodeFields: KeyedArchiveFieldSource {
-    let document: PropertyListDocument
+    let nodes: [PropertyListDocument.Node]
     let shape: KeyedArchiveFieldKeys
     let values: PropertyListDocument.References
     /// The position in `values` of each of the shape's names.
@@ -159,7 +159,7 @@ struct KeyedArchiveNodeFields: KeyedArchiveFieldSource {
 
     func field(_ key: String) throws -> KeyedArchiveField? {
         guard let node = node(key) else { return nil }
-        switch document.nodes[node] {
+        switch nodes[node] {
         case .string(let value): return .string(value)
         case .integer(let value): return .integer(value)
         case .unsignedInteger(let value): return .unsignedInteger(value)
@@ -174,11 +174,11 @@ struct KeyedArchiveNodeFields: KeyedArchiveFieldSource {
     }
 
     func references(_ key: String) throws -> [KeyedArchiveReference]? {
-        guard let node = node(key), case .array(let elements) = document.nodes[node] else { return nil }
+        guard let node = node(key), case .array(let elements) = nodes[node] else { return nil }
         var references: [KeyedArchiveReference] = []
         references.reserveCapacity(elements.count)
         for element in elements {
-            guard case .uid(let value) = document.nodes[element] else { return nil }
+            guard case .uid(let value) = nodes[element] else { return nil }
             references.append(try reference(value, key))
         }
         return references

@@ -32,14 +32,16 @@ struct KeyedArchiveTableReader {
         var kind: KeyedArchiveFoundationValues.Kind
     }
 
-    /// Whether the bridge's validator has already checked this document's dates and unfolded
-    /// size (``precheck(_:objects:limits:)``): it bounds both, on the same property list.
-    let prechecked: Bool
+    /// The `$objects` entries, once read from the envelope.
+    private(set) var objectNodes = PropertyListDocument.References([])
+    /// The plist containers fields have read so far (allocated at the first), until the first
+    /// one read twice (see ``noteContainerRead(_:)``).
+    var readContainers: [Bool] = []
+    var sharingChecked = false
 
-    init(document: PropertyListDocument, limits: ArchiveLimits, prechecked: Bool = false) {
+    init(document: PropertyListDocument, limits: ArchiveLimits) {
         self.document = document
         self.limits = limits
-        self.prechecked = prechecked
         self.budget = limits.maxObjectCount
     }
 
@@ -48,8 +50,7 @@ struct KeyedArchiveTableReader {
 
     mutating func read() throws -> KeyedArchive {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
-        let objectNodes = envelope.objects
-        let nanDate = prechecked ? nil : try Self.precheck(document, objects: objectNodes, limits: limits)
+        objectNodes = envelope.objects
         objectCount = objectNodes.count
         classRecords = Array(repeating: nil, count: objectCount)
         classShapes = Array(repeating: nil, count: objectCount)
@@ -74,8 +75,9 @@ struct KeyedArchiveTableReader {
             if isURL { urls.append(index) }
         }
         try Self.resolveURLs(urls, in: &objects)
-        // A NaN date the table did not read (it would have thrown with its path).
-        if let nanDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
+        // A NaN date the table did not read (it would have thrown with its path), which the
+        // binary plist reader noted: the validator's rule covers every node.
+        if let nanDate = document.firstNaNDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
         let bound = Self.unfoldedBound(objects, referrers: referrers, references: referenceCount,
                                        inlineValues: limits.maxObjectCount - budget)
         return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits, unfoldedBound: bound)
@@ -219,7 +221,7 @@ struct KeyedArchiveTableReader {
     /// the shape (``matchShape(_:keys:classPosition:shape:shapeNodes:_:)``).
     private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
                                      shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
-        try Self.matchShape(document, keys: keys, classPosition: classPosition, shape: shape, shapeNodes: shapeNodes) { source in
+        try Self.matchShape(document.nodes, keys: keys, classPosition: classPosition, shape: shape, shapeNodes: shapeNodes) { source in
             var fieldValues: [KeyedArchiveField] = []
             fieldValues.reserveCapacity(source.count)
             for slot in source.indices {
@@ -234,7 +236,7 @@ struct KeyedArchiveTableReader {
     /// `shape`'s names, each once: found by node (a binary archive stores each key string once,
     /// so a key is an integer compare) or else by name.
     private static func matchShape<Result>(
-        _ document: PropertyListDocument, keys: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
+        _ nodes: [PropertyListDocument.Node], keys: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
         shapeNodes: [Int], _ body: (UnsafeMutableBufferPointer<Int>) throws -> Result
     ) rethrows -> Result? {
         let width = shapeNodes.count
@@ -255,7 +257,7 @@ struct KeyedArchiveTableReader {
                     byNode = slot >= 0
                 }
                 if slot < 0 {
-                    guard case .string(let name) = document.nodes[key], let found = shape.position(of: name) else { return nil }
+                    guard case .string(let name) = nodes[key], let found = shape.position(of: name) else { return nil }
                     slot = found
                 }
                 // Two keys on one slot: the general path reports the repeat.
@@ -274,9 +276,12 @@ struct KeyedArchiveTableReader {
                                  values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
                                  objectIndex: Int) throws -> KeyedArchiveObject? {
         guard let shape = classShapes[classIndex] else { return nil }
-        return try Self.matchShape(document, keys: keys, classPosition: classPosition, shape: shape,
+        // Captured apart: a closure reading them through `self` copied the whole reader.
+        let nodes = document.nodes
+        let objectCount = objectCount
+        return try Self.matchShape(nodes, keys: keys, classPosition: classPosition, shape: shape,
                                    shapeNodes: classShapeNodes[classIndex]) { source in
-            let fields = KeyedArchiveNodeFields(document: document, shape: shape, values: values, positions: source,
+            let fields = KeyedArchiveNodeFields(nodes: nodes, shape: shape, values: values, positions: source,
                                                 objectCount: objectCount) { Self.path(objectIndex) }
             return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) { Self.path(objectIndex) }
         }
@@ -334,6 +339,7 @@ struct KeyedArchiveTableReader {
         case .date(let seconds): return .date(try KeyedArchiveDateRule.date(seconds, codingPath: path()))
         case .uid: return .reference(try reference(at: node, path: path))
         case .array(let elements):
+            try noteContainerRead(node)
             var fields: [KeyedArchiveField] = []
             fields.reserveCapacity(elements.count)
             for (position, element) in elements.enumerated() {
@@ -341,6 +347,7 @@ struct KeyedArchiveTableReader {
             }
             return .array(fields)
         case .dictionary(let keys, let values):
+            try noteContainerRead(node)
             var entries: [String: KeyedArchiveField] = [:]
             entries.reserveCapacity(keys.count)
             for (key, value) in zip(keys, values) {

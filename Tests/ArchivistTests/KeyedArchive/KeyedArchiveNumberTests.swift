@@ -161,6 +161,28 @@ import Testing
         #expect(error.codingPath == ["root", "[1]"], "\(error)")
     }
 
+    /// The shape Apple's archiver writes: equal numbers stay apart (it keeps objects by
+    /// identity), and `encode(with:)`'s scalars are inline — `encodeBool` a Boolean, which a
+    /// model may read as an integer, `encodeInteger` an integer a model may read as a Boolean.
+    @Test func inlineScalarsOfAnotherKindRead() throws {
+        struct Inline: KeyedArchiveEncodable {
+            var keyedArchiveClassChain: [String] { ["Task", "NSObject"] }
+            func encode(with archiver: KeyedArchiveArchiver) throws {
+                archiver.encode(true, forKey: "count")
+                archiver.encode(1, forKey: "flag")
+                archiver.encode(2.0, forKey: "id")
+                archiver.encode(Int64(0), forKey: "ratio")
+                try archiver.encodeObject(1, forKey: "boxed")
+                try archiver.encodeObject(true, forKey: "boxedFlag")
+            }
+        }
+        struct Task: Decodable, Equatable {
+            var count: Int, flag: Bool, id: Int, ratio: Double, boxed: Bool, boxedFlag: UInt8
+        }
+        let data = try KeyedArchiveWriter.archive(Inline())
+        #expect(try KeyedArchive.decode(Task.self, from: data) == Task(count: 1, flag: true, id: 2, ratio: 0, boxed: true, boxedFlag: 1))
+    }
+
     /// The NSCoder-shaped scalar reads refuse what does not fit, naming the key.
     @Test func coderShapedReadsRefuseWhatDoesNotFit() throws {
         struct Fields: KeyedArchiveEncodable {

@@ -1,43 +1,30 @@
 import Archivist
 
 extension KeyedArchiveTableReader {
-    /// What the table reader checks before it builds anything: when the binary plist shares a
-    /// container between two parents (which Foundation's archivers never write), the number of
-    /// plist values the `$objects` entries unfold to, each shared container counted once per
-    /// path — the values the table would copy into fields. It also hands back the first date
-    /// node the rule refuses (``KeyedArchiveDateRule``, the validator's rule), read or not, which
-    /// the binary reader noted: the caller refuses it after reading, so that a date it reads is
-    /// reported with its path.
+    /// Notes that a field reads the plist container `node`, and counts what the `$objects`
+    /// entries unfold to the first time a container is read again.
     ///
-    /// Without it, a 2 KB plist whose arrays each hold the one below twice was refused only
-    /// after `maxObjectCount` values had been copied (seconds of work, 20 s in a debug build).
+    /// A binary plist can share a container between two parents (Foundation's archivers never
+    /// write that), and the table copies a shared container into each field that reaches it: a
+    /// 2 KB plist whose arrays each hold the one below twice was refused only after
+    /// `maxObjectCount` values had been copied (seconds of work; 20 s in a debug build). Until a
+    /// container is read twice every copy is of a distinct node, so the table holds no more
+    /// than the input does; at the first repeat, before copying that container again, the exact
+    /// count (``checkUnfoldedSize(of:in:cap:)``) refuses an archive that would unfold past the
+    /// limit, in time proportional to the input. Nothing is counted for an archive without
+    /// sharing (the usual one), so reading it pays one flag test per container field.
     ///
-    /// - Returns: The index of the first NaN date node, if any.
     /// - Throws: `.corrupt` for a container that contains itself; `.limitExceeded(.objectCount)`
     ///   when the entries unfold to more than `maxObjectCount` values.
-    /// - Complexity: O(*n*) in the document's nodes and references; iterative.
-    static func precheck(_ document: PropertyListDocument, objects: PropertyListDocument.References, limits: ArchiveLimits) throws -> Int? {
-        // Only the binary reader's documents share nodes or hold NaN dates: an XML property
-        // list makes a node of each element, and its dates are ISO 8601 text.
-        guard let references = document.sharedReferences else { return nil }
-        let nodes = document.nodes
-        // How often each node is a container's element, key or value, saturating at 2: counted
-        // over the one array every container's references are runs of, which reads no node. A
-        // key counts too, so a container that is also a key counts as shared (and is then
-        // counted exactly, below).
-        var parents = [UInt8](repeating: 0, count: nodes.count)
-        for child in references.values where parents[child] < 2 { parents[child] += 1 }
-        // Shared strings and numbers are the rule; a shared container is what can outgrow the input.
-        for index in parents.indices where parents[index] == 2 {
-            switch nodes[index] {
-            case .array, .dictionary:
-                try checkUnfoldedSize(of: objects, in: nodes, cap: limits.maxObjectCount)
-                return document.firstNaNDate
-            default:
-                continue
-            }
+    mutating func noteContainerRead(_ node: Int) throws {
+        guard !sharingChecked else { return }
+        if readContainers.isEmpty { readContainers = [Bool](repeating: false, count: document.nodes.count) }
+        guard readContainers[node] else {
+            readContainers[node] = true
+            return
         }
-        return document.firstNaNDate
+        sharingChecked = true
+        try Self.checkUnfoldedSize(of: objectNodes, in: document.nodes, cap: limits.maxObjectCount)
     }
 
     /// Throws when the `entries` unfold to more than `cap` plist values: each node's size is 1,
