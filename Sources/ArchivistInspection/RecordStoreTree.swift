@@ -1,5 +1,10 @@
 import Archivist
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A `RecordStore` folder as inspection nodes: the snapshot (its generation and records), the
 /// change log (header, then each batch with its upserts and deletes) and the quarantined
@@ -16,8 +21,13 @@ package enum RecordStoreTree {
         var inspection = Inspection(path: folder, kind: "record store", byteCount: 0, nodes: [])
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         guard names.contains(snapshotName) || names.contains(logName) else {
-            inspection.kind = "unknown"
-            inspection.damage.append("a folder without \(snapshotName) or \(logName): not a record store (point inspect at a file)")
+            if RootWalk.isRoot(folder) {
+                inspection.kind = "cache root"
+                inspection.notes.append("`archivist ls` lists a cache root and `archivist verify` checks it; inspect takes one of its files")
+            } else {
+                inspection.kind = "unknown"
+                inspection.damage.append("a folder without \(snapshotName) or \(logName): not a record store (point inspect at a file)")
+            }
             return inspection
         }
         if let snapshot = read(folder + "/" + snapshotName, limits: limits, into: &inspection) {

@@ -22,6 +22,10 @@ public struct CacheStatistics: Sendable, Hashable {
 
     /// Every type's counts added up.
     ///
+    /// ```swift
+    /// let rate = cache.statistics.total.hitRate
+    /// ```
+    ///
     /// - Complexity: O(types).
     public var total: Counts { types.values.reduce(Counts(), +) }
 
@@ -124,6 +128,10 @@ public struct CacheStatistics: Sendable, Hashable {
         public var averageDecodeTime: Duration? { timedReads == 0 ? nil : decodeTime / Int(clamping: timedReads) }
 
         /// The sum of two types' counts.
+        ///
+        /// ```swift
+        /// let lists = stats["productList"] + stats["userOrderList"]
+        /// ```
         ///
         /// - Complexity: O(error codes).
         public static func + (a: Counts, b: Counts) -> Counts {
