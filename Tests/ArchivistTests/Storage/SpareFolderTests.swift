@@ -442,7 +442,7 @@ import Darwin
 
     /// The trash lock is made by the open, beside the journal, so that no file appears in the
     /// root behind the open's background walk. A walk that finds it gone makes it again and
-    /// locks it as usual (review6: a walk without it removed unlocked, while another
+    /// locks it as usual (a walk without it would remove unlocked, while another
     /// process's walk, having made the file, could lock it alone and keep a folder the first
     /// walk still had open).
     @Test func theTrashLockIsMadeAtOpenAndAgainByAWalkThatFindsItGone() throws {
