@@ -8,18 +8,29 @@ extension KeyedArchive {
     ///
     /// Instances and string-keyed `NSDictionary`s decode as keyed containers; `NSArray`,
     /// `NSSet` and `NSOrderedSet` as unkeyed ones; strings, numbers, `Date`, `Data`, `URL`
-    /// (resolved against its base) and `UUID` as single values. An absent field or `$null`
-    /// is `nil` for optionals.
+    /// (resolved against its base) and `UUID` as single values. Numbers read as `NSCoder`
+    /// reads them: any number into any numeric type that holds its value exactly (`true` as 1,
+    /// `1.0` as 1), and into `Bool` when it is 0 or 1 — corelibs' archiver stores equal
+    /// `NSNumber`s once, whatever their kind. An absent field is `nil` for optionals; `$null`
+    /// and `NSNull` reach the type's `init(from:)`, where `decodeNil()` is `true`.
+    ///
+    /// Before anything is decoded, what the object graph under `key` unfolds to (shared
+    /// objects copied once per path) is counted against `maxObjectCount`, so a small archive
+    /// that shares along exponentially many paths is refused in time proportional to its size.
     ///
     /// ```swift
     /// struct Note: Decodable { var title: String; var created: Date; var tags: [String] }
     /// let note = try KeyedArchive(data: data).decode(Note.self)
     /// ```
     ///
-    /// - Throws: `ArchiveError` with the coding path: `.keyNotFound`, `.valueNotFound`,
-    ///   `.typeMismatch`, `.limitExceeded(.depth)` past `maxDepth` (so a cyclic graph throws
-    ///   instead of recursing), or the model's own error wrapped (`.invalidValue`,
-    ///   `underlyingError` kept).
+    /// - Throws: `ArchiveError` whose coding path starts at `key` (`["root", "tags", "[1]"]`):
+    ///   `.keyNotFound`, `.valueNotFound` (a value asked of `$null`/`NSNull`), `.typeMismatch`
+    ///   (another kind, or a number that does not fit), `.limitExceeded(.objectCount)` for an
+    ///   archive that unfolds past `maxObjectCount`, `.limitExceeded(.depth)` past `maxDepth`
+    ///   (so a cyclic graph throws instead of recursing), or the model's own error wrapped
+    ///   (`.invalidValue`, `underlyingError` kept, its path under `key`).
+    /// - Complexity: O(*n*) in the objects the decode reads, plus the unfolded-size count,
+    ///   O(*n*) in the objects reachable from `key`.
     public func decode<T: Decodable>(_ type: T.Type, key: String = "root") throws -> T {
         try decode(type, key: key, expansionChecked: false)
     }
@@ -62,6 +73,8 @@ extension KeyedArchive {
     /// ```swift
     /// let note = try KeyedArchive.decode(Note.self, from: data)
     /// ```
+    ///
+    /// - Throws: `ArchiveError`: what ``init(data:limits:)`` and ``decode(_:key:)`` throw.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, limits: ArchiveLimits = .init()) throws -> T {
         try KeyedArchive(data: data, limits: limits).decode(type)
     }

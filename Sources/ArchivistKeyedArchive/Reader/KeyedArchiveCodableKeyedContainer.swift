@@ -75,6 +75,7 @@ extension KeyedArchiveValueDecoder {
                 // This shape records its lookups from now on (until another shape's instance starts).
                 session.predictedShape = table.keys
                 session.predictedPositions.removeAll(keepingCapacity: true)
+                session.predictedNames.removeAll(keepingCapacity: true)
             }
         case .dictionary(let keys, let values, _):
             instanceKeys = nil
@@ -101,9 +102,18 @@ extension KeyedArchiveValueDecoder {
         let lookup = lookups
         lookups += 1
         let predicted = session.predictedShape === instanceKeys && lookup < session.predictedPositions.count
-        let position = instanceKeys.position(of: name, hint: predicted ? session.predictedPositions[lookup] : hint)
-        if !predicted, session.predictedShape === instanceKeys, lookup == session.predictedPositions.count {
-            session.predictedPositions.append(position ?? -1)
+        let position: Int?
+        if predicted, session.predictedNames[lookup] == name {
+            // The same name as this lookup of the previous instance of the shape (the very
+            // string, a `CodingKey`'s literal: one word compare), so the same position.
+            let known = session.predictedPositions[lookup]
+            position = known >= 0 ? known : nil
+        } else {
+            position = instanceKeys.position(of: name, hint: predicted ? session.predictedPositions[lookup] : hint)
+            if !predicted, session.predictedShape === instanceKeys, lookup == session.predictedPositions.count {
+                session.predictedPositions.append(position ?? -1)
+                session.predictedNames.append(name)
+            }
         }
         guard let position else { return nil }
         hint = position + 1

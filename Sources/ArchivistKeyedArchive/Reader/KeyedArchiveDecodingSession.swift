@@ -34,6 +34,8 @@ final class KeyedArchiveDecodingSession {
     /// access held across a call.)
     @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
     @exclusivity(unchecked) var predictedPositions: [Int] = []
+    /// The name each of those lookups asked for: the same name again is the same position.
+    @exclusivity(unchecked) var predictedNames: [String] = []
     /// For `NSDictionary`s: the name each lookup of the last dictionary asked for, in order,
     /// and the key object it found, which the next dictionary likely holds too (corelibs stores
     /// equal key strings once): found by comparing integers, not strings.

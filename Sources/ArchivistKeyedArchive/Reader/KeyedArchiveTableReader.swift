@@ -14,13 +14,20 @@ struct KeyedArchiveTableReader {
     private var objectCount = 0
     /// The node of the last `$class` key found (see ``classKeyPosition(_:)``).
     private var classKeyNode = -1
-    /// Class descriptions read so far, by object index.
-    private var classRecords: [ClassRecord?] = []
-    /// The field names the instances of each class share (see
-    /// ``fieldTable(keys:values:classPosition:classIndex:objectIndex:)``), by class description
-    /// index, and the key node of each name (kept apart from the records: read for every instance).
-    private var classShapes: [KeyedArchiveFieldKeys?] = []
-    private var classShapeNodes: [[Int]] = []
+    /// Where each class description read so far is in ``classes``, by object index (-1: none):
+    /// a slot per object, but plain integers, so the table costs one fill and no teardown.
+    private var classSlots: [Int] = []
+    /// The class descriptions read so far: a handful per archive.
+    private var classes: [ClassEntry] = []
+
+    /// A class description as its instances use it: its record, and the field names its
+    /// instances share (see ``fieldTable(keys:values:classPosition:classIndex:objectIndex:)``)
+    /// with the key node of each name.
+    private struct ClassEntry {
+        var record: ClassRecord
+        var shape: KeyedArchiveFieldKeys?
+        var shapeNodes: [Int] = []
+    }
     /// How many references to each object were read, saturating at 2, and to all objects:
     /// what ``KeyedArchive/unfoldedBound`` is worked out from.
     private var referrers: [UInt8] = []
@@ -52,9 +59,7 @@ struct KeyedArchiveTableReader {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
         objectNodes = envelope.objects
         objectCount = objectNodes.count
-        classRecords = Array(repeating: nil, count: objectCount)
-        classShapes = Array(repeating: nil, count: objectCount)
-        classShapeNodes = Array(repeating: [], count: objectCount)
+        classSlots = Array(repeating: -1, count: objectCount)
         referrers = Array(repeating: 0, count: objectCount)
         var top: [String: KeyedArchiveReference] = [:]
         for (key, value) in zip(envelope.topKeys, envelope.topValues) {
@@ -182,9 +187,10 @@ struct KeyedArchiveTableReader {
     /// (strings, none twice), become the class's shape.
     private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
                                      objectIndex: Int) throws -> KeyedArchiveFieldTable {
-        if let shape = classShapes[classIndex],
+        let slot = classSlots[classIndex]
+        if let shape = classes[slot].shape,
            let table = try fieldTable(keys: keys, values: values, classPosition: classPosition, shape: shape,
-                                      shapeNodes: classShapeNodes[classIndex], objectIndex: objectIndex) {
+                                      shapeNodes: classes[slot].shapeNodes, objectIndex: objectIndex) {
             return table
         }
         var names: [String] = []
@@ -207,8 +213,8 @@ struct KeyedArchiveTableReader {
             let name = duplicate ?? ""
             throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(objectIndex, name))
         }
-        classShapes[classIndex] = shape
-        classShapeNodes[classIndex] = nodes
+        classes[slot].shape = shape
+        classes[slot].shapeNodes = nodes
         var fieldValues: [KeyedArchiveField] = []
         fieldValues.reserveCapacity(names.count)
         for (slot, position) in positions.enumerated() {
@@ -275,12 +281,13 @@ struct KeyedArchiveTableReader {
     private func foundationValue(_ kind: KeyedArchiveFoundationValues.Kind, className: String, keys: PropertyListDocument.References,
                                  values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
                                  objectIndex: Int) throws -> KeyedArchiveObject? {
-        guard let shape = classShapes[classIndex] else { return nil }
+        let slot = classSlots[classIndex]
+        guard let shape = classes[slot].shape else { return nil }
         // Captured apart: a closure reading them through `self` copied the whole reader.
         let nodes = document.nodes
         let objectCount = objectCount
         return try Self.matchShape(nodes, keys: keys, classPosition: classPosition, shape: shape,
-                                   shapeNodes: classShapeNodes[classIndex]) { source in
+                                   shapeNodes: classes[slot].shapeNodes) { source in
             let fields = KeyedArchiveNodeFields(nodes: nodes, shape: shape, values: values, positions: source,
                                                 objectCount: objectCount) { Self.path(objectIndex) }
             return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) { Self.path(objectIndex) }
@@ -289,10 +296,11 @@ struct KeyedArchiveTableReader {
 
     /// The record of the class description at `$objects[index]`, read once.
     private mutating func classRecord(_ index: Int, objectNodes: PropertyListDocument.References) throws -> ClassRecord {
-        if let record = classRecords[index] { return record }
+        if classSlots[index] >= 0 { return classes[classSlots[index]].record }
         let chain = try classChain(at: objectNodes[index]) { Self.path(index) }
         let record = ClassRecord(chain: chain, kind: KeyedArchiveFoundationValues.Kind(className: chain[0]))
-        classRecords[index] = record
+        classSlots[index] = classes.count
+        classes.append(ClassEntry(record: record))
         return record
     }
 
