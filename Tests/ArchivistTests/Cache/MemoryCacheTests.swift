@@ -160,7 +160,7 @@ import Testing
         #expect(Set(cache.keysByRecency) == ["0", "1", "2"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(20)))
     func evictedValuesAreReleasedOutsideTheLock() {
         let cache = MemoryCache<Int, Probe>(configuration: .init(countLimit: 1))
         let seen = Locked<[Int]>([])

@@ -6,7 +6,7 @@ import Testing
 /// Change streams across real processes: another process's write wakes a subscriber through
 /// its change signal, not the slow fallback poll; and with no writer a subscribed manager
 /// does not wake between polls.
-@Suite(.timeLimit(.minutes(2))) struct ChangeSignalMultiProcessTests {
+@Suite(.timeLimit(.minutes(20))) struct ChangeSignalMultiProcessTests {
     /// The worker's cache type (`WorkerCache` in Tests/ProcessWorker): the same name and
     /// location, so the same folder.
     enum SignalCache: String, CacheType {

@@ -9,7 +9,7 @@ import Darwin
 
 /// `ChangeSignal`: a commit to a file wakes every observer of that file, in this process as in
 /// others, and no observer of another file.
-@Suite(.timeLimit(.minutes(1))) struct ChangeSignalTests {
+@Suite(.timeLimit(.minutes(20))) struct ChangeSignalTests {
     /// One observer's wakes: counted, and streamed so a test can wait for the next.
     final class Wakes: Sendable {
         let count = Locked(0)

@@ -3,7 +3,7 @@ import Testing
 @testable import Archivist
 
 /// `changes()` reports this process's writes and, once read, other processes'.
-@Suite(.timeLimit(.minutes(1))) struct RecordStoreChangesTests {
+@Suite(.timeLimit(.minutes(20))) struct RecordStoreChangesTests {
     private let configuration = RecordStore<Diligence>.Configuration(durability: .none)
 
     @Test func ownWritesAndOtherOpenersWritesArrive() async throws {
