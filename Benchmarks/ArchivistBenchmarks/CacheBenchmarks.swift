@@ -199,7 +199,7 @@ private func benchmarkWritesAndReads(
     let writeRoot = harness.scratch.appendingPathComponent("cache-writes-\(valueSize)", isDirectory: true)
     // The raw baselines use the cache's layout: two more folder levels under the root and
     // 32-character names, so both sides pay the same path lookups. The baseline the ratios are
-    // taken against is the one issue 11 defines, a hand-written cache: it derives each file name
+    // taken against is a hand-written cache: it derives each file name
     // from the same key the cache gets ("\(i)") with MD5 on every operation. The variant with
     // names computed once before the loop stays beside it, in the same interleaved round.
     let rawFolder = writeRoot.appendingPathComponent("raw/shared-caches/" + String(repeating: "ab", count: 16)).path

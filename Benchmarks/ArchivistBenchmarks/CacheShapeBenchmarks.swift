@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 11's shapes, measured the way a new user would: a fresh root per repetition, one
+/// The shapes of an app's cache, measured the way a new user would: a fresh root per repetition, one
 /// cache type with the key as parameter, the memory tier off, 10,000 single-model entries
 /// (~170 B of JSON each) and 1,000 × 100 KB `Data`; after each fill, warm gets, one
 /// `totalSize` and `clear()`. The reference is raw POSIX as an app would write it by hand (MD5

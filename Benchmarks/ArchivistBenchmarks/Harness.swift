@@ -19,8 +19,10 @@ final class Harness {
         var suites: [String] = []
         /// Fewer samples and smaller workloads, to finish in well under a minute.
         var quick = false
-        /// Where `results.json` is written; `nil` to skip.
+        /// Where `results.json` and `chart.svg` are written; `nil` to skip.
         var outputDirectory: URL? = URL(fileURLWithPath: "docs/benchmarks", isDirectory: true)
+        /// Where the page generated from them is written (``BenchmarkPage``); `nil` to skip.
+        var pageFile: URL? = URL(fileURLWithPath: "docs/Benchmarks.md")
         /// The folder the disk suites make their scratch folder in: `--root`, else the
         /// `ARCHIVIST_BENCHMARK_ROOT` environment variable, else the temporary folder. Point it
         /// at another file system (a journaled ext4 image on a loop device) to measure there.
@@ -30,8 +32,8 @@ final class Harness {
 
     let options: Options
     private(set) var results: [BenchmarkResult] = []
-    /// Speed ratios printed in the tables, for the chart: (table title, case, baseline, ratio).
-    private(set) var ratios: [(title: String, name: String, baseline: String, ratio: Double)] = []
+    /// The tables printed so far: what `results.json` records for the page and the chart.
+    private(set) var tables: [BenchmarkTable] = []
     /// A scratch folder for suites that touch the disk (the embedded default cache location);
     /// removed when the run ends.
     let scratch: URL
@@ -167,20 +169,32 @@ final class Harness {
               terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
     }
 
-    /// Prints the suite's table: median, minimum, bytes, and speed relative to the row that
-    /// `baseline` names for each row (how many times faster than it; above 1 is faster).
+    /// Records the suite's table for `results.json` without printing it: its title, and for each
+    /// row the row that `baseline` names, if the suite has one by that name.
+    func recordTable(_ suite: String, title: String? = nil, baseline: (String) -> String? = { _ in nil }) {
+        let rows = results.filter { $0.suite == suite }
+        var baselines: [String: String] = [:]
+        for row in rows {
+            if let name = baseline(row.name), rows.contains(where: { $0.name == name }) { baselines[row.name] = name }
+        }
+        tables.removeAll { $0.suite == suite }
+        tables.append(BenchmarkTable(suite: suite, title: title ?? suite, baselines: baselines))
+    }
+
+    /// Prints the suite's table, and records it (``recordTable(_:title:baseline:)``): median,
+    /// minimum, bytes, and speed relative to the row that `baseline` names for each row (how
+    /// many times faster than it; above 1 is faster).
     func printTable(_ suite: String, title: String? = nil, baseline: (String) -> String?) {
         let rows = results.filter { $0.suite == suite }
         guard !rows.isEmpty else { return }
+        recordTable(suite, title: title, baseline: baseline)
         print("\n\(title ?? suite)")
         let header = ["case", "median", "min", "bytes", "speed vs baseline"]
         var table = [header]
         for row in rows {
             var ratio = ""
             if let name = baseline(row.name), let base = rows.first(where: { $0.name == name }), row.medianNS > 0 {
-                let value = Double(base.medianNS) / Double(row.medianNS)
-                ratio = String(format: "%.2f× (%@)", value, name)
-                if name != row.name { ratios.append((title ?? suite, row.name, name, value)) }
+                ratio = String(format: "%.2f× (%@)", Double(base.medianNS) / Double(row.medianNS), name)
             }
             table.append([
                 row.name, Self.format(row.medianNS), Self.format(row.minNS), row.bytes.map(Self.formatBytes) ?? "",
@@ -198,17 +212,18 @@ final class Harness {
         }
     }
 
-    /// Writes every result as JSON (suite, case, median ns, min ns, bytes, samples).
-    func writeResults() throws {
+    /// Writes `results.json` (every result, the tables, `info`), then the chart and the page
+    /// from it (``BenchmarkPage``), unless `--no-output`.
+    func writeResults(_ info: RunInfo) throws {
         guard let directory = options.outputDirectory else { return }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let url = directory.appendingPathComponent("results.json")
-        try encoder.encode(results).write(to: url)
-        let chart = directory.appendingPathComponent("chart.svg")
-        try Data(BenchmarkChart.svg(ratios).utf8).write(to: chart)
-        print("\nwrote \(url.path) and \(chart.path)")
+        let run = BenchmarkRun(run: info, tables: tables, results: results)
+        let url = try run.write(into: directory)
+        print("\nwrote \(BenchmarkPage.displayPath(url))")
+        if let page = options.pageFile {
+            let command = (["swift run -c release ArchivistBenchmarks"] + (info.arguments ?? [])).joined(separator: " ")
+            try BenchmarkPage.write(run, page: page, chartDirectory: directory, results: url, command: command)
+        }
     }
 
     static func format(_ ns: Int64) -> String {

@@ -2,7 +2,7 @@ import Archivist
 import ArchivistKeyedArchive
 import Foundation
 
-/// Issue 9's "by declaration vs by hand": 1,000 `NSSecureCoding` orders stored in a
+/// "By declaration vs by hand": 1,000 `NSSecureCoding` orders stored in a
 /// `CacheManager` one entry each, (1) by declaring the class `Archivable`
 /// (`Archivable+SecureCoding`: the keyed archive inside a native archive, read back through the
 /// validating bridge), (2) archived by hand with `KeyedArchiverBridge.archive` and stored as

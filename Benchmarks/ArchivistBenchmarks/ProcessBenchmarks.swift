@@ -113,6 +113,7 @@ func runProcessBenchmarks(_ harness: Harness) throws {
     }
 
     for row in holdRows { harness.record(row) }   // for results.json
+    harness.recordTable("processes.locks", title: "Cross-process lock holds of the two-process rounds (samples: holds counted)")
 
     try runProcessLatencyBenchmarks(harness, roots: roots)
 }

@@ -59,7 +59,6 @@ func runProcessLatencyBenchmarks(_ harness: Harness, roots: ProcessBenchRoots) t
     let quick = harness.options.quick
     let polled = quick ? 40 : 200
     let streamed = quick ? 10 : 80   // 55–110 ms apart: about 0.8 s per stream case in quick mode
-    let changeInterval = Duration.milliseconds(50)
 
     var root = try roots.make()
     let cache = try ProcessBenchStore.cache(root)
@@ -68,7 +67,7 @@ func runProcessLatencyBenchmarks(_ harness: Harness, roots: ProcessBenchRoots) t
 
     root = try roots.make()
     let watched = try ProcessBenchStore.cache(root)
-    try measureLatency(harness, "cache: changes(of:) yields (50 ms poll)", .cache, root, streamed, spacing: 55...110,
+    try measureLatency(harness, "cache: changes(of:) yields (change signal)", .cache, root, streamed, spacing: 55...110,
                        .stream(voidStream(watched.changes(of: .items)), {
                            (try? watched.value(String.self, for: .items, parameter: "latest")).flatMap { $0.flatMap { Int($0) } }
                        }))
@@ -85,8 +84,8 @@ func runProcessLatencyBenchmarks(_ harness: Harness, roots: ProcessBenchRoots) t
 
     root = try roots.make()
     let observed = try ProcessBenchStore.records(root)
-    try measureLatency(harness, "RecordStore: changes(pollingInterval: 50 ms) yields", .records, root, streamed, spacing: 55...110,
-                       .stream(voidStream(observed.changes(pollingInterval: changeInterval)), { observed.record(id: "latest")?.sequence }))
+    try measureLatency(harness, "RecordStore: changes() yields (change signal)", .records, root, streamed, spacing: 55...110,
+                       .stream(voidStream(observed.changes(pollingInterval: nil)), { observed.record(id: "latest")?.sequence }))
 
     harness.printTable("processes.latency", title: "Latency from another process's write returning to a read here seeing it (0 = seen before it returned)") { _ in nil }
 }

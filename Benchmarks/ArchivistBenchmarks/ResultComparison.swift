@@ -2,8 +2,8 @@ import Foundation
 
 /// `--compare BASE NEW`: compares the results of runs of two builds case by case.
 ///
-/// `BASE` and `NEW` are each a comma-separated list of `results.json` files written by
-/// `--output DIR` runs of the baseline build and of this build, run alternately on one machine
+/// `BASE` and `NEW` are each a comma-separated list of `results.json` files (of either form
+/// ``BenchmarkRun/read(from:)`` reads) written by `--output DIR` runs of the baseline build and of this build, run alternately on one machine
 /// (`Benchmarks/compare-with-baseline.sh` does that). For every case both sides measured, it
 /// prints the best median of each side (the least disturbed run of a shared machine) and
 /// their ratio, new / base: above 1 means this build is slower. Cases only this build has are
@@ -34,8 +34,7 @@ enum ResultComparison {
     private static func bestMedians(_ list: String) throws -> [Key: Int64] {
         var best: [Key: Int64] = [:]
         for path in list.split(separator: ",") {
-            let results = try JSONDecoder().decode([BenchmarkResult].self, from: Data(contentsOf: URL(fileURLWithPath: String(path))))
-            for result in results {
+            for result in try BenchmarkRun.read(from: URL(fileURLWithPath: String(path))).results {
                 let key = Key(suite: result.suite, name: result.name)
                 best[key] = min(best[key] ?? .max, result.medianNS)
             }

@@ -2,13 +2,16 @@ import Foundation
 
 // ArchivistBenchmarks: compares Archivist with Foundation's encoders and raw file I/O.
 //
-//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--no-output] [--root DIR]
+//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]
+//   swift run -c release ArchivistBenchmarks --report RESULTS.json [--output DIR]
 //   swift run -c release ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]
 //
 // --root DIR (or ARCHIVIST_BENCHMARK_ROOT=DIR) puts the disk suites' scratch folder in DIR, to
 // measure another file system.
-// Each suite prints a table with ratios to its baseline; all results are written to
-// docs/benchmarks/results.json (relative to the working directory) unless --no-output.
+// Each suite prints a table with ratios to its baseline. A run writes docs/benchmarks/results.json
+// and chart.svg and the page docs/Benchmarks.md made from them (relative to the working
+// directory); --output DIR writes all three into DIR, --no-output none. --report makes the chart
+// and the page from an existing results.json without measuring.
 
 #if DEBUG
 print("ArchivistBenchmarks measures optimized code: run it with `swift run -c release ArchivistBenchmarks`.")
@@ -17,7 +20,9 @@ exit(1)
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
     runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `processes` suite's second process
 }
+let started = ContinuousClock.now
 var options = Harness.Options()
+var report: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -38,13 +43,22 @@ while let argument = arguments.popFirst() {
             exit(1)
         }
         exit(0)
-    case "--no-output": options.outputDirectory = nil
+    case "--report":
+        guard let path = arguments.popFirst() else {
+            print("--report needs a results.json file")
+            exit(2)
+        }
+        report = path
+    case "--no-output":
+        options.outputDirectory = nil
+        options.pageFile = nil
     case "--output":
         guard let path = arguments.popFirst() else {
             print("--output needs a folder")
             exit(2)
         }
         options.outputDirectory = URL(fileURLWithPath: path, isDirectory: true)
+        options.pageFile = URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("Benchmarks.md")
     case "--root":
         guard let path = arguments.popFirst() else {
             print("--root needs a folder")
@@ -53,12 +67,29 @@ while let argument = arguments.popFirst() {
         options.root = URL(fileURLWithPath: path, isDirectory: true)
     case "--help", "-h":
         print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]")
+        print("       ArchivistBenchmarks --report RESULTS.json [--output DIR]   (the page and chart, not measuring)")
         print("       ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]   (see Benchmarks/compare-with-baseline.sh)")
         exit(0)
     default:
         print("unknown argument \(argument); see --help")
         exit(2)
     }
+}
+
+if let report {
+    guard let directory = options.outputDirectory, let page = options.pageFile else {
+        print("--report writes the chart and the page: it cannot be combined with --no-output")
+        exit(2)
+    }
+    do {
+        let results = URL(fileURLWithPath: report)
+        try BenchmarkPage.write(BenchmarkRun.read(from: results), page: page, chartDirectory: directory, results: results,
+                                command: "swift run -c release ArchivistBenchmarks " + CommandLine.arguments.dropFirst().joined(separator: " "))
+    } catch {
+        print("cannot write the report: \(error)")
+        exit(1)
+    }
+    exit(0)
 }
 
 do {
@@ -69,7 +100,9 @@ do {
         print("\n== \(suite.name)")
         try suite.run(harness)
     }
-    try harness.writeResults()
+    let elapsed = ContinuousClock.now - started
+    try harness.writeResults(.current(quick: options.quick, arguments: Array(CommandLine.arguments.dropFirst()),
+                                      duration: Double(elapsed.nanoseconds) / 1e9))
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

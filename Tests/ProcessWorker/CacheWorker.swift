@@ -246,3 +246,12 @@ func cacheReopen(_ arguments: [String]) throws {
         _ = try openWorkerCache(root, memory: false).totalSize
     }
 }
+
+/// `cache-store <root> <parameter> <value>`: stores `value` for `.items` and `parameter` once
+/// and exits (the change-signal tests wait for it in another process's change stream).
+func cacheStore(_ arguments: [String]) throws {
+    let root = argument(arguments, 0, "root") { $0 }
+    let parameter = argument(arguments, 1, "parameter") { $0 }
+    let value = argument(arguments, 2, "value") { $0 }
+    try openWorkerCache(root, memory: false).store(value, for: .items, parameter: parameter)
+}

@@ -21,6 +21,7 @@ let modes: [String: ([String]) throws -> Void] = [
     "cache-read": cacheRead,
     "cache-check": cacheCheck,
     "cache-reopen": cacheReopen,
+    "cache-store": cacheStore,
     "umask-everything": umaskEverything,
     "default-location": defaultLocation,
     "store-then-exit": storeThenExit,

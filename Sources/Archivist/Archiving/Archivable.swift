@@ -34,7 +34,7 @@
 ///
 /// Class instances keep their identity: one referenced twice is written once and decoded as
 /// one instance. A reference that closes a cycle (a back-reference) is decoded with
-/// ``ArchiveDecoder/decodeReference(_:forKey:assign:)`` (or ``ArchiveReference`` in Codable
+/// ``ArchiveDecoder/decodeReference(_:forKey:assign:)`` (or `ArchiveReference` in Codable
 /// models), which hands the object over once it is fully initialized.
 ///
 /// Non-final classes must implement the requirements themselves (`required init`) and may

@@ -1,8 +1,8 @@
 /// Reads values back from a native archive; handed to ``Archivable/init(from:)``.
 ///
 /// Read each field by key, like `NSCoder.decodeObject(of:forKey:)`. Keys the archive has but
-/// the type no longer reads are ignored; a key the archive lacks throws for ``decode(_:forKey:)``
-/// and gives `nil` for ``decodeIfPresent(_:forKey:)``, so fields can be added and removed.
+/// the type no longer reads are ignored; a key the archive lacks throws for `decode(_:forKey:)`
+/// and gives `nil` for `decodeIfPresent(_:forKey:)`, so fields can be added and removed.
 ///
 /// ```swift
 /// init(from archive: ArchiveDecoder) throws {

@@ -85,7 +85,7 @@ public final class ArchiveEncoder {
     }
 
     /// Writes `value` under `key` if it is not `nil`; a `nil` writes nothing and decodes as
-    /// `nil` (``ArchiveDecoder/decodeIfPresent(_:forKey:)``).
+    /// `nil` (`ArchiveDecoder/decodeIfPresent(_:forKey:)`).
     ///
     /// - Throws: as ``encode(_:forKey:)-(T,_)``.
     public func encode<T: Archivable>(_ value: T?, forKey key: String) throws {

@@ -15,8 +15,8 @@
 /// - Note: ``maxDepth`` bounds recursion, so that the default stays inside the 512 KiB stack
 ///   of a secondary thread on Apple platforms for models written by hand and through
 ///   `Codable`, in release, debug and AddressSanitizer builds alike. It is counted in stack
-///   weight: a level of a native archive counts ``levelWeight`` (2), a level encoded or decoded
-///   through `Codable` ``codableLevelWeight`` (4), because its containers take about twice the
+///   weight: a level of a native archive counts `levelWeight` (2), a level encoded or decoded
+///   through `Codable` `codableLevelWeight` (4), because its containers take about twice the
 ///   stack; a level of a keyed archive or property list counts 1. With the default of 200, a
 ///   chain of 97 hand-written or 48 `Codable` classes (five fields each) is the deepest that is
 ///   accepted, and it round-trips on a 512 KiB thread (`ArchiveStackDepthTests`). Measured stack

@@ -453,7 +453,10 @@ struct DecoderStorage {
         guard count <= limits.maxElementCount else {
             throw ArchiveError(.limitExceeded(.elementCount), "\(count) elements, limit \(limits.maxElementCount)", offset: start)
         }
-        guard count * minimumElementSize <= end - reader.pos else {
+        // Before anything is reserved for the elements: a count the bytes left cannot hold
+        // would otherwise cost an allocation of up to `maxElementCount` elements. Divided, not
+        // multiplied, so that a raised limit cannot overflow a 32-bit `Int`.
+        guard count <= (end - reader.pos) / max(1, minimumElementSize) else {
             throw ArchiveError(.corrupt, "\(what) claims \(count) elements in \(end - reader.pos) bytes", offset: start)
         }
         let outerEnd = reader.end

@@ -100,7 +100,12 @@ extension CacheManager {
     /// }
     /// ```
     ///
-    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Parameters:
+    ///   - value: The value to store; `nil` removes the entry.
+    ///   - type: The cache type.
+    ///   - parameter: The entry's parameter within the type, if any.
+    ///   - expiry: When the entry expires (`.policy`: the type's policy).
+    ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the write runs on a background queue.
     public func store<T: Archivable & Sendable>(
         _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy,
@@ -118,7 +123,11 @@ extension CacheManager {
     /// cache.value([Product].self, for: .productList) { result in show(try? result.get()) }
     /// ```
     ///
-    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Parameters:
+    ///   - valueType: The type to decode.
+    ///   - type: The cache type.
+    ///   - parameter: The entry's parameter within the type, if any.
+    ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the read runs on a background queue.
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
@@ -136,7 +145,10 @@ extension CacheManager {
     /// cache.removeValue(for: .hots) { _ in }
     /// ```
     ///
-    /// - Parameter completion: Called once on a background queue; it may call the cache.
+    /// - Parameters:
+    ///   - type: The cache type.
+    ///   - parameter: The entry's parameter within the type, if any.
+    ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the removal runs on a background queue.
     public func removeValue(
         for type: Kind, parameter: String? = nil, completion: @escaping @Sendable (Result<Bool, CacheError>) -> Void

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The subscribers of one manager's ``CacheManager/changes(of:)`` streams, and the timer that
-/// polls the stores for changes made elsewhere while there are any.
+/// The subscribers of one manager's ``CacheManager/changes(of:)`` streams and, while there
+/// are any, what wakes the manager to look for changes made elsewhere: the stores'
+/// ``ChangeSignal``s and a slow fallback poll.
 final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
     // Safety: every `var` is read and written only under `lock`.
     let lock = Lock()
@@ -13,22 +14,64 @@ final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
     /// every call (about 3 µs of a 100 KB set in a profile).
     var subscriberCount = 0
     var nextID: UInt64 = 0
+    /// The fallback poll, every ``fallbackInterval``.
     var timer: DispatchSourceTimer?
+    /// The stores' change signals, observed while there are subscribers.
+    var observations: [ChangeSignal.Observation] = []
     /// Each polled store's change number to read from next, by store identity.
     var cursors: [ObjectIdentifier: UInt64] = [:]
+    /// How often the fallback poll runs: ``CacheManager/changePollInterval`` (tests set
+    /// another before subscribing).
+    var fallbackInterval = CacheManager<Kind>.changePollInterval
+    /// What woke the manager so far, and what that delivered.
+    var wakeups = ChangeWakeups()
+    /// Where the signals' handlers and the fallback poll run, one at a time, so that changes
+    /// reach each subscriber in commit order.
+    let queue = DispatchQueue(label: "Archivist.CacheManager.changes", qos: .utility)
+
+    /// Stops watching for changes made elsewhere (called under `lock`).
+    func stopWatching() {
+        timer?.cancel()
+        timer = nil
+        observations = []   // released: each cancels its registration
+    }
+}
+
+/// How often a manager looked for changes made elsewhere, and how many such changes each way
+/// delivered to subscribers (for tests and benchmarks).
+package struct ChangeWakeups: Sendable, Equatable {
+    /// Looks woken by a store's change signal.
+    package var signals = 0
+    /// Looks of the fallback poll.
+    package var polls = 0
+    /// Changes made elsewhere delivered by a look woken by a signal.
+    package var deliveredBySignal = 0
+    /// Changes made elsewhere delivered by the fallback poll.
+    package var deliveredByPoll = 0
 }
 
 extension CacheManager {
-    /// How often a manager with ``changes(of:)`` subscribers looks for changes other processes
-    /// made: every 50 ms. Each look costs one atomic load per store when nothing changed.
-    public static var changePollInterval: Duration { .milliseconds(50) }
+    /// How often a manager with ``changes(of:)`` subscribers also polls its stores, as a
+    /// fallback for changes whose signal does not arrive (a write from another machine to a
+    /// network volume, the system's limit on file watches reached): every second, give or take
+    /// half a second so the system can group the wakeup with others.
+    ///
+    /// ```swift
+    /// let slowest = CacheManager<ShopCache>.changePollInterval * 1.5   // the latest a missed change arrives
+    /// ```
+    ///
+    /// - Complexity: Each poll costs two atomic loads per store when nothing changed.
+    public static var changePollInterval: Duration { .seconds(1) }
 
     /// The changes to `type`'s entries, as they happen: this manager's stores, removals and
-    /// clears at once, other managers' and other processes' within ``changePollInterval``.
+    /// clears at once; other managers' and other processes' as soon as their change signal
+    /// arrives (Darwin notifications on Apple platforms, `inotify` on Linux: typically within
+    /// a millisecond or two), or else at the next fallback poll, within
+    /// ``changePollInterval``.
     ///
     /// ```swift
     /// Task {
-    ///     for await change in cache.changes(of: .productList) where change.fromOtherProcess {
+    ///     for await change in cache.changes(of: .productList) where change.isFromAnotherProcess {
     ///         products = try cache.value(for: .productList) ?? []
     ///     }
     /// }
@@ -37,23 +80,22 @@ extension CacheManager {
     /// The stream ends when the task iterating it is cancelled; events that arrive faster
     /// than they are consumed are buffered (the newest 256 kept).
     ///
-    /// - Complexity: O(1) to subscribe; while any subscriber exists, a timer polls the stores.
+    /// - Complexity: O(1) to subscribe. While any subscriber exists, the manager observes its
+    ///   stores' change signals and polls once every ``changePollInterval``; with no
+    ///   subscriber it does neither.
     public func changes(of type: Kind) -> AsyncStream<CacheChange<Kind>> {
         let (stream, continuation) = AsyncStream.makeStream(of: CacheChange<Kind>.self, bufferingPolicy: .bufferingNewest(256))
         let hub = changeHub
         let id = hub.lock.withLock { () -> UInt64 in
             hub.nextID += 1
             hub.subscribers[hub.nextID] = (type, continuation)
-            if hub.timer == nil { startPolling(hub) }
+            if hub.timer == nil { startWatching(hub) }
             return hub.nextID
         }
         continuation.onTermination = { _ in
             hub.lock.withLock {
                 hub.subscribers[id] = nil
-                if hub.subscribers.isEmpty {
-                    hub.timer?.cancel()
-                    hub.timer = nil
-                }
+                if hub.subscribers.isEmpty { hub.stopWatching() }
             }
         }
         return stream
@@ -85,26 +127,36 @@ extension CacheManager {
         }
     }
 
-    /// Starts the poll timer (called under the hub's lock).
-    private func startPolling(_ hub: ChangeHub<Kind>) {
-        for store in [caches, documents] where hub.cursors[ObjectIdentifier(store)] == nil {
+    /// Starts observing the stores' change signals and the fallback poll (called under the
+    /// hub's lock). The handlers hold the manager weakly: a manager that goes away stops them.
+    private func startWatching(_ hub: ChangeHub<Kind>) {
+        let stores = caches === documents ? [caches] : [caches, documents]
+        for store in stores where hub.cursors[ObjectIdentifier(store)] == nil {
             hub.cursors[ObjectIdentifier(store)] = store.changeSequence
         }
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        let interval = DispatchTimeInterval.milliseconds(50)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
-        timer.setEventHandler { [weak self] in self?.pollForChanges() }
+        hub.observations = stores.compactMap { store in
+            store.changeSignal.observe(on: hub.queue) { [weak self] in self?.pollForChanges(signalled: true) }
+        }
+        let timer = DispatchSource.makeTimerSource(queue: hub.queue)
+        let interval = DispatchTimeInterval(hub.fallbackInterval)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: DispatchTimeInterval(hub.fallbackInterval / 2))
+        timer.setEventHandler { [weak self] in self?.pollForChanges(signalled: false) }
         hub.timer = timer
         timer.resume()
     }
 
-    /// One poll: catches up each store with other processes' records and reports the changes
-    /// this manager did not make to the subscribers of the types they touched.
-    func pollForChanges() {
+    /// One look for changes made elsewhere, woken by a store's change signal or by the
+    /// fallback poll: catches up each store with other processes' records and reports the
+    /// changes this manager did not make to the subscribers of the types they touched.
+    func pollForChanges(signalled: Bool) {
         let hub = changeHub
+        hub.lock.withLock {
+            if signalled { hub.wakeups.signals += 1 } else { hub.wakeups.polls += 1 }
+        }
         let stores = caches === documents ? [caches] : [caches, documents]
+        var delivered = 0
         for store in stores {
-            store.refresh()
+            store.refreshAfterSignal()
             let token = originToken
             let (changes, listeners) = hub.lock.withLock { () -> ([DiskStore.StoreChange], [(type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)]) in
                 let key = ObjectIdentifier(store)
@@ -127,8 +179,27 @@ extension CacheManager {
                     }
                     listener.continuation.yield(CacheChange(type: listener.type, target: target,
                                                             fromOtherProcess: change.fromOtherProcess))
+                    delivered += 1
                 }
             }
         }
+        if delivered > 0 {
+            hub.lock.withLock {
+                if signalled { hub.wakeups.deliveredBySignal += delivered } else { hub.wakeups.deliveredByPoll += delivered }
+            }
+        }
+    }
+
+    /// What woke the manager to look for changes made elsewhere so far, and what each way
+    /// delivered (for tests and benchmarks).
+    package var changeWakeups: ChangeWakeups { changeHub.lock.withLock { changeHub.wakeups } }
+}
+
+extension DispatchTimeInterval {
+    /// `duration`, to the nanosecond (`.never` past what nanoseconds can count).
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = overflow ? .never : .nanoseconds(Int(clamping: nanoseconds + attoseconds / 1_000_000_000))
     }
 }

@@ -25,7 +25,7 @@ extension CacheManager {
     ///
     /// Every form of `clear` — this one, the `async` one and the completion-handler one —
     /// returns (or completes) once the renames are done, without waiting for the deletion;
-    /// ``flush()`` waits for it when you need the disk space back.
+    /// `flush()` waits for it when you need the disk space back.
     ///
     /// ```swift
     /// let freed = try cache.clear()
@@ -41,16 +41,18 @@ extension CacheManager {
         try clearFolders(scope)
     }
 
-    /// Clears `scope` as ``clear(_:)`` on a background queue, then calls `completion` there
+    /// Clears `scope` as `clear(_:)` on a background queue, then calls `completion` there
     /// with the bytes freed, once the renames are done (the deletion goes on in the background;
-    /// ``flush()`` waits for it).
+    /// `flush()` waits for it).
     ///
     /// ```swift
     /// cache.clear { result in print(try? result.get() as Any, "bytes freed") }
     /// ```
     ///
-    /// - Parameter completion: Called once, on a background queue, with the bytes freed or the
-    ///   ``CacheError`` (`noUser`, `permissionDenied`, `fileSystem`). It may call the cache.
+    /// - Parameters:
+    ///   - scope: What to clear (`.all` by default).
+    ///   - completion: Called once, on a background queue, with the bytes freed or the
+    ///     ``CacheError`` (`noUser`, `permissionDenied`, `fileSystem`). It may call the cache.
     /// - Complexity: Returns at once; one `rename` per folder on a background queue.
     public func clear(_ scope: Scope = .all, completion: @escaping @Sendable (Result<Int, CacheError>) -> Void) {
         DispatchQueue.global().async {
@@ -58,9 +60,9 @@ extension CacheManager {
         }
     }
 
-    /// Clears `scope` as ``clear(_:)`` without blocking the caller, and returns the bytes
+    /// Clears `scope` as `clear(_:)` without blocking the caller, and returns the bytes
     /// freed once the renames are done — the same moment the blocking form returns; the
-    /// deletion goes on in the background (``flush()`` waits for it).
+    /// deletion goes on in the background (`flush()` waits for it).
     ///
     /// ```swift
     /// let freed = try await cache.clear()

@@ -9,7 +9,7 @@ extension CacheManager {
     ///
     /// Every count but memory hits reaches the root's shared file as it happens. Memory hits
     /// are counted in each manager and added to the file when statistics are read or reset in
-    /// its process, at its ``flush()``, when it goes away and when its process exits normally;
+    /// its process, at its `flush()`, when it goes away and when its process exits normally;
     /// so this process's are always in, another live process's since its last such moment are
     /// not yet, and a process killed with `SIGKILL` loses those it had not added. Types of
     /// other managers and other processes appear by name too.

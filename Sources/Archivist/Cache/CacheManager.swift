@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Entries live at `<root>/<location>/[md5(user)/]md5(type name)/<md5(parameter) or "value">`:
 /// no caller string ever becomes a path component unhashed. Folders are 0700 and files 0600
-/// whatever the umask. Each entry file carries a checked header (see ``EntryHeader``) with the
+/// whatever the umask. Each entry file carries a checked header (see `EntryHeader`) with the
 /// original type name and parameter; a damaged or misplaced entry throws ``CacheError`` once
 /// and is removed, so the next read is a miss. Writes are atomic (temporary file and rename).
 ///
@@ -14,7 +14,9 @@ import Foundation
 /// ``MemoryCache`` in front of the disk. Values of non-`Sendable` types (for example classes
 /// of an object graph) are never shared that way: each read decodes a fresh graph from disk.
 /// So `Sendable` alone decides it, at compile time: a Codable model that forgot `Sendable`
-/// works, but never hits memory (debug builds say so once per type on standard error).
+/// works, but never hits memory (debug builds say so once per type on standard error). The
+/// memory tier is smaller in an app extension (see ``Configuration``) and gives memory back
+/// when the system runs short, or when you call ``trimMemory(to:)``.
 ///
 /// Concurrency: `CacheManager` is `Sendable` and safe from any thread or task. File I/O on one
 /// entry never waits for I/O on another; no lock is held while your code (a completion
@@ -39,8 +41,16 @@ import Foundation
 public final class CacheManager<Kind: CacheType>: Sendable {
     /// Memory-tier limits and archive options.
     ///
+    /// The memory tier holds at most 1,000 values by default, standing for at most
+    /// ``defaultMemoryCostLimit`` encoded bytes: 32 MiB in an app, 4 MiB in an app extension.
+    /// The system gives a widget or a notification-service extension only about 24–30 MB in
+    /// all and terminates it past that, so an extension's default leaves room for everything
+    /// else it does. Whatever the limits, the memory tier gives memory back when the system
+    /// runs short (see ``CacheManager/trimMemory(to:)``).
+    ///
     /// ```swift
     /// let configuration = CacheManager<ShopCache>.Configuration(memoryCountLimit: 200)
+    /// let small = CacheManager<ShopCache>.Configuration(memoryCostLimit: 2 << 20)   // 2 MiB
     /// ```
     public struct Configuration: Sendable {
         /// The most decoded values the memory tier holds; `0` turns the memory tier off.
@@ -50,8 +60,30 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         /// Options for encoding and decoding values (limits, allowed subclasses, renames).
         public var archiveOptions: ArchiveOptions
 
-        /// Creates a configuration: 1,000 values and 32 MiB in memory by default.
-        public init(memoryCountLimit: Int = 1_000, memoryCostLimit: Int = 32 << 20,
+        /// The memory tier's byte limit unless you choose one: 4 MiB (`4 << 20`) in an app
+        /// extension — a process whose main bundle is an `.appex`, such as a widget, a share
+        /// or a notification-service extension — and 32 MiB (`32 << 20`) everywhere else,
+        /// Linux included.
+        ///
+        /// ```swift
+        /// print(CacheManager<ShopCache>.Configuration.defaultMemoryCostLimit >> 20, "MiB")
+        /// ```
+        ///
+        /// - Complexity: O(1); the main bundle is looked at once per process.
+        public static var defaultMemoryCostLimit: Int { memoryCostLimit(inAppExtension: AppExtension.isCurrentProcess) }
+
+        /// The default byte limit in an app extension, or elsewhere.
+        static func memoryCostLimit(inAppExtension: Bool) -> Int { inAppExtension ? 4 << 20 : 32 << 20 }
+
+        /// Creates a configuration: 1,000 values and ``defaultMemoryCostLimit`` bytes (32 MiB,
+        /// or 4 MiB in an app extension) in memory by default.
+        ///
+        /// ```swift
+        /// let configuration = CacheManager<ShopCache>.Configuration(memoryCountLimit: 0)   // no memory tier
+        /// ```
+        ///
+        /// - Complexity: O(1).
+        public init(memoryCountLimit: Int = 1_000, memoryCostLimit: Int = Configuration.defaultMemoryCostLimit,
                     archiveOptions: ArchiveOptions = ArchiveOptions()) {
             self.memoryCountLimit = memoryCountLimit
             self.memoryCostLimit = memoryCostLimit
@@ -83,6 +115,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @usableFromInline let documentsWatch: MemoryWatch
     /// The subscribers of ``changes(of:)``.
     let changeHub = ChangeHub<Kind>()
+    /// Empties or trims ``memory`` on memory warnings; `nil` without a memory tier.
+    let memoryPressure: MemoryPressureWatch?
     /// What the manager counts per type (``statistics``).
     let statisticsBook: StatisticsBook
 
@@ -111,8 +145,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     }
 
     /// Opens the caches over `fileSystem`, which applies to a root only when it is first opened
-    /// in the process (tests put a fault-injecting file system underneath this way).
-    package init(root: CacheRoot, user: String?, configuration: Configuration, fileSystem: FileSystem) throws {
+    /// in the process (tests put a fault-injecting file system underneath this way), watching
+    /// for UIKit's memory warning on `notificationCenter` (tests pass one of their own).
+    package init(root: CacheRoot, user: String?, configuration: Configuration, fileSystem: FileSystem,
+                 notificationCenter: NotificationCenter = .default) throws {
         self.root = root
         self.user = user
         self.configuration = configuration
@@ -121,16 +157,17 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.cachesWatch = MemoryWatch(store: caches)
         self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
-        self.memory = configuration.memoryCountLimit > 0
+        let memory = configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
             : nil
+        self.memory = memory
+        self.memoryPressure = memory.map { MemoryPressureWatch(tier: $0, center: notificationCenter) }
         self.statisticsBook = StatisticsBook(caches: caches, documents: documents, memory: memory)
     }
 
     deinit {
         let subscribers = changeHub.lock.withLock { () -> [AsyncStream<CacheChange<Kind>>.Continuation] in
-            changeHub.timer?.cancel()
-            changeHub.timer = nil
+            changeHub.stopWatching()
             return changeHub.subscribers.values.map(\.continuation)
         }
         for continuation in subscribers { continuation.finish() }
@@ -243,7 +280,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let letters: [Letter]? = try cache.value(for: .message)
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: Blocking file I/O, O(size of the entry).
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
@@ -259,7 +296,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let recent: [Product]? = try cache.value(for: .productList, maxAge: 300)
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O.
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval

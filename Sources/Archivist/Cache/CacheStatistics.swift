@@ -72,7 +72,7 @@ public struct CacheStatistics: Sendable, Hashable {
 
     /// One type's counters (or the sum of several).
     ///
-    /// Every read of a value (``CacheManager/value(_:for:parameter:)`` and its forms, the
+    /// Every read of a value (`CacheManager/value(_:for:parameter:)` and its forms, the
     /// offline fallback's read) ends as exactly one of a memory hit, a disk hit, a miss or an
     /// expired read, or throws and counts an error.
     ///
@@ -92,7 +92,7 @@ public struct CacheStatistics: Sendable, Hashable {
         public var expiredReads: UInt64 = 0
         /// Values written.
         public var stores: UInt64 = 0
-        /// Entries removed by ``CacheManager/removeValue(for:parameter:)`` (or by storing
+        /// Entries removed by `CacheManager/removeValue(for:parameter:)` (or by storing
         /// `nil`) that were on disk.
         public var removals: UInt64 = 0
         /// Values dropped because of a limit.

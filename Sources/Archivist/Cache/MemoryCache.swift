@@ -5,7 +5,9 @@
 /// ``setValue(_:forKey:cost:)`` inserts or replaces an entry as the most recent one, then evicts
 /// from the least recent end until the cache is within both limits. Unlike `NSCache`, whose
 /// Linux implementation evicts the newest insert first, the order is strict LRU on every
-/// platform, and nothing is evicted behind the caller's back (no memory-pressure purges).
+/// platform, and nothing is evicted behind the caller's back (no memory-pressure purges of its
+/// own: call ``trim(toCost:)`` or ``removeAll()`` when the system is short of memory, as
+/// `CacheManager` does for its memory tier).
 ///
 /// All operations take one internal lock for a probe of the hash index and a few array writes
 /// (the key is hashed before the lock is taken); the lock is never held while a caller's closure runs or while a value is released, so a value's
@@ -209,6 +211,28 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// - Complexity: O(1) under the lock; releasing the n values afterwards is O(n).
     public func removeAll() {
         _ = lock.withLock { table.removeAll() }
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost`: what to do
+    /// when the system is short of memory. The limits stay as configured, so the cache may
+    /// fill up again.
+    ///
+    /// ```swift
+    /// cache.trim(toCost: cache.totalCost / 2)   // drop the older half of the bytes
+    /// ```
+    ///
+    /// - Parameter cost: the total cost to keep at most; `0` (or less) empties the cache.
+    /// - Complexity: O(e) for e evicted entries; their values are released after the lock.
+    public func trim(toCost cost: Int) {
+        if cost <= 0 {
+            removeAll()
+            return
+        }
+        _ = lock.withLock { () -> [LRUTable<Key, Value>.Slot] in
+            var evicted: [LRUTable<Key, Value>.Slot] = []
+            while table.totalCost > cost, let slot = table.removeLeastRecentlyUsed() { evicted.append(slot) }
+            return evicted
+        }
     }
 
     /// Removes every entry whose key satisfies `shouldRemove`.

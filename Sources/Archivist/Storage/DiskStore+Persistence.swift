@@ -21,12 +21,14 @@ import Darwin
 /// records under the lock held shared — O(records others appended since).
 ///
 /// Crashes: a process killed between its file change and its record leaves the intent word
-/// set; the next process to take the lock exclusively sees it (the kernel dropped the dead
-/// holder's lock), rescans the root, saves a snapshot and starts a new journal epoch. A
-/// journal longer than twice the last snapshot (and at least 1 MiB) is folded into a new
-/// snapshot the same way, by whoever holds the lock; other processes then reload the snapshot
-/// (O(entries)) on their next catch-up. The marker `.archivist/dirty` reading `D` at open
-/// also forces a rescan (older versions of the store kept it while a save was due).
+/// set; the next process to take the lock sees it (the kernel dropped the dead holder's lock)
+/// and repairs the index: it rescans the root *without* the lock, then saves a snapshot and
+/// starts a new journal epoch under a short hold (`DiskStore+Repair.swift`). While the word
+/// is set no process starts a change, so the scan sees a disk nobody changes. A journal
+/// longer than twice the last snapshot (and at least 1 MiB) is folded into a new snapshot by
+/// whoever holds the lock; other processes then reload the snapshot (O(entries)) on their
+/// next catch-up. The marker `.archivist/dirty` reading `D` at open also forces a rescan
+/// (older versions of the store kept it while a save was due).
 ///
 /// The journal and snapshot are not synced, so after a power loss the index may be stale
 /// until a damaged checksum or a crash forces a rescan.
@@ -55,14 +57,18 @@ extension DiskStore {
 
     /// Runs one file mutation under the store's exclusive cross-process lock: catches up with
     /// other processes' changes, runs `io`, and journals and applies the changes `change`
-    /// derives from its result (none: nothing changed).
+    /// derives from its result (none: nothing changed). A repair the catch-up calls for runs
+    /// first, without the lock (``withCaughtUpIndex(exclusive:_:)``).
     ///
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
     func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
         try checkWritable()
-        return try lock.withExclusive {
-            try catchUpExclusive()
+        let counterBefore = shared.change
+        var foldDue = false
+        defer { if shared.change != counterBefore { changeSignal.post() } }   // once the lock is released
+        defer { if foldDue { _ = try? foldJournal() } }   // without the lock: O(entries)
+        return try withCaughtUpIndex(exclusive: true) {
             shared.intent = true
             let result: R
             do {
@@ -104,7 +110,7 @@ extension DiskStore {
             // the next exclusive holder (perhaps this process) rescans.
             if appended {
                 shared.intent = false
-                if offset + recordCount > compactionThreshold { try? saveSnapshotExclusive(scanning: false) }
+                foldDue = offset + recordCount > compactionThreshold
             }
             return (result, removed, counter)
         }
@@ -113,11 +119,16 @@ extension DiskStore {
     /// Brings the index up to date with other processes' changes, if the change counter moved.
     ///
     /// - Complexity: One atomic load when nothing changed; otherwise the shared lock and
-    ///   O(records appended since), or O(entries) after another process saved a snapshot.
+    ///   O(records appended since), or O(entries) after another process saved a snapshot (and
+    ///   a scan, without the lock, when that snapshot is missing).
     package func refresh() {
         let counter = shared.change
         if state.withLock({ $0.appliedChange }) == counter { return }
-        _ = try? lock.withShared { catchUp() }
+        for _ in 0..<Self.scanAttempts {
+            let outcome = (try? lock.withShared { catchUp() }) ?? .caughtUp
+            if outcome == .caughtUp || outcome == .needsRepair { return }
+            try? resolve(outcome, repairing: false)
+        }
     }
 
     /// `body`'s answer from an index brought up to date with every process's changes.
@@ -130,29 +141,43 @@ extension DiskStore {
         if !shared.intent, let current = state.withLock({ $0.appliedChange == counter ? body($0.index) : nil }) {
             return current
         }
-        let whole = (try? lock.withShared { catchUp() && !shared.intent }) ?? true
-        if !whole { _ = try? lock.withExclusive { try catchUpExclusive() } }
+        // A repair or a scan that fails leaves the index as it was: the answer is its best.
+        try? withCaughtUpIndex(exclusive: false) {}
         return state.withLock { body($0.index) }
     }
 
     /// Saves a snapshot of the index (the journal folded in) and starts a new journal.
     ///
     /// - Throws: ``CacheError`` when the snapshot cannot be written.
-    /// - Complexity: Blocking file I/O under the exclusive lock, O(entries).
+    /// - Complexity: Blocking file I/O, O(entries), without the lock (``foldJournal()``); under
+    ///   it, after a few lost races with other processes' folds.
     package func flush() throws {
         guard writeRefusal == nil else { return }   // nothing can have changed
-        try lock.withExclusive {
-            try catchUpExclusive()
+        for _ in 0..<Self.scanAttempts {
+            try withCaughtUpIndex(exclusive: false) {}
+            if try foldJournal() { return }
+        }
+        try withCaughtUpIndex(exclusive: true) {
             try saveSnapshotExclusive(scanning: false)
         }
     }
 
     // MARK: Under the lock
 
-    /// Catches up with the journal under the exclusive lock; rescans instead when a previous
-    /// holder died between a file change and its record, or the journal is damaged.
-    private func catchUpExclusive() throws {
-        if shared.intent || !catchUp() { try saveSnapshotExclusive(scanning: true) }
+    /// What a catch-up under the lock found.
+    enum CatchUpOutcome: Equatable {
+        /// The index holds every process's committed changes.
+        case caughtUp
+        /// The journal cannot tell every change — a holder died between a file change and its
+        /// record (the intent word is set), or a record is damaged or unreadable: only a rescan
+        /// saved as a new epoch repairs that (``repair()``).
+        case needsRepair
+        /// The journal is whole but the snapshot of its epoch is missing or unreadable (its
+        /// save failed): a scan plus the journal rebuild the index (``rebuildFromScan()``).
+        case needsScan
+        /// Another process started a new epoch: its snapshot, O(entries), is read without the
+        /// lock (``reloadWithoutLock()``).
+        case needsReload
     }
 
     /// Applies the journal records this process has not seen (under the lock, shared or
@@ -164,18 +189,19 @@ extension DiskStore {
     /// (``StoreChange/everything``), so memory tiers drop this store's values and change
     /// streams report everything instead of going on with what the journal lacks.
     ///
-    /// - Returns: `false` when the journal holds a damaged record or cannot be read: only an
-    ///   exclusive holder can repair that (by a rescan).
+    /// - Returns: ``CatchUpOutcome/needsRepair`` when the journal holds a damaged record or
+    ///   cannot be read, ``CatchUpOutcome/needsReload`` when another process started an epoch
+    ///   (the caller repairs or reloads, without the lock).
     @discardableResult
-    func catchUp() -> Bool {
+    func catchUp() -> CatchUpOutcome {
         let counter = shared.change
         let epoch = shared.epoch
         let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
-        if counter == applied && epoch == appliedEpoch { return true }
-        if epoch != appliedEpoch { return reload(counter: counter, epoch: epoch, scanIfMissing: true) }
+        if counter == applied && epoch == appliedEpoch { return .caughtUp }
+        if epoch != appliedEpoch { return .needsReload }
         guard let tail = readJournal(from: offset) else {
             state.withLock { $0.changes.append(.everything) }
-            return false
+            return .needsRepair
         }
         var previous = state.withLock { $0.replayedFolder }
         let decoded = Self.decodeJournal(tail[...], previous: &previous)
@@ -191,26 +217,29 @@ extension DiskStore {
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
         }
-        return !decoded.damaged
+        return decoded.damaged ? .needsRepair : .caughtUp
     }
 
-    /// Replaces the index by the saved snapshot of `epoch` (or, with `scanIfMissing`, a scan
-    /// when it is missing or of another epoch) plus the whole journal.
+    /// Replaces the index by the saved snapshot of `epoch` plus the whole journal, under the
+    /// lock: only as a last resort (``withCaughtUpIndex(exclusive:_:)``) and for a read-only
+    /// root, whose snapshot nobody changes; a catch-up reads it without the lock
+    /// (``reloadWithoutLock()``).
     ///
-    /// - Returns: Whether the index was replaced and the journal was whole.
-    private func reload(counter: UInt64, epoch: UInt64, scanIfMissing: Bool) -> Bool {
+    /// - Returns: ``CatchUpOutcome/caughtUp`` when the index was replaced and the journal was
+    ///   whole; ``CatchUpOutcome/needsScan`` when the snapshot is missing, unreadable or of
+    ///   another epoch (nothing replaced); ``CatchUpOutcome/needsRepair`` when the journal is
+    ///   damaged or unreadable.
+    func reload(counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
         var snapshotBytes = 0
         var index: SizeIndex
         if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: workingRoot),
            let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch {
             index = saved
             snapshotBytes = bytes.count
-        } else if scanIfMissing, let scanned = try? scan() {
-            index = scanned
         } else {
-            return false
+            return .needsScan
         }
-        guard let journal = readJournal(from: 0) else { return false }
+        guard let journal = readJournal(from: 0) else { return .needsRepair }
         let decoded = Self.decodeJournal(journal[...])
         for change in decoded.changes { index.apply(change) }
         state.withLock { state in
@@ -221,11 +250,12 @@ extension DiskStore {
             state.snapshotBytes = snapshotBytes
             state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
         }
-        return !decoded.damaged
+        return decoded.damaged ? .needsRepair : .caughtUp
     }
 
     /// Saves the index — this process's, or a fresh scan's — as the snapshot of a new epoch
-    /// and empties the journal. Runs under the exclusive lock.
+    /// and empties the journal. Runs under the exclusive lock. (A repair scans without the
+    /// lock, ``repair()``; `scanning` is its last resort.)
     ///
     /// The intent word is set meanwhile, so a holder killed half-way leaves the next one a
     /// rescan. A failed snapshot write must not leave it set (every operation of every process
@@ -233,7 +263,7 @@ extension DiskStore {
     /// with the disk, so the word is cleared and the error thrown; after a scan, the journal is
     /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
     /// the others, finding no snapshot of the new epoch, scan for themselves.
-    private func saveSnapshotExclusive(scanning: Bool) throws {
+    func saveSnapshotExclusive(scanning: Bool) throws {
         if writeRefusal != nil {   // a read-only root keeps a scan in memory
             if scanning {
                 let index = try scan()
@@ -262,6 +292,18 @@ extension DiskStore {
                 throw error
             }
         }
+        startEpoch(snapshotBytes: saved ? bytes.count : nil, scanned: scanning)
+    }
+
+    /// The end of a snapshot save, under the exclusive lock with the intent word set, the
+    /// index in memory being the one saved (tagged with the epoch after the current one):
+    /// empties the journal and starts that epoch, clearing the word — or, when the journal
+    /// cannot be emptied and the index comes from a scan (`scanned`), leaves the word set so
+    /// the next holder tries again.
+    ///
+    /// - Parameter snapshotBytes: The saved snapshot's size; `nil` when it was not saved.
+    func startEpoch(snapshotBytes: Int?, scanned: Bool) {
+        let epoch = shared.epoch &+ 1
         if fileSystem.ftruncate(journalFD, 0) == 0 {
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
@@ -269,10 +311,10 @@ extension DiskStore {
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
-                if saved { state.snapshotBytes = bytes.count }
-                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
+                if let snapshotBytes { state.snapshotBytes = snapshotBytes }
+                if scanned { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
-            if saved { try? setMarker(dirty: false) }
+            if snapshotBytes != nil { try? setMarker(dirty: false) }
             shared.intent = false
         } else {
             // The journal could not be emptied. Without a scan it still agrees with the disk
@@ -285,14 +327,14 @@ extension DiskStore {
                 state.journalOffset = end
                 state.appliedEpoch = epochNow
                 state.appliedChange = counter
-                if scanning { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
+                if scanned { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
             }
-            if !scanning { shared.intent = false }
+            if !scanned { shared.intent = false }
         }
     }
 
     /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
-    private func readJournal(from offset: Int) -> [UInt8]? {
+    func readJournal(from offset: Int) -> [UInt8]? {
         if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
         // Without the time stamps: reading them would make the next append dirty the
         // journal's inode (see ``FileSystem/statusWithoutTimes``).
@@ -320,46 +362,10 @@ extension DiskStore {
     }
 
     /// Writes the marker's flag byte.
-    private func setMarker(dirty: Bool) throws {
+    func setMarker(dirty: Bool) throws {
         var flag = dirty ? UInt8(ascii: "D") : UInt8(ascii: "C")
         guard fileSystem.pwrite(markerFD, &flag, 1, 0) == 1 else {
             throw CacheError.posix("write index marker", path: markerPath, errno: errno)
-        }
-    }
-
-    /// At open, under the exclusive lock: loads the snapshot and the journal, or rescans when
-    /// the marker or the intent word says a process died mid-change, or the snapshot is
-    /// missing, damaged or of another epoch. A slot of a process that died without freeing it
-    /// (killed or crashed: a normal exit frees it) is freed and the dead process's temporaries
-    /// are swept on the trash queue; it needs no rescan, since every file change of a killed
-    /// holder that its journal record lacks leaves the intent word set (see ``mutate``). A
-    /// shared counters file of another layout is reinitialised and the root rescanned.
-    ///
-    /// - Returns: This process's slot in the shared counters, to free when the store goes away.
-    func loadOrRebuildIndex() throws -> Int? {
-        var flag: UInt8 = 0
-        let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
-        if writeRefusal != nil {
-            // Nobody can write this root: the saved snapshot, whatever its epoch, and journal.
-            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
-               let (_, epoch) = SizeIndex.deserialize(bytes),
-               reload(counter: 0, epoch: epoch, scanIfMissing: false) { return nil }
-            try saveSnapshotExclusive(scanning: true)
-            return nil
-        }
-        let ours = shared.adoptLayout()
-        let (slot, sweep) = shared.register()
-        do {
-            if ours && !unclean && !shared.intent
-                && reload(counter: shared.change, epoch: shared.epoch, scanIfMissing: false) {
-                if sweep { sweepAbandonedEntryTemporaries() }
-                return slot
-            }
-            try saveSnapshotExclusive(scanning: true)   // the scan sweeps
-            return slot
-        } catch {
-            if let slot { shared.unregister(slot) }
-            throw error
         }
     }
 }

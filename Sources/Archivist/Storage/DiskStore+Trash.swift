@@ -79,13 +79,16 @@ extension DiskStore {
     ///
     /// Best effort, as the deletion always was: what cannot be deleted (see
     /// ``FolderRemoval/removeContents(of:below:keeping:)``) stays in the trash, which no size counts, and
-    /// the next clear or open tries again.
+    /// the next clear or open tries again; so does what is left when the background activity's
+    /// time runs out (``BackgroundActivity``; the walk stops between two batches, its lock
+    /// released, see ``SpareFolders/emptyTrash(shouldStop:)``).
     ///
-    /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background.
+    /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background,
+    ///   holding the trash lock a bounded batch at a time.
     func emptyTrash(completion: (@Sendable () -> Void)?) {
         let spares = spares
         trashQueue.async {
-            try? spares.emptyTrash()
+            spares.emptyTrashInBackground()
             completion?()
         }
     }

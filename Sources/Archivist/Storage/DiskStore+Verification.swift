@@ -188,18 +188,17 @@ extension DiskStore {
         return fileSystem.unlink(path, below: workingRoot) == 0
     }
 
-    /// Rebuilds the size index from the files, for every process: under the exclusive lock,
-    /// as a process that found a writer dead mid-change would (a scan, a new snapshot, a new
-    /// journal epoch; the other processes reload it).
+    /// Rebuilds the size index from the files, for every process, as a process that found a
+    /// writer dead mid-change would: the intent word is set under a short exclusive hold, and
+    /// the next catch-up — this flush's — repairs (a scan without the lock, a new snapshot and
+    /// journal epoch installed under a short hold; the other processes reload it).
     ///
     /// - Throws: ``CacheError`` when the root refuses writes or the snapshot cannot be saved.
-    /// - Complexity: Blocking file I/O under the exclusive lock: O(entries) for the scan.
+    /// - Complexity: Blocking file I/O: O(entries) for the scan, which holds no lock.
     package func rebuildIndex() throws {
         try checkWritable()
-        try lock.withExclusive {
-            shared.intent = true
-            try flush()
-        }
+        try lock.withExclusive { shared.intent = true }
+        try flush()
     }
 
     /// Deletes what is in the trash now and waits for it.

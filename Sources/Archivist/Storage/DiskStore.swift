@@ -57,14 +57,23 @@ package final class DiskStore: Sendable {
     let shared: SharedCounters
     /// The cross-process lock around every file change and journal record.
     let lock: FileLock
+    /// Posted after every commit, for other processes' change streams (``ChangeSignal``).
+    let changeSignal: ChangeSignal
     /// This store's slot in `shared` (`nil` when every slot was taken).
     private let slot = Locked<Int?>(nil)
+
+    /// This store's slot in the shared counters, `nil` when every slot was taken.
+    var sharedSlot: Int? { slot.withLock { $0 } }
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
     let writeRefusal: CacheError?
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
+    /// Held by a repair or rebuild of the index by scan (`DiskStore+Repair.swift`), which runs
+    /// without the cross-process lock: one scan at a time in the process; the others wait for
+    /// it and then find nothing left to do.
+    let repairGate = Lock()
     let trashQueue: DispatchQueue
     /// Emptied folders kept for the next entry folder (see ``SpareFolders``).
     let spares: SpareFolders
@@ -138,7 +147,7 @@ package final class DiskStore: Sendable {
             if fd >= 0 { _ = fileSystem.close(fd) }
             throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
         }
-        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash()``), made here
+        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash(shouldStop:)``), made here
         // beside the journal rather than by the first walk: that walk runs on the trash queue
         // right after the open, and a file appearing then raced whoever removed or listed the
         // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps
@@ -150,6 +159,7 @@ package final class DiskStore: Sendable {
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
+        self.changeSignal = ChangeSignal(folder: folder, fileName: "journal")
         // A read-only root too: reading a folder's descriptor needs no write permission, and
         // its writes are refused all the same (the `openat` fails as the path's `open` did).
         let rootFD = fileSystem.allowsRootRelativeCalls
@@ -173,8 +183,17 @@ package final class DiskStore: Sendable {
         // the descriptors (closing them here too closed each number twice — by then perhaps
         // another thread's file).
         sweepInternalTemporaries(below: root)
-        let taken = try lock.withExclusive { try loadOrRebuildIndex() }
+        let (taken, load) = try lock.withExclusive { loadIndexAtOpen() }
         slot.withLock { $0 = taken }
+        // Without the lock: reading the snapshot, or scanning, grows with the entries
+        // (`DiskStore+Repair.swift`).
+        do {
+            try loadIndexAfterOpening(load)
+        } catch {
+            if let taken { shared.unregister(taken) }
+            slot.withLock { $0 = nil }
+            throw error
+        }
         if writeRefusal == nil { emptyTrash(completion: nil) }
     }
 

@@ -21,13 +21,22 @@ import Darwin
 /// an in-process condition does that part: shared holders are counted, the first one takes
 /// `LOCK_SH` and the last one releases it; an exclusive holder takes `LOCK_EX` once no thread
 /// of this process holds the lock. The exclusive lock is re-entrant on the thread that holds
-/// it; a shared holder must not ask for the exclusive lock (no upgrades).
+/// it, and that thread may also run shared sections inside it; a shared holder must not ask
+/// for the exclusive lock (no upgrades).
 ///
-/// The lock is held only for the duration of a call, never while idle: iOS terminates a
-/// suspended app that holds a file lock in a shared container (`0xdead10cc`). The descriptor
-/// itself stays open, which is harmless. ``longestHold`` and ``holdHistogram`` record how long
-/// the holders of this instance kept the kernel lock, for the documentation's figures and the
-/// `processes` benchmark (two clock reads and one counter increment per hold).
+/// The kernel lock is held exactly while `body` runs, never while idle — the descriptor
+/// itself stays open, which is harmless — and every caller keeps `body` to work that does not
+/// grow with the data: iOS terminates an app that is suspended while it holds a file lock in
+/// a shared container (`0xdead10cc`). The stores' bodies are a commit (a catch-up, a rename
+/// or unlink, one journal record), the short check-and-install of a scan or snapshot made
+/// without the lock, a plist's check and rename, a record store's append with its one batch's
+/// sync; rescans, snapshot reads and writes, plist syncs and the trash's deletion (which
+/// takes its own lock, a batch at a time) run outside (docs/Architecture.md, *What holds a
+/// file lock, and for how long*). A short hold can still be caught by a suspension: an app
+/// wraps the writes it starts before it may be suspended in a background task.
+/// ``longestHold`` and ``holdHistogram`` record how long the holders of this instance kept
+/// the kernel lock, for the documentation's figures, the lock-hold tests and the `processes`
+/// benchmark (two clock reads and one counter increment per hold).
 ///
 /// On a read-only file system the lock file is opened for reading (`flock` works on such a
 /// descriptor); if it does not exist there, no process can write either, so the lock is then
@@ -123,6 +132,12 @@ package final class FileLock {
     /// - Complexity: Two system calls for the first and last of overlapping shared holders.
     package func withShared<R>(_ body: () throws -> R) throws -> R {
         condition.lock()
+        // The exclusive holder's thread already excludes everyone: waiting for itself would
+        // never end.
+        if let owner = exclusiveOwner, pthread_equal(owner, pthread_self()) != 0 {
+            condition.unlock()
+            return try body()
+        }
         while exclusiveOwner != nil { condition.wait() }
         if sharedHolders == 0 {
             do {

@@ -56,7 +56,7 @@ package enum FolderRemoval {
     /// read once more from its start and, found empty, moved into a free slot of the spare
     /// area (``SpareFolders/keep(_:in:)``) instead of removed. Any other is removed as always.
     /// Only for a walk alone in `path`: another walk may hold a kept folder open and delete
-    /// what is later written into it (``SpareFolders/emptyTrash()`` locks).
+    /// what is later written into it (``SpareFolders/emptyTrash(shouldStop:)`` locks).
     ///
     /// - Parameters:
     ///   - path: The folder to empty; a missing folder is already empty. A symbolic link
@@ -82,14 +82,14 @@ package enum FolderRemoval {
     /// pass did not see.
     static func removeContents(of path: String, below root: AtomicFile.Root? = nil, keeping spares: SpareFolders? = nil,
                                willRemoveFolder: ((String) -> Void)?) throws {
-        var walk = try Walk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
+        var walk = try RemovalWalk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
-        try walk.run()
+        _ = try walk.run()
     }
 }
 
 /// A folder's identity: a folder reached again through `..` must be the one left.
-private struct FolderID: Hashable {
+struct RemovalFolderID: Hashable {
     var device: UInt64
     var inode: UInt64
 
@@ -100,18 +100,18 @@ private struct FolderID: Hashable {
 }
 
 /// An entry the walk failed to delete: the folder holding it and its name's bytes.
-private struct EntryID: Hashable {
-    var folder: FolderID
+struct RemovalEntryID: Hashable {
+    var folder: RemovalFolderID
     var name: [CChar]
 }
 
 /// One folder on the walk's path from the root down.
-private struct Level {
+struct RemovalLevel {
     /// The open folder, or `nil` while the walk is below it and it is past ``FolderRemoval/openLevels``.
     var stream: DirectoryStream?
     /// The name in the folder above (NUL-terminated; empty for the root).
     var name: [CChar]
-    var id: FolderID
+    var id: RemovalFolderID
     /// Whether the walk deleted an entry of this folder in this pass (since it was opened or
     /// last read from its start): deleting while reading may make `readdir` skip entries (APFS,
     /// NFS, FreeBSD), so only then is a folder read again (a subfolder when its removal says
@@ -126,29 +126,38 @@ private struct Level {
 
 /// The state of one ``FolderRemoval/removeContents(of:below:keeping:)``: the levels from the root down to the
 /// folder being read, and what could not be deleted.
-private struct Walk {
+struct RemovalWalk {
     let rootPath: String
-    var levels: [Level] = []
-    var failed: Set<EntryID> = []
+    var levels: [RemovalLevel] = []
+    var failed: Set<RemovalEntryID> = []
     var firstError: CacheError?
     /// How many times the walk started over from the top: bounded, so that a folder that
     /// never leads back to the one above (moved under the walk, again and again) ends it.
     var restarts = 0
     /// The tests' hook, called with a subfolder's name before removing it.
     let willRemoveFolder: ((String) -> Void)?
-    /// Where emptied subfolders worth keeping go instead of being removed.
-    let spares: SpareFolders?
+    /// Where emptied subfolders worth keeping go instead of being removed (set per batch: only
+    /// a batch alone in the folder keeps any).
+    var spares: SpareFolders?
+    /// Where a large emptied folder goes to be removed later (see ``FolderRemoval/Batches/next(keeping:settingAside:)``).
+    var setAside: ((_ folder: Int32, _ name: String) -> Bool)?
+    /// How many entries the walk deleted, kept or set aside.
+    var removed = 0
     /// The folder the walked folder was opened from, and the spare area is reached from.
     let below: AtomicFile.Root?
 
     private static let maximumRestarts = 1_000
 
-    private static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+    static let folderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
-    /// Opens the root; a missing root leaves the walk with nothing to do.
+    /// Opens the root; a missing root leaves the walk with nothing to do. A walk started over
+    /// on another folder at the same path (see ``FolderRemoval/Batches/resume()``) carries the
+    /// first error and the count of what the earlier one deleted.
     init(root: String, below: AtomicFile.Root?, spares: SpareFolders? = nil,
-         willRemoveFolder: ((String) -> Void)? = nil) throws {
+         willRemoveFolder: ((String) -> Void)? = nil, carrying earlier: RemovalWalk? = nil) throws {
         self.willRemoveFolder = willRemoveFolder
+        firstError = earlier?.firstError
+        removed = earlier?.removed ?? 0
         self.spares = spares
         self.below = below
         // A trailing slash makes the kernel follow a link there despite O_NOFOLLOW ("trash/"
@@ -170,17 +179,24 @@ private struct Walk {
     }
 
     /// A level for the open folder `fd` (which it then owns), or `nil` with `errno` set.
-    private static func level(fd: Int32, name: [CChar], rereads: Int = 0) -> Level? {
+    private static func level(fd: Int32, name: [CChar], rereads: Int = 0) -> RemovalLevel? {
         var status = stat()
         guard fstat(fd, &status) == 0, let stream = fdopendir(fd) else { return nil }
-        return Level(stream: stream, name: name, id: FolderID(status), rereads: rereads)
+        return RemovalLevel(stream: stream, name: name, id: RemovalFolderID(status), rereads: rereads)
     }
 
     /// Reads the deepest level's next entry until the root is read to its end: a file or link
     /// is unlinked, a folder descended into, a folder read to its end removed from the one above
     /// (or read again, see ``ascend()``); the root is read again after a pass that deleted in it.
-    mutating func run() throws {
+    /// With `limit`, stops after that many steps (each an entry read, or a folder's end),
+    /// everything left open to go on from.
+    ///
+    /// - Returns: Whether the walk ended: `false` when it stopped at `limit`.
+    mutating func run(steps limit: Int? = nil) throws -> Bool {
+        var steps = 0
         while let top = levels.last {
+            if let limit, steps >= limit { return false }
+            steps += 1
             guard let stream = top.stream else { preconditionFailure("the deepest level is always open") }
             errno = 0
             guard let entry = readdir(stream) else {
@@ -207,9 +223,10 @@ private struct Walk {
                 descend(into: name)
                 continue
             }
-            if !failed.isEmpty && failed.contains(EntryID(folder: top.id, name: Self.bytes(name))) { continue }
+            if !failed.isEmpty && failed.contains(RemovalEntryID(folder: top.id, name: Self.bytes(name))) { continue }
             if unlinkat(top.fd, name, 0) == 0 {
                 levels[levels.count - 1].changed = true
+                removed += 1
                 continue
             }
             let code = errno
@@ -224,13 +241,14 @@ private struct Walk {
             }
         }
         if let firstError { throw firstError }
+        return true
     }
 
     /// Opens the folder `name` of the deepest level and makes it the deepest, counting
     /// `rereads` passes over it already.
     private mutating func descend(into name: UnsafePointer<CChar>, rereads: Int = 0) {
         let parent = levels.count - 1
-        if !failed.isEmpty && failed.contains(EntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
+        if !failed.isEmpty && failed.contains(RemovalEntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
         let fd = openat(levels[parent].fd, name, Self.folderFlags)
         if fd < 0 {
             let code = errno
@@ -241,6 +259,7 @@ private struct Walk {
                 // Replaced by a file or a link since it was listed: not followed, unlinked.
                 if unlinkat(levels[parent].fd, name, 0) == 0 {
                     levels[parent].changed = true
+                    removed += 1
                     return
                 }
                 if errno == ENOENT { return }
@@ -281,7 +300,7 @@ private struct Walk {
             let fd = openat(child.fd, "..", Self.folderFlags)
             let openError = fd < 0 ? errno : 0
             var status = stat()
-            guard fd >= 0, fstat(fd, &status) == 0, FolderID(status) == levels[parent].id,
+            guard fd >= 0, fstat(fd, &status) == 0, RemovalFolderID(status) == levels[parent].id,
                   let stream = fdopendir(fd) else {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
@@ -292,7 +311,7 @@ private struct Walk {
                     // not searchable, mode r--; out of descriptors): starting over would come
                     // back to it every time until the restarts run out and the walk stops with
                     // the rest undeleted. Remember it, so the walk passes it by from now on.
-                    failed.insert(EntryID(folder: levels[parent].id, name: child.name))
+                    failed.insert(RemovalEntryID(folder: levels[parent].id, name: child.name))
                     record("return from folder", openError, at: child.name, in: parent, parent: true)
                 }
                 restarts += 1
@@ -307,14 +326,21 @@ private struct Walk {
             levels[parent].stream = stream
         }
         let kept = spares.map { keep(child, in: parent, spares: $0) } ?? false
+        var large = false
+        if !kept && setAside != nil {
+            var status = stat()
+            large = fstat(child.fd, &status) == 0 && Int64(status.st_size) > FolderRemoval.largeFolderSize
+        }
         _ = closedir(child.stream!)
-        if kept {
+        if kept || (large && setAside(child.name, in: parent)) {
             levels[parent].changed = true
+            removed += 1
             return
         }
         if let willRemoveFolder { willRemoveFolder(Self.string(child.name)) }
         if unlinkat(levels[parent].fd, child.name, AT_REMOVEDIR) == 0 {
             levels[parent].changed = true
+            removed += 1
             return
         }
         let code = errno
@@ -329,10 +355,18 @@ private struct Walk {
         child.name.withUnsafeBufferPointer { fail("remove folder", code, name: $0.baseAddress!) }
     }
 
+    /// Hands the emptied folder `name` of level `parent` to ``setAside``, if its name is valid
+    /// UTF-8 (a repaired name could be another folder's): whether it was moved away.
+    private func setAside(_ name: [CChar], in parent: Int) -> Bool {
+        guard let setAside, let string = name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
+        else { return false }
+        return setAside(levels[parent].fd, string)
+    }
+
     /// Offers the folder `child` of level `parent`, read to its end, to `spares`: kept when
     /// its size is worth keeping, its name is valid UTF-8 (a repaired name could be another
     /// folder's), a second read from its start finds nothing in it, and a slot is free.
-    private func keep(_ child: Level, in parent: Int, spares: SpareFolders) -> Bool {
+    private func keep(_ child: RemovalLevel, in parent: Int, spares: SpareFolders) -> Bool {
         var status = stat()
         let item = parent == 0 ? child.name : levels[1].name   // the trash's item holding it
         guard let stream = child.stream, fstat(child.fd, &status) == 0,
@@ -348,7 +382,7 @@ private struct Walk {
 
     /// Closes every level below the root and reads the root again from its start; what the
     /// walk failed to delete stays skipped.
-    private mutating func restart() {
+    mutating func restart() {
         while levels.count > 1 {
             if let stream = levels.removeLast().stream { _ = closedir(stream) }
         }
@@ -359,7 +393,7 @@ private struct Walk {
     /// from now on, and the error if it is the first.
     private mutating func fail(_ operation: String, _ code: Int32, name: UnsafePointer<CChar>) {
         let bytes = Self.bytes(name)
-        failed.insert(EntryID(folder: levels[levels.count - 1].id, name: bytes))
+        failed.insert(RemovalEntryID(folder: levels[levels.count - 1].id, name: bytes))
         record(operation, code, at: bytes, in: levels.count - 1, parent: true)
     }
 

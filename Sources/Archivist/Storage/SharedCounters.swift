@@ -216,6 +216,15 @@ final class SharedCounters: @unchecked Sendable {
         _ = archivist_atomic_compare_exchange_u64(word + 2, TemporaryName.identity.incarnation, 0)
     }
 
+    /// The owner registered in `slot`, or `nil` when it is free.
+    func owner(ofSlot slot: Int) -> TemporaryName.Owner? {
+        let word = base + Self.firstSlot + 3 * slot
+        let incarnation = archivist_atomic_load_u64(word + 2)
+        guard incarnation != 0 else { return nil }
+        return TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+                                   namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+    }
+
     /// Whether a lock holder's disk change is not yet in the journal.
     var intent: Bool {
         get { archivist_atomic_load_u64(base + 3) != 0 }

@@ -72,7 +72,7 @@ package final class SpareFolders: Sendable {
     /// The store's trash, where a spare that cannot be used goes.
     let trashPath: String
     /// The file every walk of the trash locks (`.archivist/trash.lock`): exclusively to keep
-    /// folders, shared otherwise (see ``emptyTrash()``).
+    /// folders, shared otherwise (see ``emptyTrash(shouldStop:)``).
     let lockPath: String
     let fileSystem: FileSystem
     /// The store's trash queue, which empties the trash after a spare was put there.
@@ -86,6 +86,8 @@ package final class SpareFolders: Sendable {
     let internalPath: String
     /// The slots' paths, made once.
     private let slotPaths: [String]
+    /// See ``trashLockHolds``.
+    let holds = Locked(TrashLockHolds())
 
     /// The spares of the store whose internal folder is `internalPath`, below `openRoot` (its
     /// descriptor, when the store keeps one: the file system allows root-relative calls).
@@ -201,7 +203,7 @@ package final class SpareFolders: Sendable {
             }
             guard isEmptyPrivateFolder(claimed, below: root) else {
                 // Never used with anything in it, nor another user's: deleted with the trash.
-                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in try? emptyTrash() } }
+                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in emptyTrashInBackground() } }
                 continue
             }
             switch place(claimed, at: folder, below: root) {
@@ -261,70 +263,5 @@ package final class SpareFolders: Sendable {
         }
         defer { closedir(dir) }
         return DirectoryEntries.readsEmpty(dir)
-    }
-
-    // MARK: The trash
-
-    /// Empties the trash, keeping large emptied folders as spares: the body of the store's
-    /// trash deletion, run on its trash queue. Claims of dead processes and strays of the
-    /// spare area go into the trash first (``sweep(below:)``).
-    ///
-    /// Only a walk alone in the trash keeps anything: another walk (another process emptying
-    /// the same trash) may hold any folder of it open, and goes on deleting what it reads
-    /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
-    /// So each walk holds ``lockPath``: exclusively, when no other holds it, and then it
-    /// keeps; else shared (after a keeping walk ends), and removes everything, as before
-    /// spares. The store makes the lock file when it opens the root, so no file appears in the
-    /// root behind an open (a removal or listing of the root right after it saw it come). A
-    /// walk that finds it gone (removed since, or a removed root made again by a write) makes
-    /// it again when there is trash to walk (else it has nothing to do): a walk without it would remove unlocked while another process's walk, having
-    /// made the file, locks it alone and keeps folders this walk may hold open. When the lock
-    /// cannot be had at all (it cannot be made), nothing is kept; when it cannot be opened for
-    /// want of descriptors or memory, the trash is left to the next emptying.
-    ///
-    /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
-    func emptyTrash() throws {
-        // Through the root while the folder it opened is the store's (renamed away or not); by
-        // the path once it was removed, where a root made again is used.
-        let root = openRoot?.root.working(internalPath: internalPath)
-        var lock = fileSystem.open(lockPath, O_RDWR | O_CLOEXEC, 0, below: root)
-        if lock < 0 && errno == ENOENT {
-            // Made again only when there is trash to walk: a walk with nothing to do makes no
-            // file (the open's walk, say, while a caller removes the root it just opened).
-            guard holdsTrash(below: root) else { return }
-            lock = fileSystem.openCreatingPrivately(lockPath, O_RDWR | O_CLOEXEC, below: root)
-        }
-        // Short of descriptors or memory for now, while other processes may lock and keep:
-        // the next emptying (the next clear or open) walks instead.
-        if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
-        defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
-        let alone = lock >= 0 && lockFile(lock, LOCK_EX | LOCK_NB)
-        if lock >= 0 && !alone { _ = lockFile(lock, LOCK_SH) }
-        sweep(below: root)
-        try FolderRemoval.removeContents(of: trashPath, below: root, keeping: alone ? self : nil)
-    }
-
-    /// Whether the trash folder lists anything (or cannot be read: then the walk decides).
-    private func holdsTrash(below root: AtomicFile.Root?) -> Bool {
-        guard let dir = DirectoryEntries.open(trashPath, below: root, noFollow: true) else { return errno != ENOENT }
-        defer { closedir(dir) }
-        return !DirectoryEntries.readsEmpty(dir)
-    }
-
-    /// `flock(fd, operation)`, again after a signal: whether it was taken.
-    private func lockFile(_ fd: Int32, _ operation: Int32) -> Bool {
-        while fileSystem.flock(fd, operation) != 0 {
-            if errno != EINTR { return false }
-        }
-        return true
-    }
-
-    /// Renames `item` into the trash (making the trash folder when it is missing), named so
-    /// that it may be kept again once emptied when `keepable`.
-    private func moveToTrash(_ item: String, keepable: Bool, below root: AtomicFile.Root?) -> Bool {
-        let target = trashPath + "/" + Self.trashItemName(keepable: keepable)
-        if fileSystem.rename(item, target, below: root) == 0 { return true }
-        guard errno == ENOENT, fileSystem.makeDirectory(trashPath, below: root) || errno == EEXIST else { return false }
-        return fileSystem.rename(item, target, below: root) == 0
     }
 }

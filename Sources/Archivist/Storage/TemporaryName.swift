@@ -212,13 +212,31 @@ package enum TemporaryName {
         }
     }
 
-    /// This process's owner fields, drawn once.
-    static let identity = Owner(pid: getpid(), namespace: pidNamespace(), incarnation: UInt64.random(in: 1 ... .max))
+    /// This process's owner fields, drawn once — and again in a child forked without `exec`,
+    /// which must not pass for its parent: with the parent's fields its temporaries would
+    /// look like the parent's own, and its exit would free the parent's slot in the shared
+    /// counters (``SharedCounters/unregister(_:)`` frees only slots of this identity).
+    static var identity: Owner { current.identity }
 
     /// The prefix every temporary of this process shares.
-    static let ownerPrefix = AtomicFile.temporaryPrefix
-        + String(identity.pid, radix: 16) + "." + String(identity.namespace, radix: 16) + "."
-        + String(identity.incarnation, radix: 16) + "."
+    static var ownerPrefix: String { current.prefix }
+
+    /// This process's identity and prefix. Written once by its initializer and then only by
+    /// the `pthread_atfork` child handler, which runs in the new process while it has a single
+    /// thread; read without a lock on every temporary's name.
+    nonisolated(unsafe) private static var current: (identity: Owner, prefix: String) = {
+        pthread_atfork(nil, nil) { TemporaryName.current = TemporaryName.drawn(namespace: TemporaryName.current.identity.namespace) }
+        return drawn(namespace: pidNamespace())
+    }()
+
+    /// A fresh identity for this process, with its prefix.
+    private static func drawn(namespace: UInt64) -> (identity: Owner, prefix: String) {
+        let identity = Owner(pid: getpid(), namespace: namespace, incarnation: UInt64.random(in: 1 ... .max))
+        let prefix = AtomicFile.temporaryPrefix
+            + String(identity.pid, radix: 16) + "." + String(identity.namespace, radix: 16) + "."
+            + String(identity.incarnation, radix: 16) + "."
+        return (identity, prefix)
+    }
 
     private static let counter = Locked<UInt64>(0)
 

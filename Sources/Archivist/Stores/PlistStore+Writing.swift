@@ -74,11 +74,7 @@ extension PlistStore {
     /// - Throws: ``StoreError``: `invalidName`, `permissionDenied`, `noSpace` or `ioFailed`.
     /// - Complexity: O(n) in the size of `root`; blocking file I/O with an `fsync`.
     public func write(_ root: [String: PlistValue], to name: String) throws {
-        let url = try fileURL(for: name)
-        let data = try encode(root, for: url)
-        try PlistFileLock.withExclusive(forPlistAt: url) {
-            _ = try write(data, of: root, to: url, replacing: try FileStamp.of(url))
-        }
+        _ = try replace(try fileURL(for: name), with: root)
     }
 
     /// Reads the root dictionary of the plist called `name`, lets `body` change it, and writes
@@ -118,6 +114,10 @@ extension PlistStore {
     }
 
     /// As ``update(_:_:)``, also returning the root as written (or as read, when unchanged).
+    ///
+    /// The new version is written and synced before the file's lock is taken
+    /// (``replace(_:with:deciding:)``); under the lock it is renamed into place only if the
+    /// file is still the version `body` ran on.
     func modify<Result>(
         _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> (result: Result, snapshot: PlistSnapshot) {
@@ -131,19 +131,25 @@ extension PlistStore {
             } catch {
                 outcome = .failure(error)
             }
-            let committed = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Result, PlistSnapshot)? in
-                let current = try loadOrSeed(name, at: url)
-                // A stamp never comes back (see `FileStamp`); without one, compare the roots.
-                let unchanged = current.stamp != nil ? current.stamp == old.stamp : current.root == old.root
-                guard unchanged else { return nil }   // another writer came first: run `body` again
-                let result = try outcome.get()
-                guard root != current.root else { return (result, current) }
-                return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp))
+            // A stamp never comes back (see `FileStamp`): the file is the version `body` ran on
+            // if it has the same stamp — or, when `body` ran on no file, if there is still none.
+            func isUnchanged(_ stamp: FileStamp?) -> Bool {
+                stamp != nil ? stamp == old.stamp : old.stamp == nil && old.root.isEmpty
             }
-            if let committed { return committed }
+            if case .success(let result) = outcome, root != old.root {
+                let (replacement, written) = try replace(url, with: root) { isUnchanged($0) ? .write : .retry }
+                if replacement == .write { return (result, written) }
+                continue   // another writer came first: run `body` again
+            }
+            // Nothing to write (or `body` threw): decided on the version `body` saw, if it is
+            // still the file's.
+            if try PlistFileLock.withExclusive(forPlistAt: url, { isUnchanged(try FileStamp.of(url)) }) {
+                return (try outcome.get(), old)
+            }
         }
         // Lost the race every time (a busy file, or `body` writing this plist itself): run
-        // `body` once under the lock, so the call always ends.
+        // `body` once under the lock, so the call always ends. The only write whose syncs run
+        // under the lock: one file's, after eight lost races in a row.
         return try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Result, PlistSnapshot) in
             let current = try loadOrSeed(name, at: url)
             var root = current.root

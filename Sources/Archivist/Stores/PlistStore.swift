@@ -19,9 +19,14 @@ import Foundation
 /// hidden file `.lock.<name>` beside it, respected by every store and ``Preferences`` of every
 /// process — so writers of different keys never lose each other's keys, in one process or in
 /// several (an app and its extensions in an app-group container, several workers of a
-/// service). The lock is held only while one write checks the file and replaces it — never
-/// while idle or across a caller's closure (``update(_:_:)`` runs it before taking the lock,
-/// and again if the file changed meanwhile) — and reads never take it. Reads and writes of other files do not wait.
+/// service). The lock is held only while one write checks the file and renames its new
+/// version into place: the new version is written to its temporary file and synced before the
+/// lock is taken, and the folder synced after it is released, so no hold waits for the disk
+/// (iOS terminates a suspended app that holds a file lock in a shared container,
+/// `0xdead10cc`). It is never held while idle or across a caller's closure (``update(_:_:)``
+/// runs it before taking the lock, and again if the file changed meanwhile), and reads never
+/// take it. Under the lock one `stat` tells whether another writer changed the file since it
+/// was read: the file is never read or parsed there. Reads and writes of other files do not wait.
 ///
 /// **Reading is cheap when nothing changed.** A store remembers the root it last read or
 /// wrote for each file with the file's stamp (device, inode, size, modification time to the
@@ -69,6 +74,8 @@ public final class PlistStore: Sendable {
     /// The format the store writes.
     public let format: Format
     private let defaultFileURL: @Sendable (String) -> URL?
+    /// The calls that write the files (tests put a recording or failing one underneath).
+    let fileSystem: FileSystem
     /// The root last read or written per file path, with the file's stamp then.
     private let snapshots = Locked<[String: PlistSnapshot]>([:])
     /// How many files' roots a store remembers; beyond that, it forgets some.
@@ -78,7 +85,7 @@ public final class PlistStore: Sendable {
     ///
     /// Temporary files left behind by writes that died before their rename are deleted:
     /// those whose owning process is dead, or that are older than ten minutes (see
-    /// ``TemporaryName``); a live process's write in progress keeps its temporary.
+    /// `TemporaryName`); a live process's write in progress keeps its temporary.
     ///
     /// ```swift
     /// let store = PlistStore(
@@ -99,6 +106,21 @@ public final class PlistStore: Sendable {
         self.directory = directory
         self.format = format
         self.defaultFileURL = defaultFileURL
+        self.fileSystem = .posix
+        StoreFile.sweepTemporaries(in: directory)
+    }
+
+    /// Creates a store whose writes go through `fileSystem` (tests put a recording or
+    /// fault-injecting file system underneath); otherwise as
+    /// ``init(directory:format:defaultFileURL:)``.
+    package init(
+        directory: URL, format: Format = .xml,
+        defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil }, fileSystem: FileSystem
+    ) {
+        self.directory = directory
+        self.format = format
+        self.defaultFileURL = defaultFileURL
+        self.fileSystem = fileSystem
         StoreFile.sweepTemporaries(in: directory)
     }
 
@@ -218,15 +240,16 @@ public final class PlistStore: Sendable {
     // MARK: Internals shared with the writing extension and Preferences
 
     /// The current root of the plist called `name` and its file's stamp: from memory when the
-    /// file is the version this store last saw, else read; a missing file is seeded under its
-    /// lock when it has a default.
+    /// file is the version this store last saw, else read; a missing file is seeded from its
+    /// default (written and synced before the file's lock, renamed under it).
     func snapshot(of name: String) throws -> PlistSnapshot {
         let url = try fileURL(for: name)
         if let current = try currentSnapshot(at: url) { return current }
         guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
-        return try PlistFileLock.withExclusive(forPlistAt: url) {
-            try currentSnapshot(at: url) ?? seed(url, from: defaultURL)
-        }
+        let root = try defaultRoot(defaultURL)
+        return try replace(url, with: root) { stamp in
+            stamp == nil ? .write : .keep   // another writer seeded it, or wrote, first
+        }.snapshot
     }
 
     /// The file's current root, or `nil` when the file does not exist.
@@ -245,45 +268,21 @@ public final class PlistStore: Sendable {
         return snapshot
     }
 
-    /// Reads the file, or seeds it from its default; call holding the file's lock.
+    /// Reads the file, or seeds it from its default; call holding the file's lock. (Only the
+    /// last resort of ``modify(_:_:)`` does; the default's write then syncs under the lock.)
     func loadOrSeed(_ name: String, at url: URL) throws -> PlistSnapshot {
         if let current = try currentSnapshot(at: url) { return current }
-        return try seed(url, from: defaultFileURL(try Self.baseName(name)))
-    }
-
-    /// Writes the missing file from its default, if it has one; call holding its lock.
-    private func seed(_ url: URL, from defaultURL: URL?) throws -> PlistSnapshot {
-        guard let defaultURL else { return PlistSnapshot(stamp: nil, root: [:]) }
-        guard let data = try StoreFile.contents(of: defaultURL) else {
-            throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
-        }
-        let root = try Self.decodeRoot(data, from: defaultURL)
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
+        let root = try defaultRoot(defaultURL)
         return try write(try encode(root, for: url), of: root, to: url, replacing: nil)
     }
 
-    /// Replaces the file with `data` (the encoding of `root`) and remembers the new version —
-    /// as a read will see it: XML keeps dates to the second, so an XML file is decoded again;
-    /// binary keeps every value exactly. Call holding the file's lock, with the stamp of the
-    /// version being replaced.
-    func write(
-        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
-    ) throws -> PlistSnapshot {
-        do {
-            try StoreFile.writeAtomically(data, to: url)
-        } catch {
-            // The rename may have happened (a failed folder sync): keep the stamps increasing.
-            _ = FileStamp.makeNewer(url, than: previous)
-            forget(url)
-            throw error
+    /// The root of the bundled default at `defaultURL`.
+    private func defaultRoot(_ defaultURL: URL) throws -> [String: PlistValue] {
+        guard let data = try StoreFile.contents(of: defaultURL) else {
+            throw StoreError(.ioFailed, "the default file does not exist", fileURL: defaultURL)
         }
-        let stamp = FileStamp.makeNewer(url, than: previous)
-        guard let written = format == .binary ? root : try? Self.decodeRoot(data, from: url) else {
-            forget(url)   // cannot happen for data just encoded; the next read parses the file
-            return PlistSnapshot(stamp: nil, root: root)
-        }
-        let snapshot = PlistSnapshot(stamp: stamp, root: written)
-        remember(snapshot, for: url)
-        return snapshot
+        return try Self.decodeRoot(data, from: defaultURL)
     }
 
     /// The deepest nesting a store writes, counting the root dictionary as one level: Foundation's
@@ -297,7 +296,7 @@ public final class PlistStore: Sendable {
         snapshots.withLock { $0[url.path] = nil }
     }
 
-    private func remember(_ snapshot: PlistSnapshot, for url: URL) {
+    func remember(_ snapshot: PlistSnapshot, for url: URL) {
         guard snapshot.stamp != nil else { return forget(url) }
         snapshots.withLock { snapshots in
             if snapshots[url.path] == nil, snapshots.count >= Self.snapshotLimit, let any = snapshots.keys.first {

@@ -16,8 +16,12 @@ extension RecordStore {
     }
 
     /// The changes to this store from now on: this process's writes as they commit, and
-    /// other processes' as this one reads them — on its next write, on ``refresh()``, or
-    /// every `pollingInterval` while the sequence is being iterated (`nil`: never by itself).
+    /// other processes' as this one reads them — on its next write or ``refresh()``, or by
+    /// itself while the sequence is being iterated: when the writer's change signal arrives
+    /// (a Darwin notification on Apple platforms, `inotify` on Linux; typically within a
+    /// millisecond or two), and else every `pollingInterval`, a fallback for changes whose
+    /// signal does not arrive (a write from another machine to a network volume, the system's
+    /// limit on file watches reached). `nil` turns the fallback off.
     ///
     /// ```swift
     /// for await change in letters.changes() where change.isFromAnotherProcess {
@@ -26,10 +30,13 @@ extension RecordStore {
     /// ```
     ///
     /// Events are buffered without bound until iterated; end the iteration (or cancel its
-    /// task) to stop the polling.
+    /// task) to stop observing and polling.
     ///
-    /// - Complexity: Each poll takes the store's lock and makes one `fstat` call; a poll that
-    ///   finds other processes' entries costs what ``refresh()`` costs.
+    /// - Parameter pollingInterval: How often to look for other processes' changes when no
+    ///   signal came: every second by default, give or take half of it so the system can
+    ///   group the wakeup with others.
+    /// - Complexity: Each signal or poll takes the store's lock and makes one `fstat` call;
+    ///   one that finds other processes' entries costs what ``refresh()`` costs.
     public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream()
         let key = observers.withLock { list -> Int in
@@ -37,16 +44,18 @@ extension RecordStore {
             list.continuations[list.nextKey] = continuation
             return list.nextKey
         }
+        let observation = changeSignal.observe(on: queue) { [weak self] in try? self?.refresh() }
         let poller = pollingInterval.map { interval in
             Task { [weak self] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
+                    try? await Task.sleep(for: interval, tolerance: interval / 2)
                     guard let store = self, !Task.isCancelled else { return }
                     store.queue.async { try? store.refresh() }
                 }
             }
         }
         continuation.onTermination = { [weak self] _ in
+            observation?.cancel()
             poller?.cancel()
             _ = self?.observers.withLock { $0.continuations.removeValue(forKey: key) }
         }

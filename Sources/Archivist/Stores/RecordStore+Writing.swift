@@ -78,7 +78,10 @@ extension RecordStore {
                         return true
                     }
                 }
-                if committed { return record }
+                if committed {
+                    compactIfDue()
+                    return record
+                }
             }
         }
     }
@@ -149,10 +152,16 @@ extension RecordStore {
     /// Folds the change log into a new snapshot now (it also happens by itself once the log
     /// outgrows the snapshot and ``Configuration/compactionThreshold``).
     ///
+    /// The snapshot is written and synced before the cross-process lock is taken; under the
+    /// lock it is renamed into place only if no process committed anything meanwhile (else it
+    /// is written again, and after a few such races under the lock).
+    ///
     /// - Throws: ``StoreError`` with an I/O code; the store stays usable and consistent.
-    /// - Complexity: Blocking file I/O, O(n).
+    /// - Complexity: Blocking file I/O, O(n), outside the cross-process lock but in a busy
+    ///   store's last try.
     public func compact() throws {
         try writing {
+            for _ in 0..<3 where try compactUnlocked() { return }
             try crossProcessLock.withExclusive {
                 try catchUpLocked()
                 try compactLocked()
@@ -179,10 +188,12 @@ extension RecordStore {
 
     // MARK: - Internals
 
-    /// Runs `body` as the only writer (re-entrant on the same thread), mapping errors.
+    /// Runs `body` as the only writer (re-entrant on the same thread), mapping errors; then,
+    /// the cross-process lock released, signals the change `body` committed, if any.
     func writing<R>(_ body: () throws -> R) throws -> R {
         writeLock.lock()
         defer { writeLock.unlock() }
+        defer { if signalDue.withLock({ due in defer { due = false }; return due }) { changeSignal.post() } }
         do {
             return try body()
         } catch let error as StoreError {
@@ -195,7 +206,7 @@ extension RecordStore {
     }
 
     /// Commits a batch of this process's: under the cross-process lock, catches up with
-    /// other processes, appends, and makes it visible.
+    /// other processes, appends, and makes it visible; then compacts, if due, without it.
     private func commit(_ batch: RecordBatch<Record>) throws {
         guard !batch.isEmpty else { return }
         try commit { (batch, ()) }
@@ -206,17 +217,24 @@ extension RecordStore {
     /// and appends it; `prepare` may throw to refuse.
     private func commit<R>(_ prepare: () throws -> (RecordBatch<Record>, R)) throws -> R {
         try writing {
-            try crossProcessLock.withExclusive {
+            let result = try crossProcessLock.withExclusive {
                 try catchUpLocked()
                 let (batch, result) = try prepare()
                 try appendLocked(batch)
                 return result
             }
+            compactIfDue()
+            return result
         }
     }
 
-    /// Appends the batch to the log, then makes it visible; compacts when the log has grown
-    /// enough. Call inside ``writing(_:)`` and the cross-process lock, caught up.
+    /// Appends the batch to the log, then makes it visible. Call inside ``writing(_:)`` and the
+    /// cross-process lock, caught up.
+    ///
+    /// The append's sync (``Configuration/durability``) runs under the lock: moved after it, a
+    /// failed sync could no longer cut the entry back (other processes may have appended
+    /// behind it), and a batch that throws must leave nothing changed. It syncs one batch's
+    /// bytes, whatever the store holds.
     private func appendLocked(_ batch: RecordBatch<Record>) throws {
         guard !batch.isEmpty else { return }
         let entry: Data
@@ -226,16 +244,52 @@ extension RecordStore {
             throw StoreError(.notRepresentable, "cannot archive the batch: \(error)", fileURL: directory, underlyingError: error)
         }
         try log.append(entry)
-        let snapshotBytes = state.withLock { table in
-            table.apply(upserts: batch.upserts, deletes: batch.deletes)
-            return table.snapshotBytes
-        }
+        signalDue.withLock { $0 = true }
+        state.withLock { $0.apply(upserts: batch.upserts, deletes: batch.deletes) }
         notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: false, isReload: false))
-        if log.size > configuration.compactionThreshold && log.size > snapshotBytes {
-            // The batch is committed: a failed compaction must not report it as failed. The
-            // log stays as it is (or is reset before the next append) and the next commit
-            // tries again.
-            try? compactLocked()
+    }
+
+    /// Compacts when the log has grown enough, after a commit, outside the cross-process lock
+    /// (``compactUnlocked()``). Call inside ``writing(_:)``.
+    ///
+    /// The batch is committed: a failed compaction must not report it as failed. The log stays
+    /// as it is (or is reset before the next append) and the next commit tries again — as it
+    /// does when another process committed while the snapshot was written.
+    private func compactIfDue() {
+        let snapshotBytes = state.withLock { $0.snapshotBytes }
+        guard log.size > configuration.compactionThreshold && log.size > snapshotBytes else { return }
+        _ = try? compactUnlocked()
+    }
+
+    /// A compaction: writes the snapshot of generation + 1 (every record in memory) to a
+    /// synced temporary without the cross-process lock, so its length, which grows with the
+    /// records, holds no lock; then, under the lock and caught up, renames it into place and
+    /// resets the log (``compactLocked(removingAll:)`` says why that order) — only if the
+    /// log is still the one the snapshot folds in: same generation, nothing appended.
+    /// Call inside ``writing(_:)``.
+    ///
+    /// - Returns: Whether the snapshot is in place; `false` when another process committed
+    ///   meanwhile (the temporary is deleted).
+    /// - Throws: As ``compactLocked(removingAll:)``.
+    private func compactUnlocked() throws -> Bool {
+        let (records, basis) = state.withLock { ($0.inWriteOrder(), $0.generation) }
+        let basisEnd = log.end
+        let bytes = try Archive.encode(
+            RecordSnapshot<Record>(generation: basis + 1, records: records), options: configuration.archiveOptions)
+        let prepared = try bytes.withUnsafeBytes { raw in
+            try AtomicFile.prepare([raw], toPath: log.snapshotPath, durability: log.durability == .none ? .none : .fileAndFolder,
+                                   fileSystem: log.fileSystem)
+        }
+        var renamed = false
+        defer { if !renamed { prepared.discard(log.fileSystem) } }
+        return try crossProcessLock.withExclusive {
+            try catchUpLocked()
+            guard state.withLock({ $0.generation }) == basis && log.end == basisEnd else { return false }
+            renamed = try prepared.rename(log.fileSystem)
+            guard renamed else { return false }
+            try installSnapshotLocked(generation: basis + 1, bytes: bytes.count, removingAll: false,
+                                      folderSyncFailure: prepared.syncFolderIfAsked(log.fileSystem))
+            return true
         }
     }
 
@@ -255,12 +309,23 @@ extension RecordStore {
             try AtomicFile.replace([raw], toPath: log.snapshotPath, durability: log.durability == .none ? .none : .fileAndFolder,
                                    fileSystem: log.fileSystem)
         }
+        try installSnapshotLocked(generation: generation, bytes: bytes.count, removingAll: removingAll,
+                                  folderSyncFailure: folderSyncFailure)
+    }
+
+    /// Once a snapshot of `generation` (`bytes` long) is in place, under the cross-process
+    /// lock: voids the old log's entries, records the generation, and resets the log.
+    ///
+    /// - Throws: `folderSyncFailure`, the failed sync of the snapshot's folder, whose message
+    ///   says the snapshot is in place.
+    private func installSnapshotLocked(generation: UInt64, bytes: Int, removingAll: Bool, folderSyncFailure: CacheError?) throws {
         // The snapshot is in place: from here on the old log's entries are void.
         log.requireReset(generation: generation)
+        signalDue.withLock { $0 = true }
         state.withLock {
             if removingAll { $0.removeAll() }
             $0.generation = generation
-            $0.snapshotBytes = bytes.count
+            $0.snapshotBytes = bytes
         }
         if removingAll { notify(Change(upserted: [], deleted: [], isFromAnotherProcess: false, isReload: true)) }
         try? log.reset(generation: generation)   // retried before the next append if it fails

@@ -84,6 +84,11 @@ where Record.ID: Archivable & Sendable {
     let queue: DispatchQueue
     /// The iterators of ``changes(pollingInterval:)``.
     let observers = Locked(ChangeObservers<Change>())
+    /// Raised by every commit, for change streams in other processes (``ChangeSignal``).
+    let changeSignal: ChangeSignal
+    /// Whether this process committed a change whose signal is still to be posted, once the
+    /// cross-process lock is released (see ``writing(_:)``).
+    let signalDue = Locked(false)
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
     ///
@@ -106,6 +111,7 @@ where Record.ID: Archivable & Sendable {
         do {
             log = try ChangeLog(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
             crossProcessLock = FileLock(path: log.directory + "/records.lock", fileSystem: fileSystem)
+            changeSignal = ChangeSignal(folder: log.directory, fileName: "records.log")
             try crossProcessLock.withExclusive { try reloadFromDisk() }
         } catch {
             throw StoreError(wrapping: error, fileURL: directory)

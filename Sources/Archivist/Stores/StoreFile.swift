@@ -36,12 +36,59 @@ enum StoreFile {
     ///
     /// - Throws: ``StoreError`` (`permissionDenied`, `noSpace`, `ioFailed`) naming the file.
     /// - Complexity: O(n) blocking file I/O plus two syncs.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
+    static func writeAtomically(_ data: Data, to url: URL, fileSystem: FileSystem = .posix) throws {
         do {
-            try AtomicFile.write(data, to: url, durability: .fileAndFolder)
+            try AtomicFile.write(data, to: url, durability: .fileAndFolder, fileSystem: fileSystem)
         } catch {
             throw storeError(error, "cannot write", url)
         }
+    }
+
+    /// The first half of ``writeAtomically(_:to:fileSystem:)``: writes `data` to a fresh temporary
+    /// (0600) beside the file at `url` and syncs it (`fsync`, `F_FULLFSYNC` on Apple
+    /// platforms), making the folder (0700) when it is missing. A plist's writers call it
+    /// before taking the file's lock, so no hold of the lock waits for the disk; the rename
+    /// (``rename(_:for:fileSystem:)``) follows under the lock, and the folder's sync
+    /// (``syncFolder(_:for:fileSystem:)``) after it.
+    ///
+    /// - Throws: ``StoreError`` (`permissionDenied`, `noSpace`, `ioFailed`) naming the file; no
+    ///   temporary is left then.
+    /// - Complexity: O(n) blocking file I/O plus a sync.
+    static func prepareReplacement(_ data: Data, for url: URL, fileSystem: FileSystem) throws -> AtomicFile.Prepared {
+        do {
+            return try data.withUnsafeBytes { raw in
+                try AtomicFile.prepare([raw], toPath: url.path, durability: .fileAndFolder, fileSystem: fileSystem)
+            }
+        } catch {
+            throw storeError(error, "cannot write", url)
+        }
+    }
+
+    /// Renames a temporary from ``prepareReplacement(_:for:fileSystem:)`` over the file at
+    /// `url`: a reader sees the old contents or the new.
+    ///
+    /// - Throws: ``StoreError`` naming the file; the temporary stays then (the caller discards it).
+    /// - Complexity: One `rename`.
+    static func rename(_ prepared: AtomicFile.Prepared, for url: URL, fileSystem: FileSystem) throws {
+        let renamed: Bool
+        do {
+            renamed = try prepared.rename(fileSystem)
+        } catch {
+            throw storeError(error, "cannot write", url)
+        }
+        guard renamed else {
+            throw StoreError(.ioFailed, "cannot write: the temporary file vanished before its rename", fileURL: url)
+        }
+    }
+
+    /// Syncs the folder of a file renamed into place (``rename(_:for:fileSystem:)``), so the
+    /// new version survives a power loss.
+    ///
+    /// - Throws: ``StoreError`` naming the file, whose message says the new contents are in
+    ///   place (they are, whatever the sync said).
+    /// - Complexity: One `open`, a sync and a `close`.
+    static func syncFolder(_ prepared: AtomicFile.Prepared, for url: URL, fileSystem: FileSystem) throws {
+        if let failure = prepared.syncFolderIfAsked(fileSystem) { throw storeError(failure, "cannot write", url) }
     }
 
     /// Deletes temporary files left in `folder` by writes that died before their rename;

@@ -150,7 +150,7 @@ extension CRC32C {
     /// The multiplication runs on the CPU's carry-less multiply where it has one (PCLMULQDQ on
     /// x86_64, PMULL on arm64, next to the CRC-32C instructions; asked once per process): one
     /// multiply and one `crc32` per set bit of `length`, about 20 ns, against about 1 µs for
-    /// ``softwareCombine(_:_:length:)``.
+    /// `softwareCombine(_:_:length:)`.
     ///
     /// - Complexity: O(log `length`).
     public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {

@@ -35,12 +35,20 @@ extension Archivable where Self: NSObject & NSSecureCoding {
     public init(from archive: ArchiveDecoder) throws {
         let data = try archive.decode(Data.self, forKey: "keyedArchive")
         do {
-            let allowed = (Self.self as? any KeyedArchiveAllowedClasses.Type)?.keyedArchiveAllowedClasses ?? []
-            self = try KeyedArchiverBridge.unarchive(Self.self, from: data, allowedClasses: allowed)
+            self = try KeyedArchiverBridge.unarchiveDeclared(Self.self, from: data)
         } catch var error as ArchiveError {
             error.codingPath = ["keyedArchive"] + error.codingPath
             throw error
         }
+    }
+}
+
+extension KeyedArchiverBridge {
+    /// Reads a class made `Archivable` by declaration from its keyed archive: only `T`, the
+    /// Foundation value classes and its ``KeyedArchiveAllowedClasses`` may be instantiated.
+    static func unarchiveDeclared<T: NSObject & NSSecureCoding>(_ type: T.Type, from data: Data) throws -> T {
+        let allowed = (T.self as? any KeyedArchiveAllowedClasses.Type)?.keyedArchiveAllowedClasses ?? []
+        return try unarchive(T.self, from: data, allowedClasses: allowed)
     }
 }
 

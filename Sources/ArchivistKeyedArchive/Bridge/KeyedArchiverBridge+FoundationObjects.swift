@@ -117,8 +117,13 @@ enum KeyedArchiveFoundationObjects {
             return mutable ? NSMutableOrderedSet(array: objects) : NSOrderedSet(array: objects)
         case .dictionary(let keyReferences, let valueReferences):
             // The validator refuses `$null` keys and values and collection keys; every value
-            // class here is an NSObject.
+            // class here is an NSObject, and copyable. The two SDKs type the keys differently:
+            // Apple's `init(objects:forKeys:)` takes `[any NSCopying]`, corelibs' `[NSObject]`.
+            #if canImport(Darwin)
+            let keys = elements(keyReferences).compactMap { $0 as? NSCopying }
+            #else
             let keys = elements(keyReferences).compactMap { $0 as? NSObject }
+            #endif
             let values = elements(valueReferences)
             guard keys.count == keyReferences.count, values.count == valueReferences.count else { return nil }
             return mutable ? NSMutableDictionary(objects: values, forKeys: keys) : NSDictionary(objects: values, forKeys: keys)

@@ -25,7 +25,7 @@ extension KeyedArchiverBridge {
     public static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, allowedClassNames: Set<String> = [], limits: ArchiveLimits = .init()
     ) throws -> T {
-        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).decode(T.self)
+        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).decode(T.self, key: NSKeyedArchiveRootObjectKey, expansionChecked: true)
     }
 
     /// Validates `data` like ``unarchive(_:from:allowedClasses:limits:)``, then decodes its root
@@ -49,7 +49,7 @@ extension KeyedArchiverBridge {
     public static func unarchive<T: KeyedArchiveDecodable>(
         _ type: T.Type, from data: Data, allowedClassNames: Set<String> = [], limits: ArchiveLimits = .init()
     ) throws -> T {
-        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).unarchive(T.self)
+        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).unarchive(T.self, key: NSKeyedArchiveRootObjectKey, expansionChecked: true)
     }
 
     /// The validator's checks with a `root` required, then the reader's table of the same

@@ -3,14 +3,14 @@ import Foundation
 
 /// Stores `NSSecureCoding` objects through Foundation's `NSKeyedArchiver` and reads them back
 /// through `NSKeyedUnarchiver`, after a validator has checked every byte, so that hostile or
-/// damaged input throws an ``ArchiveError`` instead of crashing the process.
+/// damaged input throws an `ArchiveError` instead of crashing the process.
 ///
 /// On Linux, swift-corelibs-foundation's unarchiver overflows the stack on reference cycles and
 /// deep chains, calls `fatalError` for a class outside the allowed list, and reads out of
 /// bounds when an element of an `NSDictionary` fails to decode. The bridge therefore:
 /// - parses the property list with its own bounded readers and checks the archive's layout,
 ///   every reference, every class name against an allowlist, the fields of the Foundation
-///   value classes, and the reference graph (acyclic, depth within ``ArchiveLimits/maxDepth``);
+///   value classes, and the reference graph (acyclic, depth within `ArchiveLimits/maxDepth`);
 /// - hands Foundation a canonical re-encoding of the validated property list, never the input;
 /// - on corelibs, decodes with `requiresSecureCoding` off: the allowlist has already been
 ///   enforced for every instance, and this turns a per-call-site class mismatch (which corelibs
@@ -52,20 +52,16 @@ public enum KeyedArchiverBridge {
     ///   while encoding, and are refused when read back.
     public static func archive(_ object: some NSObject & NSSecureCoding) throws -> Data {
         let type = Swift.type(of: object)
+        // corelibs' NSKeyedArchiver calls NSStringFromClass, which traps on a class it cannot name.
+        let name = try KeyedArchiveClassName.requireFoundationName(of: type)
         guard type.supportsSecureCoding else {
-            throw ArchiveError(.disallowedType, "\(type) does not support secure coding",
-                               typeName: NSStringFromClass(type))
-        }
-        if KeyedArchiveValidator.isCorelibsFoundation, String(reflecting: type).split(separator: ".").count != 2 {
-            throw ArchiveError(.disallowedType, "\(String(reflecting: type)) is not a top-level class, which NSKeyedArchiver on Linux cannot name",
-                               typeName: String(reflecting: type))
+            throw ArchiveError(.disallowedType, "\(type) does not support secure coding", typeName: name)
         }
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
         archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
         if let error = archiver.error {
-            throw ArchiveError(.foundation, "NSKeyedArchiver failed", typeName: NSStringFromClass(type),
-                               underlyingError: error as NSError)
+            throw ArchiveError(.foundation, "NSKeyedArchiver failed", typeName: name, underlyingError: error as NSError)
         }
         return archiver.encodedData
     }
@@ -89,7 +85,7 @@ public enum KeyedArchiverBridge {
     /// - Returns: The decoded root object.
     /// - Throws: `ArchiveError`: the validator's codes (see ``validate(_:allowedClassNames:limits:)``);
     ///   `.keyNotFound` without a `root`; `.disallowedType` for a class that does not support
-    ///   secure coding or is refused; `.foundation` (Foundation's error as `underlyingError`) when
+    ///   secure coding, is refused, or (on Linux) is not top-level, which corelibs cannot name; `.foundation` (Foundation's error as `underlyingError`) when
     ///   an `init(coder:)` fails; `.valueNotFound` when the root decodes to `nil`; `.typeMismatch`
     ///   when it is not a `type`.
     /// - Complexity: O(*n*) in the size of `data`, plus the cost of the classes' `init(coder:)`.
@@ -98,8 +94,8 @@ public enum KeyedArchiverBridge {
     ) throws -> T {
         let root = try unarchiveObject(ofClasses: [type] + allowedClasses, from: data, limits: limits)
         guard let typed = root as? T else {
-            throw ArchiveError(.typeMismatch, "the root object is a \(Swift.type(of: root)), not a \(NSStringFromClass(type))",
-                               typeName: NSStringFromClass(type))
+            let name = KeyedArchiveClassName.foundationName(of: type) ?? String(reflecting: type)
+            throw ArchiveError(.typeMismatch, "the root object is a \(Swift.type(of: root)), not a \(name)", typeName: name)
         }
         return typed
     }
@@ -143,7 +139,7 @@ public enum KeyedArchiverBridge {
     ) throws -> Any {
         var names = foundationValueClassNames
         for cls in classes {
-            let name = NSStringFromClass(cls)
+            let name = try KeyedArchiveClassName.requireFoundationName(of: cls)
             guard (cls as? NSSecureCoding.Type)?.supportsSecureCoding == true else {
                 throw ArchiveError(.disallowedType, "\(name) does not support secure coding", typeName: name)
             }

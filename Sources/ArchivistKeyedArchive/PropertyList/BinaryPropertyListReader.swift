@@ -71,8 +71,9 @@ struct BinaryPropertyListReader {
         let objectCount = Int(count)
         let tableOffset = Int(table)
         let storage = PropertyListDocument.ReferenceStorage([])
+        let notes = BinaryPropertyListNotes()
         let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
-                                                objectCount: objectCount, limits: limits, storage: storage)
+                                                objectCount: objectCount, limits: limits, storage: storage, notes: notes)
         var strings = SmallStringCache()
         // Every container's references, in one array the nodes' `References` are runs of (an
         // archive's containers hold about one reference per object).
@@ -93,7 +94,11 @@ struct BinaryPropertyListReader {
             }
         }
         storage.values = references
-        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary)
+        // The first NaN date, found again by its offset (only when there is one).
+        let firstNaNDate = notes.firstNaNDateOffset.flatMap { nanOffset in
+            (0..<objectCount).first { objects.readUInt(at: tableOffset + $0 * offsetSize, size: offsetSize) == UInt64(nanOffset) }
+        }
+        return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, firstNaNDate: firstNaNDate)
     }
 
     private static func readUInt(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, size: Int) -> UInt64 {
@@ -130,10 +135,13 @@ private struct BinaryPropertyListObjects {
     /// The storage every container's ``PropertyListDocument/References`` point into; it gets its
     /// values once the whole table is read.
     let storage: PropertyListDocument.ReferenceStorage
+    /// What reading found on the way (held by reference: the reader is not mutated per object).
+    let notes: BinaryPropertyListNotes
 
     init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits,
-         storage: PropertyListDocument.ReferenceStorage) {
+         storage: PropertyListDocument.ReferenceStorage, notes: BinaryPropertyListNotes) {
         self.storage = storage
+        self.notes = notes
         self.bytes = bytes
         self.tableOffset = tableOffset
         self.referenceSize = referenceSize
@@ -248,6 +256,8 @@ private struct BinaryPropertyListObjects {
         return PropertyListDocument.References(storage: storage, start: first, count: count)
     }
 
+    /// Reads the object at `offset`. A date of NaN seconds is read as it is, and the first
+    /// one's offset noted (the readers refuse it, ``KeyedArchiveDateRule``).
     func readObject(at offset: Int, strings: inout SmallStringCache,
                     references: inout [Int]) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
@@ -288,7 +298,9 @@ private struct BinaryPropertyListObjects {
         case 0x3:
             guard marker == 0x33 else { throw ArchiveError(.corrupt, "bad date marker", offset: offset) }
             try requireBytes(offset + 1, 8)
-            return .date(Double(bitPattern: readUInt(at: offset + 1, size: 8)))
+            let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
+            if !KeyedArchiveDateRule.allows(seconds), notes.firstNaNDateOffset == nil { notes.firstNaNDateOffset = offset }
+            return .date(seconds)
         case 0x4:
             let (count, start) = try readCount(marker: marker, at: offset)
             try requireBytes(start, count)
@@ -386,4 +398,10 @@ struct SmallStringCache {
         entries[slot] = Entry(low: low, high: high, count: count, string: string)
         return string
     }
+}
+
+/// What reading a binary plist notes besides the nodes.
+final class BinaryPropertyListNotes {
+    /// The offset of the first date of NaN seconds, if any.
+    var firstNaNDateOffset: Int?
 }

@@ -78,6 +78,9 @@ struct PropertyListDocument: Sendable {
     var nodes: [Node]
     var root: Int
     var format: Format
+    /// The first date node of NaN seconds (``KeyedArchiveDateRule``), noted by the binary reader
+    /// as it reads each node (an XML date is ISO 8601 text, never NaN).
+    var firstNaNDate: Int?
 
     /// The string a node holds, or `nil`.
     func string(at index: Int) -> String? {

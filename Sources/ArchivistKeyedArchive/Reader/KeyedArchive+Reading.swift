@@ -19,8 +19,12 @@ extension KeyedArchive {
     /// - Throws: `ArchiveError`: `.truncated`/`.badMagic`/`.corrupt` for a malformed property
     ///   list or layout (`$archiver`, `$objects`, `$top`, a reference out of bounds, a class
     ///   description without `$classname`, a Foundation value class with fields of the wrong
-    ///   type), `.unsupportedVersion` for a `$version` other than 100000, `.limitExceeded`.
-    /// - Complexity: O(*n*) in the size of `data` (plus plist sharing, bounded as above).
+    ///   type, a plist container that contains itself, a date of NaN seconds anywhere in the
+    ///   property list), `.unsupportedVersion` for a `$version` other than 100000,
+    ///   `.limitExceeded` (`.objectCount` as soon as a plist container shared between two
+    ///   fields would make the fields unfold past the limit).
+    /// - Complexity: O(*n*) in the size of `data`, sharing included: a shared plist container
+    ///   is counted, not copied, before the limit is reached.
     public init(data: Data, limits: ArchiveLimits = .init()) throws {
         guard data.count <= limits.maxTotalBytes else {
             throw ArchiveError(.limitExceeded(.totalBytes), "\(data.count) bytes exceed maxTotalBytes")

@@ -7,8 +7,8 @@ import Foundation
 /// Each `$objects` entry becomes a ``KeyedArchiveObject``: the Foundation value classes as Swift
 /// values, other classes as a ``KeyedArchiveInstance`` with their class chain and fields.
 /// References stay references (``KeyedArchiveReference``), so shared objects and cycles are
-/// representable and never expanded. Reading is bounded by ``ArchiveLimits`` and every error is
-/// an ``ArchiveError`` with the path of the failing entry.
+/// representable and never expanded. Reading is bounded by `ArchiveLimits` and every error is
+/// an `ArchiveError` with the path of the failing entry.
 ///
 /// ```swift
 /// let archive = try KeyedArchive(data: data)
@@ -24,6 +24,10 @@ public struct KeyedArchive: Sendable {
     public internal(set) var top: [String: KeyedArchiveReference]
     /// The bounds this archive was read under (decoding from it honours them too).
     public internal(set) var limits: ArchiveLimits
+    /// What no object of the table can unfold to more than (shared objects copied once per
+    /// path), when the reader could tell: ``KeyedArchiveExpansion`` has nothing to count while
+    /// this is within `maxObjectCount`. `nil` when an object holding others is shared.
+    var unfoldedBound: Int?
 
     /// The object `$top` names `root`, if any.
     public var root: KeyedArchiveReference? { top["root"] }

@@ -1,23 +1,43 @@
 import Archivist
 import Foundation
 
+/// The elements of an unkeyed container: an `NSArray`'s (or set's) references, or a plain
+/// plist array's fields, kept as they are in the table (wrapping each as an item up front cost
+/// an array per container).
+enum KeyedArchiveElements {
+    case references([KeyedArchiveReference])
+    case fields([KeyedArchiveField])
+
+    var count: Int {
+        switch self {
+        case .references(let references): references.count
+        case .fields(let fields): fields.count
+        }
+    }
+
+    subscript(index: Int) -> KeyedArchiveItem {
+        switch self {
+        case .references(let references): .object(references[index])
+        case .fields(let fields): KeyedArchiveItem(fields[index])
+        }
+    }
+}
+
 /// The unkeyed container: an array's, set's or ordered set's elements.
 struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: KeyedArchiveValueDecoder
-    let elements: [KeyedArchiveItem]
-    /// The decoder's coding path, built once and shared by every child.
-    let codingPath: [any CodingKey]
+    let elements: KeyedArchiveElements
     private(set) var currentIndex = 0
-    /// The element type last decoded, and whether it is optional.
-    private var checkedType: ObjectIdentifier?
-    private var checkedTypeIsOptional = false
 
-    init(decoder: KeyedArchiveValueDecoder, elements: [KeyedArchiveItem], codingPath: [any CodingKey]) {
+    init(decoder: KeyedArchiveValueDecoder, elements: KeyedArchiveElements) {
         self.decoder = decoder
         self.elements = elements
-        self.codingPath = codingPath
+        count = elements.count
     }
-    var count: Int? { elements.count }
+
+    let count: Int?
+    /// The decoder's coding path, built once (when first needed) and shared by every child.
+    var codingPath: [any CodingKey] { decoder.containerPath }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next() throws -> KeyedArchiveValueDecoder {
@@ -35,16 +55,40 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
         return child
     }
 
+    /// The next element when it is a string object, taken (depth and budget checked as for a
+    /// child decoder, which it does without); `nil`, taking nothing, for anything else.
+    private mutating func nextString() throws -> String? {
+        guard !isAtEnd, case .references(let references) = elements,
+              case .string(let value) = decoder.session.objects[references[currentIndex].index] else { return nil }
+        try decoder.admit(key: IndexKey(intValue: currentIndex), depth: decoder.depth)
+        currentIndex += 1
+        return value
+    }
+
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
-        let isNil = try decoder.nested(elements[currentIndex], key: IndexKey(intValue: currentIndex), path: codingPath).isNil
-        if isNil { currentIndex += 1 }
+        let isNil: Bool
+        switch elements[currentIndex] {
+        case .object(let reference):
+            switch decoder.session.objects[reference.index] {
+            case .null, .nsNull: isNil = true
+            default: isNil = false
+            }
+        case .field: isNil = false
+        }
+        if isNil {
+            try decoder.admit(key: IndexKey(intValue: currentIndex), depth: decoder.depth)
+            currentIndex += 1
+        }
         return isNil
     }
     mutating func decode(_ type: Bool.Type) throws -> Bool { try nonNil().bool() }
-    mutating func decode(_ type: String.Type) throws -> String { try nonNil().string() }
+    mutating func decode(_ type: String.Type) throws -> String {
+        if let value = try nextString() { return value }
+        return try nonNil().string()
+    }
     mutating func decode(_ type: Double.Type) throws -> Double { try nonNil().double() }
-    mutating func decode(_ type: Float.Type) throws -> Float { Float(try nonNil().double()) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try nonNil().float() }
     mutating func decode(_ type: Int.Type) throws -> Int { try nonNil().integer(type) }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try nonNil().integer(type) }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try nonNil().integer(type) }
@@ -56,15 +100,12 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try nonNil().integer(type) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try nonNil().integer(type) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        // An `Optional` element may be `$null`: its own `init(from:)` asks `decodeNil()`. The
-        // answer is kept for the next element (a dynamic cast per element was 3% of a decode).
-        let elementType = ObjectIdentifier(T.self)
-        if elementType != checkedType {
-            checkedType = elementType
-            checkedTypeIsOptional = T.self is any ExpressibleByNilLiteral.Type
-        }
-        if checkedTypeIsOptional { return try next().decode(type) }
-        return try nonNil().decode(type)
+        // `[String]` comes here (`Array.init(from:)` is generic): a metatype compare, then the
+        // string read in place instead of through a child decoder.
+        if T.self == String.self, let value = try nextString() { return value as! T }
+        // `NSNull` and `$null` reach `T`: its `init(from:)` may accept them (`decodeNil()`),
+        // and asking such a decoder for a value throws `.valueNotFound`.
+        return try next().decode(type)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -83,7 +124,7 @@ struct KeyedArchiveSingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool() }
     func decode(_ type: String.Type) throws -> String { try decoder.string() }
     func decode(_ type: Double.Type) throws -> Double { try decoder.double() }
-    func decode(_ type: Float.Type) throws -> Float { Float(try decoder.double()) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.float() }
     func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type) }
     func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type) }
     func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type) }

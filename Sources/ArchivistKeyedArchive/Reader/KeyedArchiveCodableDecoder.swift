@@ -8,31 +8,64 @@ extension KeyedArchive {
     ///
     /// Instances and string-keyed `NSDictionary`s decode as keyed containers; `NSArray`,
     /// `NSSet` and `NSOrderedSet` as unkeyed ones; strings, numbers, `Date`, `Data`, `URL`
-    /// (resolved against its base) and `UUID` as single values. An absent field or `$null`
-    /// is `nil` for optionals.
+    /// (resolved against its base) and `UUID` as single values. Numbers read as `NSCoder`
+    /// reads them: any number into any numeric type that holds its value exactly (`true` as 1,
+    /// `1.0` as 1), and into `Bool` when it is 0 or 1 — corelibs' archiver stores equal
+    /// `NSNumber`s once, whatever their kind. An absent field is `nil` for optionals; `$null`
+    /// and `NSNull` reach the type's `init(from:)`, where `decodeNil()` is `true`.
+    ///
+    /// Before anything is decoded, what the object graph under `key` unfolds to (shared
+    /// objects copied once per path) is counted against `maxObjectCount`, so a small archive
+    /// that shares along exponentially many paths is refused in time proportional to its size.
     ///
     /// ```swift
     /// struct Note: Decodable { var title: String; var created: Date; var tags: [String] }
     /// let note = try KeyedArchive(data: data).decode(Note.self)
     /// ```
     ///
-    /// - Throws: `ArchiveError` with the coding path: `.keyNotFound`, `.valueNotFound`,
-    ///   `.typeMismatch`, `.limitExceeded(.depth)` past `maxDepth` (so a cyclic graph throws
-    ///   instead of recursing), or the model's own error wrapped (`.invalidValue`,
-    ///   `underlyingError` kept).
+    /// - Throws: `ArchiveError` whose coding path starts at `key` (`["root", "tags", "[1]"]`):
+    ///   `.keyNotFound`, `.valueNotFound` (a value asked of `$null`/`NSNull`), `.typeMismatch`
+    ///   (another kind, or a number that does not fit), `.limitExceeded(.objectCount)` for an
+    ///   archive that unfolds past `maxObjectCount`, `.limitExceeded(.depth)` past `maxDepth`
+    ///   (so a cyclic graph throws instead of recursing), or the model's own error wrapped
+    ///   (`.invalidValue`, `underlyingError` kept, its path under `key`).
+    /// - Complexity: O(*n*) in the objects the decode reads, plus the unfolded-size count,
+    ///   O(*n*) in the objects reachable from `key`.
     public func decode<T: Decodable>(_ type: T.Type, key: String = "root") throws -> T {
+        try decode(type, key: key, expansionChecked: false)
+    }
+
+    /// ``decode(_:key:)``, skipping the unfolded-size check when the bridge's validator has
+    /// already made it on the same property list.
+    func decode<T: Decodable>(_ type: T.Type, key: String, expansionChecked: Bool) throws -> T {
         guard let reference = top[key] else {
             throw ArchiveError(.keyNotFound, "$top has no \(key)", codingPath: ["$top", key])
         }
-        let session = KeyedArchiveDecodingSession(archive: self)
+        if !expansionChecked { try KeyedArchiveExpansion.check(self, from: reference, topKey: key) }
+        let session = KeyedArchiveDecodingSession(archive: self, topKey: key)
         let decoder = KeyedArchiveValueDecoder(session: session, item: .object(reference), parentPath: [], key: nil)
         do {
             return try decoder.decode(T.self)
         } catch let error as ArchiveError {
             throw error
         } catch {
-            throw ArchiveError(.invalidValue, "\(T.self) failed to decode: \(error)", typeName: "\(T.self)", underlyingError: error)
+            throw ArchiveError(.invalidValue, "\(T.self) failed to decode: \(error)", codingPath: [key] + Self.codingPath(of: error),
+                               typeName: "\(T.self)", underlyingError: error)
         }
+    }
+
+    /// The coding path a model's own `DecodingError` carries, as `ArchiveError` spells paths.
+    private static func codingPath(of error: any Error) -> [String] {
+        let context: DecodingError.Context
+        switch error as? DecodingError {
+        case .typeMismatch(_, let found)?, .valueNotFound(_, let found)?, .keyNotFound(_, let found)?, .dataCorrupted(let found)?:
+            context = found
+        default:
+            return []
+        }
+        var path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+        if case .keyNotFound(let key, _)? = error as? DecodingError { path.append(key.stringValue) }
+        return path
     }
 
     /// Reads `data` and decodes its root as a `T`; see ``decode(_:key:)``.
@@ -40,6 +73,8 @@ extension KeyedArchive {
     /// ```swift
     /// let note = try KeyedArchive.decode(Note.self, from: data)
     /// ```
+    ///
+    /// - Throws: `ArchiveError`: what ``init(data:limits:)`` and ``decode(_:key:)`` throw.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, limits: ArchiveLimits = .init()) throws -> T {
         try KeyedArchive(data: data, limits: limits).decode(type)
     }
@@ -52,69 +87,6 @@ enum KeyedArchiveItem {
 
     init(_ field: KeyedArchiveField) {
         if case .reference(let target) = field { self = .object(target) } else { self = .field(field) }
-    }
-}
-
-/// How many more values one decode may produce. Value types copy a shared object once per
-/// path, so a small archive that shares along exponentially many paths would otherwise never
-/// finish decoding (the same "billion laughs" the validator bounds).
-final class KeyedArchiveDecodingBudget {
-    @exclusivity(unchecked) private var remaining: Int  // one decode, one thread
-
-    init(_ limit: Int) { remaining = limit }
-
-    /// Takes one value from the budget; `false` once it is spent.
-    func spend() -> Bool {
-        remaining -= 1
-        return remaining >= 0
-    }
-}
-
-/// What every decoder of one ``KeyedArchive/decode(_:key:)`` shares, held by reference so that
-/// making a child decoder (once per nested value) copies one pointer, not the archive's tables.
-final class KeyedArchiveDecodingSession {
-    let archive: KeyedArchive
-    let budget: KeyedArchiveDecodingBudget
-    /// `archive.objects`, and `archive.limits.maxDepth`, held apart: read through `archive`,
-    /// every field read copied the archive struct (a retain and release of each of its tables).
-    let objects: [KeyedArchiveObject]
-    let maxDepth: Int
-    /// The shape whose instance started most recently, and the position each of its lookups
-    /// found, in order (`-1` for a key not there): where the next instance's are looked for first.
-    /// (Unchecked exclusivity, as the keyed lookup cursor of ``KeyedArchiveValueDecoder``: one thread, no
-    /// access held across a call.)
-    @exclusivity(unchecked) var predictedShape: KeyedArchiveFieldKeys?
-    @exclusivity(unchecked) var predictedPositions: [Int] = []
-
-    init(archive: KeyedArchive) {
-        self.archive = archive
-        budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
-        objects = archive.objects
-        maxDepth = archive.limits.maxDepth
-    }
-}
-
-/// The entries of a keyed container: an instance's (or plain dictionary's) fields as stored,
-/// or an `NSDictionary`'s entries.
-enum KeyedArchiveKeyedEntries {
-    case instance(KeyedArchiveFieldTable)
-    case fields([String: KeyedArchiveField])
-    case items([String: KeyedArchiveItem])
-
-    subscript(key: String) -> KeyedArchiveItem? {
-        switch self {
-        case .instance(let table): table[key].map(KeyedArchiveItem.init)
-        case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
-        case .items(let items): items[key]
-        }
-    }
-
-    var keys: [String] {
-        switch self {
-        case .instance(let table): table.names
-        case .fields(let fields): Array(fields.keys)
-        case .items(let items): Array(items.keys)
-        }
     }
 }
 
@@ -150,6 +122,10 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// match (and copy) the enum.
     @exclusivity(unchecked) var instanceKeys: KeyedArchiveFieldKeys?
     @exclusivity(unchecked) var instanceValues: [KeyedArchiveField] = []
+    /// An `NSDictionary`'s keys and values, held apart too, when `readsDictionary`.
+    @exclusivity(unchecked) var dictionaryKeys: [KeyedArchiveReference] = []
+    @exclusivity(unchecked) var dictionaryValues: [KeyedArchiveReference] = []
+    @exclusivity(unchecked) var readsDictionary = false
     /// Where the next key is looked for first without a prediction: after the last one found.
     @exclusivity(unchecked) var hint = 0
     /// Instance keys looked up so far.
@@ -176,8 +152,10 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     var path: [String] { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } }
 
+    /// An error at this decoder's value (or at `key` in its container), its path starting at
+    /// the `$top` key the decode started at, as every decoding path reports it.
     func error(_ code: ArchiveError.Code, _ message: String, key: (any CodingKey)? = nil) -> ArchiveError {
-        var path = self.path
+        var path = session.startPath + self.path
         if let key { path.append(key.intValue.map { "[\($0)]" } ?? key.stringValue) }
         var typeName: String?
         if case .object(let reference) = item { typeName = archive.classChain(of: reference).first }
@@ -219,6 +197,15 @@ final class KeyedArchiveValueDecoder: Decoder {
             // The instance's own field table, shared, not copied: this runs once per object.
             entries = .instance(instance.table)
         case (_, .dictionary(let keys, let values)?):
+            if keys.count <= KeyedArchiveKeyedEntries.indexThreshold {
+                for key in keys {
+                    guard case .string = session.objects[key.index] else {
+                        throw error(.typeMismatch, "dictionary key \(key) is not a string")
+                    }
+                }
+                entries = .dictionary(keys: keys, values: values, objects: session.objects)
+                break
+            }
             var items: [String: KeyedArchiveItem] = [:]
             for (key, value) in zip(keys, values) {
                 guard case .string(let name) = archive[key] else {
@@ -230,23 +217,23 @@ final class KeyedArchiveValueDecoder: Decoder {
         case (.field(.dictionary(let fields)), _), (_, .plist(.dictionary(let fields))?):
             entries = .fields(fields)
         default:
-            throw error(.typeMismatch, "expected an instance or a dictionary, found \(describe())")
+            throw mismatch("an instance or a dictionary")
         }
         startKeyed(entries)
         return KeyedDecodingContainer(KeyedArchiveKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let elements: [KeyedArchiveItem]
+        let elements: KeyedArchiveElements
         switch (item, resolved) {
         case (_, .array(let references)?), (_, .set(let references)?), (_, .orderedSet(let references)?):
-            elements = references.map { .object($0) }
+            elements = .references(references)
         case (.field(.array(let fields)), _), (_, .plist(.array(let fields))?):
-            elements = fields.map(KeyedArchiveItem.init)
+            elements = .fields(fields)
         default:
-            throw error(.typeMismatch, "expected an array, set or ordered set, found \(describe())")
+            throw mismatch("an array, set or ordered set")
         }
-        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements, codingPath: codingPath)
+        return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }
@@ -261,10 +248,18 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     // MARK: Scalars
 
+    /// The error for a value of the wrong kind: `.valueNotFound` when there is none (`$null`
+    /// or `NSNull`), else `.typeMismatch`.
+    func mismatch(_ expectation: String) -> ArchiveError {
+        if isNil { return error(.valueNotFound, "expected \(expectation), found \(describe())") }
+        return error(.typeMismatch, "expected \(expectation), found \(describe())")
+    }
+
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // Metatype comparisons first: most values are none of the special types, and a
         // pointer comparison is far cheaper than a dynamic cast of the metatype.
         if T.self == String.self { return try string() as! T }
+        if T.self == [String].self { return try strings() as! T }
         guard T.self == Date.self || T.self == Data.self || T.self == UUID.self || T.self == URL.self else {
             return try T(from: self)
         }
@@ -272,64 +267,83 @@ final class KeyedArchiveValueDecoder: Decoder {
         case is Date.Type:
             if case .field(.date(let value)) = item { return value as! T }
             if case .date(let value)? = resolved { return value as! T }
-            throw error(.typeMismatch, "expected a date, found \(describe())")
+            throw mismatch("a date")
         case is Data.Type:
             if case .field(.data(let value)) = item { return value as! T }
             if case .data(let value)? = resolved { return value as! T }
-            throw error(.typeMismatch, "expected data, found \(describe())")
+            throw mismatch("data")
         case is UUID.Type:
             if case .uuid(let value)? = resolved { return value as! T }
             if let value = try? string(), let uuid = UUID(uuidString: value) { return uuid as! T }
-            throw error(.typeMismatch, "expected a UUID, found \(describe())")
+            throw mismatch("a UUID")
         case is URL.Type:
             if case .object(let reference) = item, case .url = archive[reference] {
                 do {
                     return try archive.url(at: reference) as! T
                 } catch var failure as ArchiveError {
-                    failure.codingPath = path + failure.codingPath
+                    failure.codingPath = session.startPath + path + failure.codingPath
                     throw failure
                 }
             }
             if let value = try? string(), let url = URL(string: value) { return url as! T }
-            throw error(.typeMismatch, "expected a URL, found \(describe())")
+            throw mismatch("a URL")
         default:
             return try T(from: self)
         }
     }
 
+    /// An array of strings, read in place: `Array.init(from:)` is unspecialized in the
+    /// standard library and looks up `Array<String>`'s metadata for every array it decodes,
+    /// which cost more than reading the strings. Anything but an array of string objects takes
+    /// that general path, for its errors.
+    func strings() throws -> [String] {
+        let references: [KeyedArchiveReference]
+        switch resolved {
+        case .array(let elements)?, .set(let elements)?, .orderedSet(let elements)?: references = elements
+        default: return try [String](from: self)
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(references.count)
+        for (position, reference) in references.enumerated() {
+            guard case .string(let value) = session.objects[reference.index] else { return try [String](from: self) }
+            try admit(key: IndexKey(intValue: position), depth: depth)
+            strings.append(value)
+        }
+        return strings
+    }
+
     func string() throws -> String {
         if case .field(.string(let value)) = item { return value }
         if case .string(let value)? = resolved { return value }
-        throw error(.typeMismatch, "expected a string, found \(describe())")
+        throw mismatch("a string")
+    }
+
+    /// The number this decoder's value is, if it is one.
+    private var number: KeyedArchiveNumber? {
+        if case .field(let field) = item { return KeyedArchiveNumber(field) }
+        return KeyedArchiveNumber(resolved)
     }
 
     func bool() throws -> Bool {
-        switch (item, resolved) {
-        case (.field(.bool(let value)), _), (_, .bool(let value)?): return value
-        case (.field(.integer(let value)), _) where value == 0 || value == 1: return value == 1
-        case (_, .integer(let value)?) where value == 0 || value == 1: return value == 1
-        default: throw error(.typeMismatch, "expected a Boolean, found \(describe())")
-        }
+        if let value = number?.bool { return value }
+        throw mismatch(number == nil ? "a Boolean" : "a Boolean (0 or 1)")
     }
 
     func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let converted: T?
-        switch (item, resolved) {
-        case (.field(.integer(let value)), _), (_, .integer(let value)?): converted = T(exactly: value)
-        case (.field(.unsignedInteger(let value)), _), (_, .unsignedInteger(let value)?): converted = T(exactly: value)
-        case (.field(.real(let value)), _), (_, .real(let value)?): converted = T(exactly: value)
-        default: throw error(.typeMismatch, "expected an integer, found \(describe())")
-        }
-        guard let converted else { throw error(.typeMismatch, "the number does not fit in \(T.self)") }
-        return converted
+        guard let number else { throw mismatch("an integer") }
+        guard let value = number.exactly(T.self) else { throw error(.typeMismatch, "the number does not fit in \(T.self)") }
+        return value
     }
 
     func double() throws -> Double {
-        switch (item, resolved) {
-        case (.field(.real(let value)), _), (_, .real(let value)?): return value
-        case (.field(.integer(let value)), _), (_, .integer(let value)?): return Double(value)
-        case (.field(.unsignedInteger(let value)), _), (_, .unsignedInteger(let value)?): return Double(value)
-        default: throw error(.typeMismatch, "expected a number, found \(describe())")
-        }
+        guard let number else { throw mismatch("a number") }
+        guard let value = number.double else { throw error(.typeMismatch, "the number has no exact Double") }
+        return value
+    }
+
+    func float() throws -> Float {
+        guard let number else { throw mismatch("a number") }
+        guard let value = number.float else { throw error(.typeMismatch, "the number is beyond Float's range") }
+        return value
     }
 }

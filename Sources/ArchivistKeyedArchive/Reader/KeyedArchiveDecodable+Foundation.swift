@@ -43,50 +43,31 @@ extension String: KeyedArchiveDecodable {
 }
 
 extension Int64: KeyedArchiveDecodable {
-    /// Reads an integer `NSNumber`.
+    /// Reads any `NSNumber` whose value is an `Int64` (a Boolean as 0 or 1, `2.0` as 2).
     public init(from unarchiver: KeyedArchiveUnarchiver) throws {
-        self = try unarchiver.value("an integer") {
-            switch $0 {
-            case .integer(let value): value
-            case .real(let value) where value.rounded() == value && abs(value) < 0x1p63: Int64(value)
-            default: nil
-            }
-        }
+        self = try unarchiver.value("a 64-bit integer") { KeyedArchiveNumber($0)?.exactly(Int64.self) }
     }
 }
 
 extension Int: KeyedArchiveDecodable {
-    /// Reads an integer `NSNumber`.
+    /// Reads any `NSNumber` whose value is an `Int` (a Boolean as 0 or 1, `2.0` as 2).
     public init(from unarchiver: KeyedArchiveUnarchiver) throws {
-        let wide = try Int64(from: unarchiver)
-        self = try unarchiver.value("an Int") { _ in Int(exactly: wide) }
+        self = try unarchiver.value("an Int") { KeyedArchiveNumber($0)?.exactly(Int.self) }
     }
 }
 
 extension Double: KeyedArchiveDecodable {
-    /// Reads a numeric `NSNumber`.
+    /// Reads any `NSNumber` that a `Double` holds exactly (a Boolean as 0 or 1).
     public init(from unarchiver: KeyedArchiveUnarchiver) throws {
-        self = try unarchiver.value("a number") {
-            switch $0 {
-            case .real(let value): value
-            case .integer(let value): Double(value)
-            case .unsignedInteger(let value): Double(value)
-            default: nil
-            }
-        }
+        self = try unarchiver.value("a Double") { KeyedArchiveNumber($0)?.double }
     }
 }
 
 extension Bool: KeyedArchiveDecodable {
-    /// Reads a Boolean `NSNumber` (or the integer 0 or 1, as corelibs archives Booleans).
+    /// Reads a Boolean `NSNumber`, or any number equal to 0 or 1 (corelibs archives Booleans
+    /// as integers, and stores equal numbers once whatever their kind).
     public init(from unarchiver: KeyedArchiveUnarchiver) throws {
-        self = try unarchiver.value("a Boolean") {
-            switch $0 {
-            case .bool(let value): value
-            case .integer(let value) where value == 0 || value == 1: value == 1
-            default: nil
-            }
-        }
+        self = try unarchiver.value("a Boolean") { KeyedArchiveNumber($0)?.bool }
     }
 }
 

@@ -14,19 +14,37 @@ struct KeyedArchiveTableReader {
     private var objectCount = 0
     /// The node of the last `$class` key found (see ``classKeyPosition(_:)``).
     private var classKeyNode = -1
-    /// Class descriptions read so far, by object index.
-    private var classRecords: [ClassRecord?] = []
-    /// The field names the instances of each class share (see
-    /// ``fieldTable(keys:values:classPosition:classIndex:objectIndex:)``), by class description
-    /// index, and the key node of each name (kept apart from the records: read for every instance).
-    private var classShapes: [KeyedArchiveFieldKeys?] = []
-    private var classShapeNodes: [[Int]] = []
+    /// Where each class description read so far is in ``classes``, by object index (-1: none):
+    /// a slot per object, but plain integers, so the table costs one fill and no teardown.
+    private var classSlots: [Int] = []
+    /// The class descriptions read so far: a handful per archive.
+    private var classes: [ClassEntry] = []
+
+    /// A class description as its instances use it: its record, and the field names its
+    /// instances share (see ``fieldTable(keys:values:classPosition:classIndex:objectIndex:)``)
+    /// with the key node of each name.
+    private struct ClassEntry {
+        var record: ClassRecord
+        var shape: KeyedArchiveFieldKeys?
+        var shapeNodes: [Int] = []
+    }
+    /// How many references to each object were read, saturating at 2, and to all objects:
+    /// what ``KeyedArchive/unfoldedBound`` is worked out from.
+    private var referrers: [UInt8] = []
+    private var referenceCount = 0
 
     /// A class description as instances use it: the chain, and which Foundation value it maps to.
     private struct ClassRecord {
         var chain: [String]
         var kind: KeyedArchiveFoundationValues.Kind
     }
+
+    /// The `$objects` entries, once read from the envelope.
+    private(set) var objectNodes = PropertyListDocument.References([])
+    /// The plist containers fields have read so far (allocated at the first), until the first
+    /// one read twice (see ``noteContainerRead(_:)``).
+    var readContainers: [Bool] = []
+    var sharingChecked = false
 
     init(document: PropertyListDocument, limits: ArchiveLimits) {
         self.document = document
@@ -39,11 +57,10 @@ struct KeyedArchiveTableReader {
 
     mutating func read() throws -> KeyedArchive {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
-        let objectNodes = envelope.objects
+        objectNodes = envelope.objects
         objectCount = objectNodes.count
-        classRecords = Array(repeating: nil, count: objectCount)
-        classShapes = Array(repeating: nil, count: objectCount)
-        classShapeNodes = Array(repeating: [], count: objectCount)
+        classSlots = Array(repeating: -1, count: objectCount)
+        referrers = Array(repeating: 0, count: objectCount)
         var top: [String: KeyedArchiveReference] = [:]
         for (key, value) in zip(envelope.topKeys, envelope.topValues) {
             guard let name = document.string(at: key) else {
@@ -63,17 +80,30 @@ struct KeyedArchiveTableReader {
             if isURL { urls.append(index) }
         }
         try Self.resolveURLs(urls, in: &objects)
-        return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits)
+        // A NaN date the table did not read (it would have thrown with its path), which the
+        // binary plist reader noted: the validator's rule covers every node.
+        if let nanDate = document.firstNaNDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
+        let bound = Self.unfoldedBound(objects, referrers: referrers, references: referenceCount,
+                                       inlineValues: limits.maxObjectCount - budget)
+        return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits, unfoldedBound: bound)
     }
 
-    /// The reference a UID node holds, in bounds.
-    private func reference(at node: Int, path: () -> [String]) throws -> KeyedArchiveReference {
+    /// Counts a reference to `$objects[index]`.
+    @inline(__always)
+    private mutating func noteReference(_ index: Int) {
+        referenceCount &+= 1
+        if referrers[index] < 2 { referrers[index] += 1 }
+    }
+
+    /// The reference a UID node holds, in bounds (and counted).
+    private mutating func reference(at node: Int, path: () -> [String]) throws -> KeyedArchiveReference {
         guard case .uid(let value) = document.nodes[node] else {
             throw ArchiveError(.corrupt, "expected a reference", codingPath: path())
         }
         guard value < UInt64(objectCount) else {
             throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objectCount) objects)", codingPath: path())
         }
+        noteReference(Int(value))
         return KeyedArchiveReference(Int(value))
     }
 
@@ -113,9 +143,7 @@ struct KeyedArchiveTableReader {
         case .real(let value): return (.real(value), [], false)
         case .bool(let value): return (.bool(value), [], false)
         case .data(let bytes): return (.data(Data(bytes)), [], false)
-        case .date(let seconds):
-            guard !seconds.isNaN else { throw Self.nanDate(Self.path(index)) }
-            return (.date(Date(timeIntervalSinceReferenceDate: seconds)), [], false)
+        case .date(let seconds): return (.date(try KeyedArchiveDateRule.date(seconds, codingPath: Self.path(index))), [], false)
         case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
         case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
         case .dictionary(let keys, let values):
@@ -127,6 +155,21 @@ struct KeyedArchiveTableReader {
             }
             let classReference = try reference(at: values[classPosition]) { Self.path(index, "$class") }
             let record = try classRecord(classReference.index, objectNodes: objectNodes)
+            if record.kind != .other, record.kind != .url,
+               let object = try foundationValue(record.kind, className: record.chain[0], keys: keys, values: values,
+                                                classPosition: classPosition, classIndex: classReference.index, objectIndex: index) {
+                // Read from the nodes, its references were not counted as fields: count them.
+                switch object {
+                case .array(let elements), .set(let elements), .orderedSet(let elements):
+                    for element in elements { noteReference(element.index) }
+                case .dictionary(let keys, let values):
+                    for key in keys { noteReference(key.index) }
+                    for value in values { noteReference(value.index) }
+                default:
+                    break
+                }
+                return (object, record.chain, false)
+            }
             let table = try fieldTable(keys: keys, values: values, classPosition: classPosition,
                                        classIndex: classReference.index, objectIndex: index)
             let instance = KeyedArchiveInstance(classChain: record.chain, table: table)
@@ -144,9 +187,10 @@ struct KeyedArchiveTableReader {
     /// (strings, none twice), become the class's shape.
     private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
                                      objectIndex: Int) throws -> KeyedArchiveFieldTable {
-        if let shape = classShapes[classIndex],
+        let slot = classSlots[classIndex]
+        if let shape = classes[slot].shape,
            let table = try fieldTable(keys: keys, values: values, classPosition: classPosition, shape: shape,
-                                      shapeNodes: classShapeNodes[classIndex], objectIndex: objectIndex) {
+                                      shapeNodes: classes[slot].shapeNodes, objectIndex: objectIndex) {
             return table
         }
         var names: [String] = []
@@ -169,8 +213,8 @@ struct KeyedArchiveTableReader {
             let name = duplicate ?? ""
             throw ArchiveError(.corrupt, "field \(name) appears twice", codingPath: Self.path(objectIndex, name))
         }
-        classShapes[classIndex] = shape
-        classShapeNodes[classIndex] = nodes
+        classes[slot].shape = shape
+        classes[slot].shapeNodes = nodes
         var fieldValues: [KeyedArchiveField] = []
         fieldValues.reserveCapacity(names.count)
         for (slot, position) in positions.enumerated() {
@@ -179,14 +223,31 @@ struct KeyedArchiveTableReader {
         return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
     }
 
-    /// The fields in `shape`'s order, or `nil` when the keys other than `$class` (at
-    /// `classPosition`) are not exactly `shape`'s names, each once: found by node (a binary
-    /// archive stores each key string once, so a key is an integer compare) or else by name.
+    /// The fields in `shape`'s order, or `nil` when the keys other than `$class` do not match
+    /// the shape (``matchShape(_:keys:classPosition:shape:shapeNodes:_:)``).
     private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
                                      shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
+        try Self.matchShape(document.nodes, keys: keys, classPosition: classPosition, shape: shape, shapeNodes: shapeNodes) { source in
+            var fieldValues: [KeyedArchiveField] = []
+            fieldValues.reserveCapacity(source.count)
+            for slot in source.indices {
+                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
+            }
+            return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
+        }
+    }
+
+    /// Calls `body` with the position in `keys` of each of `shape`'s names, slot by slot, or
+    /// returns `nil` when the keys other than `$class` (at `classPosition`) are not exactly
+    /// `shape`'s names, each once: found by node (a binary archive stores each key string once,
+    /// so a key is an integer compare) or else by name.
+    private static func matchShape<Result>(
+        _ nodes: [PropertyListDocument.Node], keys: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
+        shapeNodes: [Int], _ body: (UnsafeMutableBufferPointer<Int>) throws -> Result
+    ) rethrows -> Result? {
         let width = shapeNodes.count
         guard keys.count == width + 1 else { return nil }
-        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> KeyedArchiveFieldTable? in
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: width) { source -> Result? in
             source.initialize(repeating: -1)
             // Corelibs writes every instance's key strings anew, so once one key is not the
             // shape's node, the rest are looked up by name without scanning the nodes first.
@@ -202,7 +263,7 @@ struct KeyedArchiveTableReader {
                     byNode = slot >= 0
                 }
                 if slot < 0 {
-                    guard case .string(let name) = document.nodes[key], let found = shape.position(of: name) else { return nil }
+                    guard case .string(let name) = nodes[key], let found = shape.position(of: name) else { return nil }
                     slot = found
                 }
                 // Two keys on one slot: the general path reports the repeat.
@@ -210,21 +271,36 @@ struct KeyedArchiveTableReader {
                 source[slot] = position
             }
             // `width` keys on distinct slots of `width`: every slot has its value.
-            var fieldValues: [KeyedArchiveField] = []
-            fieldValues.reserveCapacity(width)
-            for slot in 0..<width {
-                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
-            }
-            return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
+            return try body(source)
+        }
+    }
+
+    /// The value an instance of a Foundation value class stands for, read from its plist
+    /// nodes without building its field table, or `nil` when its keys do not match its class's
+    /// shape (the first instance of a class, or one written with other keys: the general path).
+    private func foundationValue(_ kind: KeyedArchiveFoundationValues.Kind, className: String, keys: PropertyListDocument.References,
+                                 values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
+                                 objectIndex: Int) throws -> KeyedArchiveObject? {
+        let slot = classSlots[classIndex]
+        guard let shape = classes[slot].shape else { return nil }
+        // Captured apart: a closure reading them through `self` copied the whole reader.
+        let nodes = document.nodes
+        let objectCount = objectCount
+        return try Self.matchShape(nodes, keys: keys, classPosition: classPosition, shape: shape,
+                                   shapeNodes: classes[slot].shapeNodes) { source in
+            let fields = KeyedArchiveNodeFields(nodes: nodes, shape: shape, values: values, positions: source,
+                                                objectCount: objectCount) { Self.path(objectIndex) }
+            return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) { Self.path(objectIndex) }
         }
     }
 
     /// The record of the class description at `$objects[index]`, read once.
     private mutating func classRecord(_ index: Int, objectNodes: PropertyListDocument.References) throws -> ClassRecord {
-        if let record = classRecords[index] { return record }
+        if classSlots[index] >= 0 { return classes[classSlots[index]].record }
         let chain = try classChain(at: objectNodes[index]) { Self.path(index) }
         let record = ClassRecord(chain: chain, kind: KeyedArchiveFoundationValues.Kind(className: chain[0]))
-        classRecords[index] = record
+        classSlots[index] = classes.count
+        classes.append(ClassEntry(record: record))
         return record
     }
 
@@ -268,11 +344,10 @@ struct KeyedArchiveTableReader {
         case .real(let value): return .real(value)
         case .bool(let value): return .bool(value)
         case .data(let bytes): return .data(Data(bytes))
-        case .date(let seconds):
-            guard !seconds.isNaN else { throw Self.nanDate(path()) }
-            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .date(let seconds): return .date(try KeyedArchiveDateRule.date(seconds, codingPath: path()))
         case .uid: return .reference(try reference(at: node, path: path))
         case .array(let elements):
+            try noteContainerRead(node)
             var fields: [KeyedArchiveField] = []
             fields.reserveCapacity(elements.count)
             for (position, element) in elements.enumerated() {
@@ -280,6 +355,7 @@ struct KeyedArchiveTableReader {
             }
             return .array(fields)
         case .dictionary(let keys, let values):
+            try noteContainerRead(node)
             var entries: [String: KeyedArchiveField] = [:]
             entries.reserveCapacity(keys.count)
             for (key, value) in zip(keys, values) {
@@ -292,12 +368,6 @@ struct KeyedArchiveTableReader {
             }
             return .dictionary(entries)
         }
-    }
-
-    /// A date of NaN seconds is refused, as the bridge's validator refuses it: such a `Date`
-    /// traps when described (FoundationEssentials) and never equals itself.
-    static func nanDate(_ codingPath: [String]) -> ArchiveError {
-        ArchiveError(.corrupt, "a date that is not a number (NaN)", codingPath: codingPath)
     }
 
     /// Turns the `NSURL` instances at `indexes` into ``KeyedArchiveObject/url(relative:base:)``

@@ -22,11 +22,12 @@ public protocol KeyedArchiveDecodable {
 
 /// Reads one object of a ``KeyedArchive``: its fields by key, like `NSCoder`'s keyed methods.
 ///
-/// Scalars follow `NSCoder`: an absent key reads as `0`/`false`; a present value of another
-/// kind throws `.typeMismatch`. Objects read as `nil` when absent or `$null`. Every error is an
-/// ``ArchiveError`` whose `codingPath` runs from the root to the failing key. Nesting is
-/// bounded by ``ArchiveLimits/maxDepth`` and the values decoded (a shared object copied into
-/// each value type that holds it counts each time) by ``ArchiveLimits/maxObjectCount``; a
+/// Scalars follow `NSCoder`: an absent key reads as `0`/`false`; any number reads into any
+/// numeric type that holds its value (see each method); a present value of another kind, or a
+/// number that does not fit, throws `.typeMismatch`. Objects read as `nil` when absent or `$null`. Every error is an
+/// `ArchiveError` whose `codingPath` runs from the root to the failing key. Nesting is
+/// bounded by `ArchiveLimits/maxDepth` and the values decoded (a shared object copied into
+/// each value type that holds it counts each time) by `ArchiveLimits/maxObjectCount`; a
 /// class instance reached twice is decoded once (the
 /// same Swift object), and a class reached again while it is still being decoded (a cycle) throws
 /// `.unresolvedReference`.
@@ -55,53 +56,56 @@ public struct KeyedArchiveUnarchiver {
     /// The raw field `key`, or `nil`.
     public func field(forKey key: String) -> KeyedArchiveField? { fields[key] }
 
-    /// Reads a Boolean; `false` when absent. Integers 0 and 1 read as Booleans (corelibs
-    /// archives Booleans as integers).
+    /// Reads a Boolean; `false` when absent. A number equal to 0 or 1 reads as a Boolean
+    /// (corelibs archives Booleans as integers, and stores an `NSNumber` equal to `true` once,
+    /// whatever its kind).
+    ///
+    /// - Throws: `.typeMismatch` for another value, or another number.
     public func decodeBool(forKey key: String) throws -> Bool {
-        switch try scalar(forKey: key) {
-        case nil: return false
-        case .bool(let value)?: return value
-        case .integer(let value)? where value == 0 || value == 1: return value == 1
-        default: throw mismatch(key, "a Boolean")
-        }
+        guard let number = try scalar(forKey: key) else { return false }
+        guard let value = number.bool else { throw mismatch(key, "a Boolean") }
+        return value
     }
 
-    /// Reads a 64-bit integer; `0` when absent. A floating-point value must be integral.
-    public func decodeInt64(forKey key: String) throws -> Int64 {
-        switch try scalar(forKey: key) {
-        case nil: return 0
-        case .integer(let value)?: return value
-        case .bool(let value)?: return value ? 1 : 0
-        case .real(let value)? where value.rounded() == value && abs(value) < 0x1p63: return Int64(value)
-        default: throw mismatch(key, "a 64-bit integer")
-        }
-    }
+    /// Reads a 64-bit integer; `0` when absent. Any number whose value is an `Int64` reads
+    /// (`true` as 1, `2.0` as 2).
+    ///
+    /// - Throws: `.typeMismatch` for another value, or a number that is not an `Int64`.
+    public func decodeInt64(forKey key: String) throws -> Int64 { try integer(forKey: key, "a 64-bit integer") }
 
     /// Reads an `Int`; `0` when absent.
-    public func decodeInteger(forKey key: String) throws -> Int {
-        guard let value = Int(exactly: try decodeInt64(forKey: key)) else { throw mismatch(key, "an Int") }
-        return value
-    }
+    ///
+    /// - Throws: `.typeMismatch` for another value, or a number that is not an `Int`.
+    public func decodeInteger(forKey key: String) throws -> Int { try integer(forKey: key, "an Int") }
 
     /// Reads a 32-bit integer; `0` when absent.
-    public func decodeInt32(forKey key: String) throws -> Int32 {
-        guard let value = Int32(exactly: try decodeInt64(forKey: key)) else { throw mismatch(key, "a 32-bit integer") }
+    ///
+    /// - Throws: `.typeMismatch` for another value, or a number that is not an `Int32`.
+    public func decodeInt32(forKey key: String) throws -> Int32 { try integer(forKey: key, "a 32-bit integer") }
+
+    /// Reads a `Double`; `0` when absent. Any number `Double` holds exactly reads (`true` as 1).
+    ///
+    /// - Throws: `.typeMismatch` for another value, or an integer `Double` cannot hold exactly.
+    public func decodeDouble(forKey key: String) throws -> Double {
+        guard let number = try scalar(forKey: key) else { return 0 }
+        guard let value = number.double else { throw mismatch(key, "a Double") }
         return value
     }
 
-    /// Reads a `Double`; `0` when absent.
-    public func decodeDouble(forKey key: String) throws -> Double {
-        switch try scalar(forKey: key) {
-        case nil: return 0
-        case .real(let value)?: return value
-        case .integer(let value)?: return Double(value)
-        case .unsignedInteger(let value)?: return Double(value)
-        default: throw mismatch(key, "a number")
-        }
+    /// Reads a `Float`; `0` when absent. The nearest `Float`, as `NSCoder` reads it.
+    ///
+    /// - Throws: `.typeMismatch` for another value, or a finite number beyond `Float`'s range.
+    public func decodeFloat(forKey key: String) throws -> Float {
+        guard let number = try scalar(forKey: key) else { return 0 }
+        guard let value = number.float else { throw mismatch(key, "a Float") }
+        return value
     }
 
-    /// Reads a `Float`; `0` when absent.
-    public func decodeFloat(forKey key: String) throws -> Float { Float(try decodeDouble(forKey: key)) }
+    private func integer<T: FixedWidthInteger>(forKey key: String, _ expectation: String) throws -> T {
+        guard let number = try scalar(forKey: key) else { return 0 }
+        guard let value = number.exactly(T.self) else { throw mismatch(key, expectation) }
+        return value
+    }
 
     /// Reads bytes written by `encodeBytes(_:length:forKey:)` (or an `NSData` object); `nil` when absent.
     public func decodeBytes(forKey key: String) throws -> Data? {
@@ -155,17 +159,13 @@ public struct KeyedArchiveUnarchiver {
         }
     }
 
-    /// The inline scalar under `key`, or the number object it refers to; `nil` when absent.
-    private func scalar(forKey key: String) throws -> KeyedArchiveField? {
+    /// The inline number under `key`, or the number object it refers to; `nil` when absent.
+    private func scalar(forKey key: String) throws -> KeyedArchiveNumber? {
         guard let field = fields[key] else { return nil }
-        guard case .reference(let target) = field else { return field }
-        switch archive[target] {
-        case .integer(let value): return .integer(value)
-        case .unsignedInteger(let value): return .unsignedInteger(value)
-        case .real(let value): return .real(value)
-        case .bool(let value): return .bool(value)
-        default: throw mismatch(key, "a number")
-        }
+        let number: KeyedArchiveNumber?
+        if case .reference(let target) = field { number = KeyedArchiveNumber(archive[target]) } else { number = KeyedArchiveNumber(field) }
+        guard let number else { throw mismatch(key, "a number") }
+        return number
     }
 
     private func mismatch(_ key: String, _ expectation: String) -> ArchiveError {
@@ -233,12 +233,21 @@ extension KeyedArchive {
     /// ```
     ///
     /// - Throws: `.keyNotFound` when `$top` has no `key`, `.valueNotFound` when it is `$null`,
-    ///   and whatever decoding `T` throws (``KeyedArchiveUnarchiver``).
+    ///   `.limitExceeded(.objectCount)` before anything is decoded when the objects under it
+    ///   unfold to more than `maxObjectCount` values (shared objects counted once per path), and
+    ///   whatever decoding `T` throws (``KeyedArchiveUnarchiver``).
     public func unarchive<T: KeyedArchiveDecodable>(_ type: T.Type, key: String = "root") throws -> T {
+        try unarchive(type, key: key, expansionChecked: false)
+    }
+
+    /// ``unarchive(_:key:)``, skipping the unfolded-size check when the bridge's validator has
+    /// already made it on the same property list.
+    func unarchive<T: KeyedArchiveDecodable>(_ type: T.Type, key: String, expansionChecked: Bool) throws -> T {
         guard let reference = top[key] else {
             throw ArchiveError(.keyNotFound, "$top has no \(key)", codingPath: ["$top", key])
         }
         guard !reference.isNull else { throw ArchiveError(.valueNotFound, "$top.\(key) is $null", codingPath: [key]) }
+        if !expansionChecked { try KeyedArchiveExpansion.check(self, from: reference, topKey: key) }
         return try KeyedArchiveDecodingContext(archive: self).decode(type, at: reference, codingPath: [key])
     }
 }

@@ -88,7 +88,7 @@ extension KeyedArchiveValidator {
             guard case .data = field("NS.data") else { throw fail("NS.data", "data") }
         case "NSDate":
             switch field("NS.time") {
-            case .real(let seconds)? where seconds.isNaN: throw fail("NS.time", "a number, not NaN")
+            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds): throw fail("NS.time", "a number, not NaN")
             case nil, .real?, .integer?: break
             default: throw fail("NS.time", "a number")
             }

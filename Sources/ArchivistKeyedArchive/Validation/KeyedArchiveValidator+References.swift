@@ -83,11 +83,11 @@ extension KeyedArchiveValidator {
             size = layout.target(ofUIDAt: node).map { unfolded[layout.objects[$0]] } ?? 1
         case .array(let elements):
             size = 1
-            for element in elements { size = min(size + unfolded[element], cap + 1) }
+            for element in elements { size = KeyedArchiveExpansion.saturating(size, unfolded[element], cap: cap) }
         case .dictionary(_, let values):
             size = 1
             let skipped = layout.classReference[node]
-            for value in values where value != skipped { size = min(size + unfolded[value], cap + 1) }
+            for value in values where value != skipped { size = KeyedArchiveExpansion.saturating(size, unfolded[value], cap: cap) }
         default:
             size = 1
         }

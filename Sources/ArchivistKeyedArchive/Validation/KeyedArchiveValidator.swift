@@ -160,15 +160,15 @@ struct KeyedArchiveValidator {
     private func readLayout(_ document: PropertyListDocument) throws -> Layout {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
         let (objects, topNode, keys, values) = (envelope.objects, envelope.topNode, envelope.topKeys, envelope.topValues)
-        // Every UID anywhere must point into $objects. No date is NaN: corelibs traps describing
-        // one, and an NSDate key that is NaN never equals itself, so NSDictionary lookups of its
-        // own keys fail (a force unwrap in its description).
+        // Every UID anywhere must point into $objects. No date is NaN (``KeyedArchiveDateRule``,
+        // the reader's rule too): corelibs traps describing one, and an NSDate key that is NaN
+        // never equals itself, so NSDictionary lookups of its own keys fail.
         for (index, node) in document.nodes.enumerated() {
             switch node {
             case .uid(let value) where value >= UInt64(objects.count):
                 throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objects.count) objects), object \(index)")
-            case .date(let seconds) where seconds.isNaN:
-                throw ArchiveError(.corrupt, "date (object \(index)) is not a number")
+            case .date(let seconds) where !KeyedArchiveDateRule.allows(seconds):
+                throw KeyedArchiveDateRule.refusal(node: index)
             default:
                 continue
             }

@@ -23,20 +23,34 @@ public protocol KeyedArchiveEncodable {
     /// the name Foundation looks up when reading. Defaults to the type's name and `NSObject`.
     var keyedArchiveClassChain: [String] { get }
     /// Writes the value's fields.
+    ///
+    /// - Throws: Whatever writing a field throws (an `ArchiveError`), or the value's own error.
     func encode(with archiver: KeyedArchiveArchiver) throws
 }
 
 extension KeyedArchiveEncodable {
-    /// The type's name (`String(reflecting:)`, module-qualified) and `NSObject`.
-    public var keyedArchiveClassChain: [String] { [String(reflecting: Self.self), "NSObject"] }
+    /// The name `NSStringFromClass` gives the type, and `NSObject`: `Module.Name` for a
+    /// top-level type (what Apple's `NSKeyedUnarchiver` resolves to the app's class of that
+    /// name), and on Apple platforms a class's runtime name whatever it is.
+    ///
+    /// A nested, generic, `private` or local type has no such default on Linux, nor a struct
+    /// anywhere (Apple names those classes by a mangled name only its runtime knows), so
+    /// writing one under this default throws `.invalidValue`: name the reading class instead.
+    ///
+    /// ```swift
+    /// extension Outer.Note: KeyedArchiveEncodable {
+    ///     var keyedArchiveClassChain: [String] { ["MyApp.Note", "NSObject"] }
+    /// }
+    /// ```
+    public var keyedArchiveClassChain: [String] { [KeyedArchiveClassName.defaultName(of: Self.self), "NSObject"] }
 }
 
 /// Writes one object of a keyed archive: its fields by key, like `NSCoder`'s keyed methods.
 ///
 /// Scalars are stored inline in the instance (as `NSKeyedArchiver` does); objects are written
 /// once and referenced, so a class instance reached twice is one object and a cycle is a
-/// reference back. Writing is bounded by ``ArchiveLimits`` (`maxDepth` levels of objects,
-/// `maxObjectCount` objects) and throws ``ArchiveError`` with the key path.
+/// reference back. Writing is bounded by `ArchiveLimits` (`maxDepth` levels of objects,
+/// `maxObjectCount` objects) and throws `ArchiveError` with the key path.
 public final class KeyedArchiveArchiver {
     /// The keys from the root to this object.
     public let codingPath: [String]
@@ -96,12 +110,15 @@ public enum KeyedArchiveWriter {
     /// ```
     ///
     /// - Throws: `ArchiveError`: `.limitExceeded(.depth)` / `.limitExceeded(.objectCount)`,
-    ///   or what an `encode(with:)` throws.
+    ///   `.limitExceeded(.totalBytes)` for an archive larger than `maxTotalBytes`,
+    ///   `.invalidValue` for a type written under a default class name Foundation cannot look
+    ///   up (see ``KeyedArchiveEncodable/keyedArchiveClassChain``), or what an
+    ///   `encode(with:)` throws.
     /// - Complexity: O(*n*) in the number of objects and fields.
     public static func archive(_ root: some KeyedArchiveEncodable, limits: ArchiveLimits = .init()) throws -> Data {
         let state = KeyedArchiveWriterState(limits: limits)
         let object = try self.object(for: root, state: state, codingPath: ["root"])
-        return state.finish(root: object)
+        return try state.finish(root: object)
     }
 
     /// Writes one object (once per class instance) and returns its index in `$objects`.
@@ -120,6 +137,7 @@ public enum KeyedArchiveWriter {
                 guard !chain.isEmpty, !chain[0].isEmpty else {
                     throw ArchiveError(.invalidValue, "an empty class name", codingPath: codingPath, typeName: "\(T.self)")
                 }
+                if archiver.classChainOverride == nil { try state.checkClassName(chain, of: T.self, codingPath: codingPath) }
                 state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields.entries.map { ($0.key, $0.value) }))
             }
             return object

@@ -31,13 +31,14 @@ extension KeyedArchiveWriter {
     /// let dictionary = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSDictionary.self, from: data)
     /// ```
     ///
-    /// - Throws: `ArchiveError`: `.limitExceeded` past `maxDepth` or `maxObjectCount`; the
+    /// - Throws: `ArchiveError`: `.limitExceeded` past `maxDepth`, `maxObjectCount` or
+    ///   `maxTotalBytes` (the archive's size, as the reader bounds its input); the
     ///   model's own error wrapped as `.invalidValue`.
     public static func encode(_ root: some Encodable, limits: ArchiveLimits = .init()) throws -> Data {
         let state = KeyedArchiveWriterState(limits: limits)
         do {
             let object = try KeyedArchiveCodableWriter(state: state).object(for: root, codingPath: ["root"])
-            return state.finish(root: object)
+            return try state.finish(root: object)
         } catch let error as ArchiveError {
             throw error
         } catch {

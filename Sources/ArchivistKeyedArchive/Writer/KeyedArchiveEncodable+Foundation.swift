@@ -50,11 +50,11 @@ extension Data: KeyedArchiveEncodable {
 extension Date: KeyedArchiveEncodable {
     /// Writes an `NSDate` (`NS.time`, seconds since 2001).
     ///
-    /// - Throws: ``ArchiveError`` `invalidValue` for a date of NaN seconds, which
+    /// - Throws: `ArchiveError` `invalidValue` for a date of NaN seconds, which
     ///   ``KeyedArchive`` and the bridge's validator refuse to read.
     public func encode(with archiver: KeyedArchiveArchiver) throws {
-        guard !timeIntervalSinceReferenceDate.isNaN else {
-            throw ArchiveError(.invalidValue, "a date that is not a number (NaN) cannot be read back")
+        guard KeyedArchiveDateRule.allows(timeIntervalSinceReferenceDate) else {
+            throw KeyedArchiveDateRule.writeRefusal(codingPath: archiver.codingPath)
         }
         archiver.encodeFoundation(["NSDate", "NSObject"]) { archiver.encode(timeIntervalSinceReferenceDate, forKey: "NS.time") }
     }

@@ -14,6 +14,9 @@ final class KeyedArchiveWriterState {
     /// Key nodes of the last instance written of each class object, `$class` first: most
     /// instances of a class write the same keys, which then cost no string lookups.
     private var classKeys: [Int: (names: [String], nodes: [Int])] = [:]
+    /// `String(reflecting:)` of each type written under its default chain, or `""` for a
+    /// top-level one (see ``checkClassName(_:of:codingPath:)``).
+    private var reflectedNames: [ObjectIdentifier: String] = [:]
     /// `KeyedArchiveClassNamed` chains by type, asked once per type.
     private var typeChains: [ObjectIdentifier: [String]?] = [:]
     private var strings: [String: Int] = [:]
@@ -64,6 +67,28 @@ final class KeyedArchiveWriterState {
         let chain = (type as? KeyedArchiveClassNamed.Type)?.keyedArchiveClassChain
         typeChains[id] = .some(chain)
         return chain
+    }
+
+    /// Refuses `chain` when it is `type`'s `String(reflecting:)` default and that names no
+    /// class Foundation can look up (``KeyedArchiveClassName``). The name is worked out once
+    /// per type.
+    ///
+    /// - Throws: `.invalidValue` naming the type.
+    func checkClassName<T>(_ chain: [String], of type: T.Type, codingPath: [String]) throws {
+        let id = ObjectIdentifier(type)
+        let reflected: String
+        if let known = reflectedNames[id] {
+            reflected = known
+        } else {
+            let name = String(reflecting: type)
+            // A top-level name is never refused: keep an empty one, which no chain starts with.
+            reflected = KeyedArchiveClassName.isTopLevel(name) ? "" : name
+            reflectedNames[id] = reflected
+        }
+        guard !reflected.isEmpty else { return }
+        if let refusal = KeyedArchiveClassName.unresolvableDefault(chain, of: type, reflected: reflected, codingPath: codingPath) {
+            throw refusal
+        }
     }
 
     /// The object describing `chain` (`$classname`, `$classes`), written once.
@@ -125,13 +150,20 @@ final class KeyedArchiveWriterState {
     /// Records the object a class instance is written as, before its fields (so a cycle finds it).
     func record(_ instance: AnyObject, as object: Int) { identities[ObjectIdentifier(instance)] = object }
 
-    /// The finished archive: a canonical binary plist with `root` under `$top`.
-    func finish(root: Int) -> Data {
+    /// The finished archive: a canonical binary plist with `root` under `$top`, no larger than
+    /// `maxTotalBytes` (the reader's bound on its input).
+    ///
+    /// - Throws: `.limitExceeded(.totalBytes)` for a larger archive.
+    func finish(root: Int) throws -> Data {
         let top = node(.dictionary(keys: [string("root")], values: [uid(root)]))
         let objectArray = node(.array(objects))
         let keys = ["$archiver", "$version", "$top", "$objects"].map(string)
         let values = [string("NSKeyedArchiver"), node(.integer(100_000)), top, objectArray]
         let rootNode = node(.dictionary(keys: keys, values: values))
-        return Data(BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: rootNode, format: .binary)))
+        let bytes = BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: rootNode, format: .binary))
+        guard bytes.count <= limits.maxTotalBytes else {
+            throw ArchiveError(.limitExceeded(.totalBytes), "the archive's \(bytes.count) bytes exceed maxTotalBytes (\(limits.maxTotalBytes))")
+        }
+        return Data(bytes)
     }
 }

@@ -150,6 +150,25 @@ enum SampleArchives {
         #expect(error?.code == .corrupt || error?.code == .limitExceeded(.elementCount))
     }
 
+    /// A count under ``ArchiveLimits/maxElementCount`` that the bytes left cannot hold is
+    /// refused by the container header's own check, before storage is reserved for it: not by
+    /// a failed read after reserving hundreds of megabytes.
+    @Test(arguments: [UInt32(1_000), 50_000_000, 99_999_999])
+    func aCountTheBytesCannotHoldIsRefusedBeforeReading(count: UInt32) throws {
+        var bytes = [UInt8](try Archive.encode([1, 2, 3]))
+        let countOffset = try bodyStart(bytes) + 5
+        withUnsafeBytes(of: count.littleEndian) { raw in
+            for i in 0..<4 { bytes[countOffset + i] = raw[i] }
+        }
+        resign(&bytes)
+        for decode in [{ _ = try Archive.decode([Int].self, from: Data(bytes)) },
+                       { _ = try Archive.decode([Product].self, from: Data(bytes)) }] as [() throws -> Void] {
+            let error = #expect(throws: ArchiveError.self) { try decode() }
+            #expect(error?.code == .corrupt)
+            #expect(error?.message.contains("claims \(count) elements") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func elementLimitIsEnforced() throws {
         let data = try Archive.encode(Array(repeating: 0, count: 100))
         let options = ArchiveOptions(limits: ArchiveLimits(maxElementCount: 10))

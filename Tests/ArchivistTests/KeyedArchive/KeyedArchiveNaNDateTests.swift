@@ -40,6 +40,49 @@ import Testing
         _ = try KeyedArchiverBridge.validate(archives[1].data)
     }
 
+    /// A NaN date the reader never turns into a value — an object no reference reaches, or a
+    /// key of the property list's root beside `$objects` — is refused all the same, by one rule
+    /// shared with the validator: no date in the property list is NaN.
+    static func archivesWithAnUnreadNaNDate() throws -> [(name: String, data: Data)] {
+        func archive(extraRootKey: Bool) throws -> Data {
+            var builder = KeyedArchiveDAGs.Builder()
+            let array = builder.classDescription("NSArray")
+            let element = builder.uid(builder.object(.string("x")))
+            let root = builder.instance(array, ["NS.objects": .array([element])])
+            let nan = builder.node(.date(.nan))
+            guard extraRootKey else { return Data(builder.write(root: root)) }
+            // The writer's root dictionary, with one more key.
+            var document = try KeyedArchiveValidator.parse(builder.write(root: root), limits: ArchiveLimits())
+            let key = document.nodes.count
+            document.nodes.append(.string("$extra"))
+            guard case .dictionary(let keys, let values) = document.nodes[document.root] else { return Data() }
+            document.nodes[document.root] = .dictionary(keys: Array(keys) + [key], values: Array(values) + [nan])
+            return Data(BinaryPropertyListWriter.write(document))
+        }
+        return [("unreferenced object", try archive(extraRootKey: false)), ("extra root key", try archive(extraRootKey: true))]
+    }
+
+    @Test func aNaNDateTheReaderNeverReadsIsRefusedOnEveryPath() throws {
+        struct Strings: Decodable, KeyedArchiveDecodable {
+            init(from decoder: any Decoder) throws { _ = try [String](from: decoder) }
+            init(from unarchiver: KeyedArchiveUnarchiver) throws { _ = try unarchiver.decodeElements(of: String.self) }
+        }
+        for (name, data) in try Self.archivesWithAnUnreadNaNDate() {
+            let paths: [(String, () throws -> Void)] = [
+                ("table", { _ = try KeyedArchive(data: data) }),
+                ("decode", { _ = try KeyedArchive.decode(Strings.self, from: data) }),
+                ("validate", { _ = try KeyedArchiverBridge.validate(data) }),
+                ("bridge decode", { _ = try KeyedArchiverBridge.decode(Strings.self, from: data) }),
+                ("bridge unarchive", { _ = try KeyedArchiverBridge.unarchive(Strings.self, from: data) }),
+                ("bridge unarchiveObject", { _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data) }),
+            ]
+            for (path, read) in paths {
+                let error = #expect(throws: ArchiveError.self, "\(name), \(path)") { try read() }
+                #expect(error?.code == .corrupt, "\(name), \(path): \(String(describing: error))")
+            }
+        }
+    }
+
     /// The writer refuses to write what the reader refuses to read.
     @Test func theWriterRefusesANaNDate() throws {
         struct Note: Encodable { var when: Date }

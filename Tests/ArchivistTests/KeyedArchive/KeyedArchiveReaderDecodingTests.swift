@@ -61,7 +61,7 @@ import Testing
             try KeyedArchive.decode(Note.self, from: try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/note.plist"))
         }
         #expect(error.code == .typeMismatch)
-        #expect(error.codingPath == ["array", "[1]"])
+        #expect(error.codingPath == ["root", "array", "[1]"])
     }
 
     /// The NSCoder-shaped API on a class written by an Objective-C `encode(with:)`.

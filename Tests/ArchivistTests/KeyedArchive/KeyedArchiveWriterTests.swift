@@ -189,6 +189,32 @@ final class KeyedRing: KeyedArchiveEncodable {
         #expect(count.code == .limitExceeded(.objectCount))
     }
 
+    /// The writer honours `maxTotalBytes` as the reader does: an archive it would write larger
+    /// than the limit is refused, and one the limit allows is exactly what the reader accepts.
+    @Test func writingHonoursMaxTotalBytes() throws {
+        let strings = (0..<200).map { "string number \($0)" }
+        let writes: [(String, (ArchiveLimits) throws -> Data)] = [
+            ("encode", { try KeyedArchiveWriter.encode(strings, limits: $0) }),
+            ("archive", { try KeyedArchiveWriter.archive(strings, limits: $0) }),
+        ]
+        for (name, write) in writes {
+            let size = try write(ArchiveLimits()).count
+            var limits = ArchiveLimits()
+            limits.maxTotalBytes = size
+            let data = try write(limits)
+            #expect(data.count == size, "\(name)")
+            #expect(try KeyedArchive.decode([String].self, from: data, limits: limits) == strings, "\(name)")
+            limits.maxTotalBytes = size - 1
+            let error = #expect(throws: ArchiveError.self, "\(name)") { try write(limits) }
+            #expect(error?.code == .limitExceeded(.totalBytes), "\(name): \(String(describing: error))")
+        }
+        // A single value larger than the limit.
+        var limits = ArchiveLimits()
+        limits.maxTotalBytes = 1_000
+        let large = #expect(throws: ArchiveError.self) { try KeyedArchiveWriter.encode(Data(count: 4_096), limits: limits) }
+        #expect(large?.code == .limitExceeded(.totalBytes))
+    }
+
     /// Found by the reader's libFuzzer target (its round trip of `[Double?]`): `Optional`'s
     /// `encode(to:)` called the single-value container's `encodeNil()`, which wrote a new
     /// object holding the string "$null" instead of the `$null` reference (UID 0), so the

@@ -99,6 +99,48 @@ final class SecureOrder: NSObject, NSSecureCoding, Archivable {
     }
 }
 
+extension SecureCodingArchivableTests {
+    /// Reading is refused as well, never a trap: an archive written where the class has a name
+    /// (Apple platforms) read back on Linux, by declaration or through the bridge, names a
+    /// class corelibs' `NSStringFromClass` traps on.
+    @Test(.enabled(if: foundationIsCorelibs, "corelibs' NSStringFromClass traps on such classes; Apple's names them"))
+    func readingAClassLinuxFoundationCannotNameIsRefusedNotATrap() async {
+        await #expect(processExitsWith: .success) {
+            struct Forged: Archivable {
+                var bytes: Data
+                static var archiveTypeName: String { PrivateSecureNote.archiveTypeName }
+                func encode(to archive: ArchiveEncoder) throws { try archive.encode(bytes, forKey: "keyedArchive") }
+                init(bytes: Data) { self.bytes = bytes }
+                init(from archive: ArchiveDecoder) throws { bytes = try archive.decode(Data.self, forKey: "keyedArchive") }
+            }
+            do {
+                let keyed = try KeyedArchiverBridge.archive(NSArray(array: ["x"]))
+                let refusals: [() throws -> Void] = [
+                    { _ = try Archive.decode(PrivateSecureNote.self, from: try Archive.encode(Forged(bytes: keyed))) },
+                    { _ = try KeyedArchiverBridge.unarchive(SecureNoteNamespace.Nested.self, from: keyed) },
+                    { _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureNoteNamespace.Nested.self], from: keyed) },
+                ]
+                for refusal in refusals {
+                    do {
+                        try refusal()
+                        exit(2)
+                    } catch let error as ArchiveError where error.code == .disallowedType {
+                        continue
+                    }
+                }
+            } catch {
+                exit(3)
+            }
+        }
+    }
+}
+
+#if canImport(Darwin)
+private let foundationIsCorelibs = false
+#else
+private let foundationIsCorelibs = true
+#endif
+
 /// A class corelibs' `NSStringFromClass` cannot name (not top-level), made `Archivable`.
 private final class PrivateSecureNote: NSObject, NSSecureCoding, Archivable {
     static var supportsSecureCoding: Bool { true }

@@ -8,9 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 8 item 5: several processes writing one `RecordStore` folder at once. Before, two
-/// processes each upserting 1,000 distinct ids lost about half of them: each appended to a log
-/// it alone tracked, and a compaction wrote one process's memory over everything.
+/// Several processes writing one `RecordStore` folder at once lose nothing: each appends to
+/// the one shared log under its lock and catches up with the others' entries first, and a
+/// compaction folds in every process's records, not only its own.
 @Suite struct RecordStoreMultiProcessTests {
     private static let configuration = RecordStore<WorkerRecord>.Configuration(durability: .none, compactionThreshold: 8 << 10)
 

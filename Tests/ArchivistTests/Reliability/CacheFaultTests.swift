@@ -273,9 +273,9 @@ enum FaultCache: String, CacheType, CaseIterable {
         }
         var files = walk()
         if !agrees(files) {
-            // Once in a full parallel run (CI, 2026-11-25) the walk found one entry file fewer
-            // than the index, right after every entry had been read back whole. Walk again with
-            // both trash queues idle: a file really missing fails below, with both listings.
+            // Under a full parallel run the walk can find one entry file fewer than the index
+            // right after every entry was read back whole. Walk again with both trash queues
+            // idle: a file really missing fails below, with both listings.
             let first = files
             cache.caches.waitForTrash()
             cache.documents.waitForTrash()

@@ -209,7 +209,7 @@ extension PaddedDataAndDecoderFastPathTests {
     /// The folder is everything before the last slash of the UTF-8 path, whatever the string's
     /// storage (native, small, or built from a `Substring`/`NSString`); no slash is a typed error.
     @Test func preparedFolderOverUTF8() throws {
-        let dir = NSTemporaryDirectory() + "review2-\(UInt32.random(in: 0...UInt32.max))/dïr ✓"
+        let dir = NSTemporaryDirectory() + "archivist-\(UInt32.random(in: 0...UInt32.max))/dïr ✓"
         defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         let bytes: [UInt8] = [1, 2, 3]
         try bytes.withUnsafeBytes { raw in

@@ -175,3 +175,33 @@ import Darwin
         }
     }
 }
+
+#if os(Linux)
+/// A child forked without `exec` (a pre-fork server's worker) is a process of its own: it draws
+/// its own identity, so its temporaries are not taken for its parent's and its exit does not
+/// free the parent's slot. (Apple platforms do not offer `fork` to Swift.)
+@Suite struct ForkedChildTests {
+    @Test func aForkedChildNeitherPassesForItsParentNorFreesItsSlot() throws {
+        try withTemporaryDirectory { dir throws in
+            let store = try DiskStore.open(at: dir)
+            let slot = try #require(store.sharedSlot)
+            let parent = TemporaryName.identity
+            #expect(store.shared.owner(ofSlot: slot) == parent)
+            let parentPrefix = TemporaryName.ownerPrefix
+            let child = fork()
+            if child == 0 {
+                let me = TemporaryName.identity
+                let distinct = me.pid == getpid() && me.incarnation != parent.incarnation
+                    && me.namespace == parent.namespace && TemporaryName.ownerPrefix != parentPrefix
+                exit(distinct ? 0 : 3)   // `exit`, not `_exit`: the atexit handler that frees slots runs
+            }
+            #expect(child > 0)
+            var status: Int32 = 0
+            #expect(waitpid(child, &status, 0) == child)
+            #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "the child kept its parent's identity (status \(status))")
+            #expect(store.shared.owner(ofSlot: slot) == parent, "the child's exit freed its parent's slot")
+            #expect(TemporaryName.identity == parent)
+        }
+    }
+}
+#endif

@@ -211,7 +211,7 @@ import Darwin
     /// removed there, its target untouched, as in a root that stayed.
     /// A read that fails in the renamed root other than by a missing file — here `ENOTDIR`, a
     /// file where the entry's folder belongs — is decided there, not by the path, where
-    /// another folder (another store's) may stand now (review6).
+    /// another folder (another store's) may stand now.
     @Test func aReadBlockedInTheRenamedRootDoesNotGoToTheOldPath() throws {
         try withRenamedRoot { store, moved throws in
             let old = moved.deletingLastPathComponent().appendingPathComponent("root")

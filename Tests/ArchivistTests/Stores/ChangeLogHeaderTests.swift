@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Issue 10 item 2: the change log's generation had no checksum, and a generation that
-/// differed from the snapshot's made the store reset the log as "already folded in" — one
-/// flipped bit dropped every batch since the last snapshot, with no error and no damage.
+/// The change log's header, generation included, is checksummed: a generation that differs
+/// from the snapshot's makes the store reset the log as "already folded in", so one flipped
+/// bit there must be reported as damage, never drop every batch since the last snapshot.
 @Suite struct ChangeLogHeaderTests {
     private let configuration = RecordStore<Diligence>.Configuration(durability: .none)
 

@@ -7,7 +7,7 @@ import Testing
 /// `settings.plist` are one file. A folder reached through a symbolic link is the same
 /// situation on any file system.
 struct PlistFileLockTests {
-    @Test(.timeLimit(.minutes(1))) func twoSpellingsOfOneFileShareOneLock() throws {
+    @Test(.timeLimit(.minutes(20))) func twoSpellingsOfOneFileShareOneLock() throws {
         try withTemporaryDirectory { dir throws in
             let real = dir.appendingPathComponent("real")
             try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)

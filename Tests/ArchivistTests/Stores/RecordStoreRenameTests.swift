@@ -33,8 +33,8 @@ private struct LegacyShippedBatch: Archivable {
     init(from archive: ArchiveDecoder) throws { upserts = try archive.decode([ShippedTask].self, forKey: "upserts") }
 }
 
-/// Issue 10 item 1: renaming a record type kept the snapshot's records but quarantined every
-/// change-log entry, whose batch was archived as `RecordBatch<ShippedTask>`.
+/// Renaming a record type keeps the snapshot's records and the change log's entries alike,
+/// whose batches were archived as `RecordBatch<ShippedTask>`.
 @Suite struct RecordStoreRenameTests {
     /// Ten records folded into the snapshot, twenty more only in the change log.
     private func writeShippedStore(at url: URL) throws {

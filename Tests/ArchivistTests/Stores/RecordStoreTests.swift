@@ -117,6 +117,28 @@ struct Diligence: Codable, Archivable, Identifiable, Sendable, Equatable {
         }
     }
 
+    /// A letter changed inside a record's string leaves the entry's structure intact: only its
+    /// checksum tells, and replay must stop there rather than serve the changed text.
+    @Test func aLetterChangedInsideARecordIsCaughtByItsChecksum() throws {
+        try withTemporaryDirectory { url in
+            do {
+                let store = try open(url)
+                for i in 0..<3 { try store.upsert(Diligence(id: i)) }
+                try store.upsert(Diligence(id: 3, taskID: "reading"))
+            }
+            let log = url.appendingPathComponent("records.log")
+            var bytes = [UInt8](try Data(contentsOf: log))
+            let text = Array("reading".utf8)
+            let at = try #require((0...(bytes.count - text.count)).last { Array(bytes[$0..<($0 + text.count)]) == text })
+            bytes[at] = UInt8(ascii: "s")
+            try Data(bytes).write(to: log)
+            let store = try open(url)
+            #expect(store.all().map(\.id) == [0, 1, 2])
+            #expect(!store.all().contains { $0.taskID == "seading" })
+            #expect(store.recoveredDamage != nil)
+        }
+    }
+
     @Test func compactionFoldsTheLogAndKeepsEverything() throws {
         try withTemporaryDirectory { url in
             let configuration = RecordStore<Diligence>.Configuration(durability: .none, compactionThreshold: 2_000)

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Issue 10 item 3: `update(id:)` wrapped the body's own error as a `StoreError` (`ioFailed`)
-/// instead of rethrowing it, as its documentation and `PlistStore.update` do.
+/// `update(id:)` rethrows the body's own error unchanged, as its documentation and
+/// `PlistStore.update` say, rather than wrapping it as a `StoreError`.
 @Suite struct RecordStoreUpdateErrorTests {
     struct ValidationError: Error, Equatable {
         var reason: String

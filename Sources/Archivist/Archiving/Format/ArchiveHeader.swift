@@ -1,6 +1,6 @@
 /// The parsed header of a native archive, version 1 or 2. See `docs/ArchiveFormat.md`.
 ///
-/// Version 2 (written since issue 11) stores the lengths as varints after a 10-byte fixed
+/// Version 2 (what the encoder writes) stores the lengths as varints after a 10-byte fixed
 /// part, so a one-record archive carries 12 to 13 header bytes instead of version 1's 28;
 /// version 1 archives (caches written before) are still read.
 struct ArchiveHeader {

@@ -1,0 +1,69 @@
+import Foundation
+
+/// What one run of the benchmarks leaves in `results.json`: every measured case, the tables the
+/// run printed (which case each row is compared with), and the machine and build it ran on.
+///
+/// `docs/Benchmarks.md` and `chart.svg` are generated from this alone (``BenchmarkPage``), so
+/// `--report FILE` rebuilds them without measuring again.
+///
+/// Files written before tables and run details were recorded hold a bare array of results;
+/// ``read(from:)`` still reads them (`--compare` needs only the results), and a page made from
+/// one has no ratios and says its run is not recorded.
+struct BenchmarkRun: Codable {
+    /// The machine, toolchain and commit the run measured; `nil` when not recorded.
+    var run: RunInfo?
+    /// The tables the run printed, in order.
+    var tables: [BenchmarkTable]
+    /// Every measured case, in the order measured.
+    var results: [BenchmarkResult]
+
+    /// Reads a `results.json`, in either form.
+    static func read(from url: URL) throws -> BenchmarkRun {
+        let data = try Data(contentsOf: url)
+        if let results = try? JSONDecoder().decode([BenchmarkResult].self, from: data) {
+            return BenchmarkRun(run: nil, tables: [], results: results)
+        }
+        return try JSONDecoder().decode(BenchmarkRun.self, from: data)
+    }
+
+    /// Writes the run as `results.json` in `directory`; returns the file's URL.
+    func write(into directory: URL) throws -> URL {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let url = directory.appendingPathComponent("results.json")
+        try encoder.encode(self).write(to: url)
+        return url
+    }
+
+    /// The table that `suite`'s rows belong to, if the run printed one.
+    func table(of suite: String) -> BenchmarkTable? { tables.first { $0.suite == suite } }
+
+    /// How many times faster `result` is than the case its table compares it with (above 1 is
+    /// faster), and that case's name; `nil` when it has no baseline or either time is zero.
+    func speedRatio(of result: BenchmarkResult) -> (ratio: Double, baseline: String)? {
+        guard let name = table(of: result.suite)?.baselines[result.name],
+              let base = results.first(where: { $0.suite == result.suite && $0.name == name }),
+              base.medianNS > 0, result.medianNS > 0
+        else { return nil }
+        return (Double(base.medianNS) / Double(result.medianNS), name)
+    }
+
+    /// Every row's ratio to its baseline except the baselines' own, for the chart.
+    var chartRatios: [(title: String, name: String, baseline: String, ratio: Double)] {
+        tables.flatMap { table in
+            results.filter { $0.suite == table.suite }.compactMap { result in
+                guard let (ratio, baseline) = speedRatio(of: result), baseline != result.name else { return nil }
+                return (table.title, result.name, baseline, ratio)
+            }
+        }
+    }
+}
+
+/// A table the run printed: the suite whose results are its rows, its title (what one sample
+/// does), and for each row the case it is compared with.
+struct BenchmarkTable: Codable {
+    var suite: String
+    var title: String
+    /// Case name → the name of the case it is compared with (itself for the baseline row).
+    var baselines: [String: String]
+}

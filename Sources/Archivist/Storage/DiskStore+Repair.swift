@@ -1,0 +1,248 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Rebuilding the size index from a scan of the root without holding the cross-process lock
+/// across the scan, whose length grows with the entries (iOS terminates a suspended app that
+/// holds a file lock in a shared container, `0xdead10cc`).
+///
+/// Two cases, each a scan made without the lock and checked under a short hold:
+/// - **Repair** (``repair()``): the journal cannot tell every change — a holder died between
+///   a file change and its record (the intent word is set), a record is damaged, the marker
+///   says so at open, the shared counters were reinitialised, or the snapshot is missing at
+///   open. The repairer sets the intent word under the lock (if it is not set already) and
+///   releases it. While the word is set, no process starts a change (each finds it under the
+///   lock and repairs first), so the disk the scan walks does not change. Under a second short
+///   hold the scan is installed as the snapshot of a new epoch — if the word is still set and
+///   the epoch unmoved: else another process repaired meanwhile (and changes may have
+///   followed), and this one catches up instead. The snapshot file is written before that hold.
+/// - **Rebuild** (``rebuildFromScan()``): the journal is whole but the snapshot of its epoch
+///   is missing (its save failed). Changes go on meanwhile, each journaled; the scan plus every
+///   record of the epoch, applied in order, is the index — if, under the hold that installs
+///   it, the epoch is unmoved and the intent word clear (every change since the epoch began is
+///   in the journal). Records hold absolute values, so one the scan already saw sets nothing new.
+///
+/// Each process scans for itself (one scan at a time in a process, ``repairGate``); a scan
+/// runs inside a ``BackgroundActivity``. If processes keep dying mid-change under a repairer,
+/// after ``scanAttempts`` tries the scan runs under the lock, as it always did before.
+extension DiskStore {
+    /// How many scans without the lock a catch-up tries before scanning under it.
+    static let scanAttempts = 8
+
+    /// What an open does about the index once it released the lock (``loadIndexAtOpen()``).
+    enum IndexLoad {
+        /// Read the snapshot and the journal (without the lock, ``reloadWithoutLock()``).
+        case load
+        /// Scan the root: a repair is due (the intent word is set).
+        case repair
+        /// A root that refuses writes: its snapshot, whatever its epoch, or a scan (`unclean`:
+        /// the marker says the last run did not save its index).
+        case readOnly(unclean: Bool)
+    }
+
+    /// At open, under the exclusive lock: claims the shared counters and a slot, and says what
+    /// to do about the index once the lock is released — nothing that grows with the entries
+    /// runs here. The root is marked for a repair (the intent word) when the marker or the
+    /// intent word says a process died mid-change, or the shared counters were reinitialised.
+    /// A slot of a process that died without freeing it (killed or crashed: a normal exit
+    /// frees it) is freed and the dead process's temporaries are swept on the trash queue; it
+    /// needs no rescan, since every file change of a killed holder that its journal record
+    /// lacks leaves the intent word set (see ``mutate(origin:_:change:)``).
+    ///
+    /// - Returns: This process's slot in the shared counters, to free when the store goes away,
+    ///   and what ``loadIndexAfterOpening(_:)`` does.
+    func loadIndexAtOpen() -> (slot: Int?, load: IndexLoad) {
+        var flag: UInt8 = 0
+        let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
+        if writeRefusal != nil { return (nil, .readOnly(unclean: unclean)) }
+        let ours = shared.adoptLayout()
+        let (slot, sweep) = shared.register()
+        // A dead owner's temporaries go even when another process's scan does the repair.
+        if sweep { sweepAbandonedEntryTemporaries() }
+        if ours && !unclean && !shared.intent { return (slot, .load) }
+        shared.intent = true   // no process starts a change until a scan is in place
+        return (slot, .repair)
+    }
+
+    /// At open, once ``loadIndexAtOpen()`` released the lock: loads the snapshot and the
+    /// journal, or repairs the index by a scan — when that said so, or when the snapshot is
+    /// missing, damaged or of another epoch — or catches up with another process's repair. A
+    /// read-only root's snapshot (or scan) is read without any lock: nobody can change it.
+    ///
+    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    func loadIndexAfterOpening(_ load: IndexLoad) throws {
+        switch load {
+        case .readOnly(let unclean):
+            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
+               let (_, epoch) = SizeIndex.deserialize(bytes),
+               reload(counter: 0, epoch: epoch) == .caughtUp { return }
+            let index = try BackgroundActivity.run("Archivist: scanning a read-only cache") { _ in try scan() }
+            state.withLock { $0.index = index }
+            return
+        case .load:
+            let (outcome, epoch) = try reloadWithoutLock()
+            if outcome == .needsScan { try repair(unusableSnapshotOf: epoch) }   // as an open always did
+        case .repair:
+            break
+        }
+        try withCaughtUpIndex(exclusive: false) {}
+    }
+
+    /// Runs `body` holding the lock (exclusively, or shared) with the index caught up with
+    /// every process's committed changes. When the catch-up calls for a reload, a repair or a
+    /// rebuild by scan, the lock is released, that work done without it, and the catch-up
+    /// tried again.
+    ///
+    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned;
+    ///   what `body` throws.
+    /// - Complexity: One catch-up under the lock (see ``catchUp()``) in the common case.
+    func withCaughtUpIndex<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
+        func attempt() throws -> (CatchUpOutcome, R?) {
+            let outcome = exclusive ? catchUpExclusive() : catchUpShared()
+            guard outcome == .caughtUp else { return (outcome, nil) }
+            return (.caughtUp, try body())
+        }
+        for _ in 0..<Self.scanAttempts {
+            let (outcome, result) = try exclusive ? lock.withExclusive(attempt) : lock.withShared(attempt)
+            if outcome == .caughtUp, let result { return result }
+            try resolve(outcome, repairing: true)
+        }
+        // Processes keep dying mid-change, repairing or folding the journal under this one:
+        // catch up under the lock, as before these ran without it.
+        func lastResort() throws -> R {
+            var outcome = catchUpExclusive()
+            if outcome == .needsReload {
+                outcome = reload(counter: shared.change, epoch: shared.epoch)
+                if outcome == .caughtUp { outcome = catchUpExclusive() }
+            }
+            if outcome != .caughtUp { try saveSnapshotExclusive(scanning: true) }
+            return try body()
+        }
+        return try lock.withExclusive(lastResort)
+    }
+
+    /// Does, without the lock, what a catch-up under it said is due; a repair only when
+    /// `repairing` (``refresh()`` leaves that to the next change or size).
+    func resolve(_ outcome: CatchUpOutcome, repairing: Bool) throws {
+        switch outcome {
+        case .caughtUp:
+            return
+        case .needsRepair:
+            if repairing { try repair() }
+        case .needsScan:
+            if try rebuildFromScan(), repairing { try repair() }
+        case .needsReload:
+            let (reloaded, _) = try reloadWithoutLock()
+            if reloaded != .needsReload { try resolve(reloaded, repairing: repairing) }
+        }
+    }
+
+    /// Catches up under the exclusive lock; a set intent word calls for a repair at once.
+    private func catchUpExclusive() -> CatchUpOutcome {
+        shared.intent ? .needsRepair : catchUp()
+    }
+
+    /// Catches up under the shared lock; an intent word set then means its writer died (no
+    /// writer holds the lock now): a repair is due, whatever else the catch-up found.
+    private func catchUpShared() -> CatchUpOutcome {
+        let outcome = catchUp()
+        return shared.intent ? .needsRepair : outcome
+    }
+
+    /// Repairs the index: marks the root (the intent word) under a short hold, scans it without
+    /// the lock, and installs the scan as the snapshot of a new epoch under another short hold,
+    /// if no other process repaired meanwhile (see the extension's discussion). Returns early,
+    /// scanning nothing, when no repair is due any more.
+    ///
+    /// - Parameter unusable: An epoch whose snapshot this process found missing or damaged at
+    ///   open: a repair is due while it is still the current epoch.
+    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    /// - Complexity: Two short holds of the lock; O(entries) blocking file I/O without it.
+    func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
+        try repairGate.withLock {
+            let due = try lock.withExclusive { () -> UInt64? in
+                if !shared.intent {
+                    // A damaged journal, or a snapshot an open cannot use: no process changes
+                    // anything until the scan is in place.
+                    guard unusable == shared.epoch || catchUp() == .needsRepair else { return nil }   // repaired meanwhile
+                    shared.intent = true
+                }
+                return shared.epoch
+            }
+            guard let epoch = due else { return }
+            let (index, prepared, bytes) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
+                let index = try scan()
+                // The snapshot's file too, written before the lock (unsynced, as every index save).
+                let bytes = index.snapshot().serialized(epoch: epoch &+ 1)
+                let prepared = try? bytes.withUnsafeBytes { raw in
+                    try AtomicFile.prepare([raw], toPath: indexPath, durability: .none, createFolders: false,
+                                           fileSystem: fileSystem, below: workingRoot)
+                }
+                return (index, prepared, bytes.count)
+            }
+            do {
+                try lock.withExclusive {
+                    guard shared.intent && shared.epoch == epoch else {
+                        prepared?.discard(fileSystem)   // another process repaired: catch up with it
+                        return
+                    }
+                    var saved = false
+                    if let prepared {
+                        saved = (try? prepared.rename(fileSystem)) == true
+                        if !saved { prepared.discard(fileSystem) }
+                    }
+                    state.withLock { $0.index = index }
+                    startEpoch(snapshotBytes: saved ? bytes : nil, scanned: true)
+                }
+            } catch {
+                prepared?.discard(fileSystem)
+                throw error
+            }
+        }
+    }
+
+    /// Rebuilds the index from a scan made without the lock plus the whole journal, when the
+    /// snapshot of the current epoch is missing: installed under a short shared hold if the
+    /// epoch did not move and the intent word is clear (see the extension's discussion).
+    /// Changes go on meanwhile; no new epoch is started.
+    ///
+    /// - Returns: Whether the journal turned out damaged: a repair is due.
+    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    /// - Complexity: One short hold of the lock; O(entries) blocking file I/O without it.
+    @discardableResult
+    func rebuildFromScan() throws -> Bool {
+        try repairGate.withLock {
+            let epoch = shared.epoch
+            if state.withLock({ $0.appliedEpoch }) == epoch { return false }   // rebuilt meanwhile
+            var (index, prefix) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
+                (try scan(), readJournal(from: 0) ?? [])
+            }
+            // Records read without the lock: a tail being appended may be cut short; what
+            // follows the last whole one is read again under the lock.
+            let decoded = Self.decodeJournal(prefix[...])
+            prefix = []
+            for change in decoded.changes { index.apply(change) }
+            return try lock.withShared { () -> Bool in
+                // Otherwise the catch-up that follows sees what moved, and what is due.
+                guard shared.epoch == epoch, !shared.intent, let tail = readJournal(from: decoded.consumed) else { return false }
+                let rest = Self.decodeJournal(tail[...])
+                if rest.damaged { return true }
+                for change in rest.changes { index.apply(change) }
+                let counter = shared.change
+                state.withLock { state in
+                    state.index = index
+                    state.journalOffset = decoded.consumed + rest.consumed
+                    state.appliedEpoch = epoch
+                    state.appliedChange = counter
+                    state.snapshotBytes = 0
+                    state.replayedFolder = nil
+                    state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+                }
+                return false
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArchivistTestSupport
+import Foundation
+import Testing
+@testable import Archivist
+
+/// Change streams across real processes: another process's write wakes a subscriber through
+/// its change signal, not the slow fallback poll; and with no writer a subscribed manager
+/// does not wake between polls.
+@Suite(.timeLimit(.minutes(20))) struct ChangeSignalMultiProcessTests {
+    /// The worker's cache type (`WorkerCache` in Tests/ProcessWorker): the same name and
+    /// location, so the same folder.
+    enum SignalCache: String, CacheType {
+        case items
+        var location: CacheLocation { .sharedCaches }
+    }
+
+    private func openCache(_ root: URL) throws -> CacheManager<SignalCache> {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return try CacheManager<SignalCache>(root: CacheRoot(directory: root))
+    }
+
+    @Test func anotherProcessesStoreArrivesBySignalNotByThePoll() async throws {
+        let folder = try StoreScratchFolder()
+        let root = folder.file("root")
+        let cache = try openCache(root)
+        // Only a signal can deliver within the test: the fallback poll waits an hour.
+        cache.changeHub.lock.withLock { cache.changeHub.fallbackInterval = .seconds(3_600) }
+        let changes = cache.changes(of: .items)
+        let writer = try CacheManagerMultiProcessTests.spawn("cache-store", [root.path, "p", "from the worker"])
+        let change = await firstElement(of: changes, within: .seconds(60)) { $0.isFromAnotherProcess }
+        ChildProcess.waitForAll([writer])
+        #expect(change?.target == .someEntry)
+        let wakeups = cache.changeWakeups
+        #expect(wakeups.deliveredBySignal >= 1 && wakeups.deliveredByPoll == 0 && wakeups.polls == 0)
+        #expect(try await cache.value(String.self, for: .items, parameter: "p") == "from the worker")
+    }
+
+    @Test func withoutWritersASubscribedManagerDoesNotWakeBetweenPolls() async throws {
+        let folder = try StoreScratchFolder()
+        let cache = try openCache(folder.file("root"))
+        #expect(CacheManager<SignalCache>.changePollInterval >= .seconds(1))
+        let start = ContinuousClock.now
+        let changes = cache.changes(of: .items)
+        // A measurement window, not a wait for an event. It may last far longer than asked on a
+        // loaded machine, so the bound is what the elapsed time allows: one poll a second (the
+        // timer may fire late, never early), one more for a poll between the two readings. The
+        // poll that ran every 50 ms while anyone subscribed looked 12 times in 600 ms.
+        try await Task.sleep(for: .milliseconds(600))
+        let elapsed = ContinuousClock.now - start
+        let wakeups = cache.changeWakeups
+        #expect(wakeups.signals == 0, "\(wakeups)")
+        #expect(wakeups.polls <= Int(elapsed / .seconds(1)) + 1, "\(wakeups) in \(elapsed)")
+        withExtendedLifetime(changes) {}
+    }
+
+    @Test func anotherProcessesRecordArrivesWithoutPolling() async throws {
+        let folder = try StoreScratchFolder()
+        let store = try RecordStore<WorkerRecord>(directory: folder.url, configuration: .init(durability: .none))
+        let changes = store.changes(pollingInterval: nil)   // signals alone
+        let writer = try CacheManagerMultiProcessTests.spawn("records-upsert", [folder.url.path, "signal", "1"])
+        let change = await firstElement(of: changes, within: .seconds(60)) { $0.isFromAnotherProcess }
+        ChildProcess.waitForAll([writer])
+        #expect(change?.upserted == ["signal-0"])
+        #expect(store.contains(id: "signal-0"))
+    }
+}

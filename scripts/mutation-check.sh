@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Mutation check: applies each hand-made mutation of a critical line (scripts/mutations.tsv),
+# builds, runs the suites named for it, and restores the file. A mutation is *killed* when
+# those suites fail (or hang past the timeout); one that survives is a missing test. Run it
+# before a release; docs/Reliability.md ("Mutation check") records the score.
+#
+#   scripts/mutation-check.sh            # every mutation
+#   scripts/mutation-check.sh NAME...    # only these
+#
+# Each line of mutations.tsv: name, file, the exact text to replace (it must occur exactly
+# once), its replacement, and the `swift test --filter` pattern of the suites that must fail;
+# fields separated by tabs. Exit status: 0 when every mutation was killed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+table=scripts/mutations.tsv
+timeout_seconds=${MUTATION_TIMEOUT:-600}
+if [ -n "$(git status --porcelain -- Sources)" ]; then
+    echo "Sources has uncommitted changes: commit or stash them first (each mutation is undone with git checkout)." >&2
+    exit 2
+fi
+swift build --build-tests >/dev/null 2>&1 || { echo "the unmutated tree does not build" >&2; exit 2; }
+
+killed=0; survived=(); invalid=()
+while IFS=$'\t' read -r name file from to filter; do
+    case "$name" in ''|'#'*) continue ;; esac
+    if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
+    count=$(FROM="$from" perl -0ne 'BEGIN { $n = 0 } $n += () = /\Q$ENV{FROM}\E/g; END { print $n }' "$file")
+    if [ "$count" != 1 ]; then
+        echo "INVALID  $name: the text to replace occurs $count times in $file"
+        invalid+=("$name"); continue
+    fi
+    FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file"
+    if ! swift build --build-tests >/dev/null 2>&1; then
+        echo "INVALID  $name: the mutated tree does not build"
+        invalid+=("$name")
+    elif timeout "$timeout_seconds" swift test --skip-build --filter "$filter" >/dev/null 2>&1; then
+        echo "SURVIVED $name ($file; suites: $filter)"
+        survived+=("$name")
+    else
+        echo "killed   $name"
+        killed=$((killed + 1))
+    fi
+    git checkout -q -- "$file"
+done < "$table"
+swift build --build-tests >/dev/null 2>&1
+total=$((killed + ${#survived[@]} + ${#invalid[@]}))
+echo "mutation check: $killed of $total killed, ${#survived[@]} survived, ${#invalid[@]} invalid"
+[ ${#survived[@]} -eq 0 ] && [ ${#invalid[@]} -eq 0 ]
