@@ -128,7 +128,7 @@ extension DiskStore {
         while offset < bytes.endIndex {
             guard bytes.endIndex - offset >= 8 else { return (changes, offset - bytes.startIndex, true) }
             let length = Int(clamping: u32(offset))
-            guard length <= 4096, bytes.endIndex - offset - 8 >= length else { return (changes, offset - bytes.startIndex, true) }
+            guard length <= maxJournalRecordBytes - 8, bytes.endIndex - offset - 8 >= length else { return (changes, offset - bytes.startIndex, true) }
             let body = bytes[(offset + 4)..<(offset + 4 + length)]
             guard CRC32C.checksum(body) == u32(offset + 4 + length), let change = decodeChange(body, previous: &previous) else {
                 return (changes, offset - bytes.startIndex, true)

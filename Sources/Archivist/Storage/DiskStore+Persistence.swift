@@ -199,12 +199,11 @@ extension DiskStore {
         let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
         if counter == applied && epoch == appliedEpoch { return .caughtUp }
         if epoch != appliedEpoch { return .needsReload }
-        guard let tail = readJournal(from: offset) else {
+        var previous = state.withLock { $0.replayedFolder }
+        guard let decoded = readJournalRecords(from: offset, previous: &previous) else {
             state.withLock { $0.changes.append(.everything) }
             return .needsRepair
         }
-        var previous = state.withLock { $0.replayedFolder }
-        let decoded = Self.decodeJournal(tail[...], previous: &previous)
         let incomplete = decoded.damaged || shared.intent
         state.withLock { state in
             state.replayedFolder = previous
@@ -230,17 +229,10 @@ extension DiskStore {
     ///   another epoch (nothing replaced); ``CatchUpOutcome/needsRepair`` when the journal is
     ///   damaged or unreadable.
     func reload(counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
-        var snapshotBytes = 0
-        var index: SizeIndex
-        if let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: workingRoot),
-           let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch {
-            index = saved
-            snapshotBytes = bytes.count
-        } else {
-            return .needsScan
-        }
-        guard let journal = readJournal(from: 0) else { return .needsRepair }
-        let decoded = Self.decodeJournal(journal[...])
+        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else { return .needsScan }
+        var index = saved
+        var previous: PreviousFolder?
+        guard let decoded = readJournalRecords(from: 0, previous: &previous) else { return .needsRepair }
         for change in decoded.changes { index.apply(change) }
         state.withLock { state in
             state.index = index
@@ -335,18 +327,66 @@ extension DiskStore {
 
     /// The journal's bytes from `offset` to its end; `nil` when it cannot be read.
     func readJournal(from offset: Int) -> [UInt8]? {
-        if journalFD < 0 { return offset == 0 ? [] : nil }   // a read-only root without a journal
+        guard let end = journalEnd(), end >= offset else { return nil }
+        return readJournalBytes(at: offset, count: end - offset)
+    }
+
+    /// How many bytes a journal record takes at most: its length and checksum words around a
+    /// body of at most 4,096 bytes (see ``decodeJournal(_:previous:)``).
+    static let maxJournalRecordBytes = 8 + 4096
+    /// How much of the journal ``readJournalRecords(from:previous:)`` reads at a time.
+    static let journalChunkBytes = 1 << 20
+
+    /// The journal's whole records from `offset` on, decoded as they are read, a chunk at a
+    /// time: reading stops at the first damaged record, so a damaged journal costs what comes
+    /// before the damage, not its length (a journal of gigabytes of garbage, or a sparse one,
+    /// is judged by its first chunk). What it returns is what ``decodeJournal(_:previous:)``
+    /// returns for the bytes from `offset` to the end. `nil` when the journal cannot be read or
+    /// ends before `offset`.
+    ///
+    /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
+    /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
+    func readJournalRecords(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes)
+        -> (changes: [Change], consumed: Int, damaged: Bool)? {
+        precondition(chunkBytes >= Self.maxJournalRecordBytes, "a chunk must hold the longest record")
+        guard let end = journalEnd(), end >= offset else { return nil }
+        var changes: [Change] = []
+        var position = offset
+        while position < end {
+            let count = min(chunkBytes, end - position)
+            guard let chunk = readJournalBytes(at: position, count: count) else { return nil }
+            let decoded = Self.decodeJournal(chunk[...], previous: &previous)
+            changes += decoded.changes
+            let chunkEnd = position + count
+            position += decoded.consumed
+            guard decoded.damaged else { continue }
+            // A record the chunk's end cut short is read whole with the next chunk. Damage is a
+            // record that had its room in the chunk and did not check, or the journal's end.
+            let cutShort = chunkEnd < end && chunkEnd - position < Self.maxJournalRecordBytes
+            if !cutShort { return (changes, position - offset, true) }
+        }
+        return (changes, position - offset, false)
+    }
+
+    /// The journal's length; `0` for a read-only root without a journal, `nil` when it cannot
+    /// be told.
+    private func journalEnd() -> Int? {
+        if journalFD < 0 { return 0 }   // a read-only root without a journal
         // Without the time stamps: reading them would make the next append dirty the
         // journal's inode (see ``FileSystem/statusWithoutTimes``).
-        guard let end = fileSystem.statusWithoutTimes(journalFD).map({ Int(clamping: $0.sizes.logical) }) else { return nil }
-        guard end >= offset else { return nil }
+        return fileSystem.statusWithoutTimes(journalFD).map { Int(clamping: $0.sizes.logical) }
+    }
+
+    /// `count` bytes of the journal at `offset`; `nil` when they cannot all be read.
+    private func readJournalBytes(at offset: Int, count: Int) -> [UInt8]? {
+        if count == 0 { return [] }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.
         var whole = true
-        let bytes = [UInt8].uninitialized(capacity: end - offset) { buffer in
+        let bytes = [UInt8].uninitialized(capacity: count) { buffer in
             var done = 0
             while done < buffer.count {
-                let n = pread(journalFD, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                let n = fileSystem.pread(journalFD, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
                 if n > 0 {
                     done += n
                 } else if n < 0 && errno == EINTR {
@@ -359,6 +399,31 @@ extension DiskStore {
             return done
         }
         return whole ? bytes : nil
+    }
+
+    /// The saved snapshot, when it is of `epoch` (of any epoch when `nil`), with its epoch
+    /// and length in bytes. Its header (magic, version, epoch) is read and judged first, so a
+    /// snapshot of another epoch, garbage, or a sparse file of gigabytes costs one small read,
+    /// not its length; `nil` for any of them, or when the file is missing or damaged.
+    ///
+    /// - Complexity: O(the snapshot's length) when its header is this epoch's; O(1) otherwise.
+    func readSnapshot(of epoch: UInt64?) -> (index: SizeIndex, epoch: UInt64, byteCount: Int)? {
+        let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
+        guard fd >= 0 else { return nil }
+        defer { _ = fileSystem.close(fd) }
+        guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
+              length > SizeIndex.headerLength else { return nil }
+        var header = [UInt8](repeating: 0, count: SizeIndex.headerLength)
+        guard (try? header.withUnsafeMutableBytes({ try fileSystem.readFully(fd, into: $0, path: indexPath) })) == header.count,
+              let tag = SizeIndex.epoch(ofHeader: header), epoch == nil || tag == epoch else { return nil }
+        var bytes = header
+        let rest = [UInt8].uninitialized(capacity: length - header.count) { buffer in
+            (try? fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: indexPath)) ?? 0
+        }
+        guard rest.count == length - header.count else { return nil }
+        bytes += rest
+        guard let (index, saved) = SizeIndex.deserialize(bytes), saved == tag else { return nil }
+        return (index, saved, bytes.count)
     }
 
     /// Writes the marker's flag byte.

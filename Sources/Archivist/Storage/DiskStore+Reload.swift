@@ -26,18 +26,18 @@ extension DiskStore {
     /// - Complexity: O(entries + journal) without the lock; under it, the journal's tail.
     func reloadWithoutLock() throws -> (CatchUpOutcome, epoch: UInt64) {
         let epoch = shared.epoch
-        guard let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: workingRoot),
-              let (saved, savedEpoch) = SizeIndex.deserialize(bytes), savedEpoch == epoch else {
+        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else {
             // A later epoch's snapshot is one whose epoch is about to begin (or whose holder
             // died before it did: the intent word, set, then calls for a repair).
             return (shared.epoch == epoch && !isLater(snapshotEpochAt: epoch) ? .needsScan : .needsReload, epoch)
         }
         var index = saved
-        let prefix = Self.decodeJournal((readJournal(from: 0) ?? [])[...])
+        var previous: PreviousFolder?
+        let prefix = readJournalRecords(from: 0, previous: &previous) ?? ([], 0, false)
         for change in prefix.changes { index.apply(change) }
         let outcome = try lock.withShared { () -> CatchUpOutcome in
-            guard shared.epoch == epoch, let tail = readJournal(from: prefix.consumed) else { return .needsReload }
-            let rest = Self.decodeJournal(tail[...])
+            guard shared.epoch == epoch, let rest = readJournalRecords(from: prefix.consumed, previous: &previous)
+            else { return .needsReload }
             for change in rest.changes { index.apply(change) }
             let counter = shared.change
             state.withLock { state in
@@ -47,7 +47,7 @@ extension DiskStore {
                 // Past a damaged record the counter stays behind, so the next catch-up reads
                 // the damage again and calls for the repair.
                 if !rest.damaged { state.appliedChange = counter }
-                state.snapshotBytes = bytes.count
+                state.snapshotBytes = snapshotBytes
                 state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
             }
             return rest.damaged ? .needsRepair : .caughtUp
@@ -61,9 +61,9 @@ extension DiskStore {
         let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
         guard fd >= 0 else { return false }
         defer { _ = fileSystem.close(fd) }
-        var header = [UInt8](repeating: 0, count: 14)   // magic, version, epoch
-        guard pread(fd, &header, header.count, 0) == header.count else { return false }
-        let tag = header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        var header = [UInt8](repeating: 0, count: SizeIndex.headerLength)
+        guard fileSystem.pread(fd, &header, header.count, 0) == header.count,
+              let tag = SizeIndex.epoch(ofHeader: header) else { return false }
         return tag > epoch
     }
 

@@ -76,8 +76,7 @@ extension DiskStore {
     func loadIndexAfterOpening(_ load: IndexLoad) throws {
         switch load {
         case .readOnly(let unclean):
-            if !unclean, let bytes = try? AtomicFile.read(path: indexPath, fileSystem: fileSystem, below: root),
-               let (_, epoch) = SizeIndex.deserialize(bytes),
+            if !unclean, let (_, epoch, _) = readSnapshot(of: nil),
                reload(counter: 0, epoch: epoch) == .caughtUp { return }
             let index = try BackgroundActivity.run("Archivist: scanning a read-only cache") { _ in try scan() }
             state.withLock { $0.index = index }
@@ -217,18 +216,18 @@ extension DiskStore {
         try repairGate.withLock {
             let epoch = shared.epoch
             if state.withLock({ $0.appliedEpoch }) == epoch { return false }   // rebuilt meanwhile
-            var (index, prefix) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
-                (try scan(), readJournal(from: 0) ?? [])
+            var previous: PreviousFolder?
+            var (index, decoded) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
+                // Records read without the lock: a tail being appended may be cut short; what
+                // follows the last whole one is read again under the lock.
+                (try scan(), readJournalRecords(from: 0, previous: &previous) ?? ([], 0, false))
             }
-            // Records read without the lock: a tail being appended may be cut short; what
-            // follows the last whole one is read again under the lock.
-            let decoded = Self.decodeJournal(prefix[...])
-            prefix = []
             for change in decoded.changes { index.apply(change) }
+            decoded.changes = []
             return try lock.withShared { () -> Bool in
                 // Otherwise the catch-up that follows sees what moved, and what is due.
-                guard shared.epoch == epoch, !shared.intent, let tail = readJournal(from: decoded.consumed) else { return false }
-                let rest = Self.decodeJournal(tail[...])
+                guard shared.epoch == epoch, !shared.intent,
+                      let rest = readJournalRecords(from: decoded.consumed, previous: &previous) else { return false }
                 if rest.damaged { return true }
                 for change in rest.changes { index.apply(change) }
                 let counter = shared.change

@@ -213,6 +213,18 @@ extension DiskStore.SizeIndex {
         return out
     }
 
+    /// The bytes of a snapshot's header: magic, version, the epoch it starts.
+    static let headerLength = 14
+
+    /// The epoch a snapshot's header (its first ``headerLength`` bytes) names; `nil` when they
+    /// are not this format's magic and version.
+    static func epoch(ofHeader header: some Collection<UInt8>) -> UInt64? {
+        let header = Array(header.prefix(headerLength))
+        guard header.count == headerLength, header.prefix(4).elementsEqual(magic),
+              UInt16(header[4]) | UInt16(header[5]) << 8 == version else { return nil }
+        return header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
     /// Parses ``Snapshot/serialized(epoch:)`` output into the index and its epoch; `nil` for
     /// anything damaged or of another version, so the caller rescans.
     ///

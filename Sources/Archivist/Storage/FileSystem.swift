@@ -31,6 +31,9 @@ package struct FileSystem: Sendable {
     package var pwrite: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: off_t) -> Int
     /// `read(fd, buffer, count)`.
     package var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int
+    /// `pread(fd, buffer, count, offset)`: threads reading one descriptor at once, none moving
+    /// its position (the journal).
+    package var pread: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Int
     /// The file's data on its way to stable storage, ordered before any later write:
     /// `F_BARRIERFSYNC` on Darwin (`fsync` where the file system refuses it), `fsync`
     /// elsewhere. What ``Durability/file`` and ``Durability/fileAndFolder`` ask for.
@@ -252,6 +255,7 @@ private let posixFileSystem = FileSystem(
     writev: { fd, vectors, count in writev(fd, vectors, count) },
     pwrite: { fd, buffer, count, offset in pwrite(fd, buffer, count, offset) },
     read: { fd, buffer, count in read(fd, buffer, count) },
+    pread: { fd, buffer, count, offset in pread(fd, buffer, count, offset) },
     fsync: { fd in
         #if canImport(Darwin)
         // fsync on Apple platforms only reaches the drive's cache, which may write out of
