@@ -11,24 +11,36 @@ import Darwin
 /// write, removal or clear throws, with the error that refused the open for writing
 /// (`readOnlyFileSystem` for `EROFS`, `permissionDenied` for `EACCES`/`EPERM`).
 extension DiskStore {
-    /// Creates `.archivist/trash` and opens the marker for writing; when the root refuses
-    /// writes but exists, opens the marker (if there is one) for reading instead.
+    /// Creates `.archivist/trash` (and the root, if needed).
     ///
-    /// - Returns: The marker's descriptor (-1 when a read-only root has none) and, for a
-    ///   read-only root, the error every write will throw.
+    /// - Returns: `nil`, or the error every write will throw when the root exists but refuses
+    ///   writes.
     /// - Throws: ``CacheError`` when the root cannot be used at all.
-    /// - Complexity: Blocking file I/O: a few `mkdir`/`open` calls.
-    static func openMarker(rootPath: String, fileSystem: FileSystem) throws -> (fd: Int32, writeRefusal: CacheError?) {
-        let marker = rootPath + "/.archivist/dirty"
-        var refusal: CacheError?
+    /// - Complexity: Blocking file I/O: a few `mkdir` calls.
+    static func makeInternalFolder(rootPath: String, fileSystem: FileSystem) throws -> CacheError? {
         do {
             try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
             allowAccessAfterFirstUnlock(folder: rootPath + "/.archivist", fileSystem: fileSystem)
+            return nil
         } catch let error as CacheError where refusesWrites(error) && isFolder(rootPath) {
-            refusal = error
+            return error
         }
+    }
+
+    /// Opens the marker, below `root` when given, for writing; when the root refuses writes
+    /// (`refusal`, or the open's own error) but exists, opens it (if there is one) for reading
+    /// instead.
+    ///
+    /// - Returns: The marker's descriptor (-1 when a read-only root has none) and, for a
+    ///   read-only root, the error every write will throw.
+    /// - Throws: ``CacheError`` when the marker cannot be opened at all.
+    /// - Complexity: Blocking file I/O: an `open` or two.
+    static func openMarker(rootPath: String, refusal: CacheError?, fileSystem: FileSystem,
+                           below root: AtomicFile.Root?) throws -> (fd: Int32, writeRefusal: CacheError?) {
+        let marker = rootPath + "/.archivist/dirty"
+        var refusal = refusal
         if refusal == nil {
-            let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC)
+            let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC, below: root)
             if fd >= 0 { return (fd, nil) }
             let error = CacheError.posix("open index marker", path: marker, errno: errno)
             guard refusesWrites(error) else { throw error }
@@ -36,7 +48,7 @@ extension DiskStore {
         }
         // A root without a marker was never written by a crashed process: its index (if any)
         // is as good as a clean one.
-        let fd = fileSystem.open(marker, O_RDONLY | O_CLOEXEC, 0)
+        let fd = fileSystem.open(marker, O_RDONLY | O_CLOEXEC, 0, below: root)
         if fd < 0 && errno != ENOENT { throw CacheError.posix("open index marker", path: marker, errno: errno) }
         var readOnly = refusal!
         readOnly.message = "the cache root refuses writes, so it was opened for reading only (\(readOnly.message))"

@@ -138,10 +138,21 @@ package final class DiskStore: Sendable {
         let folder = rootPath + "/.archivist"
         let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
         self.trashQueue = trashQueue
-        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, fileSystem: fileSystem)
+        let refusal = try Self.makeInternalFolder(rootPath: rootPath, fileSystem: fileSystem)
+        // The root's descriptor before any file in it, each then opened below it: a root
+        // renamed away, or replaced by another folder, while this opens cannot give the store
+        // one folder's journal and another's lock. A read-only root too: reading a folder's
+        // descriptor needs no write permission, and its writes are refused all the same (the
+        // `openat` fails as the path's `open` did).
+        let rootFD = fileSystem.allowsRootRelativeCalls
+            ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
+        let openRoot = rootFD >= 0
+            ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
+        let root = openRoot?.root
+        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, refusal: refusal, fileSystem: fileSystem, below: root)
         let journal = writeRefusal == nil
-            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC)
-            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0)   // may be missing: -1
+            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC, below: root)
+            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0, below: root)   // may be missing: -1
         guard journal >= 0 || writeRefusal != nil else {
             let code = errno
             if fd >= 0 { _ = fileSystem.close(fd) }
@@ -153,27 +164,20 @@ package final class DiskStore: Sendable {
         // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps
         // nothing (a read-only root has no walk).
         if writeRefusal == nil {
-            let trashLock = fileSystem.openCreatingPrivately(folder + "/trash.lock", O_RDWR | O_CLOEXEC)
+            let trashLock = fileSystem.openCreatingPrivately(folder + "/trash.lock", O_RDWR | O_CLOEXEC, below: root)
             if trashLock >= 0 { _ = fileSystem.close(trashLock) }
         }
         self.markerFD = fd
         self.writeRefusal = writeRefusal
         self.journalFD = journal
         self.changeSignal = ChangeSignal(folder: folder, fileName: "journal")
-        // A read-only root too: reading a folder's descriptor needs no write permission, and
-        // its writes are refused all the same (the `openat` fails as the path's `open` did).
-        let rootFD = fileSystem.allowsRootRelativeCalls
-            ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
-        let openRoot = rootFD >= 0
-            ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
-        let root = openRoot?.root
         self.openRoot = openRoot
         self.root = root
         self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, openRoot: openRoot)
-        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem)
+        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem, below: root)
         do {
             self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
-                                         readOnly: writeRefusal != nil)
+                                             readOnly: writeRefusal != nil, below: root)
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }

@@ -50,6 +50,8 @@ package final class FileLock {
     /// The lock file's path.
     package let path: String
     private let fileSystem: FileSystem
+    /// The folder `path` is opened below (see ``init(path:fileSystem:below:)``).
+    private let root: AtomicFile.Root?
     private let condition = NSCondition()
     private var fd: Int32 = -1
     private var opened = false
@@ -59,10 +61,14 @@ package final class FileLock {
     private var heldSince: UInt64 = 0
     private var holds = LockHoldHistogram()
 
-    /// A lock on the file at `path`, created 0600 (whatever the umask) on first use.
-    package init(path: String, fileSystem: FileSystem = .posix) {
+    /// A lock on the file at `path`, created 0600 (whatever the umask) on first use; opened
+    /// below `root` when one is given (the folder its owner holds open, which must stay open
+    /// for as long as the lock is used), so that it is the lock of that folder even once the
+    /// folder was renamed or another took its path.
+    package init(path: String, fileSystem: FileSystem = .posix, below root: AtomicFile.Root? = nil) {
         self.path = path
         self.fileSystem = fileSystem
+        self.root = root
     }
 
     deinit {
@@ -181,11 +187,11 @@ package final class FileLock {
 
     private func openIfNeeded() throws {
         if opened { return }
-        var descriptor = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
+        var descriptor = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC, below: root)
         if descriptor < 0 {
             let code = errno
             guard code == EROFS || code == EACCES else { throw CacheError.posix("open lock file", path: path, errno: code) }
-            descriptor = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0)
+            descriptor = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
             if descriptor < 0 {
                 let readCode = errno
                 // Nothing can write a read-only file system, so nothing needs excluding there.

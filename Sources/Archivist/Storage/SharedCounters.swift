@@ -55,7 +55,7 @@ final class SharedCounters: @unchecked Sendable {
     /// refuses writes, which no process can change) the counters are private memory instead.
     ///
     /// - Throws: ``CacheError`` when the file cannot be created, sized or mapped.
-    init(path: String, fileSystem: FileSystem, readOnly: Bool) throws {
+    init(path: String, fileSystem: FileSystem, readOnly: Bool, below root: AtomicFile.Root? = nil) throws {
         if readOnly {
             base = .allocate(capacity: Self.length / 8)
             base.initialize(repeating: 0, count: Self.length / 8)
@@ -64,7 +64,7 @@ final class SharedCounters: @unchecked Sendable {
             return
         }
         mapped = true
-        let fd = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC)
+        let fd = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC, below: root)
         guard fd >= 0 else { throw CacheError.posix("open shared counters", path: path, errno: errno) }
         defer { _ = fileSystem.close(fd) }
         var status = stat()
