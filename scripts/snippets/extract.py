@@ -242,7 +242,7 @@ def report(root, log):
     for raw in open(log, encoding="utf-8", errors="replace"):
         match = diagnostic.match(raw.rstrip("\n"))
         if not match:
-            if re.search(r"\berror:", raw) and raw not in seen:
+            if re.match(r"^\S.*\berror:", raw) and raw not in seen:
                 seen.add(raw)
                 errors += 1
                 print(raw.rstrip("\n"))
@@ -252,6 +252,8 @@ def report(root, log):
         if key in seen or severity == "warning" and re.search(r"never (used|mutated)|was never", message):
             continue
         seen.add(key)
+        if severity == "warning" and re.search(r"no calls to throwing functions occur within 'try'|no 'async' operations occur within 'await'", message):
+            severity = "error"  # a snippet that teaches a needless `try` or `await` is wrong too
         block = next((start for start, end in starts.get(path, []) if start <= int(line) < end), None)
         where = f" (block at {path}:{block - 1})" if block else ""
         print(f"{path}:{line}:{column}: {severity}: {message}{where}")

@@ -18,3 +18,10 @@ var cache: CacheManager<ShopCache> { fatalError() }
 var diligences: RecordStore<Diligence> { fatalError() }
 func reloadProducts() {}
 func reloadDiligences() {}
+
+#if !canImport(Darwin)
+extension FileManager {
+    /// Apple platforms' app-group container, so that the snippets using it compile here.
+    func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? { nil }
+}
+#endif

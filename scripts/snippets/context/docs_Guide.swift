@@ -40,3 +40,12 @@ var cache: CacheManager<ShopCache> { fatalError() }
 @MainActor var model: Model { Model() }
 func showOfflineBanner(_ error: (any Error)?) {}
 func showOnboarding() {}
+var diligences: RecordStore<Diligence> { fatalError() }
+var store: PlistStore { fatalError() }
+
+#if !canImport(Darwin)
+extension FileManager {
+    /// Apple platforms' app-group container, so that the snippets using it compile here.
+    func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? { nil }
+}
+#endif
