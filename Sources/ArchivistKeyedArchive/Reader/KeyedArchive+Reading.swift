@@ -37,6 +37,7 @@ extension KeyedArchive {
         }
         var reader = KeyedArchiveTableReader(document: document, limits: limits)
         self = try reader.read()
+        byteCount = data.count
     }
 
     /// The URL an `NSURL` entry stands for, resolved against its `NS.base` chain.

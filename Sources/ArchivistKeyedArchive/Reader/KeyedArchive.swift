@@ -28,6 +28,9 @@ public struct KeyedArchive: Sendable {
     /// path), when the reader could tell: ``KeyedArchiveExpansion`` has nothing to count while
     /// this is within `maxObjectCount`. `nil` when an object holding others is shared.
     var unfoldedBound: Int?
+    /// The size of the bytes it was read from, when read by ``init(data:limits:)``; shown by
+    /// ``description``.
+    var byteCount: Int?
 
     /// The object `$top` names `root`, if any.
     public var root: KeyedArchiveReference? { top["root"] }
