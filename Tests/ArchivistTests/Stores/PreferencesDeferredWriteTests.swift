@@ -143,6 +143,45 @@ import Darwin
         #expect(try PlistStore(directory: folder.url)["Preferences"]["count"] == .int(2))
     }
 
+    @Test func aFullDiskIsThrownByTheNextSetWhichMakesNoChange() throws {
+        let folder = try StoreScratchFolder()
+        let diskFull = Locked(false)
+        var fileSystem = FileSystem.posix
+        let (write, writev) = (fileSystem.write, fileSystem.writev)
+        fileSystem.write = { fd, buffer, count in
+            guard !diskFull.withLock({ $0 }) else { errno = ENOSPC; return -1 }
+            return write(fd, buffer, count)
+        }
+        fileSystem.writev = { fd, vectors, count in
+            guard !diskFull.withLock({ $0 }) else { errno = ENOSPC; return -1 }
+            return writev(fd, vectors, count)
+        }
+        let preferences = try Preferences(store: PlistStore(directory: folder.url, fileSystem: fileSystem))
+        try preferences.set(1, for: count)
+        try preferences.flush()
+        diskFull.withLock { $0 = true }
+        try preferences.set(2, for: count)
+        var error: StoreError?
+        let deadline = ContinuousClock.now + .seconds(30)   // until the background write has failed
+        while error == nil && ContinuousClock.now < deadline {
+            usleep(5_000)
+            do {
+                try preferences.set("probe", for: name)
+            } catch let thrown as StoreError {
+                error = thrown
+            }
+        }
+        #expect(error?.code == .noSpace)
+        #expect(preferences[count] == 2, "memory keeps the unwritten set")
+        #expect(try PlistStore(directory: folder.url)["Preferences"]["count"] == .int(1))
+        diskFull.withLock { $0 = false }
+        try preferences.flush()   // the unwritten set is tried again, and lands
+        #expect(try PlistStore(directory: folder.url)["Preferences"]["count"] == .int(2))
+        try preferences.set("after", for: name)   // the failure was reported: sets work again
+        try preferences.flush()
+        #expect(try PlistStore(directory: folder.url)["Preferences"]["name"] == "after")
+    }
+
     @Test func changeStreamsSeeThisInstancesAndAnotherWritersChanges() async throws {
         let folder = try StoreScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
