@@ -2,7 +2,8 @@ import Archivist
 import Foundation
 
 /// PlistStore against PropertyListSerialization used directly, on a 1,000-key plist (seed 001's
-/// job at scale) in both formats. The target is a ratio of at least 0.83 (within 1.2×).
+/// job at scale) in both formats. The target is a ratio of at least 0.83 (within 1.2×). Then
+/// `Preferences.set` against `UserDefaults.set` (``runPreferencesBenchmarks(_:)``).
 func runStoreBenchmarks(_ harness: Harness) throws {
     let keyCount = harness.options.quick ? 200 : 1_000
     let root = makeStoreRoot(keys: keyCount)
@@ -62,6 +63,50 @@ func runStoreBenchmarks(_ harness: Harness) throws {
         harness.printTable(suite, title: "PlistStore vs PropertyListSerialization, \(keyCount) keys, \(format)") { name in
             name.hasPrefix("PlistStore ") ? name.replacingOccurrences(of: "PlistStore", with: "PropertyListSerialization") : nil
         }
+    }
+    try runPreferencesBenchmarks(harness)
+}
+
+/// `Preferences.set` — the default, deferred set, and a durable one — against corelibs'
+/// `UserDefaults.set`, one small settings file each, measured round-robin operation by
+/// operation (``Harness/measureInterleavedOperations(_:samples:count:perOperation:beforeRound:_:)``)
+/// so that load from elsewhere falls on every case alike. Each row is one set.
+private func runPreferencesBenchmarks(_ harness: Harness) throws {
+    let suite = "stores.preferences"
+    let folder = harness.scratch.appendingPathComponent(suite, isDirectory: true)
+    let preferences = try Preferences(store: PlistStore(directory: folder, format: .binary), name: "Deferred")
+    let durable = try Preferences(store: PlistStore(directory: folder, format: .binary), name: "Durable")
+    let domain = "ArchivistBenchmarks.\(ProcessInfo.processInfo.processIdentifier)"
+    guard let defaults = UserDefaults(suiteName: domain) else { throw StoreError(.ioFailed, "no UserDefaults suite") }
+    defer { defaults.removePersistentDomain(forName: domain) }
+    let keys = (0..<20).map { PreferenceKey<Int>("setting\($0)", default: 0) }
+    for key in keys {   // twenty settings in each file, as an app's preferences hold
+        try preferences.set(0, for: key)
+        try durable.set(0, for: key, durability: .fileAndFolder)
+        defaults.set(0, forKey: key.name)
+    }
+    try preferences.flush()
+    var failure: (any Error)?
+    let count = harness.options.quick ? 50 : 200
+    harness.measureInterleavedOperations(suite, count: count, perOperation: true, [
+        ("UserDefaults.set", { i in defaults.set(i, forKey: keys[i % keys.count].name) }),
+        ("Preferences.set", { i in
+            do { try preferences.set(i, for: keys[i % keys.count]) } catch { failure = error }
+        }),
+        ("Preferences.set durable (.fileAndFolder)", { i in
+            do { try durable.set(i, for: keys[i % keys.count], durability: .fileAndFolder) } catch { failure = error }
+        }),
+    ])
+    try preferences.flush()
+    if let failure { throw failure }
+    print("  (deferred sets: \(preferences.fileWrites) file writes in all)")
+    // Sanity: every case did its work.
+    guard preferences[keys[(count - 1) % keys.count]] == count - 1,
+          try PlistStore(directory: folder)["Durable"]["setting\((count - 1) % keys.count)"] == .int(count - 1),
+          defaults.integer(forKey: keys[(count - 1) % keys.count].name) == count - 1
+    else { throw StoreError(.ioFailed, "\(suite): a case lost its last set") }
+    harness.printTable(suite, title: "Preferences.set vs UserDefaults.set, 20 settings") { name in
+        name.hasPrefix("Preferences") ? "UserDefaults.set" : nil
     }
 }
 

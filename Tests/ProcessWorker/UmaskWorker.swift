@@ -37,6 +37,7 @@ func umaskEverything(_ arguments: [String]) throws {
     try plists.set(.string("x"), forKey: "k", in: "settings")
     let preferences = try Preferences(store: plists)
     try preferences.set(3, for: PreferenceKey("count", default: 0))
+    try preferences.flush()
 }
 
 /// A record for the record store.

@@ -17,6 +17,8 @@ let modes: [String: ([String]) throws -> Void] = [
     "records-pets": recordsPets,
     "plist-set": plistSet,
     "preferences-set": preferencesSet,
+    "preferences-deferred": preferencesDeferred,
+    "preferences-expect": preferencesExpect,
     "cache-write": cacheWrite,
     "cache-read": cacheRead,
     "cache-check": cacheCheck,

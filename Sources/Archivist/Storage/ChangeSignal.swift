@@ -12,7 +12,8 @@ import notify
 /// by every process that observes the store, so change streams wake when there is something
 /// to read instead of polling for it.
 ///
-/// A signal names one file of a store — a cache root's journal, a record store's change log:
+/// A signal names one file of a store — a cache root's journal, a record store's change log,
+/// a plist (which ``Preferences`` change streams observe):
 ///
 /// - On Apple platforms it is a Darwin notification (`notify_post`,
 ///   `notify_register_dispatch`) named `archivist.<MD5 hex>` after the folder's device and
@@ -20,7 +21,7 @@ import notify
 ///   symbolic link, `/var` and `/private/var`) gives one name. The writer calls ``post()``
 ///   once its commit is complete.
 /// - On Linux it is `inotify`. The commit's own write to the file (the journal record's
-///   `pwrite`, the log entry's `write`, a new log renamed into place) raises the event, so
+///   `pwrite`, the log entry's `write`, a new log or plist renamed into place) raises the event, so
 ///   ``post()`` does nothing there; an observer watches the folder for `IN_MODIFY`,
 ///   `IN_CLOSE_WRITE` and `IN_MOVED_TO` of the file's name. The folder rather than the file,
 ///   so that a file replaced by a rename is still watched. One inotify instance serves the

@@ -34,13 +34,14 @@ extension PlistStore {
     /// - Complexity: O(n) in `root`'s size, blocking file I/O with two syncs, neither under the
     ///   lock; under it, a `stat`, a `rename` and a `utimensat`.
     func replace(
-        _ url: URL, with root: [String: PlistValue], deciding decide: ((FileStamp?) throws -> Replacement)? = nil
+        _ url: URL, with root: [String: PlistValue], durability: Durability = .fileAndFolder,
+        deciding decide: ((FileStamp?) throws -> Replacement)? = nil
     ) throws -> (replacement: Replacement, snapshot: PlistSnapshot) {
         let data = try encode(root, for: url)
         // As a read will see it: XML keeps dates to the second, so an XML file is decoded
         // again; binary keeps every value exactly.
         let asRead = format == .binary ? root : try? Self.decodeRoot(data, from: url)
-        let prepared = try StoreFile.prepareReplacement(data, for: url, fileSystem: fileSystem)
+        let prepared = try StoreFile.prepareReplacement(data, for: url, durability: durability, fileSystem: fileSystem)
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
         let (replacement, written) = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Replacement, PlistSnapshot?) in
@@ -61,6 +62,7 @@ extension PlistStore {
         guard let written else {
             return (replacement, try currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:]))
         }
+        defer { Self.signalChange(of: url) }
         do {
             try StoreFile.syncFolder(prepared, for: url, fileSystem: fileSystem)
         } catch {
@@ -75,10 +77,12 @@ extension PlistStore {
     /// ``modify(_:_:)`` only (see ``replace(_:with:deciding:)``, which every other write uses).
     /// Call holding the file's lock, with the stamp of the version being replaced.
     func write(
-        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
+        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?,
+        durability: Durability = .fileAndFolder
     ) throws -> PlistSnapshot {
+        defer { Self.signalChange(of: url) }
         do {
-            try StoreFile.writeAtomically(data, to: url, fileSystem: fileSystem)
+            try StoreFile.writeAtomically(data, to: url, durability: durability, fileSystem: fileSystem)
         } catch {
             // The rename may have happened (a failed folder sync): keep the stamps increasing.
             _ = FileStamp.makeNewer(url, than: previous)
@@ -110,5 +114,16 @@ extension PlistStore {
         let snapshot = PlistSnapshot(stamp: stamp, root: root)
         remember(snapshot, for: url)
         return snapshot
+    }
+
+    /// Tells the processes observing the plist at `url` (``Preferences/changes(pollingInterval:)``)
+    /// that it was replaced: a Darwin notification on Apple platforms (``ChangeSignal/post()``);
+    /// nothing on Linux, where the rename itself raises the `inotify` event.
+    ///
+    /// - Complexity: On Apple platforms one `stat` and one message to `notifyd`.
+    static func signalChange(of url: URL) {
+        #if canImport(Darwin)
+        ChangeSignal(folder: url.deletingLastPathComponent().path, fileName: url.lastPathComponent).post()
+        #endif
     }
 }

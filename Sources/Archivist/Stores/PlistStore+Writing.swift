@@ -118,8 +118,10 @@ extension PlistStore {
     /// The new version is written and synced before the file's lock is taken
     /// (``replace(_:with:deciding:)``); under the lock it is renamed into place only if the
     /// file is still the version `body` ran on.
+    ///
+    /// `durability` says how far each version written is synced (``Durability``).
     func modify<Result>(
-        _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
+        _ name: String, durability: Durability = .fileAndFolder, _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> (result: Result, snapshot: PlistSnapshot) {
         let url = try fileURL(for: name)
         for _ in 0..<Self.optimisticAttempts {
@@ -137,7 +139,9 @@ extension PlistStore {
                 stamp != nil ? stamp == old.stamp : old.stamp == nil && old.root.isEmpty
             }
             if case .success(let result) = outcome, root != old.root {
-                let (replacement, written) = try replace(url, with: root) { isUnchanged($0) ? .write : .retry }
+                let (replacement, written) = try replace(url, with: root, durability: durability) {
+                    isUnchanged($0) ? .write : .retry
+                }
                 if replacement == .write { return (result, written) }
                 continue   // another writer came first: run `body` again
             }
@@ -155,7 +159,8 @@ extension PlistStore {
             var root = current.root
             let result = try body(&root)
             guard root != current.root else { return (result, current) }
-            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp))
+            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp,
+                                      durability: durability))
         }
     }
 
@@ -178,6 +183,7 @@ extension PlistStore {
     public func removeFile(named name: String) throws {
         let url = try fileURL(for: name)
         guard try FileStamp.of(url) != nil else { return forget(url) }
+        defer { Self.signalChange(of: url) }
         try PlistFileLock.withExclusive(forPlistAt: url) {
             defer { forget(url) }
             do {

@@ -8,10 +8,36 @@ import Foundation
 /// one `stat` of the file and a dictionary lookup: when the file's stamp (device, inode,
 /// size, modification time to the nanosecond) is the one last seen, memory answers; when
 /// another process, or another `Preferences` or ``PlistStore`` on the file, changed it, the
-/// file is read again first — a value whose `set` has returned anywhere is what the next read
-/// returns. Each write goes through to the file at once (atomically, through ``PlistStore``,
-/// under the file's cross-process lock) and only then updates memory, so there is no
-/// `synchronize()` to forget; if the write fails, memory keeps the old value too.
+/// file is read again first.
+///
+/// **Writes return at once.** ``set(_:for:)``, ``removeValue(for:)`` and ``removeAll()``
+/// change memory — a read in this process right after sees the new value — and leave the file
+/// to a background write, which starts about 20 ms after the first unwritten change and writes
+/// every change made by then in one go (a thousand sets in a loop make a handful of writes).
+/// Other processes, and other `Preferences` on the file, see a change once it is written:
+/// typically within 25 ms, and at once after ``flush()``. Changes still unwritten are written
+/// when the `Preferences` is deinitialized and when the process calls `exit` (or returns from
+/// `main`); a process that is killed (`SIGKILL`, a crash, iOS terminating a suspended app)
+/// loses the changes of its last 20 ms or so, never more, and never leaves a damaged file.
+/// Call ``flush()`` where that matters — before suspension, before a hand-off to another
+/// process — or write the key with a ``Durability`` (``set(_:for:durability:)``): that call
+/// writes the file, synced as asked, before it returns.
+///
+/// **Nothing is lost across processes.** A write merges just the keys changed here onto the
+/// file's current contents, under the file's cross-process lock, held only around the check
+/// and rename (see ``PlistStore``): another process's writes to other keys survive, and the
+/// last writer of a key wins.
+///
+/// **Errors of background writes are kept.** When a background write fails (a full disk, a
+/// read-only or damaged file), memory keeps the new values, so reads stay consistent, and the
+/// changes stay unwritten, to be tried again by the next write. The failure is thrown, once,
+/// by the next ``flush()`` — or by the next `set`, `removeValue` or `removeAll`, which then
+/// makes no change. A key refused because the file meanwhile holds another spelling of it
+/// (see "Keys are bytes") is dropped from memory and reported the same way.
+///
+/// **Change streams.** ``changes(pollingInterval:)`` and ``changes(for:pollingInterval:)``
+/// report the keys changed by this instance as they change, and those changed elsewhere
+/// (``Change/isFromAnotherProcess``) as soon as the file's change signal arrives.
 ///
 /// **Wrong types read as the default.** A value of another type than the key's (left by an
 /// older app version, or written through another key of the same name) reads as the key's
@@ -25,15 +51,15 @@ import Foundation
 ///
 /// **Threads and processes.** Any thread or task, and any number of processes (an app and
 /// its extensions sharing an app-group container), may read and write one preferences file.
-/// Writes hold the file's lock (see ``PlistStore``), so a write of one key never loses
-/// another's; reads never wait for a writer. When the file cannot be read (another writer
-/// left it corrupt), reads serve the values last read and the next write throws.
+/// Reads never wait for a writer. When the file cannot be read (another writer left it
+/// corrupt), reads serve the values last read and the next write fails.
 ///
 /// ```swift
 /// let preferences = try Preferences(store: PlistStore(directory: libraryPreferences, format: .binary))
 /// if preferences[.firstLogin] == false {
 ///     showOnboarding()
-///     try preferences.set(true, for: .firstLogin)
+///     try preferences.set(true, for: .firstLogin)                        // returns at once
+///     try preferences.set(true, for: .acceptedTerms, durability: .file)  // on disk on return
 /// }
 /// ```
 public final class Preferences: Sendable {
@@ -43,8 +69,8 @@ public final class Preferences: Sendable {
     public let name: String
     /// The file the preferences live in, as in `print(preferences.fileURL.path)`.
     public let fileURL: URL
-    /// The file's root as last read or written, with the file's stamp then.
-    private let remembered: Locked<PlistSnapshot>
+    /// The file's root as last read or written, the unwritten changes, the background write.
+    let file: PreferencesFile
 
     /// Opens the preferences kept in the plist called `name` of `store`, reading the file
     /// (or seeding it from the store's default for `name`).
@@ -64,8 +90,14 @@ public final class Preferences: Sendable {
     public init(store: PlistStore, name: String = "Preferences") throws {
         self.store = store
         self.name = name
-        self.fileURL = try store.fileURL(for: name)
-        self.remembered = Locked(try store.snapshot(of: name))
+        file = try PreferencesFile(store: store, name: name)
+        fileURL = file.url
+    }
+
+    /// Writes the changes still unwritten (a failure then has nobody to be reported to) and
+    /// ends the change streams.
+    deinit {
+        file.close()
     }
 
     /// The value of `key`, or its default when it is absent or stored with another type.
@@ -89,7 +121,7 @@ public final class Preferences: Sendable {
     /// - Complexity: O(1) expected (O(n) for an array or dictionary value of n elements): one
     ///   `stat`; O(n) in the file's size when it changed.
     public func value<Value>(for key: PreferenceKey<Value>) -> Value {
-        guard let stored = PlistStore.entry(key.name, in: currentRoot()) else { return key.defaultValue }
+        guard let stored = file.value(key.name) else { return key.defaultValue }
         return Value(plistValue: stored) ?? key.defaultValue
     }
 
@@ -104,58 +136,146 @@ public final class Preferences: Sendable {
     /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch``.
     /// - Complexity: as ``value(for:)``.
     public func storedValue<Value>(for key: PreferenceKey<Value>) throws -> Value? {
-        guard let stored = PlistStore.entry(key.name, in: currentRoot()) else { return nil }
+        guard let stored = file.value(key.name) else { return nil }
         return try PlistStore.convert(stored, to: Value.self, key: key.name, url: fileURL)
     }
 
-    /// Stores `value` for `key`, writing the file before returning.
+    /// Stores `value` for `key` in memory at once, and in the file shortly after, on a
+    /// background queue (see "Writes return at once" above).
     ///
     /// ```swift
     /// try preferences.set(true, for: .firstLogin)
     /// ```
     ///
-    /// - Throws: ``StoreError``: `corrupt` when the file was damaged since it was opened,
-    ///   `notRepresentable` when the file holds another spelling of the key's name (equal as
-    ///   a `String`, different in bytes; see "Keys are bytes" in ``PlistStore``),
-    ///   `permissionDenied`, `noSpace` or `ioFailed`; memory then keeps the old value.
-    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    /// - Throws: ``StoreError``: the failure of an earlier background write not yet reported
+    ///   (see "Errors of background writes are kept" above), or `notRepresentable` when memory
+    ///   holds another spelling of the key's name (equal as a `String`, different in bytes;
+    ///   see "Keys are bytes" in ``PlistStore``). A call that throws makes no change.
+    /// - Complexity: O(1) expected, plus O(n) in the key's length; no file I/O.
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
-        try change { root in
-            try PlistStore.checkNoLookalike(of: key.name, in: root, url: fileURL)
-            root[key.name] = value.plistValue
-        }
+        var change = PendingChanges()
+        change.record(key.name, value.plistValue)
+        try file.change(change, key: key.name)
     }
 
-    /// Removes the stored value of `key`, so that it reads as its default again.
+    /// Stores `value` for `key` and writes the file before returning, synced as `durability`
+    /// says: for the keys that must be on disk once the call returns. Changes made earlier
+    /// and not yet written are written with it.
+    ///
+    /// ```swift
+    /// try preferences.set(true, for: .acceptedTerms, durability: .fileAndFolder)
+    /// ```
+    ///
+    /// - Parameter durability: how far the file is synced (``Durability``): `.fileAndFolder`
+    ///   is what the background writes use; `.fullSync` survives a power loss once the call
+    ///   returns on Apple devices too; `.none` writes without syncing.
+    /// - Throws: ``StoreError``: as ``set(_:for:)``; `corrupt` when the file was damaged
+    ///   since it was opened, `permissionDenied`, `noSpace` or `ioFailed` when the write
+    ///   fails — memory then keeps the old value; `notRepresentable` when the file holds
+    ///   another spelling of the key's name (the other changes are written).
+    /// - Complexity: O(n) in the file's size; blocking file I/O with the syncs `durability`
+    ///   asks for.
+    public func set<Value>(_ value: Value, for key: PreferenceKey<Value>, durability: Durability) throws {
+        var change = PendingChanges()
+        change.record(key.name, value.plistValue)
+        try file.changeDurably(change, key: key.name, durability: durability)
+    }
+
+    /// Removes the stored value of `key` in memory at once, and in the file shortly after, so
+    /// that it reads as its default again.
     ///
     /// ```swift
     /// try preferences.removeValue(for: .firstLogin)
     /// ```
     ///
     /// - Throws: as ``set(_:for:)``.
-    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync` when the key
-    ///   was present.
+    /// - Complexity: O(1) expected; no file I/O.
     public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
-        try change { root in
-            if PlistStore.entry(key.name, in: root) != nil { root[key.name] = nil }
-        }
+        var change = PendingChanges()
+        change.record(key.name, nil)
+        try file.change(change, key: key.name)
     }
 
-    /// Removes every stored value, so that every key reads as its default.
+    /// Removes the stored value of `key` and writes the file before returning, synced as
+    /// `durability` says.
+    ///
+    /// ```swift
+    /// try preferences.removeValue(for: .sessionToken, durability: .file)
+    /// ```
+    ///
+    /// - Throws: as ``set(_:for:durability:)``.
+    /// - Complexity: as ``set(_:for:durability:)``.
+    public func removeValue<Value>(for key: PreferenceKey<Value>, durability: Durability) throws {
+        var change = PendingChanges()
+        change.record(key.name, nil)
+        try file.changeDurably(change, key: key.name, durability: durability)
+    }
+
+    /// Removes every stored value in memory at once, and in the file shortly after, so that
+    /// every key reads as its default. Keys other processes set after the file is written
+    /// stay.
     ///
     /// ```swift
     /// try preferences.removeAll()   // "reset settings"
     /// ```
     ///
-    /// - Throws: as ``set(_:for:)``.
-    /// - Complexity: O(n) in the file's size; blocking file I/O with an `fsync`.
+    /// - Throws: ``StoreError``: the failure of an earlier background write not yet
+    ///   reported; the call then makes no change.
+    /// - Complexity: O(n) in the number of keys; no file I/O.
     public func removeAll() throws {
-        try change { $0.removeAll() }
+        try file.change(PendingChanges(removesAll: true), key: nil)
+    }
+
+    /// Removes every stored value and writes the file before returning, synced as
+    /// `durability` says.
+    ///
+    /// ```swift
+    /// try preferences.removeAll(durability: .fileAndFolder)
+    /// ```
+    ///
+    /// - Throws: as ``set(_:for:durability:)``.
+    /// - Complexity: as ``set(_:for:durability:)``.
+    public func removeAll(durability: Durability) throws {
+        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability)
+    }
+
+    /// Writes every change not yet written and returns when it is in the file (synced as
+    /// ``Durability/fileAndFolder``), visible to every process.
+    ///
+    /// ```swift
+    /// try preferences.set(3, for: Keys.launchCount)
+    /// try preferences.flush()   // before the app is suspended, or another process reads
+    /// ```
+    ///
+    /// - Throws: ``StoreError``: the write's failure (the changes then stay in memory,
+    ///   unwritten, for the next write), or else the failure of an earlier background write
+    ///   not yet reported; each is reported once.
+    /// - Complexity: O(n) in the file's size when changes are pending, blocking file I/O with
+    ///   two syncs; O(1) otherwise.
+    public func flush() throws {
+        try file.flush()
+    }
+
+    /// Writes every change not yet written, as ``flush()``, without blocking the caller.
+    ///
+    /// ```swift
+    /// try await preferences.flush()
+    /// ```
+    ///
+    /// - Throws: as ``flush()``.
+    /// - Complexity: as ``flush()``, on a background queue.
+    public func flush() async throws {
+        let file = file
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try file.flush() })
+            }
+        }
     }
 
     /// Re-reads the file now, reporting an error that reads hide (they serve the values last
     /// read when the file cannot be read). Reads already notice changes made by others, so
-    /// this is not needed to see them.
+    /// this is not needed to see them. Changes not yet written stay on top.
     ///
     /// ```swift
     /// try preferences.reload()
@@ -164,25 +284,10 @@ public final class Preferences: Sendable {
     /// - Throws: as ``init(store:name:)``; memory keeps the old values.
     /// - Complexity: as ``value(for:)``.
     public func reload() throws {
-        let current = try store.snapshot(of: name)
-        remembered.withLock { $0 = current }
+        try file.reload()
     }
 
-    /// The file's root: from memory when the file's stamp is the one last seen, else read
-    /// (or, when it cannot be read, the root last read).
-    private func currentRoot() -> [String: PlistValue] {
-        let known = remembered.withLock { $0 }
-        if let stamp = known.stamp, (try? FileStamp.of(fileURL)) == stamp { return known.root }
-        guard let current = try? store.snapshot(of: name) else { return known.root }
-        // Two readers may race here; a stale winner is read again by the next read (its
-        // stamp differs from the file's), so memory is never trusted beyond one `stat`.
-        remembered.withLock { $0 = current }
-        return current.root
-    }
-
-    /// Applies `body` to the file's root through the store, then remembers the written root.
-    private func change(_ body: (inout [String: PlistValue]) throws -> Void) throws {
-        let written = try store.modify(name) { root in try body(&root) }.snapshot
-        remembered.withLock { $0 = written }
-    }
+    /// How many times this `Preferences` replaced its file (tests count the writes that
+    /// coalesced sets make).
+    package var fileWrites: Int { file.fileWrites }
 }

@@ -30,23 +30,27 @@ enum StoreFile {
     }
 
     /// Replaces the file at `url` with `data` atomically through ``AtomicFile``: a temporary
-    /// file (0600) in the same folder, `fsync`, rename, and a sync of the folder, so a reader
+    /// file (0600) in the same folder, `fsync`, rename, and a sync of the folder (fewer or
+    /// stronger syncs when `durability` says so), so a reader
     /// sees the old contents or the new even if the process dies midway, and the new file
     /// survives a power loss. A missing folder is created 0700.
     ///
     /// - Throws: ``StoreError`` (`permissionDenied`, `noSpace`, `ioFailed`) naming the file.
     /// - Complexity: O(n) blocking file I/O plus two syncs.
-    static func writeAtomically(_ data: Data, to url: URL, fileSystem: FileSystem = .posix) throws {
+    static func writeAtomically(
+        _ data: Data, to url: URL, durability: Durability = .fileAndFolder, fileSystem: FileSystem = .posix
+    ) throws {
         do {
-            try AtomicFile.write(data, to: url, durability: .fileAndFolder, fileSystem: fileSystem)
+            try AtomicFile.write(data, to: url, durability: durability, fileSystem: fileSystem)
         } catch {
             throw storeError(error, "cannot write", url)
         }
     }
 
     /// The first half of ``writeAtomically(_:to:fileSystem:)``: writes `data` to a fresh temporary
-    /// (0600) beside the file at `url` and syncs it (`fsync`, `F_FULLFSYNC` on Apple
-    /// platforms), making the folder (0700) when it is missing. A plist's writers call it
+    /// (0600) beside the file at `url` and syncs it as `durability` asks (``Durability``;
+    /// `.fileAndFolder` by default), making the folder (0700) when it is missing. A plist's
+    /// writers call it
     /// before taking the file's lock, so no hold of the lock waits for the disk; the rename
     /// (``rename(_:for:fileSystem:)``) follows under the lock, and the folder's sync
     /// (``syncFolder(_:for:fileSystem:)``) after it.
@@ -54,10 +58,12 @@ enum StoreFile {
     /// - Throws: ``StoreError`` (`permissionDenied`, `noSpace`, `ioFailed`) naming the file; no
     ///   temporary is left then.
     /// - Complexity: O(n) blocking file I/O plus a sync.
-    static func prepareReplacement(_ data: Data, for url: URL, fileSystem: FileSystem) throws -> AtomicFile.Prepared {
+    static func prepareReplacement(
+        _ data: Data, for url: URL, durability: Durability = .fileAndFolder, fileSystem: FileSystem
+    ) throws -> AtomicFile.Prepared {
         do {
             return try data.withUnsafeBytes { raw in
-                try AtomicFile.prepare([raw], toPath: url.path, durability: .fileAndFolder, fileSystem: fileSystem)
+                try AtomicFile.prepare([raw], toPath: url.path, durability: durability, fileSystem: fileSystem)
             }
         } catch {
             throw storeError(error, "cannot write", url)

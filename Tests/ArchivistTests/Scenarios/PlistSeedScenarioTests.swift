@@ -101,6 +101,7 @@ import Testing
         let preferences = try Preferences(store: store)
         #expect(preferences[PreferenceKey<Bool>("firstLogin", default: false)] == false)
         try preferences.set(true, for: PreferenceKey<Bool>("firstLogin", default: false))
+        try preferences.flush()
         #expect(try Preferences(store: store)[PreferenceKey<Bool>("firstLogin", default: false)])
 
         #expect(try store.root(of: "cache").isEmpty, "loadCache before any save")

@@ -96,6 +96,7 @@ import Archivist
             #expect(items.records(where: { $0.title == "bg-done" }).count == 8)
             for worker in 0..<8 { #expect(preferences[PreferenceKey<Int>("worker\(worker)", default: 0)] == 24) }
             #expect(try await cache.value(Person.self, for: .person)?.age == 24)
+            try await preferences.flush()   // sets reach the file in the background
             #expect(try Preferences(store: PlistStore(directory: folder.appendingPathComponent("prefs")))[firstLogin])
         }
     }

@@ -52,6 +52,7 @@ import Darwin
             #expect(try store["seeded", "seeded"] == 1)   // seeded from its default
             let preferences = try Preferences(store: store)
             try preferences.set(5, for: PreferenceKey("count", default: 0))
+            try preferences.flush()   // the set's background write, now
             #expect(preferences[PreferenceKey("count", default: 0)] == 5)
             let syncs = recorder.syncs.withLock { $0 }
             #expect(syncs.count >= 14)   // seven writes: the file's and the folder's each

@@ -295,6 +295,7 @@ import Testing
         #expect(error.code == .notRepresentable)
         try preferences.removeValue(for: other)
         #expect(preferences[stored] == 1, "removing the other spelling removed nothing")
+        try preferences.flush()
         let reopened = try Preferences(store: PlistStore(directory: folder.url))
         #expect(reopened[stored] == 1 && reopened[other] == -1)
     }

@@ -41,6 +41,7 @@ private enum Keys {
         try preferences.set(["a.txt", "b.txt"], for: Keys.recent)
         try preferences.set(opened, for: Keys.lastOpened)
         #expect(preferences[.firstLogin])
+        try preferences.flush()   // sets reach the file in the background; flush waits for it
         let reopened = try Preferences(store: PlistStore(directory: folder.url), name: "Settings.plist")
         #expect(reopened[.firstLogin] == true)
         #expect(reopened[Keys.launchCount] == 3)
@@ -78,6 +79,7 @@ private enum Keys {
         #expect(preferences[Keys.userName] == "amy")
         try preferences.removeAll()
         #expect(preferences[Keys.userName] == "guest")
+        try preferences.flush()
         #expect(try Preferences(store: PlistStore(directory: folder.url))[Keys.userName] == "guest")
     }
 
@@ -102,13 +104,15 @@ private enum Keys {
         #expect(try Preferences(store: store)[.firstLogin] == false)
     }
 
-    @Test func failedWriteKeepsTheOldValueInMemory() throws {
+    @Test func failedDurableWriteKeepsTheOldValueInMemory() throws {
         let folder = try StoreScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
-        try preferences.set(1, for: Keys.launchCount)
+        try preferences.set(1, for: Keys.launchCount, durability: .fileAndFolder)
         try Data("damaged".utf8).write(to: preferences.fileURL)
-        let error = #expect(throws: StoreError.self) { try preferences.set(2, for: Keys.launchCount) }
+        let error = #expect(throws: StoreError.self) {
+            try preferences.set(2, for: Keys.launchCount, durability: .fileAndFolder)
+        }
         #expect(error?.code == .corrupt)
         #expect(preferences[Keys.launchCount] == 1)
     }
@@ -121,7 +125,8 @@ private enum Keys {
         try store.set("outside", forKey: "userName", in: "Preferences")
         #expect(preferences[Keys.userName] == "outside", "a change by another store is read at once")
         try preferences.set(7, for: Keys.launchCount)
-        #expect(other[Keys.launchCount] == 7, "and one by another Preferences")
+        try preferences.flush()
+        #expect(other[Keys.launchCount] == 7, "and one by another Preferences, once written")
         #expect(other[Keys.userName] == "outside")
         try store.set("again", forKey: "userName", in: "Preferences")
         try preferences.reload()
@@ -137,7 +142,7 @@ private enum Keys {
         let writer = try Preferences(store: PlistStore(directory: folder.url, format: format))
         let reader = try Preferences(store: PlistStore(directory: folder.url, format: format))
         for round in 0..<200 {
-            try writer.set(round % 10, for: Keys.launchCount)
+            try writer.set(round % 10, for: Keys.launchCount, durability: .fileAndFolder)
             #expect(reader[Keys.launchCount] == round % 10)
         }
     }
@@ -157,6 +162,7 @@ private enum Keys {
             }
             try await group.waitForAll()
         }
+        try await preferences.flush()
         let reopened = try Preferences(store: PlistStore(directory: folder.url))
         for candidate in [preferences, reopened] {
             for writer in 0..<8 {

@@ -1,0 +1,74 @@
+import Foundation
+
+extension Preferences {
+    /// One change to a ``Preferences`` file, as ``Preferences/changes(pollingInterval:)`` and
+    /// ``Preferences/changes(for:pollingInterval:)`` deliver it.
+    ///
+    /// ```swift
+    /// for await change in preferences.changes() where change.keys.contains("theme") { applyTheme() }
+    /// ```
+    public struct Change: Sendable, Hashable {
+        /// The names of the keys whose values may have changed (a key's stream: that key).
+        public var keys: Set<String>
+        /// Whether the change was made elsewhere than through this `Preferences`: by another
+        /// process (or by another `Preferences` or ``PlistStore`` on the file in this one),
+        /// and read from the file.
+        public var isFromAnotherProcess: Bool
+
+        /// A change of `keys`.
+        ///
+        /// ```swift
+        /// let change = Preferences.Change(keys: ["theme"], isFromAnotherProcess: false)
+        /// ```
+        public init(keys: Set<String>, isFromAnotherProcess: Bool) {
+            self.keys = keys
+            self.isFromAnotherProcess = isFromAnotherProcess
+        }
+    }
+
+    /// The changes to these preferences from now on: this instance's as they are made (when
+    /// `set` or `removeValue` returns, before the file is written; every set counts, even of
+    /// an equal value), and other writers' as soon as their write reaches the file and its
+    /// change signal arrives (a Darwin notification on Apple platforms, `inotify` on Linux;
+    /// typically within a millisecond or two of their write, which follows their `set` by
+    /// about 20 ms), else at the next fallback poll, every `pollingInterval` — for changes
+    /// whose signal does not arrive (a write from another machine to a network volume, the
+    /// system's limit on file watches reached). `nil` turns the fallback off. Other writers'
+    /// changes to keys this instance has changed and not yet written are not reported: reads
+    /// still return this instance's values.
+    ///
+    /// ```swift
+    /// for await change in preferences.changes() where change.isFromAnotherProcess {
+    ///     reloadSettingsScreen()
+    /// }
+    /// ```
+    ///
+    /// Events are buffered (the newest 256 kept) until iterated; end the iteration (or cancel
+    /// its task) to stop observing and polling. The stream ends when the `Preferences` is
+    /// deinitialized.
+    ///
+    /// - Parameter pollingInterval: How often to look for other writers' changes when no
+    ///   signal came: every second by default, give or take half of it.
+    /// - Complexity: O(1) to subscribe. Each signal or poll makes one `stat`; one that finds
+    ///   the file changed reads it, O(n) in its size.
+    public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
+        file.subscribe(key: nil, pollingInterval: pollingInterval)
+    }
+
+    /// The changes to `key` from now on, as ``changes(pollingInterval:)`` reports them, each
+    /// naming `key` alone.
+    ///
+    /// ```swift
+    /// for await _ in preferences.changes(for: Keys.theme) { apply(preferences[Keys.theme]) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: the key to follow.
+    ///   - pollingInterval: as in ``changes(pollingInterval:)``.
+    /// - Complexity: as ``changes(pollingInterval:)``.
+    public func changes<Value>(
+        for key: PreferenceKey<Value>, pollingInterval: Duration? = .seconds(1)
+    ) -> AsyncStream<Change> {
+        file.subscribe(key: key.name, pollingInterval: pollingInterval)
+    }
+}
