@@ -40,6 +40,7 @@ var cache: CacheManager<ShopCache> { fatalError() }
 @MainActor var model: Model { Model() }
 func showOfflineBanner(_ error: (any Error)?) {}
 func showOnboarding() {}
+func applyTheme(_ theme: Theme) {}
 var diligences: RecordStore<Diligence> { fatalError() }
 var store: PlistStore { fatalError() }
 
