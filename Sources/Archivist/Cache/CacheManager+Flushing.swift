@@ -26,8 +26,11 @@ extension CacheManager {
     /// ```
     ///
     /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
-    ///   `fileSystem`) when the index cannot be saved; the entries themselves are safe, and
-    ///   the next open rebuilds the index by a scan.
+    ///   `fileSystem`) when the index cannot be saved — the entries themselves are safe, and
+    ///   the next open rebuilds the index by a scan — or, once the index is saved, when a
+    ///   deletion of the trash since the last `flush()` failed (once per failure): what it
+    ///   could not delete stays in the trash, counted in no size, and the next clear or open
+    ///   tries again.
     /// - Complexity: Blocking file I/O: O(entries) to write the index when it changed, plus
     ///   the deletion of whatever is in the trash.
     public func flush() throws {
@@ -35,6 +38,9 @@ extension CacheManager {
         for store in stores {
             store.waitForTrash()
             try store.flush()
+        }
+        for store in stores {
+            if let failure = store.takeUnreportedTrashFailure() { throw failure }
         }
     }
 

@@ -69,8 +69,24 @@ extension DiskStore {
             if fileSystem.rename(source, target, below: root) == 0 { return true }
             code = errno
         }
+        if code == ENOTDIR && exists(source, below: root) {
+            // The source is there, so what is not a folder is the trash: an internal name
+            // something outside put a file at. A folder takes its place, or the clear would
+            // report cleared entries that stay readable.
+            _ = fileSystem.unlink(trashPath, below: root)
+            try fileSystem.makeDirectories(trashPath, below: root)
+            if fileSystem.rename(source, target, below: root) == 0 { return true }
+            code = errno
+            if code == ENOTDIR { throw CacheError.posix("rename into trash", path: source, errno: code) }
+        }
         if code == ENOENT || code == ENOTDIR { return false }
         throw CacheError.posix("rename into trash", path: source, errno: code)
+    }
+
+    /// Whether `path` names anything (below `root`, or by the whole path without one).
+    private func exists(_ path: String, below root: AtomicFile.Root?) -> Bool {
+        if let root { return fileSystem.accessAt(root.descriptor, root.relative(path), F_OK) == 0 }
+        return access(path, F_OK) == 0
     }
 
     /// Deletes everything in the trash on the trash queue, then calls `completion`. Large
@@ -91,6 +107,12 @@ extension DiskStore {
             spares.emptyTrashInBackground()
             completion?()
         }
+    }
+
+    /// The error of the last trash deletion that failed and that no caller was told of yet,
+    /// now told (``SpareFolders/takeUnreportedTrashFailure()``).
+    func takeUnreportedTrashFailure() -> CacheError? {
+        spares.takeUnreportedTrashFailure()
     }
 
     /// Waits until every deletion queued so far has finished.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -149,11 +150,46 @@ extension SpareFolders {
         }
     }
 
+    /// The background walks that could not delete everything in the trash: how many, and the
+    /// error of the last one no caller was told of yet (see ``takeUnreportedTrashFailure()``).
+    package struct TrashFailures: Sendable {
+        /// How many walks ended with an error since the store opened.
+        package var count = 0
+        /// The last walk's error, until ``takeUnreportedTrashFailure()`` hands it over.
+        package var unreported: CacheError?
+    }
+
+    /// The trash walks' failures so far.
+    package var trashFailures: TrashFailures { failures.withLock { $0 } }
+
+    /// The error of the last failed trash walk that no caller was told of yet, now told: what
+    /// could not be deleted stays in the trash (no size counts it), and the next clear or open
+    /// tries again.
+    func takeUnreportedTrashFailure() -> CacheError? {
+        failures.withLock { failures in
+            defer { failures.unreported = nil }
+            return failures.unreported
+        }
+    }
+
     /// ``emptyTrash(shouldStop:)`` inside a ``BackgroundActivity``, stopping between batches
-    /// when its time is up: how the store's trash queue runs it.
+    /// when its time is up: how the store's trash queue runs it. A walk that fails is counted
+    /// and its error kept for the store's next ``DiskStore/flush()`` to throw: no caller waits
+    /// for the walk to tell it.
     func emptyTrashInBackground() {
         BackgroundActivity.run("Archivist: deleting a cleared cache's files") { activity in
-            try? emptyTrash(shouldStop: { activity.isExpiring })
+            do {
+                try emptyTrash(shouldStop: { activity.isExpiring })
+            } catch {
+                var failure = error as? CacheError
+                    ?? CacheError(.fileSystem, "\(error)", fileURL: URL(fileURLWithPath: trashPath))
+                failure.message = "deleting cleared entries in the trash failed (what is left there counts in no size, "
+                    + "and the next clear or open tries again): " + failure.message
+                failures.withLock { failures in
+                    failures.count += 1
+                    failures.unreported = failure
+                }
+            }
         }
     }
 

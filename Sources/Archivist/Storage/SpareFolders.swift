@@ -88,6 +88,8 @@ package final class SpareFolders: Sendable {
     private let slotPaths: [String]
     /// See ``trashLockHolds``.
     let holds = Locked(TrashLockHolds())
+    /// See ``trashFailures``.
+    let failures = Locked(TrashFailures())
 
     /// The spares of the store whose internal folder is `internalPath`, below `openRoot` (its
     /// descriptor, when the store keeps one: the file system allows root-relative calls).
