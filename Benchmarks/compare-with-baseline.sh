@@ -16,7 +16,13 @@ suites=()
 for suite in "$@"; do suites+=(--suite "$suite"); done
 
 source=.build-baseline/source
-if [ ! -d "$source" ]; then git worktree add --detach "$source" "$commit" >/dev/null; fi
+# A checkout of its own (a linked worktree has a `.git` file): without one, `git -C` below
+# would find this repository and check COMMIT out here, in place of the working tree.
+if [ ! -e "$source/.git" ]; then
+    rm -rf "$source"
+    git worktree prune
+    git worktree add --detach "$source" "$commit" >/dev/null
+fi
 git -C "$source" checkout -q --detach "$commit"
 swift build -c release --package-path "$source" --product ArchivistBenchmarks >/dev/null
 swift build -c release --product ArchivistBenchmarks >/dev/null
