@@ -77,6 +77,35 @@ extension CacheManager {
         return try counting(type) { try withContext(type, parameter) { try decodePayload(T.self, read) } }
     }
 
+    /// The value stored for `type` if it was written within the last `maxAge` seconds,
+    /// whatever its expiry says, read without blocking the caller.
+    ///
+    /// ```swift
+    /// let recent: [Product]? = try await cache.value(for: .productList, maxAge: 300)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
+    public func value<T: Archivable & Sendable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+    ) async throws -> T? {
+        try await offload { try self.value(T.self, for: type, parameter: parameter, maxAge: maxAge) }
+    }
+
+    /// Size, dates and file of the entry for `type` and `parameter`, or `nil` if there is
+    /// none, read without blocking the caller. Expired entries are reported too.
+    ///
+    /// ```swift
+    /// let age = try await cache.info(for: .hots).map { Date().timeIntervalSince($0.writeDate) }
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as ``info(for:parameter:)``.
+    /// - Complexity: File I/O on a background queue: reads and checks the entry without
+    ///   decoding it.
+    public func info(for type: Kind, parameter: String? = nil) async throws -> CacheEntryInfo? {
+        try await offload { try self.info(for: type, parameter: parameter) }
+    }
+
     /// Removes the entry for `type` and `parameter` without blocking the caller.
     ///
     /// ```swift

@@ -48,7 +48,7 @@ import Archivist
             #expect(!cache.contains(.download))
             try await cache.store(Data(repeating: 7, count: 10_000), for: .download)
             #expect(cache.contains(.download))
-            #expect(try cache.info(for: .download)?.size ?? 0 >= 10_000)
+            #expect(try await cache.info(for: .download)?.size ?? 0 >= 10_000)
             #expect(cache.size(of: .download) >= 10_000)
             #expect(try await cache.removeValue(for: .download))
             #expect(!cache.contains(.download))
