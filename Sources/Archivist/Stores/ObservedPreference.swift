@@ -108,6 +108,7 @@ public final class ObservedPreference<Value: PlistConvertible> {
     /// try theme.set(.dark)
     /// ```
     ///
+    /// - Parameter newValue: the value to store.
     /// - Throws: as ``Preferences/set(_:for:)``; the value then stays as stored, and the error
     ///   is also kept in ``lastError``.
     /// - Complexity: as ``Preferences/set(_:for:)``.
