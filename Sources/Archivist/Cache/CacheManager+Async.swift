@@ -84,7 +84,7 @@ extension CacheManager {
     /// let recent: [Product]? = try await cache.value(for: .productList, maxAge: 300)
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
+    /// - Throws: ``CacheError`` as the blocking `value(_:for:parameter:maxAge:)`.
     /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
     public func value<T: Archivable & Sendable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
@@ -99,7 +99,7 @@ extension CacheManager {
     /// let age = try await cache.info(for: .hots).map { Date().timeIntervalSince($0.writeDate) }
     /// ```
     ///
-    /// - Throws: ``CacheError`` as ``info(for:parameter:)``.
+    /// - Throws: ``CacheError`` as the blocking `info(for:parameter:)`.
     /// - Complexity: File I/O on a background queue: reads and checks the entry without
     ///   decoding it.
     public func info(for type: Kind, parameter: String? = nil) async throws -> CacheEntryInfo? {

@@ -15,11 +15,11 @@ import Foundation
 /// to a background write, which starts about 20 ms after the first unwritten change and writes
 /// every change made by then in one go (a thousand sets in a loop make a handful of writes).
 /// Other processes, and other `Preferences` on the file, see a change once it is written:
-/// typically within 25 ms, and at once after ``flush()``. Changes still unwritten are written
+/// typically within 25 ms, and at once after `flush()`. Changes still unwritten are written
 /// when the `Preferences` is deinitialized and when the process calls `exit` (or returns from
 /// `main`); a process that is killed (`SIGKILL`, a crash, iOS terminating a suspended app)
 /// loses the changes of its last 20 ms or so, never more, and never leaves a damaged file.
-/// Call ``flush()`` where that matters — before suspension, before a hand-off to another
+/// Call `flush()` where that matters — before suspension, before a hand-off to another
 /// process — or write the key with a ``Durability`` (``set(_:for:durability:)``): that call
 /// writes the file, synced as asked, before it returns.
 ///
@@ -31,7 +31,7 @@ import Foundation
 /// **Errors of background writes are kept.** When a background write fails (a full disk, a
 /// read-only or damaged file), memory keeps the new values, so reads stay consistent, and the
 /// changes stay unwritten, to be tried again by the next write. The failure is thrown, once,
-/// by the next ``flush()`` — or by the next `set`, `removeValue` or `removeAll`, which then
+/// by the next `flush()` — or by the next `set`, `removeValue` or `removeAll`, which then
 /// makes no change. A key refused because the file meanwhile holds another spelling of it
 /// (see "Keys are bytes") is dropped from memory and reported the same way.
 ///
@@ -166,9 +166,12 @@ public final class Preferences: Sendable {
     /// try preferences.set(true, for: .acceptedTerms, durability: .fileAndFolder)
     /// ```
     ///
-    /// - Parameter durability: how far the file is synced (``Durability``): `.fileAndFolder`
-    ///   is what the background writes use; `.fullSync` survives a power loss once the call
-    ///   returns on Apple devices too; `.none` writes without syncing.
+    /// - Parameters:
+    ///   - value: the value to store.
+    ///   - key: the preference it is stored for.
+    ///   - durability: how far the file is synced (``Durability``): `.fileAndFolder` is what
+    ///     the background writes use; `.fullSync` survives a power loss once the call returns
+    ///     on Apple devices too; `.none` writes without syncing.
     /// - Throws: ``StoreError``: as ``set(_:for:)``; `corrupt` when the file was damaged
     ///   since it was opened, `permissionDenied`, `noSpace` or `ioFailed` when the write
     ///   fails — memory then keeps the old value; `notRepresentable` when the file holds
@@ -256,14 +259,14 @@ public final class Preferences: Sendable {
         try file.flush()
     }
 
-    /// Writes every change not yet written, as ``flush()``, without blocking the caller.
+    /// Writes every change not yet written, as `flush()`, without blocking the caller.
     ///
     /// ```swift
     /// try await preferences.flush()
     /// ```
     ///
-    /// - Throws: as ``flush()``.
-    /// - Complexity: as ``flush()``, on a background queue.
+    /// - Throws: as `flush()`.
+    /// - Complexity: as `flush()`, on a background queue.
     public func flush() async throws {
         let file = file
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
