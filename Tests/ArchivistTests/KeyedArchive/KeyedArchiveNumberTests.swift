@@ -21,7 +21,7 @@ import Testing
             NSDictionary(dictionary: ["flag": NSNumber(value: true)]),
             NSDictionary(dictionary: ["count": NSNumber(value: 1), "ratio": NSNumber(value: 1.0)]),
         ])
-        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
+        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
         if KeyedArchiveValidator.isCorelibsFoundation {
             // The premise: corelibs wrote the three numbers as one object, the Boolean.
             let numbers = try KeyedArchive(data: data).objects.filter {
@@ -75,7 +75,7 @@ import Testing
             for (key, value) in values { dictionary.setObject(value, forKey: NSString(string: key)) }
             return dictionary
         })
-        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
+        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         #expect(try KeyedArchiverBridge.decode([TaskRecord].self, from: data) == records)
     }
@@ -84,7 +84,7 @@ import Testing
     /// objects, read into a `Codable` struct and through the NSCoder-shaped API.
     @Test func foundationsArchiveOfClassInstancesDecodes() throws {
         let records = Self.taskRecords(60)
-        let data = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: records.map(NumberedTask.init)),
+        let data = try foundationArchivedData(withRootObject: NSArray(array: records.map(NumberedTask.init)),
                                                     requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         let read = try KeyedArchive(data: data).unarchive([CoderTask].self)

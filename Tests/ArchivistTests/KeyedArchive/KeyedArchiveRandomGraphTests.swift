@@ -101,7 +101,7 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
         let foundationRead = try #require(try KeyedArchiveWriterTests.foundationRoot(ours) as? NSObject)
         #expect(foundationRead.isEqual(value.foundation), "our writer, Foundation's reader")
 
-        let theirs = try NSKeyedArchiver.archivedData(withRootObject: value.foundation, requiringSecureCoding: true)
+        let theirs = try foundationArchivedData(withRootObject: value.foundation, requiringSecureCoding: true)
         let theirsRead = try KeyedArchive(data: theirs)
         #expect(try KeyedArchiveTree(theirsRead, try #require(theirsRead.root)) == expected, "Foundation's writer, our reader")
     }

@@ -82,11 +82,13 @@ import Testing
     }
 
     private static func archive(_ object: NSObject, xml: Bool = false) -> Data {
-        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        if xml { archiver.outputFormat = .xml }
-        archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
-        archiver.finishEncoding()
-        return archiver.encodedData
+        FoundationArchiving.serialized {
+            let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+            if xml { archiver.outputFormat = .xml }
+            archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
+            archiver.finishEncoding()
+            return archiver.encodedData
+        }
     }
 
     @Test(arguments: Sample.allCases, [false, true])
