@@ -13,6 +13,21 @@ final class ObservationTask: Sendable {
         self.task.withLock { $0 = task }
     }
 
+    /// Starts the task that calls `update` on the main actor with `model` for each element
+    /// of `changes`, holding `model` weakly: the task ends when the model is gone (or on
+    /// ``cancel()``), and with it the stream.
+    @MainActor
+    func follow<Model: AnyObject & Sendable, Element: Sendable>(
+        _ changes: AsyncStream<Element>, updating model: Model, _ update: @escaping @MainActor (Model) -> Void
+    ) {
+        start(Task { @MainActor [weak model] in
+            for await _ in changes {
+                guard let model else { return }
+                update(model)
+            }
+        })
+    }
+
     /// Cancels the task, which ends its iteration of a change stream and so the stream's
     /// signal observation and polling.
     func cancel() {

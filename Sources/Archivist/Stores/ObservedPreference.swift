@@ -90,12 +90,7 @@ public final class ObservedPreference<Value: PlistConvertible> {
         self.preferences = preferences
         self.key = key
         self.current = preferences[key]
-        observation.start(Task { @MainActor [weak self] in
-            for await _ in changes {
-                guard let self else { return }
-                self.reload()
-            }
-        })
+        observation.follow(changes, updating: self) { $0.reload() }
     }
 
     deinit {

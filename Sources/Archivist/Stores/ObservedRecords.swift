@@ -80,12 +80,7 @@ public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
         self.areInIncreasingOrder = areInIncreasingOrder
         self.limit = limit
         self.records = ObservedRecords.query(store, isIncluded, areInIncreasingOrder, limit)
-        observation.start(Task { @MainActor [weak self] in
-            for await _ in changes {
-                guard let self else { return }
-                self.reload()
-            }
-        })
+        observation.follow(changes, updating: self) { $0.reload() }
     }
 
     deinit {
