@@ -91,12 +91,12 @@ final class StatisticsBook: @unchecked Sendable {
         self.caches = caches.sharedStatistics
         self.documents = documents === caches ? nil : documents.sharedStatistics
         self.memory = memory
-        Self.registry.withLock { $0[ObjectIdentifier(self)] = WeakBook(book: self) }
+        Self.atExit.add(self)
         _ = Self.publishAtExit
     }
 
     deinit {
-        Self.registry.withLock { $0[ObjectIdentifier(self)] = nil }
+        Self.atExit.remove(ObjectIdentifier(self))
         // No hit can be counted any more (the manager is gone), so the words need no lock.
         let (tallies, allocations) = state.withLock { (Array($0.tallies.values), $0.allocations) }
         for tally in tallies where tally.local[0] > tally.local[1] {
@@ -226,13 +226,9 @@ final class StatisticsBook: @unchecked Sendable {
 
     // MARK: Exit
 
-    private struct WeakBook {
-        weak var book: StatisticsBook?
-    }
-
     /// Every live book, so that the `atexit` handler publishes their memory hits (a global
     /// manager is never deallocated).
-    private static let registry = Locked<[ObjectIdentifier: WeakBook]>([:])
+    private static let atExit = ExitRegistry<StatisticsBook>()
 
     private static let publishAtExit: Void = {
         atexit { StatisticsBook.publishEveryBook() }
@@ -240,7 +236,7 @@ final class StatisticsBook: @unchecked Sendable {
 
     /// Publishes the memory hits of every manager of this process.
     static func publishEveryBook() {
-        for entry in registry.withLock({ Array($0.values) }) { entry.book?.publishMemoryHits() }
+        for book in atExit.live { book.publishMemoryHits() }
     }
 }
 

@@ -70,11 +70,11 @@ final class PreferencesFile: Sendable {
         signal = ChangeSignal(folder: store.directory.path, fileName: url.lastPathComponent)
         state = Locked(State(remembered: try store.snapshot(of: name)))
         _ = Self.writeAtExit
-        Self.registry.withLock { $0[ObjectIdentifier(self)] = WeakFile(file: self) }
+        Self.atExit.add(self)
     }
 
     deinit {
-        Self.registry.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+        Self.atExit.remove(ObjectIdentifier(self))
     }
 
     // MARK: Reading
@@ -410,12 +410,8 @@ final class PreferencesFile: Sendable {
         for subscriber in subscribers { subscriber.continuation.finish() }
     }
 
-    private struct WeakFile {
-        weak var file: PreferencesFile?
-    }
-
     /// Every live file of this process, so that its exit writes what they have pending.
-    private static let registry = Locked<[ObjectIdentifier: WeakFile]>([:])
+    private static let atExit = ExitRegistry<PreferencesFile>()
 
     private static let writeAtExit: Void = {
         atexit { PreferencesFile.writeEveryFile() }
@@ -423,7 +419,6 @@ final class PreferencesFile: Sendable {
 
     /// Writes what every file of this process has pending (at `exit`).
     static func writeEveryFile() {
-        let files = registry.withLock { $0.values.compactMap(\.file) }
-        for file in files where file.process == getpid() { try? file.write() }
+        for file in atExit.live where file.process == getpid() { try? file.write() }
     }
 }
