@@ -130,10 +130,12 @@ import Darwin
     /// right, and the planted spare is deleted with the trash.
     @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aSpareWithAFileNeverBecomesLive() throws {
         try withTemporaryDirectory { dir throws in
-            let (store, old) = try storeWithASpare(dir)
+            let (store, _) = try storeWithASpare(dir)
             try Data("planted".utf8).write(to: URL(fileURLWithPath: store.spares.path + "/0/planted"))
             try write(store, key("a", "x"), "hello")
-            #expect(inode(dir.path + "/a") != old)
+            // Not by inode: the planted spare may be deleted before the clean folder is made,
+            // and the file system may hand its inode number to the new folder.
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/a/planted"))
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/a").count == 1)
             #expect(try read(store, key("a", "x")) == Data("hello".utf8))
             #expect(store.usage(of: FolderPath([])).entryCount == 1)
