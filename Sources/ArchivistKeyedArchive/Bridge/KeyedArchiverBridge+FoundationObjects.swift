@@ -32,6 +32,16 @@ enum KeyedArchiveFoundationObjects {
         "NSMutableData", "NSDate", "NSURL", "NSUUID", "NSNull",
     ]
 
+    /// The one `NSNull` every null of a built graph is. corelibs' `NSNull` instances are all
+    /// equal but hash by identity, so `NSKeyedArchiver` traps ("Duplicate keys of type
+    /// 'AnyHashable'") on a graph holding two of them, by chance of the process's hash seed;
+    /// Apple's `NSNull()` is the one `+[NSNull null]` already.
+    #if canImport(Darwin)
+    static var sharedNull: NSNull { NSNull() }
+    #else
+    static let sharedNull = NSNull()
+    #endif
+
     /// Whether an archive holding instances of `names` may be built here: all of them Foundation
     /// value classes, none remapped in `NSKeyedUnarchiver`'s class table.
     static func canBuild(classNames names: Set<String>) -> Bool {
@@ -98,7 +108,7 @@ enum KeyedArchiveFoundationObjects {
         case .data(let bytes): return mutable ? NSMutableData(data: bytes) : NSData(data: bytes)
         case .date(let date): return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
         case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { NSUUID(uuidBytes: $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
-        case .nsNull: return NSNull()
+        case .nsNull: return sharedNull
         case .url(let relative, let base):
             var baseURL: URL?
             if let base, !base.isNull {

@@ -57,15 +57,13 @@ public enum KeyedArchiverBridge {
         guard type.supportsSecureCoding else {
             throw ArchiveError(.disallowedType, "\(type) does not support secure coding", typeName: name)
         }
-        return try FoundationArchiving.serialized {
-            let archiver = NSKeyedArchiver(requiringSecureCoding: true)
-            archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
-            archiver.finishEncoding()
-            if let error = archiver.error {
-                throw ArchiveError(.foundation, "NSKeyedArchiver failed", typeName: name, underlyingError: error as NSError)
-            }
-            return archiver.encodedData
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        if let error = archiver.error {
+            throw ArchiveError(.foundation, "NSKeyedArchiver failed", typeName: name, underlyingError: error as NSError)
         }
+        return archiver.encodedData
     }
 
     /// Validates `data`, then decodes its root object with `NSKeyedUnarchiver` — or, on
@@ -213,10 +211,6 @@ public enum KeyedArchiverBridge {
     }
 
     private static func decodeRoot(from data: Data, classes: [AnyClass]) throws -> Any {
-        try FoundationArchiving.serialized { try decodeRootSerialized(from: data, classes: classes) }
-    }
-
-    private static func decodeRootSerialized(from data: Data, classes: [AnyClass]) throws -> Any {
         let unarchiver: NSKeyedUnarchiver
         do {
             unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)

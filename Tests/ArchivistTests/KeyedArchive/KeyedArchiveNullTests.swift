@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func nsNullInAnArrayReachesTheElementType() throws {
-        let data = try foundationArchivedData(withRootObject: NSArray(array: [NSNull(), "hello"]), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: [foundationNull, "hello"]), requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([AnyValue].self, from: data) == [.null, .string("hello")])
         #expect(try KeyedArchive.decode(AnyValue.self, from: data) == .array([.null, .string("hello")]))
         // JSONDecoder reads the same shape the same way.
@@ -59,8 +59,8 @@ import Testing
             var note: AnyValue
             var rest: AnyValue
         }
-        let root = NSDictionary(dictionary: ["note": NSNull(), "rest": NSArray(array: [NSNull(), NSNumber(value: 2.5)])])
-        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
+        let root = NSDictionary(dictionary: ["note": foundationNull, "rest": NSArray(array: [foundationNull, NSNumber(value: 2.5)])])
+        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         #expect(try KeyedArchive.decode(Record.self, from: data) == Record(note: .null, rest: .array([.null, .number(2.5)])))
         #expect(try KeyedArchive.decode(AnyValue.self, from: data)
                     == .object(["note": .null, "rest": .array([.null, .number(2.5)])]))
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func aNullRootReachesTheType() throws {
-        let data = try foundationArchivedData(withRootObject: NSNull(), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: foundationNull, requiringSecureCoding: true)
         #expect(try KeyedArchive.decode(AnyValue.self, from: data) == .null)
         #expect(try KeyedArchive.decode(String?.self, from: data) == nil)
         let error = try #require(throws: ArchiveError.self) { try KeyedArchive.decode(String.self, from: data) }
@@ -86,8 +86,8 @@ import Testing
     @Test func askingANullForAValueIsValueNotFoundWithThePath() throws {
         struct Point: Decodable { var x: Int }
         struct Holder<Value: Decodable>: Decodable { var value: Value }
-        let root = NSArray(array: [NSDictionary(dictionary: ["value": NSNull()])])
-        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
+        let root = NSArray(array: [NSDictionary(dictionary: ["value": foundationNull])])
+        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         func expectValueNotFound<Value: Decodable>(_ type: Value.Type) {
             let error = #expect(throws: ArchiveError.self, "\(Value.self)") { try KeyedArchive.decode([Holder<Value>].self, from: data) }
             #expect(error?.code == .valueNotFound, "\(Value.self): \(String(describing: error))")
@@ -106,7 +106,7 @@ import Testing
         #expect(try KeyedArchive.decode([Holder<AnyValue>].self, from: data).map(\.value) == [.null])
         #expect(try KeyedArchive.decode([Holder<Int?>].self, from: data).map(\.value) == [nil])
 
-        let elements = try foundationArchivedData(withRootObject: NSArray(array: [NSNull(), "a"]), requiringSecureCoding: true)
+        let elements = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: [foundationNull, "a"]), requiringSecureCoding: true)
         for decode in [{ _ = try KeyedArchive.decode([String].self, from: elements) },
                        { _ = try KeyedArchive.decode([Point].self, from: elements) }] as [() throws -> Void] {
             let error = #expect(throws: ArchiveError.self) { try decode() }

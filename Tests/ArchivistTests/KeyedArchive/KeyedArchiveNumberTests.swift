@@ -21,7 +21,7 @@ import Testing
             NSDictionary(dictionary: ["flag": NSNumber(value: true)]),
             NSDictionary(dictionary: ["count": NSNumber(value: 1), "ratio": NSNumber(value: 1.0)]),
         ])
-        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         if KeyedArchiveValidator.isCorelibsFoundation {
             // The premise: corelibs wrote the three numbers as one object, the Boolean.
             let numbers = try KeyedArchive(data: data).objects.filter {
@@ -66,8 +66,8 @@ import Testing
                 ("id", NSNumber(value: record.id)), ("title", NSString(string: record.title)),
                 ("done", NSNumber(value: record.done)), ("estimate", NSNumber(value: record.estimate)),
                 ("count", NSNumber(value: record.count)), ("priority", NSNumber(value: record.priority)),
-                ("note", record.note.map { NSString(string: $0) as Any } ?? NSNull()),
-                ("parent", record.parent.map { NSNumber(value: $0) as Any } ?? NSNull()),
+                ("note", record.note.map { NSString(string: $0) as Any } ?? foundationNull),
+                ("parent", record.parent.map { NSNumber(value: $0) as Any } ?? foundationNull),
                 ("tags", NSArray(array: record.tags.map { NSString(string: $0) })),
                 ("scores", NSArray(array: record.scores.map { NSNumber(value: $0) })),
             ]
@@ -75,7 +75,7 @@ import Testing
             for (key, value) in values { dictionary.setObject(value, forKey: NSString(string: key)) }
             return dictionary
         })
-        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         #expect(try KeyedArchiverBridge.decode([TaskRecord].self, from: data) == records)
     }
@@ -84,7 +84,7 @@ import Testing
     /// objects, read into a `Codable` struct and through the NSCoder-shaped API.
     @Test func foundationsArchiveOfClassInstancesDecodes() throws {
         let records = Self.taskRecords(60)
-        let data = try foundationArchivedData(withRootObject: NSArray(array: records.map(NumberedTask.init)),
+        let data = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: records.map(NumberedTask.init)),
                                                     requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         let read = try KeyedArchive(data: data).unarchive([CoderTask].self)
@@ -227,8 +227,8 @@ final class NumberedTask: NSObject, NSSecureCoding {
         coder.encode(NSNumber(value: record.estimate), forKey: "estimate")
         coder.encode(NSNumber(value: record.count), forKey: "count")
         coder.encode(NSNumber(value: record.priority), forKey: "priority")
-        coder.encode(record.note.map { NSString(string: $0) as NSObject } ?? NSNull(), forKey: "note")
-        coder.encode(record.parent.map { NSNumber(value: $0) as NSObject } ?? NSNull(), forKey: "parent")
+        coder.encode(record.note.map { NSString(string: $0) as NSObject } ?? foundationNull, forKey: "note")
+        coder.encode(record.parent.map { NSNumber(value: $0) as NSObject } ?? foundationNull, forKey: "parent")
         coder.encode(NSArray(array: record.tags.map { NSString(string: $0) }), forKey: "tags")
         coder.encode(NSArray(array: record.scores.map { NSNumber(value: $0) }), forKey: "scores")
     }

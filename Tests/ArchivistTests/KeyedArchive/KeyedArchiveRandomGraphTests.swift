@@ -62,7 +62,7 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
         case .date(let value): NSDate(timeIntervalSinceReferenceDate: value.timeIntervalSinceReferenceDate)
         case .uuid(let value): NSUUID(uuidString: value.uuidString)!
         case .url(let value): NSURL(string: value)!
-        case .null: NSNull()
+        case .null: foundationNull
         case .array(let values): NSArray(array: values.map(\.foundation))
         case .set(let values): NSSet(array: Array(values))
         case .dictionary(let values): NSDictionary(objects: Array(values.values.map(\.foundation)), forKeys: Array(values.keys) as [NSString])
@@ -101,7 +101,7 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
         let foundationRead = try #require(try KeyedArchiveWriterTests.foundationRoot(ours) as? NSObject)
         #expect(foundationRead.isEqual(value.foundation), "our writer, Foundation's reader")
 
-        let theirs = try foundationArchivedData(withRootObject: value.foundation, requiringSecureCoding: true)
+        let theirs = try NSKeyedArchiver.archivedData(withRootObject: value.foundation, requiringSecureCoding: true)
         let theirsRead = try KeyedArchive(data: theirs)
         #expect(try KeyedArchiveTree(theirsRead, try #require(theirsRead.root)) == expected, "Foundation's writer, our reader")
     }

@@ -144,10 +144,10 @@ import Testing
             "orderedSet": NSOrderedSet(array: ["p", "q"]),
             "uuid": NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
             "url": NSURL(string: "file.txt", relativeTo: base as URL)!,
-            "null": NSNull(),
+            "null": foundationNull,
             "nested": NSDictionary(dictionary: ["k": "v"]),
         ])
-        let data = try foundationArchivedData(withRootObject: root, requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         let archive = try KeyedArchive(data: data)
         let tree = try KeyedArchiveTree(archive, try #require(archive.root))
         #expect(tree == .dictionary([
@@ -172,7 +172,7 @@ import Testing
         }
         let sent = Date(timeIntervalSinceReferenceDate: 700_000_000)
         let letter = SecureLetter(content: "hi", sent: sent, reply: SecureLetter(content: "re: hi", sent: sent + 60))
-        let data = try foundationArchivedData(withRootObject: letter, requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: letter, requiringSecureCoding: true)
         let decoded = try KeyedArchive.decode(Letter.self, from: data)
         #expect(decoded.content == "hi" && decoded.sent == sent)
         #expect(decoded.reply?.content == "re: hi" && decoded.reply?.sent == sent + 60)

@@ -72,13 +72,11 @@ final class KeyedRing: KeyedArchiveEncodable {
 @Suite struct KeyedArchiveWriterTests {
     /// Decodes with Foundation's NSKeyedUnarchiver directly (not the bridge).
     static func foundationRoot(_ data: Data, _ classes: [AnyClass] = []) throws -> Any? {
-        try FoundationArchiving.serialized {
-            let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
-            unarchiver.requiresSecureCoding = false
-            unarchiver.decodingFailurePolicy = .setErrorAndReturn
-            defer { unarchiver.finishDecoding() }
-            return unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
-        }
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        unarchiver.decodingFailurePolicy = .setErrorAndReturn
+        defer { unarchiver.finishDecoding() }
+        return unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
     }
 
     @Test func everyValueClassIsReadByFoundation() throws {
@@ -226,8 +224,10 @@ final class KeyedRing: KeyedArchiveEncodable {
         #expect(try KeyedArchive.decode([Double?].self, from: data) == [1.5, nil, 2])
         let strings = try KeyedArchiveWriter.encode(["a", nil, "c"] as [String?])
         #expect(try KeyedArchive.decode([String?].self, from: strings) == ["a", nil, "c"])
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: strings)
+        unarchiver.requiresSecureCoding = false
         // An NSArray cannot hold nil: corelibs' unarchiver reads the `$null` element as absent.
-        let array = try Self.foundationRoot(strings) as? NSArray
+        let array = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSArray
         #expect(array?.compactMap { $0 as? String } == ["a", "c"])
     }
 }

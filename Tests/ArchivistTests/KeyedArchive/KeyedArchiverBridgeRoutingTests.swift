@@ -35,7 +35,7 @@ import Testing
             case .urlWithBaseChain:
                 let middle = NSURL(string: "v2/", relativeTo: base as URL)!
                 return NSURL(string: "../index.html?x=1", relativeTo: middle as URL)!
-            case .null: return NSNull()
+            case .null: return foundationNull
             case .array: return NSArray(array: ["a", 1, 2.5, NSArray(array: ["inner"])])
             case .mutableArray: return NSMutableArray(array: ["a", NSMutableArray(array: [1])])
             case .emptyArray: return NSArray()
@@ -45,7 +45,7 @@ import Testing
             case .nonStringKeys:
                 return NSDictionary(objects: ["number", "date", "uuid", "null", "url"],
                                     forKeys: [NSNumber(value: 7), NSDate(timeIntervalSinceReferenceDate: 5),
-                                              NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, NSNull(), base])
+                                              NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, foundationNull, base])
             case .set: return NSSet(array: [1, 2, "three", NSDate(timeIntervalSinceReferenceDate: 4)])
             case .mutableSet: return NSMutableSet(array: [1, "two"])
             case .emptySet: return NSSet()
@@ -68,7 +68,7 @@ import Testing
                 return NSArray(array: [
                     "s", NSMutableString(string: "m"), 1, 2.5, NSNumber(value: true), NSData(data: Data([9])),
                     NSMutableData(data: Data([8])), NSDate(timeIntervalSinceReferenceDate: 1), NSUUID(), base,
-                    NSURL(string: "x", relativeTo: base as URL)!, NSNull(), NSArray(), NSMutableArray(), NSDictionary(),
+                    NSURL(string: "x", relativeTo: base as URL)!, foundationNull, NSArray(), NSMutableArray(), NSDictionary(),
                     NSMutableDictionary(), NSSet(), NSMutableSet(), NSOrderedSet(), NSMutableOrderedSet(),
                 ])
             }
@@ -82,13 +82,11 @@ import Testing
     }
 
     private static func archive(_ object: NSObject, xml: Bool = false) -> Data {
-        FoundationArchiving.serialized {
-            let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-            if xml { archiver.outputFormat = .xml }
-            archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
-            archiver.finishEncoding()
-            return archiver.encodedData
-        }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        if xml { archiver.outputFormat = .xml }
+        archiver.encode(object, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        return archiver.encodedData
     }
 
     @Test(arguments: Sample.allCases, [false, true])

@@ -12,7 +12,7 @@ import Testing
 
     @Test func swiftTypeDecodesWithoutFoundationsUnarchiver() throws {
         let sent = Date(timeIntervalSinceReferenceDate: 1_000)
-        let data = try foundationArchivedData(withRootObject: SecureLetter(content: "hi", sent: sent), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hi", sent: sent), requiringSecureCoding: true)
         let letter = try KeyedArchiverBridge.decode(Letter.self, from: data, allowedClassNames: [NSStringFromClass(SecureLetter.self)])
         #expect(letter.content == "hi" && letter.sent == sent)
     }
@@ -29,7 +29,7 @@ import Testing
 
     @Test func keyedArchiveDecodableTypeDecodesThroughTheBridge() throws {
         let sent = Date(timeIntervalSinceReferenceDate: 2_000)
-        let data = try foundationArchivedData(withRootObject: SecureLetter(content: "hello", sent: sent), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hello", sent: sent), requiringSecureCoding: true)
         let letter = try KeyedArchiverBridge.unarchive(HandLetter.self, from: data, allowedClassNames: [NSStringFromClass(SecureLetter.self)])
         #expect(letter.content == "hello" && letter.sent == sent)
         let list = try KeyedArchiverBridge.unarchive([String].self, from: try KeyedArchiverBridge.archive(NSArray(array: ["a", "b"])))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func keyedArchiveDecodableKeepsTheValidatorsGuarantees() throws {
-        let data = try foundationArchivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
         let disallowed = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.unarchive(HandLetter.self, from: data) }
         #expect(disallowed.code == .disallowedType)
         let bomb = Data(KeyedArchiveDAGs.doubling(.array, levels: 64))
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func validatorGuaranteesStillHold() throws {
-        let data = try foundationArchivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
         let disallowed = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.decode(Letter.self, from: data) }
         #expect(disallowed.code == .disallowedType)
         let bomb = Data(KeyedArchiveDAGs.doubling(.array, levels: 64))

@@ -47,7 +47,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
         case .set: NSSet(array: [1, 2, "three"])
         case .url: NSURL(string: "https://example.com/a?b=c")!
         case .uuid: NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
-        case .null: NSNull()
+        case .null: foundationNull
         }
     }
 }
