@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The error thrown by ``CacheManager`` and the disk storage beneath it.
+/// The error thrown by ``CacheManager``.
 ///
 /// A miss is `nil`, never an error; a present but unusable entry, or a failing file system,
 /// throws a `CacheError`. Every error has a ``Code`` and as much context as is known: the cache
@@ -115,16 +115,41 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// The error for a failed POSIX call, its code chosen from `errno`.
-    package static func posix(_ operation: String, path: String, errno code: Int32) -> CacheError {
-        let kind: Code
-        switch code {
-        case EACCES, EPERM: kind = .permissionDenied
-        case EROFS: kind = .readOnlyFileSystem
-        case ENOSPC, EDQUOT: kind = .diskFull
-        default: kind = .fileSystem
+    /// The storage layer's error in the cache's words: the same code, message, names, file,
+    /// `errno` and underlying error.
+    package init(_ error: StorageError) {
+        let code: Code =
+            switch error.code {
+            case .corruptEntry: .corruptEntry
+            case .entryMismatch: .entryMismatch
+            case .keyTooLong: .keyTooLong
+            case .permissionDenied: .permissionDenied
+            case .readOnlyFileSystem: .readOnlyFileSystem
+            case .diskFull: .diskFull
+            case .fileSystem: .fileSystem
+            }
+        self.init(code, error.message, typeName: error.typeName, parameter: error.parameter, fileURL: error.fileURL,
+                  errno: error.errno, underlyingError: error.underlyingError)
+    }
+
+    /// `error` as a ``CacheError``: itself, a ``StorageError`` mapped, anything else as
+    /// `fileSystem` with `message`, keeping the error as ``underlyingError``.
+    package static func from(_ error: any Error, _ message: String) -> CacheError {
+        switch error {
+        case let error as CacheError: error
+        case let error as StorageError: CacheError(error)
+        default: CacheError(.fileSystem, message, underlyingError: error)
         }
-        return CacheError(kind, "\(operation) failed", fileURL: URL(fileURLWithPath: path), errno: code)
+    }
+
+    /// Runs `body`, which calls into the storage layer, throwing its ``StorageError``s as
+    /// ``CacheError``s; other errors pass unchanged.
+    package static func mapping<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            throw CacheError(error)
+        }
     }
 
     /// A copy carrying the cache type's name and the parameter, filled in by the layer that

@@ -198,10 +198,8 @@ extension CacheManager {
     static func result<R>(_ work: () throws -> R) -> Result<R, CacheError> {
         do {
             return .success(try work())
-        } catch let error as CacheError {
-            return .failure(error)
         } catch {
-            return .failure(CacheError(.fileSystem, "unexpected error", underlyingError: error))
+            return .failure(CacheError.from(error, "unexpected error"))
         }
     }
 }

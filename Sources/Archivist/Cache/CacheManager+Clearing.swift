@@ -105,7 +105,7 @@ extension CacheManager {
             do {
                 freed += try target.store.clear(target.folders, origin: originToken)
             } catch {
-                failure = failure ?? (error as? CacheError ?? CacheError(.fileSystem, "clear failed", underlyingError: error))
+                failure = failure ?? CacheError.from(error, "clear failed")
             }
         }
         if let memory {

@@ -37,10 +37,10 @@ extension CacheManager {
         statisticsBook.publishMemoryHits()
         for store in stores {
             store.waitForTrash()
-            try store.flush()
+            try CacheError.mapping { try store.flush() }
         }
         for store in stores {
-            if let failure = store.takeUnreportedTrashFailure() { throw failure }
+            if let failure = store.takeUnreportedTrashFailure() { throw CacheError(failure) }
         }
     }
 

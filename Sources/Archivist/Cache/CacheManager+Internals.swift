@@ -93,12 +93,15 @@ extension CacheManager {
         location.isDocuments ? documents : caches
     }
 
-    /// Runs `body`, adding the type's name and the parameter to any ``CacheError``.
+    /// Runs `body`, which may call into the storage layer, adding the type's name and the
+    /// parameter to any ``CacheError`` and throwing a ``StorageError`` as one.
     func withContext<R>(_ type: Kind, _ parameter: String?, _ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as CacheError {
             throw error.with(typeName: type.name, parameter: parameter)
+        } catch let error as StorageError {
+            throw CacheError(error).with(typeName: type.name, parameter: parameter)
         }
     }
 

@@ -152,8 +152,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.root = root
         self.user = user
         self.configuration = configuration
-        self.caches = try DiskStore.open(at: root.caches, fileSystem: fileSystem)
-        self.documents = try DiskStore.open(at: root.documents, fileSystem: fileSystem)
+        self.caches = try CacheError.mapping { try DiskStore.open(at: root.caches, fileSystem: fileSystem) }
+        self.documents = try CacheError.mapping { try DiskStore.open(at: root.documents, fileSystem: fileSystem) }
         self.cachesWatch = MemoryWatch(store: caches)
         self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }

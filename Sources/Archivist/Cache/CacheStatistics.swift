@@ -265,7 +265,7 @@ extension CacheStatistics {
     /// - Throws: ``CacheError`` when the file exists but cannot be read.
     /// - Complexity: Blocking file I/O: one `open`, `fstat` and `mmap`; O(types).
     package static func read(rootPath: String) throws -> (statistics: CacheStatistics, rows: [SharedStatistics.RowContents])? {
-        guard let rows = try SharedStatistics.rows(ofRootAt: rootPath) else { return nil }
+        guard let rows = try CacheError.mapping({ try SharedStatistics.rows(ofRootAt: rootPath) }) else { return nil }
         return (CacheStatistics(rows: rows, fullNames: [:]), rows)
     }
 

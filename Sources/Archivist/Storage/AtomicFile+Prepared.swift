@@ -70,7 +70,7 @@ extension AtomicFile {
         ///
         /// - Returns: `false` when the temporary is gone — another process cleared (moved away)
         ///   the folder it was in; the caller may prepare it again.
-        /// - Throws: ``CacheError`` when the rename fails otherwise, or fails with `ENOENT` and
+        /// - Throws: ``StorageError`` when the rename fails otherwise, or fails with `ENOENT` and
         ///   the check for the temporary fails too (it may still be there); the temporary stays
         ///   (the caller may clear the way and retry, or ``discard(_:)`` it).
         /// - Complexity: One `rename`.
@@ -79,13 +79,13 @@ extension AtomicFile {
                 if fileSystem.rename(temporary, path) == 0 { return true }
                 let code = errno
                 if code == ENOENT, Self.isGone(access(temporary, F_OK)) { return false }
-                throw CacheError.posix("rename", path: path, errno: code)
+                throw StorageError.posix("rename", path: path, errno: code)
             }
             guard fileSystem.makesEntryCallsDirectly else {   // a test's `renameAt` and `accessAt`
                 if fileSystem.rename(temporary, path, below: root) == 0 { return true }
                 let code = errno
                 if code == ENOENT, Self.isGone(fileSystem.accessAt(root.descriptor, root.relative(temporary), F_OK)) { return false }
-                throw CacheError.posix("rename", path: path, errno: code)
+                throw StorageError.posix("rename", path: path, errno: code)
             }
             // Closures capturing only integers: capturing `self` or `root` copied this value
             // (its strings retained and released) around each call.
@@ -96,7 +96,7 @@ extension AtomicFile {
             if renamed == 0 { return true }
             let code = errno
             if code == ENOENT, Self.isGone(temporary.withCString { faccessat(folder, $0 + skip, F_OK, 0) }) { return false }
-            throw CacheError.posix("rename", path: path, errno: code)
+            throw StorageError.posix("rename", path: path, errno: code)
         }
 
         /// Whether the result of an `access` / `faccessat` of the temporary says it is gone:
@@ -112,16 +112,16 @@ extension AtomicFile {
         /// Syncs the destination's folder when the durability asks for it (`.fileAndFolder`,
         /// `.fullSync`), after the rename; returns the failure (the new contents are in place
         /// by then) rather than throwing it, so a caller keeping an index counts the file first.
-        package func syncFolderIfAsked(_ fileSystem: FileSystem) -> CacheError? {
+        package func syncFolderIfAsked(_ fileSystem: FileSystem) -> StorageError? {
             guard durability.syncsFolder else { return nil }
             do {
                 try fileSystem.syncDirectory(folder, below: root, durability: durability)
                 return nil
-            } catch var failure as CacheError {
+            } catch var failure as StorageError {
                 failure.message += " after the rename: the new contents are in place but may not survive a power loss"
                 return failure
             } catch {
-                return CacheError(.fileSystem, "folder sync failed after the rename", underlyingError: error)
+                return StorageError(.fileSystem, "folder sync failed after the rename", underlyingError: error)
             }
         }
     }
@@ -150,7 +150,7 @@ extension AtomicFile {
     /// be made there — the root was removed — does the write go by the whole path (the root
     /// made again at it, as without a root), and so does the rename.
     ///
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
+    /// - Throws: ``StorageError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`); no temporary is left then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func prepare(
@@ -160,7 +160,7 @@ extension AtomicFile {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
         guard var temporary = TemporaryName.path(besideFileAt: path) else {
-            throw CacheError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
+            throw StorageError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var root = fs.allowsRootRelativeCalls ? root : nil
@@ -176,7 +176,7 @@ extension AtomicFile {
         if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
             do {
                 if let spares { try spares.makeFolder(folder, below: root) } else { try fs.makeDirectories(folder, below: root) }
-            } catch let error as CacheError where root != nil && error.errno == ENOENT {
+            } catch let error as StorageError where root != nil && error.errno == ENOENT {
                 // The root was removed (even its first folder cannot be made in it): by the
                 // whole path, where a root made again is used (and made when missing).
                 root = nil
@@ -191,7 +191,7 @@ extension AtomicFile {
             temporary = next
             fd = fs.open(temporary, flags, 0o600, below: root)
         }
-        guard fd >= 0 else { throw CacheError.posix("create temporary file", path: temporary, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("create temporary file", path: temporary, errno: errno) }
         var open = true
         do {
             defer { if open { _ = fs.close(fd) } }
@@ -199,14 +199,14 @@ extension AtomicFile {
             // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
             // allocation), and the mode: a umask that stripped owner bits is repaired. Without
             // the time stamps: see ``FileSystem/statusWithoutTimes``.
-            guard let status = fs.statusWithoutTimes(fd) else { throw CacheError.posix("fstat", path: temporary, errno: errno) }
+            guard let status = fs.statusWithoutTimes(fd) else { throw StorageError.posix("fstat", path: temporary, errno: errno) }
             let sizes = status.sizes
             if status.mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
             if durability.syncsFile && fs.sync(fd, for: durability) != 0 {
-                throw CacheError.posix("fsync", path: temporary, errno: errno)
+                throw StorageError.posix("fsync", path: temporary, errno: errno)
             }
             open = false
-            if fs.close(fd) != 0 { throw CacheError.posix("close", path: temporary, errno: errno) }
+            if fs.close(fd) != 0 { throw StorageError.posix("close", path: temporary, errno: errno) }
             return Prepared(temporary: temporary, path: path, sizes: sizes, durability: durability, root: root)
         } catch {
             _ = fs.unlink(temporary, below: root)

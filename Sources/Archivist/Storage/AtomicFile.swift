@@ -40,7 +40,7 @@ package enum AtomicFile {
 
     /// Atomically replaces the file at `url` with `bytes`.
     ///
-    /// - Throws: ``CacheError`` with `permissionDenied`, `readOnlyFileSystem`, `diskFull` or
+    /// - Throws: ``StorageError`` with `permissionDenied`, `readOnlyFileSystem`, `diskFull` or
     ///   `fileSystem`, the URL and `errno`; the old file is untouched.
     /// - Complexity: Blocking file I/O: O(n) to write, plus the syncs `durability` asks for.
     @discardableResult
@@ -56,7 +56,7 @@ package enum AtomicFile {
     /// folders are created 0700 unless `createFolders` is false. With `root`, as
     /// ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)`` says.
     ///
-    /// - Throws: ``CacheError`` as ``write(_:to:durability:fileSystem:)``. A failed folder
+    /// - Throws: ``StorageError`` as ``write(_:to:durability:fileSystem:)``. A failed folder
     ///   sync (`.fileAndFolder`) comes after the rename: the new contents are in place then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func write(
@@ -75,12 +75,12 @@ package enum AtomicFile {
     ///
     /// - Returns: The new file's sizes, and the folder sync's error if it failed (its message
     ///   says the new contents are in place).
-    /// - Throws: ``CacheError`` for any failure before the rename; the old file is untouched.
+    /// - Throws: ``StorageError`` for any failure before the rename; the old file is untouched.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func replace(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
         createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
-    ) throws -> (sizes: Sizes, folderSyncFailure: CacheError?) {
+    ) throws -> (sizes: Sizes, folderSyncFailure: StorageError?) {
         let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders,
                                    fileSystem: fs, below: root)
         let renamed: Bool
@@ -90,7 +90,7 @@ package enum AtomicFile {
             prepared.discard(fs)
             throw error
         }
-        guard renamed else { throw CacheError.posix("rename", path: path, errno: ENOENT) }
+        guard renamed else { throw StorageError.posix("rename", path: path, errno: ENOENT) }
         return (prepared.sizes, prepared.syncFolderIfAsked(fs))
     }
 
@@ -98,7 +98,7 @@ package enum AtomicFile {
     /// when one is given and the file system ``FileSystem/allowsRootRelativeCalls``.
     ///
     /// - Returns: The bytes, or `nil` when there is no file at `path`.
-    /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`.
+    /// - Throws: ``StorageError`` with `permissionDenied` or `fileSystem` and `errno`.
     /// - Complexity: Blocking file I/O, O(n).
     package static func read(
         path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix, below root: Root? = nil
@@ -109,12 +109,12 @@ package enum AtomicFile {
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
-            throw CacheError.posix("open", path: path, errno: code)
+            throw StorageError.posix("open", path: path, errno: code)
         }
         defer { _ = fs.close(fd) }
         var status = stat()
-        guard fs.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
+        guard fs.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
         let capacity = Int(min(Int64(limit), Int64(status.st_size)))
         return try [UInt8].uninitialized(capacity: capacity) { buffer in
             try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
@@ -127,7 +127,7 @@ package enum AtomicFile {
     /// a link (even a dangling one) is reported as not one, like a folder or a FIFO.
     ///
     /// - Returns: The bytes, or `nil` when there is nothing at `path`.
-    /// - Throws: ``CacheError`` with `permissionDenied` or `fileSystem` and `errno`;
+    /// - Throws: ``StorageError`` with `permissionDenied` or `fileSystem` and `errno`;
     ///   `corruptEntry` when the path is not a regular file.
     /// - Complexity: Blocking file I/O, O(n).
     package static func readData(path: String, fileSystem fs: FileSystem = .posix) throws -> Data? {
@@ -177,13 +177,13 @@ package enum AtomicFile {
                 let code = errno
                 if code == ELOOP {   // a symbolic link in the root's folder, moved or not
                     identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
-                    throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+                    throw StorageError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
                 }
                 // The folder the store opened, moved or not: its answer is final, as every
                 // change goes there; at the path another folder may stand now.
                 if root.isLinked {
                     if code == ENOENT || code == ENOTDIR { return nil }
-                    throw CacheError.posix("open", path: path, errno: code)
+                    throw StorageError.posix("open", path: path, errno: code)
                 }
             }
         }
@@ -193,25 +193,25 @@ package enum AtomicFile {
             if code == ENOENT || code == ENOTDIR { return nil }
             if code == ELOOP {   // what O_NOFOLLOW reports for a symbolic link
                 identity = FileIdentity.lstatting(path, type: S_IFLNK)
-                throw CacheError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+                throw StorageError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
             }
-            throw CacheError.posix("open", path: path, errno: code)
+            throw StorageError.posix("open", path: path, errno: code)
         }
         // Without the time stamps, as the write path: a file whose times were read makes its
         // next change (its replacement) move the clock the journal's next append sees.
         guard let status = fs.statusWithoutTimes(fd) else {
             let code = errno
             _ = fs.close(fd)
-            throw CacheError.posix("fstat", path: path, errno: code)
+            throw StorageError.posix("fstat", path: path, errno: code)
         }
         identity = FileIdentity(pinning: fd, status: status)   // the caller closes `fd` with `unpin`
         guard status.mode & S_IFMT == S_IFREG else {
-            throw CacheError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
+            throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
         let size = Int(clamping: status.sizes.logical)
         guard size > 0 else { return FileBuffer(taking: nil, count: 0, allocation: nil) }
         guard let (memory, allocation) = FileBuffer.allocate(count: size) else {
-            throw CacheError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
+            throw StorageError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
         }
         let count: Int
         var checksum: UInt32?
@@ -245,7 +245,7 @@ package enum AtomicFile {
     /// ``checksummedReadChunk`` at a time, checksumming each piece right after it is read.
     ///
     /// - Returns: How many bytes were read, and their CRC32C.
-    /// - Throws: ``CacheError`` for `read` at `path` with the failure's `errno`.
+    /// - Throws: ``StorageError`` for `read` at `path` with the failure's `errno`.
     static func readChecksumming(
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, fileSystem fs: FileSystem
     ) throws -> (count: Int, checksum: UInt32) {
@@ -266,7 +266,7 @@ package enum AtomicFile {
     /// Writes all of `chunks`, in order, with as few `writev` calls as the kernel allows (one
     /// for a file's worth of bytes), retrying short writes and `EINTR`.
     ///
-    /// - Throws: ``CacheError`` for `write` at `path` with the failure's `errno`.
+    /// - Throws: ``StorageError`` for `write` at `path` with the failure's `errno`.
     package static func writeAll(_ chunks: [UnsafeRawBufferPointer], to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
         if chunks.count == 1 { return try writeAll(chunks[0], to: fd, path: path, fileSystem: fs) }
         try withUnsafeTemporaryAllocation(of: iovec.self, capacity: chunks.count) { vectors in
@@ -279,7 +279,7 @@ package enum AtomicFile {
             while first < count {
                 let n = fs.writev(fd, vectors.baseAddress! + first, Int32(min(count - first, maxVectors)))
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw CacheError.posix("write", path: path, errno: n < 0 ? errno : EIO) }
+                guard n > 0 else { throw StorageError.posix("write", path: path, errno: n < 0 ? errno : EIO) }
                 var done = n
                 while done > 0 {   // skip what was written: whole vectors, then part of one
                     if done >= vectors[first].iov_len {
@@ -307,7 +307,7 @@ package enum AtomicFile {
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
-                throw CacheError.posix("write", path: path, errno: n < 0 ? errno : EIO)
+                throw StorageError.posix("write", path: path, errno: n < 0 ? errno : EIO)
             }
         }
     }

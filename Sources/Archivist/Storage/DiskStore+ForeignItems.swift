@@ -15,7 +15,7 @@ extension DiskStore {
     /// not); in a removed root, the path decides (see `DiskStore+RootRelative.swift`).
     ///
     /// - Returns: Whether something was there.
-    /// - Throws: ``CacheError`` when it exists but cannot be removed.
+    /// - Throws: ``StorageError`` when it exists but cannot be removed.
     /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a
     ///   folder; on a miss below the root, an `fstat` more.
     func removeItem(at path: String) throws -> Bool {
@@ -34,7 +34,7 @@ extension DiskStore {
             emptyTrash(completion: nil)
             return true
         }
-        throw CacheError.posix("unlink", path: path, errno: code)
+        throw StorageError.posix("unlink", path: path, errno: code)
     }
 
     /// The folder a scan would have taken a folder at `key`'s path for, so that whatever it
@@ -54,13 +54,13 @@ extension DiskStore {
     ///   out of the way (its contents must leave the index, even when the rename then failed:
     ///   the disk changed), and the error of a rename that failed after that folder was gone,
     ///   for the caller to throw once the clear is journaled.
-    /// - Throws: ``CacheError`` as ``AtomicFile/Prepared/rename(_:)`` when nothing changed: the old
+    /// - Throws: ``StorageError`` as ``AtomicFile/Prepared/rename(_:)`` when nothing changed: the old
     ///   entry is untouched.
     /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
     func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?) {
         do {
             return (try prepared.rename(fileSystem), false, nil)
-        } catch let inTheWay as CacheError where inTheWay.errno == EISDIR {
+        } catch let inTheWay as StorageError where inTheWay.errno == EISDIR {
             let cleared: Bool
             do {
                 cleared = try removeItem(at: prepared.path)

@@ -148,7 +148,7 @@ extension DiskStore {
 
     /// Saves a snapshot of the index (the journal folded in) and starts a new journal.
     ///
-    /// - Throws: ``CacheError`` when the snapshot cannot be written.
+    /// - Throws: ``StorageError`` when the snapshot cannot be written.
     /// - Complexity: Blocking file I/O, O(entries), without the lock (``foldJournal()``); under
     ///   it, after a few lost races with other processes' folds.
     package func flush() throws {
@@ -430,7 +430,7 @@ extension DiskStore {
     func setMarker(dirty: Bool) throws {
         var flag = dirty ? UInt8(ascii: "D") : UInt8(ascii: "C")
         guard fileSystem.pwrite(markerFD, &flag, 1, 0) == 1 else {
-            throw CacheError.posix("write index marker", path: markerPath, errno: errno)
+            throw StorageError.posix("write index marker", path: markerPath, errno: errno)
         }
     }
 }

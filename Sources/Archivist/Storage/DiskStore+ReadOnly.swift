@@ -15,14 +15,14 @@ extension DiskStore {
     ///
     /// - Returns: `nil`, or the error every write will throw when the root exists but refuses
     ///   writes.
-    /// - Throws: ``CacheError`` when the root cannot be used at all.
+    /// - Throws: ``StorageError`` when the root cannot be used at all.
     /// - Complexity: Blocking file I/O: a few `mkdir` calls.
-    static func makeInternalFolder(rootPath: String, fileSystem: FileSystem) throws -> CacheError? {
+    static func makeInternalFolder(rootPath: String, fileSystem: FileSystem) throws -> StorageError? {
         do {
             try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
             allowAccessAfterFirstUnlock(folder: rootPath + "/.archivist", fileSystem: fileSystem)
             return nil
-        } catch let error as CacheError where refusesWrites(error) && isFolder(rootPath) {
+        } catch let error as StorageError where refusesWrites(error) && isFolder(rootPath) {
             return error
         }
     }
@@ -33,23 +33,23 @@ extension DiskStore {
     ///
     /// - Returns: The marker's descriptor (-1 when a read-only root has none) and, for a
     ///   read-only root, the error every write will throw.
-    /// - Throws: ``CacheError`` when the marker cannot be opened at all.
+    /// - Throws: ``StorageError`` when the marker cannot be opened at all.
     /// - Complexity: Blocking file I/O: an `open` or two.
-    static func openMarker(rootPath: String, refusal: CacheError?, fileSystem: FileSystem,
-                           below root: AtomicFile.Root?) throws -> (fd: Int32, writeRefusal: CacheError?) {
+    static func openMarker(rootPath: String, refusal: StorageError?, fileSystem: FileSystem,
+                           below root: AtomicFile.Root?) throws -> (fd: Int32, writeRefusal: StorageError?) {
         let marker = rootPath + "/.archivist/dirty"
         var refusal = refusal
         if refusal == nil {
             let fd = fileSystem.openCreatingPrivately(marker, O_RDWR | O_CLOEXEC, below: root)
             if fd >= 0 { return (fd, nil) }
-            let error = CacheError.posix("open index marker", path: marker, errno: errno)
+            let error = StorageError.posix("open index marker", path: marker, errno: errno)
             guard refusesWrites(error) else { throw error }
             refusal = error
         }
         // A root without a marker was never written by a crashed process: its index (if any)
         // is as good as a clean one.
         let fd = fileSystem.open(marker, O_RDONLY | O_CLOEXEC, 0, below: root)
-        if fd < 0 && errno != ENOENT { throw CacheError.posix("open index marker", path: marker, errno: errno) }
+        if fd < 0 && errno != ENOENT { throw StorageError.posix("open index marker", path: marker, errno: errno) }
         var readOnly = refusal!
         readOnly.message = "the cache root refuses writes, so it was opened for reading only (\(readOnly.message))"
         return (fd, readOnly)
@@ -72,7 +72,7 @@ extension DiskStore {
         if let writeRefusal { throw writeRefusal }
     }
 
-    private static func refusesWrites(_ error: CacheError) -> Bool {
+    private static func refusesWrites(_ error: StorageError) -> Bool {
         error.code == .readOnlyFileSystem || error.code == .permissionDenied
     }
 

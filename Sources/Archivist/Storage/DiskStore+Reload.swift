@@ -22,7 +22,7 @@ extension DiskStore {
     ///   ``CatchUpOutcome/needsScan`` when the snapshot of the epoch is missing or damaged,
     ///   ``CatchUpOutcome/needsReload`` when the epoch moved meanwhile (catch up again);
     ///   and the epoch it read.
-    /// - Throws: ``CacheError`` when the lock cannot be taken.
+    /// - Throws: ``StorageError`` when the lock cannot be taken.
     /// - Complexity: O(entries + journal) without the lock; under it, the journal's tail.
     func reloadWithoutLock() throws -> (CatchUpOutcome, epoch: UInt64) {
         let epoch = shared.epoch
@@ -76,7 +76,7 @@ extension DiskStore {
     ///
     /// - Returns: Whether the journal was folded; `false` when another process folded or
     ///   repaired meanwhile, or a repair is due (nothing changed; the temporary is deleted).
-    /// - Throws: ``CacheError`` when the snapshot cannot be written or renamed (nothing changed).
+    /// - Throws: ``StorageError`` when the snapshot cannot be written or renamed (nothing changed).
     /// - Complexity: O(entries) without the lock; under it, a catch-up, a rename, and the
     ///   records appended while the snapshot was written.
     func foldJournal() throws -> Bool {

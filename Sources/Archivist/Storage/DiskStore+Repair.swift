@@ -72,7 +72,7 @@ extension DiskStore {
     /// missing, damaged or of another epoch — or catches up with another process's repair. A
     /// read-only root's snapshot (or scan) is read without any lock: nobody can change it.
     ///
-    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
     func loadIndexAfterOpening(_ load: IndexLoad) throws {
         switch load {
         case .readOnly(let unclean):
@@ -95,7 +95,7 @@ extension DiskStore {
     /// rebuild by scan, the lock is released, that work done without it, and the catch-up
     /// tried again.
     ///
-    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned;
+    /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned;
     ///   what `body` throws.
     /// - Complexity: One catch-up under the lock (see ``catchUp()``) in the common case.
     func withCaughtUpIndex<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
@@ -158,7 +158,7 @@ extension DiskStore {
     ///
     /// - Parameter unusable: An epoch whose snapshot this process found missing or damaged at
     ///   open: a repair is due while it is still the current epoch.
-    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
     /// - Complexity: Two short holds of the lock; O(entries) blocking file I/O without it.
     func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
         try repairGate.withLock {
@@ -209,7 +209,7 @@ extension DiskStore {
     /// Changes go on meanwhile; no new epoch is started.
     ///
     /// - Returns: Whether the journal turned out damaged: a repair is due.
-    /// - Throws: ``CacheError`` when the lock cannot be taken or the root cannot be scanned.
+    /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
     /// - Complexity: One short hold of the lock; O(entries) blocking file I/O without it.
     @discardableResult
     func rebuildFromScan() throws -> Bool {

@@ -15,14 +15,14 @@ extension DiskStore {
     /// access. Stale temporaries left by a crash are deleted on the way; files and folders
     /// whose names are not ours are left alone and not counted.
     ///
-    /// - Throws: ``CacheError`` when the root cannot be listed.
+    /// - Throws: ``StorageError`` when the root cannot be listed.
     /// - Complexity: Blocking file I/O: one `lstat` per file under the root.
     func scan() throws -> SizeIndex {
         let below = workingRoot
         sweepInternalTemporaries(below: below)
         var index = SizeIndex()
         let fd = openFolder(rootPath, below: below)
-        guard fd >= 0 else { throw CacheError.posix("opendir", path: rootPath, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("opendir", path: rootPath, errno: errno) }
         try scanFolder(fd, path: rootPath, components: [], into: &index, below: below)
         return index
     }
@@ -102,7 +102,7 @@ extension DiskStore {
     private func scanFolder(_ fd: Int32, path: String, components: [String], into index: inout SizeIndex,
                             below root: AtomicFile.Root?) throws {
         guard let dir = DirectoryEntries.stream(taking: fd) else {
-            if components.isEmpty { throw CacheError.posix("opendir", path: path, errno: errno) }
+            if components.isEmpty { throw StorageError.posix("opendir", path: path, errno: errno) }
             return
         }
         defer { closedir(dir) }

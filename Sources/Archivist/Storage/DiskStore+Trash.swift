@@ -14,7 +14,7 @@ extension DiskStore {
     /// - Parameter completion: Called on a background queue with the logical bytes freed, once
     ///   the trash holding them has been deleted.
     /// - Returns: The logical bytes freed (now gone from every size).
-    /// - Throws: ``CacheError`` when a rename fails; folders renamed before it stay cleared.
+    /// - Throws: ``StorageError`` when a rename fails; folders renamed before it stay cleared.
     /// - Complexity: One `rename` per folder, whatever it holds; deletion runs later on a
     ///   utility queue.
     @discardableResult
@@ -63,7 +63,7 @@ extension DiskStore {
             // Either the source is missing (nothing to clear) or the trash folder was removed.
             do {
                 try fileSystem.makeDirectories(trashPath, below: root)
-            } catch let error as CacheError where root != nil && error.errno == ENOENT {
+            } catch let error as StorageError where root != nil && error.errno == ENOENT {
                 return false
             }
             if fileSystem.rename(source, target, below: root) == 0 { return true }
@@ -77,10 +77,10 @@ extension DiskStore {
             try fileSystem.makeDirectories(trashPath, below: root)
             if fileSystem.rename(source, target, below: root) == 0 { return true }
             code = errno
-            if code == ENOTDIR { throw CacheError.posix("rename into trash", path: source, errno: code) }
+            if code == ENOTDIR { throw StorageError.posix("rename into trash", path: source, errno: code) }
         }
         if code == ENOENT || code == ENOTDIR { return false }
-        throw CacheError.posix("rename into trash", path: source, errno: code)
+        throw StorageError.posix("rename into trash", path: source, errno: code)
     }
 
     /// Whether `path` names anything (below `root`, or by the whole path without one).
@@ -111,7 +111,7 @@ extension DiskStore {
 
     /// The error of the last trash deletion that failed and that no caller was told of yet,
     /// now told (``SpareFolders/takeUnreportedTrashFailure()``).
-    func takeUnreportedTrashFailure() -> CacheError? {
+    func takeUnreportedTrashFailure() -> StorageError? {
         spares.takeUnreportedTrashFailure()
     }
 

@@ -36,7 +36,7 @@ extension DiskStore {
     /// again on the disk under the lock, and only one that stays is reported. Nothing is
     /// created but the lock file, if missing; nothing is changed.
     ///
-    /// - Throws: ``CacheError`` when the lock cannot be taken.
+    /// - Throws: ``StorageError`` when the lock cannot be taken.
     /// - Complexity: Blocking file I/O: reads the index and journal, O(entries); one `lstat`
     ///   per difference.
     package static func compareIndex(rootPath: String, files: [String: Int64]) throws -> IndexComparison {
@@ -134,13 +134,13 @@ extension DiskStore {
     /// file at all. Only the very file found damaged is removed, under the store's lock: an
     /// entry another process wrote since stays (as a read's discard does).
     ///
-    /// - Throws: ``CacheError`` when the path is not an entry's, or the file cannot be read.
+    /// - Throws: ``StorageError`` when the path is not an entry's, or the file cannot be read.
     /// - Complexity: Blocking file I/O: reads the entry, O(its size).
     package func repairEntry(relativePath: String) throws -> EntryRepair {
         let parts = relativePath.split(separator: "/")
         guard parts.count >= 2, parts.dropLast().allSatisfy({ $0.utf8.allSatisfy(FolderPath.isAllowed) }),
               let last = parts.last, let name = EntryName(fileName: last) else {
-            throw CacheError(.fileSystem, "\(relativePath) is not an entry's path")
+            throw StorageError(.fileSystem, "\(relativePath) is not an entry's path")
         }
         let key = DiskKey(folder: FolderPath(parts.dropLast().map(String.init)), name: name)
         let path = path(of: key)
@@ -154,7 +154,7 @@ extension DiskStore {
                 guard let problem = Self.keyProblem(header: header, key: key) else { return .sound }
                 discard(key, path: path, identity: identity)
                 return .removed(problem)
-            } catch let error as CacheError where error.code == .corruptEntry {
+            } catch let error as StorageError where error.code == .corruptEntry {
                 discard(key, path: path, identity: identity)
                 return .removed(error.message)
             }
@@ -193,7 +193,7 @@ extension DiskStore {
     /// the next catch-up — this flush's — repairs (a scan without the lock, a new snapshot and
     /// journal epoch installed under a short hold; the other processes reload it).
     ///
-    /// - Throws: ``CacheError`` when the root refuses writes or the snapshot cannot be saved.
+    /// - Throws: ``StorageError`` when the root refuses writes or the snapshot cannot be saved.
     /// - Complexity: Blocking file I/O: O(entries) for the scan, which holds no lock.
     package func rebuildIndex() throws {
         try checkWritable()

@@ -66,7 +66,7 @@ package final class DiskStore: Sendable {
     var sharedSlot: Int? { slot.withLock { $0 } }
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
-    let writeRefusal: CacheError?
+    let writeRefusal: StorageError?
     let state: Locked<State>
     let keyLocks = KeyLocks()
     let clearGate = SharedExclusiveLock()
@@ -113,7 +113,7 @@ package final class DiskStore: Sendable {
     /// perhaps made again) is not handed out again: a new store opens the folder now there,
     /// as another process would, while the old one keeps serving its holders.
     ///
-    /// - Throws: ``CacheError`` when the root cannot be created or scanned.
+    /// - Throws: ``StorageError`` when the root cannot be created or scanned.
     /// - Complexity: Blocking file I/O on first open: reads the index, or scans every entry
     ///   when the last run did not shut down cleanly; after that, an `fstat` and a `stat`.
     package static func open(at root: URL, fileSystem: FileSystem = .posix) throws -> DiskStore {
@@ -156,7 +156,7 @@ package final class DiskStore: Sendable {
         guard journal >= 0 || writeRefusal != nil else {
             let code = errno
             if fd >= 0 { _ = fileSystem.close(fd) }
-            throw CacheError.posix("open journal", path: folder + "/journal", errno: code)
+            throw StorageError.posix("open journal", path: folder + "/journal", errno: code)
         }
         // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash(shouldStop:)``), made here
         // beside the journal rather than by the first walk: that walk runs on the trash queue
@@ -240,7 +240,7 @@ package final class DiskStore: Sendable {
     /// write may have followed.
     ///
     /// - Returns: The keys evicted to make room.
-    /// - Throws: ``CacheError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
+    /// - Throws: ``StorageError`` (`keyTooLong`, `permissionDenied`, `readOnlyFileSystem`,
     ///   `diskFull`, `fileSystem`); the previous entry, if any, is untouched — except when only the folder
     ///   sync of `.fileAndFolder` failed: the new entry is then in place (and counted, and
     ///   `onCommit` has run), and the error's message says so.
@@ -294,7 +294,7 @@ package final class DiskStore: Sendable {
                             do {
                                 prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
                                                                   spares: spares, fileSystem: fileSystem, below: root)
-                            } catch let error as CacheError where error.errno == ENOTDIR && !clearedFileAtFolder {
+                            } catch let error as StorageError where error.errno == ENOTDIR && !clearedFileAtFolder {
                                 // A file where one of the entry's folders belongs: clear it away once.
                                 let (obstacle, _, _) = try mutate(origin: origin) {
                                     try removeFileInPlaceOfFolder(key.folder)
@@ -329,7 +329,7 @@ package final class DiskStore: Sendable {
                             if let failure { throw failure }
                             if !renamed {
                                 if attempts < 8 { continue }
-                                throw CacheError.posix("rename", path: path, errno: ENOENT)
+                                throw StorageError.posix("rename", path: path, errno: ENOENT)
                             }
                             let folderSyncFailure = prepared.syncFolderIfAsked(fileSystem)
                             onCommit(counter)
@@ -349,7 +349,7 @@ package final class DiskStore: Sendable {
     /// read counts as an access for least-recently-accessed eviction.
     ///
     /// - Returns: `body`'s result, or `nil` when there is no entry.
-    /// - Throws: ``CacheError`` `corruptEntry` or `entryMismatch` after removing the bad file
+    /// - Throws: ``StorageError`` `corruptEntry` or `entryMismatch` after removing the bad file
     ///   (so the next read is a miss); `permissionDenied` or `fileSystem` when it cannot be read.
     /// - Complexity: Blocking file I/O on this key only, O(entry size).
     ///
@@ -387,7 +387,7 @@ package final class DiskStore: Sendable {
                 state.withLock { $0.index.touch(key, at: now) }
             }
             return try body(entry)
-        } catch let error as CacheError where error.code == .corruptEntry || error.code == .entryMismatch {
+        } catch let error as StorageError where error.code == .corruptEntry || error.code == .entryMismatch {
             discard(key, path: path, identity: identity)
             throw error
         }
@@ -398,7 +398,7 @@ package final class DiskStore: Sendable {
     /// `onCommit` runs after the removal while the key's lock is still held.
     ///
     /// - Returns: Whether there was an entry.
-    /// - Throws: ``CacheError`` when the file exists but cannot be removed.
+    /// - Throws: ``StorageError`` when the file exists but cannot be removed.
     /// - Complexity: Blocking file I/O on this key only.
     @discardableResult
     package func remove(_ key: DiskKey, origin: UInt = 0, onCommit: () -> Void = {}) throws -> Bool {

@@ -57,17 +57,17 @@ package struct EntryHeader: Sendable, Equatable {
 
     /// Refuses names the reader would reject, before anything is written.
     ///
-    /// - Throws: ``CacheError`` `keyTooLong` when the type name is over ``maxTypeNameLength``
+    /// - Throws: ``StorageError`` `keyTooLong` when the type name is over ``maxTypeNameLength``
     ///   or the parameter over ``maxParameterLength`` bytes of UTF-8.
     /// - Complexity: O(1) for native strings.
     package static func checkLengths(typeName: String, parameter: String?) throws {
         let nameLength = typeName.utf8.count
         if nameLength > maxTypeNameLength {
-            throw CacheError(.keyTooLong, "the type name is \(nameLength) bytes of UTF-8; an entry records at most \(maxTypeNameLength)")
+            throw StorageError(.keyTooLong, "the type name is \(nameLength) bytes of UTF-8; an entry records at most \(maxTypeNameLength)")
         }
         let parameterLength = parameter?.utf8.count ?? 0
         if parameterLength > maxParameterLength {
-            throw CacheError(.keyTooLong, "the parameter is \(parameterLength) bytes of UTF-8; an entry records at most \(maxParameterLength)")
+            throw StorageError(.keyTooLong, "the parameter is \(parameterLength) bytes of UTF-8; an entry records at most \(maxParameterLength)")
         }
     }
 
@@ -159,7 +159,7 @@ package struct EntryHeader: Sendable, Equatable {
     /// that exactly the payload follows and that its checksum matches.
     ///
     /// - Returns: The header and its length in bytes (where the payload starts).
-    /// - Throws: ``CacheError`` with code `corruptEntry` (and `path`) for any inconsistency.
+    /// - Throws: ``StorageError`` with code `corruptEntry` (and `path`) for any inconsistency.
     /// - Complexity: O(n) when the payload is checked, O(length of the names) otherwise.
     ///
     /// With `expected` names, an entry recording other names throws `entryMismatch`, and the
@@ -170,8 +170,8 @@ package struct EntryHeader: Sendable, Equatable {
         _ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String,
         expected: (typeName: String, parameter: String?)? = nil, fileChecksum: UInt32? = nil
     ) throws -> (EntryHeader, Int) {
-        func corrupt(_ why: String) -> CacheError {
-            CacheError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
+        func corrupt(_ why: String) -> StorageError {
+            StorageError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
         }
         guard bytes.count >= fixedSize else { throw corrupt(bytes.isEmpty ? "empty entry file" : "truncated header") }
         // One load, not the generic `elementsEqual` over the array (about 130 instructions a read).
@@ -205,7 +205,7 @@ package struct EntryHeader: Sendable, Equatable {
                   (flags & 1 != 0) == (expected.parameter != nil),
                   Bytewise.equal(expected.parameter ?? "", UnsafeRawBufferPointer(rebasing: paramBytes))
             else {
-                throw CacheError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
+                throw StorageError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
                                  fileURL: URL(fileURLWithPath: path))
             }
             name = expected.typeName

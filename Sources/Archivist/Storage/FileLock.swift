@@ -91,7 +91,7 @@ package final class FileLock {
 
     /// Runs `body` while holding the lock exclusively: no other thread or process holds it.
     ///
-    /// - Throws: ``CacheError`` when the lock file cannot be opened or locked; otherwise what
+    /// - Throws: ``StorageError`` when the lock file cannot be opened or locked; otherwise what
     ///   `body` throws, unchanged.
     /// - Complexity: Two system calls (`flock` and its release) around `body`, plus waiting.
     package func withExclusive<R>(_ body: () throws -> R) throws -> R {
@@ -133,7 +133,7 @@ package final class FileLock {
     /// Runs `body` while holding the lock shared: other shared holders may run at once, an
     /// exclusive holder may not.
     ///
-    /// - Throws: ``CacheError`` when the lock file cannot be opened or locked; otherwise what
+    /// - Throws: ``StorageError`` when the lock file cannot be opened or locked; otherwise what
     ///   `body` throws, unchanged.
     /// - Complexity: Two system calls for the first and last of overlapping shared holders.
     package func withShared<R>(_ body: () throws -> R) throws -> R {
@@ -177,7 +177,7 @@ package final class FileLock {
         while fileSystem.flock(fd, operation) != 0 {
             let code = errno
             if code == EINTR { continue }
-            throw CacheError.posix("flock", path: path, errno: code)
+            throw StorageError.posix("flock", path: path, errno: code)
         }
     }
 
@@ -190,13 +190,13 @@ package final class FileLock {
         var descriptor = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC, below: root)
         if descriptor < 0 {
             let code = errno
-            guard code == EROFS || code == EACCES else { throw CacheError.posix("open lock file", path: path, errno: code) }
+            guard code == EROFS || code == EACCES else { throw StorageError.posix("open lock file", path: path, errno: code) }
             descriptor = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
             if descriptor < 0 {
                 let readCode = errno
                 // Nothing can write a read-only file system, so nothing needs excluding there.
                 guard code == EROFS && readCode == ENOENT else {
-                    throw CacheError.posix("open lock file", path: path, errno: code)
+                    throw StorageError.posix("open lock file", path: path, errno: code)
                 }
             }
         }

@@ -67,7 +67,7 @@ extension FileSystem {
     /// removed root, and sent by the path, the write would land in no folder of a root renamed
     /// away.
     ///
-    /// - Throws: ``CacheError`` as ``makeDirectories(_:)``.
+    /// - Throws: ``StorageError`` as ``makeDirectories(_:)``.
     /// - Complexity: One `mkdirat` per missing component (per attempt).
     package func makeDirectories(_ path: String, below root: AtomicFile.Root?) throws {
         guard let root else { return try makeDirectories(path) }
@@ -78,18 +78,18 @@ extension FileSystem {
             return
         case ENOENT:
             guard let parent = AtomicFile.folder(of: path), parent.utf8.count >= root.prefixLength else {
-                throw CacheError.posix("mkdir", path: path, errno: code)   // the root itself is gone
+                throw StorageError.posix("mkdir", path: path, errno: code)   // the root itself is gone
             }
             var remakes = 0
             while true {
                 try makeDirectories(parent, below: root)
                 if makeDirectory(path, below: root) || errno == EEXIST { return }
                 let code = errno
-                guard code == ENOENT, remakes < Self.folderRemakes else { throw CacheError.posix("mkdir", path: path, errno: code) }
+                guard code == ENOENT, remakes < Self.folderRemakes else { throw StorageError.posix("mkdir", path: path, errno: code) }
                 remakes += 1
             }
         default:
-            throw CacheError.posix("mkdir", path: path, errno: code)
+            throw StorageError.posix("mkdir", path: path, errno: code)
         }
     }
 

@@ -149,7 +149,7 @@ extension FileSystem {
 
     /// Creates `path` and any missing parents with mode 0700, whatever the umask.
     ///
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
+    /// - Throws: ``StorageError`` (`permissionDenied`, `readOnlyFileSystem`, `diskFull`,
     ///   `fileSystem`) when a folder cannot be created.
     /// - Complexity: Blocking file I/O: one `mkdir` per missing component.
     package func makeDirectories(_ path: String) throws {
@@ -160,14 +160,14 @@ extension FileSystem {
             return
         case ENOENT:
             guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
-                throw CacheError.posix("mkdir", path: path, errno: code)
+                throw StorageError.posix("mkdir", path: path, errno: code)
             }
             try makeDirectories(String(path[..<slash]))
             if !makeDirectory(path) && errno != EEXIST {
-                throw CacheError.posix("mkdir", path: path, errno: errno)
+                throw StorageError.posix("mkdir", path: path, errno: errno)
             }
         default:
-            throw CacheError.posix("mkdir", path: path, errno: code)
+            throw StorageError.posix("mkdir", path: path, errno: code)
         }
     }
 
@@ -195,7 +195,7 @@ extension FileSystem {
     ///
     /// - Returns: How many bytes were read (fewer than `buffer.count` when the file ended
     ///   first, e.g. it shrank under the reader, whose own checks then catch it).
-    /// - Throws: ``CacheError`` for `read` at `path` with the failure's `errno`.
+    /// - Throws: ``StorageError`` for `read` at `path` with the failure's `errno`.
     package func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var count = 0
@@ -206,7 +206,7 @@ extension FileSystem {
             } else if n == 0 {
                 break
             } else if errno != EINTR {
-                throw CacheError.posix("read", path: path, errno: errno)
+                throw StorageError.posix("read", path: path, errno: errno)
             }
         }
         return count
@@ -230,12 +230,12 @@ extension FileSystem {
         _ path: String, below root: AtomicFile.Root? = nil, durability: Durability = .fileAndFolder
     ) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
-        guard fd >= 0 else { throw CacheError.posix("open folder", path: path, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("open folder", path: path, errno: errno) }
         defer { _ = close(fd) }
         if sync(fd, for: durability) != 0 {
             let code = errno
             // Some file systems cannot sync a folder; that is not a failed write.
-            if code != EINVAL && code != ENOTSUP { throw CacheError.posix("fsync folder", path: path, errno: code) }
+            if code != EINVAL && code != ENOTSUP { throw StorageError.posix("fsync folder", path: path, errno: code) }
         }
     }
 }

@@ -37,7 +37,7 @@ extension FolderRemoval {
         /// A removal of what is inside `path` (opened from `root` when given); a missing folder
         /// is already empty.
         ///
-        /// - Throws: ``CacheError`` when `path` exists but cannot be opened.
+        /// - Throws: ``StorageError`` when `path` exists but cannot be opened.
         init(of path: String, below root: AtomicFile.Root? = nil,
              willRemoveFolder: ((String) -> Void)? = nil) throws {
             walk = try RemovalWalk(root: path, below: root, willRemoveFolder: willRemoveFolder)
@@ -51,7 +51,7 @@ extension FolderRemoval {
         /// found it, else starts over — from the top when the folder being emptied is another
         /// one now.
         ///
-        /// - Throws: ``CacheError`` when the folder now at the path cannot be opened.
+        /// - Throws: ``StorageError`` when the folder now at the path cannot be opened.
         /// - Complexity: An `fstatat` per level of the walk's depth, and an `openat` of `..` per
         ///   level past ``openLevels``.
         mutating func resume() throws {

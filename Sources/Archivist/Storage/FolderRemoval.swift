@@ -64,7 +64,7 @@ package enum FolderRemoval {
     ///   - root: A folder `path` is below, opened (``AtomicFile/Root``): `path` is opened from
     ///     it, and kept folders go to the spare area below it; `nil`: by the whole path.
     ///   - spares: Where emptied folders worth keeping go; `nil` removes every folder.
-    /// - Throws: ``CacheError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
+    /// - Throws: ``StorageError`` (`permissionDenied`, `readOnlyFileSystem`, `fileSystem`) for the
     ///   first entry that could not be read or deleted, after deleting all the others it could.
     /// - Complexity: Blocking file I/O: one `unlinkat` per file or link, an `openat`,
     ///   `fstat` and `unlinkat` per folder, plus an `openat` of `..` and an `fstat` on the way
@@ -130,7 +130,7 @@ struct RemovalWalk {
     let rootPath: String
     var levels: [RemovalLevel] = []
     var failed: Set<RemovalEntryID> = []
-    var firstError: CacheError?
+    var firstError: StorageError?
     /// How many times the walk started over from the top: bounded, so that a folder that
     /// never leads back to the one above (moved under the walk, again and again) ends it.
     var restarts = 0
@@ -168,12 +168,12 @@ struct RemovalWalk {
         let fd = openFolder(root, below: below, noFollow: true)
         if fd < 0 {
             if errno == ENOENT { return }
-            throw CacheError.posix("open folder", path: root, errno: errno)
+            throw StorageError.posix("open folder", path: root, errno: errno)
         }
         guard let level = Self.level(fd: fd, name: []) else {
             let code = errno
             _ = close(fd)
-            throw CacheError.posix("open folder", path: root, errno: code)
+            throw StorageError.posix("open folder", path: root, errno: code)
         }
         levels = [level]
     }
@@ -404,7 +404,7 @@ struct RemovalWalk {
         var path = rootPath
         for level in levels.dropFirst().prefix(depth) { path += "/" + Self.string(level.name) }
         if parent { path += "/" + Self.string(name) }
-        firstError = CacheError.posix("\(operation) in trash", path: path, errno: code)
+        firstError = StorageError.posix("\(operation) in trash", path: path, errno: code)
     }
 
     /// Closes what is still open (after a throw or the end).

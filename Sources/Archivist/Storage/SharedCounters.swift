@@ -54,7 +54,7 @@ final class SharedCounters: @unchecked Sendable {
     /// Maps (creating it 0600 if needed) the file at `path`; with `readOnly` (a root that
     /// refuses writes, which no process can change) the counters are private memory instead.
     ///
-    /// - Throws: ``CacheError`` when the file cannot be created, sized or mapped.
+    /// - Throws: ``StorageError`` when the file cannot be created, sized or mapped.
     init(path: String, fileSystem: FileSystem, readOnly: Bool, below root: AtomicFile.Root? = nil) throws {
         if readOnly {
             base = .allocate(capacity: Self.length / 8)
@@ -65,21 +65,21 @@ final class SharedCounters: @unchecked Sendable {
         }
         mapped = true
         let fd = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC, below: root)
-        guard fd >= 0 else { throw CacheError.posix("open shared counters", path: path, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("open shared counters", path: path, errno: errno) }
         defer { _ = fileSystem.close(fd) }
         var status = stat()
-        guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: path, errno: errno) }
         var length = Self.length
         if status.st_size < Self.length, fileSystem.ftruncate(fd, off_t(Self.length)) != 0 {
             // A file of the old length opens as before, without shared statistics.
             guard status.st_size >= Self.coreLength else {
-                throw CacheError.posix("size shared counters", path: path, errno: errno)
+                throw StorageError.posix("size shared counters", path: path, errno: errno)
             }
             length = Self.coreLength
         }
         mappedLength = length
         guard let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
-            throw CacheError.posix("mmap shared counters", path: path, errno: errno)
+            throw StorageError.posix("mmap shared counters", path: path, errno: errno)
         }
         base = raw.bindMemory(to: UInt64.self, capacity: length / 8)
         // The layout is checked (and a fresh file claimed) under the lock: ``adoptLayout()``.

@@ -222,7 +222,7 @@ package final class SharedStatistics: @unchecked Sendable {
     /// anything (no lock, no file created: a tool looking at a root another process uses);
     /// `nil` when the root has no such file or no statistics in it.
     ///
-    /// - Throws: ``CacheError`` when the file exists but cannot be read.
+    /// - Throws: ``StorageError`` when the file exists but cannot be read.
     /// - Complexity: Blocking file I/O: one `open`, `fstat` and `mmap`.
     package static func rows(ofRootAt rootPath: String) throws -> [RowContents]? {
         try withMapping(rootPath: rootPath, writable: false) { rows($0) }
@@ -231,7 +231,7 @@ package final class SharedStatistics: @unchecked Sendable {
     /// Resets the counters of the root at `rootPath` as ``reset(name:scope:)`` does, without
     /// opening a store; `false` when the root has no statistics to reset.
     ///
-    /// - Throws: ``CacheError`` when the file exists but cannot be mapped for writing.
+    /// - Throws: ``StorageError`` when the file exists but cannot be mapped for writing.
     /// - Complexity: Blocking file I/O: one `open`, `fstat` and `mmap`.
     package static func reset(rootPath: String, name: String? = nil, scope: UInt8 = 0) throws -> Bool {
         try withMapping(rootPath: rootPath, writable: true) { base in
@@ -245,15 +245,15 @@ package final class SharedStatistics: @unchecked Sendable {
         let fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw CacheError.posix("open shared counters", path: path, errno: errno)
+            throw StorageError.posix("open shared counters", path: path, errno: errno)
         }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: path, errno: errno) }
+        guard fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: path, errno: errno) }
         guard status.st_size >= SharedCounters.length else { return nil }
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
         guard let raw = mmap(nil, SharedCounters.length, protection, MAP_SHARED, fd, 0), raw != MAP_FAILED else {
-            throw CacheError.posix("mmap shared counters", path: path, errno: errno)
+            throw StorageError.posix("mmap shared counters", path: path, errno: errno)
         }
         defer { munmap(raw, SharedCounters.length) }
         let words = raw.bindMemory(to: UInt64.self, capacity: SharedCounters.length / 8)

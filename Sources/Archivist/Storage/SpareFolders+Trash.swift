@@ -53,7 +53,7 @@ extension SpareFolders {
     ///
     /// - Parameter shouldStop: Asked between batches; `true` ends the walk there, the rest of
     ///   the trash left to the next emptying.
-    /// - Throws: ``CacheError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
+    /// - Throws: ``StorageError`` as ``FolderRemoval/removeContents(of:below:keeping:)``.
     /// - Complexity: O(entries in the trash), in holds of at most ``FolderRemoval/batchSize``
     ///   entries each.
     func emptyTrash(shouldStop: () -> Bool = { false }) throws {
@@ -156,7 +156,7 @@ extension SpareFolders {
         /// How many walks ended with an error since the store opened.
         package var count = 0
         /// The last walk's error, until ``takeUnreportedTrashFailure()`` hands it over.
-        package var unreported: CacheError?
+        package var unreported: StorageError?
     }
 
     /// The trash walks' failures so far.
@@ -165,7 +165,7 @@ extension SpareFolders {
     /// The error of the last failed trash walk that no caller was told of yet, now told: what
     /// could not be deleted stays in the trash (no size counts it), and the next clear or open
     /// tries again.
-    func takeUnreportedTrashFailure() -> CacheError? {
+    func takeUnreportedTrashFailure() -> StorageError? {
         failures.withLock { failures in
             defer { failures.unreported = nil }
             return failures.unreported
@@ -181,8 +181,8 @@ extension SpareFolders {
             do {
                 try emptyTrash(shouldStop: { activity.isExpiring })
             } catch {
-                var failure = error as? CacheError
-                    ?? CacheError(.fileSystem, "\(error)", fileURL: URL(fileURLWithPath: trashPath))
+                var failure = error as? StorageError
+                    ?? StorageError(.fileSystem, "\(error)", fileURL: URL(fileURLWithPath: trashPath))
                 failure.message = "deleting cleared entries in the trash failed (what is left there counts in no size, "
                     + "and the next clear or open tries again): " + failure.message
                 failures.withLock { failures in

@@ -180,7 +180,7 @@ package final class SpareFolders: Sendable {
     /// another process made meanwhile is used as is. With `root`, every call goes through the
     /// root's descriptor (the spare area and `folder` are both below it).
     ///
-    /// - Throws: ``CacheError`` as ``FileSystem/makeDirectories(_:below:)`` (with `root`,
+    /// - Throws: ``StorageError`` as ``FileSystem/makeDirectories(_:below:)`` (with `root`,
     ///   `ENOENT` when the root was removed); a failed claim is never an error, it falls back
     ///   to `mkdir`.
     /// - Complexity: Up to ``slots`` renames; when a spare is claimed, an `open`, `fstat`, a

@@ -227,7 +227,7 @@ final class ChangeLog {
                 try AtomicFile.writeAll(raw, to: fd, path: logPath, fileSystem: fileSystem)
             }
             if durability != .none && fileSystem.fsync(fd) != 0 {
-                throw CacheError.posix("fsync change log", path: logPath, errno: errno)
+                throw StorageError.posix("fsync change log", path: logPath, errno: errno)
             }
             end += frame.count
         } catch {
@@ -278,7 +278,7 @@ final class ChangeLog {
     /// Replaces the log with an empty one of `generation` (after a compaction).
     ///
     /// Until it completes, ``append(_:)`` retries it first rather than write to the old log.
-    /// - Throws: ``CacheError``; when only the folder sync failed, the reset is complete.
+    /// - Throws: ``StorageError``; when only the folder sync failed, the reset is complete.
     func reset(generation: UInt64) throws {
         resetPending = generation
         let header = Self.makeHeader(generation: generation)
@@ -299,7 +299,7 @@ final class ChangeLog {
     /// Opens the file at ``logPath`` (creating it empty if missing) in place of the open one.
     private func reopen() throws {
         let newFD = fileSystem.open(logPath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard newFD >= 0 else { throw CacheError.posix("open", path: logPath, errno: errno) }
+        guard newFD >= 0 else { throw StorageError.posix("open", path: logPath, errno: errno) }
         var status = stat()
         if fileSystem.fstat(newFD, &status) == 0, status.st_mode & 0o777 != 0o600 {
             _ = fileSystem.fchmod(newFD, 0o600)   // the umask may have stripped bits
@@ -311,10 +311,10 @@ final class ChangeLog {
     /// The open log's bytes from `offset` to its end.
     private func readFromFD(offset: Int) throws -> [UInt8] {
         var status = stat()
-        guard fileSystem.fstat(fd, &status) == 0 else { throw CacheError.posix("fstat", path: logPath, errno: errno) }
+        guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: logPath, errno: errno) }
         let capacity = max(0, Int(clamping: Int64(status.st_size)) - offset)
         guard capacity > 0 else { return [] }
-        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw CacheError.posix("lseek", path: logPath, errno: errno) }
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw StorageError.posix("lseek", path: logPath, errno: errno) }
         return try [UInt8].uninitialized(capacity: capacity) { buffer in
             try fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: logPath)
         }
@@ -386,7 +386,7 @@ final class ChangeLog {
 
     private func truncate(to length: Int) throws {
         guard fileSystem.ftruncate(fd, off_t(length)) == 0 else {
-            throw CacheError.posix("truncate change log", path: logPath, errno: errno)
+            throw StorageError.posix("truncate change log", path: logPath, errno: errno)
         }
         if durability != .none { _ = fileSystem.fsync(fd) }
         end = length

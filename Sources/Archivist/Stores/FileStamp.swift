@@ -49,7 +49,7 @@ struct FileStamp: Hashable, Sendable {
         guard stat(url.path, &status) != 0 else { return FileStamp(status) }
         let code = errno
         if code == ENOENT || code == ENOTDIR { return nil }
-        throw StoreFile.storeError(CacheError.posix("stat", path: url.path, errno: code), "cannot read", url)
+        throw StoreFile.storeError(StorageError.posix("stat", path: url.path, errno: code), "cannot read", url)
     }
 
     /// Gives the file at `url`, just written under its lock, a modification time later than

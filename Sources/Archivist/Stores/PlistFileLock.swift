@@ -69,7 +69,7 @@ package enum PlistFileLock {
         }
         do {
             return try run()
-        } catch where bodyError == nil && (error as? CacheError)?.errno == ENOENT {
+        } catch where bodyError == nil && (error as? StorageError)?.errno == ENOENT {
             // The plist's folder does not exist yet: a first write creates it.
             do {
                 try FileSystem.posix.makeDirectories(url.deletingLastPathComponent().path)

@@ -318,7 +318,7 @@ extension RecordStore {
     ///
     /// - Throws: `folderSyncFailure`, the failed sync of the snapshot's folder, whose message
     ///   says the snapshot is in place.
-    private func installSnapshotLocked(generation: UInt64, bytes: Int, removingAll: Bool, folderSyncFailure: CacheError?) throws {
+    private func installSnapshotLocked(generation: UInt64, bytes: Int, removingAll: Bool, folderSyncFailure: StorageError?) throws {
         // The snapshot is in place: from here on the old log's entries are void.
         log.requireReset(generation: generation)
         signalDue.withLock { $0 = true }

@@ -101,13 +101,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return
         }
         var code = Code.ioFailed
-        if let cache = error as? CacheError {
-            switch cache.code {
-            case .permissionDenied, .readOnlyFileSystem: code = .permissionDenied
-            case .diskFull: code = .noSpace
-            case .corruptEntry, .entryMismatch, .decodingFailed: code = .corrupt
-            default: code = .ioFailed
-            }
+        if let storage = error as? StorageError {
+            code = Code(storage.code)
         } else if error is ArchiveError {
             code = .corrupt
         }
@@ -121,5 +116,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             copy.key = copy.key.map { key + ($0.hasPrefix("[") ? "" : ".") + $0 } ?? key
         }
         return copy
+    }
+}
+
+extension StoreError.Code {
+    /// The store code nearest the storage layer's.
+    init(_ code: StorageError.Code) {
+        switch code {
+        case .permissionDenied, .readOnlyFileSystem: self = .permissionDenied
+        case .diskFull: self = .noSpace
+        case .corruptEntry, .entryMismatch: self = .corrupt
+        case .keyTooLong, .fileSystem: self = .ioFailed
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The stores' file access: the storage layer's ``AtomicFile`` primitives, with its
-/// ``CacheError``s translated into ``StoreError``s that name the same file.
+/// ``StorageError``s translated into ``StoreError``s that name the same file.
 enum StoreFile {
     /// Reads the whole file at `url`, or returns `nil` when it does not exist.
     ///
@@ -105,18 +105,12 @@ enum StoreFile {
         TemporaryName.sweepAbandoned(inFolder: folder.path)
     }
 
-    /// `error` as a ``StoreError`` naming `url`: a ``CacheError``'s code mapped to the
+    /// `error` as a ``StoreError`` naming `url`: a ``StorageError``'s code mapped to the
     /// nearest store code, anything else as `ioFailed`.
     static func storeError(_ error: any Error, _ message: String, _ url: URL) -> StoreError {
-        guard let cacheError = error as? CacheError else {
+        guard let storage = error as? StorageError else {
             return StoreError(.ioFailed, message, fileURL: url, underlyingError: error)
         }
-        let code: StoreError.Code =
-            switch cacheError.code {
-            case .permissionDenied, .readOnlyFileSystem: .permissionDenied
-            case .diskFull: .noSpace
-            default: .ioFailed
-            }
-        return StoreError(code, "\(message): \(cacheError.message)", fileURL: url, underlyingError: cacheError)
+        return StoreError(StoreError.Code(storage.code), "\(message): \(storage.message)", fileURL: url, underlyingError: storage)
     }
 }

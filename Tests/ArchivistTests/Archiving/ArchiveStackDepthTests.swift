@@ -226,7 +226,7 @@ func onThread<R>(stackSize: Int, _ body: @escaping () throws -> R) throws -> R {
     let created = withExtendedLifetime(work) {
         pthread_create(&thread, &attributes, start, Unmanaged.passUnretained(work).toOpaque())
     }
-    guard created == 0 else { throw CacheError.posix("pthread_create", path: "", errno: created) }
+    guard created == 0 else { throw StorageError.posix("pthread_create", path: "", errno: created) }
     #if canImport(Glibc)
     pthread_join(thread, nil)
     #else

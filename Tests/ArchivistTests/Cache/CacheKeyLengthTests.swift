@@ -49,7 +49,7 @@ struct NamedCache: CacheType {
             }
             #expect(header.typeName == name && header.parameter == parameter)
             #expect(Data(bytes[length...]) == Data("at the limit".utf8))
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try DiskStore.open(at: dir).write(Data(), to: key, typeName: name + "e", parameter: parameter,
                                                   expiry: nil, durability: .none)
             }

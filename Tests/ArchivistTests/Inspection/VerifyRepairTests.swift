@@ -88,12 +88,29 @@ import Darwin
         #expect(text.output.contains("stray temporary: "))
     }
 
+    /// How many of a `cache-write` worker's keys have a committed version in its progress file
+    /// (0 while the file does not exist yet).
+    static func committedWrites(_ progress: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: progress), data.count > 16 else { return 0 }
+        return stride(from: 16, to: data.count - 7, by: 8).count { offset in
+            data[offset..<offset + 8].contains { $0 != 0 }
+        }
+    }
+
     @Test func repairFixesEveryKindOfDamageWhileAnotherProcessWrites() throws {
         let fixture = try ToolRootFixture()
         let progress = fixture.folder.file("progress").path
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         // Runs until killed: stores, removes and reads back keys of its own type in the same root.
         let writer = try ChildProcess(worker, ["cache-write", fixture.root.path, "0", "11", "0", "48", progress])
+        // The repair must overlap the writer's work, and the check below reads its progress file:
+        // wait until the writer has committed a first write (a slow start under load is not a
+        // writer that stopped).
+        let deadline = Date(timeIntervalSinceNow: 600)
+        while Self.committedWrites(progress) == 0 && Date() < deadline && waitpid(writer.pid, nil, WNOHANG) == 0 {
+            usleep(10_000)
+        }
+        try #require(Self.committedWrites(progress) > 0, "the writer committed nothing in 10 minutes")
         _ = try Self.damage(fixture)
         let repair = try ToolRun(["verify", fixture.root.path, "--repair", "--json"])
         #expect(waitpid(writer.pid, nil, WNOHANG) == 0, "the writer stopped before the repair was done")

@@ -176,7 +176,7 @@ enum FaultCache: String, CacheType, CaseIterable {
             case .read:
                 _ = try cache?.value(String.self, for: keys[2].0, parameter: keys[2].1)
             case .saveIndex:
-                try cache?.caches.flush()
+                try CacheError.mapping { try cache?.caches.flush() }   // as CacheManager.flush() maps it
             case .openAfterCrash:
                 cache = try open(injector.fileSystem)
             }

@@ -62,12 +62,12 @@ import Darwin
             }
             try write("old")
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
-            #expect(throws: CacheError.self) { try write("new") }
+            #expect(throws: StorageError.self) { try write("new") }
             #expect(injector.disarm() == 1)
             // The read's `openat` failing in the store's own (linked) root is final: not asked of
             // the whole path again, where another folder may stand.
             injector.arm(.init(operation: .open, n: 1, persistent: false, errno: EACCES))
-            let error = #expect(throws: CacheError.self) { try read() }
+            let error = #expect(throws: StorageError.self) { try read() }
             #expect(error?.code == .permissionDenied)
             #expect(injector.disarm() == 1)
             #expect(try read() == "old")

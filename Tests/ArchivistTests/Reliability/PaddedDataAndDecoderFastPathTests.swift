@@ -221,7 +221,7 @@ extension PaddedDataAndDecoderFastPathTests {
                 #expect(try prepared.rename(.posix))
                 #expect(FileManager.default.contents(atPath: path) == Data(bytes))
             }
-            let error = #expect(throws: CacheError.self) { try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none) }
+            let error = #expect(throws: StorageError.self) { try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none) }
             #expect(error?.code == .fileSystem)
         }
     }

@@ -157,7 +157,7 @@ import Testing
             }
             try write("old")
             failing.withLock { $0 = true }
-            #expect(throws: CacheError.self) { try write("new") }
+            #expect(throws: StorageError.self) { try write("new") }
             failing.withLock { $0 = false }
             #expect(temporaries(under: dir).isEmpty, "\(temporaries(under: dir))")
             #expect(try store.read(key, typeName: "t", parameter: nil) { String(decoding: $0.payloadBytes, as: UTF8.self) } == "old")

@@ -46,7 +46,7 @@ import Darwin
             try AtomicFile.write(Data("old".utf8), to: url, durability: .none)
             var failing = FileSystem.posix
             failing.rename = { _, _ in errno = EIO; return -1 }
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try AtomicFile.write(Data("new".utf8), to: url, durability: .file, fileSystem: failing)
             }
             #expect(error?.code == .fileSystem)
@@ -94,7 +94,7 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             var full = FileSystem.posix
             full.write = { _, _, _ in errno = ENOSPC; return -1 }
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try AtomicFile.write(Data("x".utf8), to: dir.appendingPathComponent("f"), durability: .none, fileSystem: full)
             }
             #expect(error?.code == .diskFull)

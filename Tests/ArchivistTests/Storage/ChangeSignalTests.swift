@@ -30,7 +30,7 @@ import Darwin
     /// What a commit does to the signal's file: appends to it, then posts.
     private func commit(_ signal: ChangeSignal) throws {
         let fd = open(signal.folder + "/" + signal.fileName, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CacheError.posix("open", path: signal.folder, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("open", path: signal.folder, errno: errno) }
         defer { close(fd) }
         #expect(write(fd, "x", 1) == 1)
         signal.post()

@@ -43,7 +43,7 @@ import Darwin
         try decode(file, derived: false)
         file[file.count - 2] ^= 0x10
         for derived in [true, false] {
-            let error = #expect(throws: CacheError.self) { try decode(file, derived: derived) }
+            let error = #expect(throws: StorageError.self) { try decode(file, derived: derived) }
             #expect(error?.message.contains("payload checksum") == true)
         }
     }
@@ -76,8 +76,8 @@ import Darwin
 
     /// A failed read of any piece of a large entry throws its typed error and leaves the
     /// entry in place (it is not judged corrupt).
-    @Test(arguments: [(EIO, CacheError.Code.fileSystem), (EACCES, .permissionDenied)])
-    func aFailedPieceReadThrowsAndKeepsTheEntry(failure: (Int32, CacheError.Code)) throws {
+    @Test(arguments: [(EIO, StorageError.Code.fileSystem), (EACCES, .permissionDenied)])
+    func aFailedPieceReadThrowsAndKeepsTheEntry(failure: (Int32, StorageError.Code)) throws {
         let value = Self.value(Self.threshold + 5)
         for failing in [1, 2, 9] {   // the first piece, the second, the last (with the header's extra bytes)
             try withTemporaryDirectory { dir throws in
@@ -90,7 +90,7 @@ import Darwin
                 let store = try DiskStore.open(at: dir, fileSystem: faulty)
                 try store.write(value, to: key("p"), typeName: "t", parameter: "p", expiry: nil, durability: .none)
                 armed.withLock { $0 = true }
-                let error = #expect(throws: CacheError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
+                let error = #expect(throws: StorageError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
                 armed.withLock { $0 = false }
                 #expect(error?.code == failure.1, "read \(failing)")
                 #expect(error?.errno == failure.0)
@@ -114,7 +114,7 @@ import Darwin
             byte ^= 0x01
             #expect(pwrite(fd, &byte, 1, off_t(Self.threshold / 2)) == 1)
             close(fd)
-            let error = #expect(throws: CacheError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
+            let error = #expect(throws: StorageError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
             #expect(error?.code == .corruptEntry)
             #expect(try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } == nil)
         }

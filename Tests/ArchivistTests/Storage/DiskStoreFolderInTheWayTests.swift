@@ -34,7 +34,7 @@ import Darwin
             let store = try DiskStore.open(at: dir, fileSystem: fs)
             #expect(store.usage(of: FolderPath([])).entryCount == 1)   // the scan counted the folder's file
 
-            #expect(throws: CacheError.self) {
+            #expect(throws: StorageError.self) {
                 try store.write(Data(repeating: 1, count: 100), to: key, typeName: "t", parameter: nil,
                                 expiry: nil, durability: .none)
             }

@@ -84,10 +84,10 @@ import Darwin
             try FileManager.default.createDirectory(atPath: dir.path + "/f", withIntermediateDirectories: true)
             try Data("not an entry".utf8).write(to: URL(fileURLWithPath: a.path(of: key)))
             hook.arm {
-                #expect(throws: CacheError.self) { _ = try payload(b, key) }   // B discards it...
+                #expect(throws: StorageError.self) { _ = try payload(b, key) }   // B discards it...
                 try? write(b, key, 9, count: 100)                             // ...and writes afresh
             }
-            #expect(throws: CacheError.self) { _ = try payload(a, key) }
+            #expect(throws: StorageError.self) { _ = try payload(a, key) }
             #expect(hook.didRun)
             #expect(try payload(b, key) == Data(repeating: 9, count: 100))
             #expect(try payload(a, key) == Data(repeating: 9, count: 100))
@@ -103,7 +103,7 @@ import Darwin
             let (a, _) = try twoStores(dir, hook: hook)
             let key = DiskKey(folder: FolderPath(["f"]), name: EntryName(parameter: "k"))
             try FileManager.default.createDirectory(atPath: a.path(of: key), withIntermediateDirectories: true)
-            #expect(throws: CacheError.self) { _ = try payload(a, key) }
+            #expect(throws: StorageError.self) { _ = try payload(a, key) }
             #expect(try payload(a, key) == nil)
             try write(a, key, 1, count: 10)
             #expect(try payload(a, key) == Data(repeating: 1, count: 10))

@@ -46,7 +46,7 @@ import Darwin
             let b = try store(dir, "b")
             try write(a, "1", bytes: 100)
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
-            #expect(throws: CacheError.self) { try a.flush() }
+            #expect(throws: StorageError.self) { try a.flush() }
             #expect(injector.disarm() == 1)
             #expect(!a.shared.intent)
             let epoch = a.shared.epoch

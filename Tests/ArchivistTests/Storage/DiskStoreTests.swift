@@ -39,7 +39,7 @@ import Testing
             var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path(of: key)))
             bytes[bytes.count - 1] ^= 1
             try bytes.write(to: URL(fileURLWithPath: store.path(of: key)))
-            #expect(throws: CacheError.self) { try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } }
+            #expect(throws: StorageError.self) { try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } }
             #expect(try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } == nil)
             #expect(store.usage(of: FolderPath([])) == DiskUsage())
         }

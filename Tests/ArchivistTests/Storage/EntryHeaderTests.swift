@@ -65,7 +65,7 @@ import Testing
     @Test func everyTruncationThrowsCorruptEntry() {
         let bytes = entry()
         for cut in 0..<bytes.count {
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try Array(bytes[..<cut]).withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
             }
             #expect(error?.code == .corruptEntry, "cut at \(cut)")
@@ -78,7 +78,7 @@ import Testing
             for bit in 0..<8 {
                 var damaged = bytes
                 damaged[index] ^= 1 << bit
-                let error = #expect(throws: CacheError.self) {
+                let error = #expect(throws: StorageError.self) {
                     try damaged.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
                 }
                 #expect(error?.code == .corruptEntry, "byte \(index) bit \(bit)")
@@ -92,7 +92,7 @@ import Testing
             let count = Int.random(in: 0..<300, using: &rng)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
             if round.isMultiple(of: 2) && count >= 4 { bytes.replaceSubrange(0..<4, with: Array("ARCE".utf8)) }
-            #expect(throws: CacheError.self, "seed 0xE17 round \(round)") {
+            #expect(throws: StorageError.self, "seed 0xE17 round \(round)") {
                 try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
             }
         }
@@ -100,7 +100,7 @@ import Testing
 
     @Test func trailingBytesAreRejected() {
         let bytes = entry() + [0]
-        #expect(throws: CacheError.self) {
+        #expect(throws: StorageError.self) {
             try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
         }
     }

@@ -20,7 +20,7 @@ import Darwin
             try FileManager.default.createDirectory(at: outside.appendingPathComponent("inner"), withIntermediateDirectories: true)
             try Data("keep".utf8).write(to: outside.appendingPathComponent("inner/file"))
             #expect(symlink(outside.path, dir.path + "/trash") == 0)
-            let error = #expect(throws: CacheError.self) { try FolderRemoval.removeContents(of: dir.path + "/trash" + suffix) }
+            let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: dir.path + "/trash" + suffix) }
             #expect(error?.errno == ENOTDIR || error?.errno == ELOOP)
             #expect(try Data(contentsOf: outside.appendingPathComponent("inner/file")) == Data("keep".utf8))
         }
@@ -49,7 +49,7 @@ import Darwin
             defer { _ = unmount(mounted.path) }
             try Data("keep".utf8).write(to: mounted.appendingPathComponent("kept"))
 
-            let error = #expect(throws: CacheError.self) { try FolderRemoval.removeContents(of: trash.path) }
+            let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: trash.path) }
             #expect(error?.errno == EXDEV)
             #expect(try Data(contentsOf: mounted.appendingPathComponent("kept")) == Data("keep".utf8))
             #expect(!FileManager.default.fileExists(atPath: trash.appendingPathComponent("x").path))

@@ -55,7 +55,7 @@ import Darwin
                 #expect(!ChildProcess.succeeded(child.wait()))
             } else {
                 for path in stuckPaths { #expect(chmod(path, 0o400) == 0) }
-                let error = #expect(throws: CacheError.self) { try FolderRemoval.removeContents(of: trash.path) }
+                let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: trash.path) }
                 #expect(error?.code == .permissionDenied)
             }
             let left = Set(allPaths(under: trash))

@@ -65,7 +65,7 @@ import Darwin
             try makeFolder(filled, files: 2)
             try makeFolder(trash.appendingPathComponent("other/inner"), files: 2)
             let calls = Calls()
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try FolderRemoval.removeContents(of: trash.path) { name in
                     calls.names.append(name)
                     if name == "filled" { create(filled.path + "/late\(calls.count(name))") }
@@ -84,7 +84,7 @@ import Darwin
             let trash = dir.appendingPathComponent("trash")
             try FileManager.default.createDirectory(at: trash.appendingPathComponent("empty"), withIntermediateDirectories: true)
             let calls = Calls()
-            let error = #expect(throws: CacheError.self) {
+            let error = #expect(throws: StorageError.self) {
                 try FolderRemoval.removeContents(of: trash.path) { name in
                     calls.names.append(name)
                     create(trash.path + "/empty/late\(calls.count(name))")

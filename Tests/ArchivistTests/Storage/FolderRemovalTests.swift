@@ -72,7 +72,7 @@ import Darwin
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
             try Data("keep".utf8).write(to: outside.appendingPathComponent("file"))
             #expect(symlink(outside.path, dir.path + "/trash") == 0)
-            let error = #expect(throws: CacheError.self) { try FolderRemoval.removeContents(of: dir.path + "/trash") }
+            let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: dir.path + "/trash") }
             #expect(error?.errno == ENOTDIR || error?.errno == ELOOP)
             #expect(try Data(contentsOf: outside.appendingPathComponent("file")) == Data("keep".utf8))
         }
@@ -155,7 +155,7 @@ import Darwin
             guard let restore = try makeUndeletable(stuck) else { try skip(Self.nothingSticks); return }
             defer { restore() }
 
-            let error = #expect(throws: CacheError.self) { try FolderRemoval.removeContents(of: trash.path) }
+            let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: trash.path) }
             #expect(error?.code == .permissionDenied)
             #expect(error?.fileURL?.path.hasPrefix(stuck.path) == true)
             #expect(Set(allPaths(under: trash)).isSubset(of: ["a", "a/stuck", "a/stuck/file"]))
@@ -212,16 +212,16 @@ import Darwin
     /// made through descriptors (its path is longer than `PATH_MAX`).
     private func makeChain(in path: String, depth: Int) throws {
         var fd = open(path, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw CacheError.posix("open", path: path, errno: errno) }
+        guard fd >= 0 else { throw StorageError.posix("open", path: path, errno: errno) }
         for level in 0..<depth {
-            guard mkdirat(fd, "d", 0o700) == 0 else { throw CacheError.posix("mkdirat", path: path, errno: errno) }
+            guard mkdirat(fd, "d", 0o700) == 0 else { throw StorageError.posix("mkdirat", path: path, errno: errno) }
             if level % 10 == 0 {
                 let file = openat(fd, "f", O_WRONLY | O_CREAT, 0o600)
                 close(file)
             }
             let next = openat(fd, "d", O_RDONLY | O_DIRECTORY)
             close(fd)
-            guard next >= 0 else { throw CacheError.posix("openat", path: path, errno: errno) }
+            guard next >= 0 else { throw StorageError.posix("openat", path: path, errno: errno) }
             fd = next
         }
         close(fd)

@@ -78,7 +78,7 @@ import Darwin
                                 entry.payload
                             }
                             outcome = read.map { "\($0.count) bytes" } ?? "nothing"
-                        } catch let error as CacheError {
+                        } catch let error as StorageError {
                             outcome = "\(error.code)"
                         }
                         if round == 0 && !locking { outcomes[p] = outcome }

@@ -170,7 +170,7 @@ import Darwin
             #expect(store.writeRefusal != nil)
             #expect(store.root != nil)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
-            #expect(throws: CacheError.self) {
+            #expect(throws: StorageError.self) {
                 try store.write(Data(repeating: 2, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             }
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))

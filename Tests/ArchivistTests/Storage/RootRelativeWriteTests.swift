@@ -95,7 +95,7 @@ import Darwin
             // A folder in the way of the destination's name: rename(2) refuses a file over it.
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
-            let error = #expect(throws: CacheError.self) { try prepared.rename(.posix) }
+            let error = #expect(throws: StorageError.self) { try prepared.rename(.posix) }
             #expect(error?.errno == EISDIR)
             prepared.discard(.posix)
             #expect(allPaths(under: dir).sorted() == ["file", "file/inside"])

@@ -232,7 +232,7 @@ import Darwin
             try Data("precious".utf8).write(to: target)
             let entry = moved.path + "/" + key.folder.relativePath + "/" + key.name.fileName
             #expect(unlink(entry) == 0 && symlink(target.path, entry) == 0)
-            let error = #expect(throws: CacheError.self) { try read(store, key) }
+            let error = #expect(throws: StorageError.self) { try read(store, key) }
             #expect(error?.code == .corruptEntry)
             var status = stat()
             #expect(lstat(entry, &status) != 0)

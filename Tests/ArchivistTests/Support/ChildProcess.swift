@@ -26,7 +26,7 @@ struct ChildProcess {
         }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, nil, nil, &argv, &envp)
-        guard result == 0 else { throw CacheError.posix("posix_spawn", path: executable, errno: result) }
+        guard result == 0 else { throw StorageError.posix("posix_spawn", path: executable, errno: result) }
         self.pid = pid
     }
 
