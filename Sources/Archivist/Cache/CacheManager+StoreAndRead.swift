@@ -1,5 +1,7 @@
 import Foundation
 
+/// The paths every store and read takes: encode, write with the memory tier kept in step, read
+/// from disk or memory, count it.
 extension CacheManager {
 
     /// Which stored values count as present.
@@ -21,87 +23,6 @@ extension CacheManager {
             case .writtenWithin(let seconds): Date().timeIntervalSince(writeDate) <= seconds
             case .any: true
             }
-        }
-    }
-
-    /// The store and key for an entry.
-    ///
-    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
-    func locate(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey) {
-        let (disk, key, _) = try locateCounting(type, parameter)
-        return (disk, key)
-    }
-
-    /// The store and key for an entry, and its type's statistics tally.
-    ///
-    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
-    func locateCounting(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey, TypeTally) {
-        let disk = type.location.isDocuments ? documents : caches
-        let (folder, tally) = try folderAndTally(for: type)
-        return (disk, DiskKey(folder: folder, name: EntryName(parameter: parameter)), tally)
-    }
-
-    /// The folder of `type`'s entries for this manager's user.
-    ///
-    /// - Throws: ``CacheError`` `invalidTypeName` for an empty name, `noUser` for a
-    ///   user-scoped type without a user.
-    func folder(for type: Kind) throws -> FolderPath {
-        try folderAndTally(for: type).folder
-    }
-
-    /// ``folder(for:)`` and the type's statistics tally, found with one lock while the type is
-    /// the one used last.
-    ///
-    /// - Throws: as ``folder(for:)``.
-    func folderAndTally(for type: Kind) throws -> (folder: FolderPath, tally: TypeTally) {
-        let name = type.name, location = type.location
-        if let found = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return found }
-        // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
-        // the name's bytes, so a cached folder counts only for the very same bytes.
-        if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) {
-            let tally = statisticsBook.tally(name: name, location: location)
-            lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder, tally: tally) }
-            return (cached.folder, tally)
-        }
-        guard !name.isEmpty else {
-            throw CacheError(.invalidTypeName, "a cache type's name must not be empty: it names the folder of the type's entries", typeName: name)
-        }
-        var components = [location.folderName]
-        if location.isUserScoped {
-            guard let userFolder else {
-                throw CacheError(.noUser, "\(type.location) needs a manager created with a user", typeName: name)
-            }
-            components.append(userFolder)
-        }
-        components.append(MD5.hexDigest(of: name))
-        let folder = FolderPath(components)
-        folders.withLock { $0[type] = (name, folder) }
-        let tally = statisticsBook.tally(name: name, location: location)
-        lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: folder, tally: tally) }
-        return (folder, tally)
-    }
-
-    /// The folder of `location` for this manager's user; `nil` for a user-scoped location
-    /// without a user.
-    func folder(for location: CacheLocation) -> FolderPath? {
-        if !location.isUserScoped { return FolderPath([location.folderName]) }
-        return userFolder.map { FolderPath([location.folderName, $0]) }
-    }
-
-    /// The store holding `location`.
-    func disk(for location: CacheLocation) -> DiskStore {
-        location.isDocuments ? documents : caches
-    }
-
-    /// Runs `body`, which may call into the storage layer, adding the type's name and the
-    /// parameter to any ``CacheError`` and throwing a ``StorageError`` as one.
-    func withContext<R>(_ type: Kind, _ parameter: String?, _ body: () throws -> R) throws -> R {
-        do {
-            return try body()
-        } catch let error as CacheError {
-            throw error.with(typeName: type.name, parameter: parameter)
-        } catch let error as StorageError {
-            throw CacheError(error).with(typeName: type.name, parameter: parameter)
         }
     }
 
