@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func inspectShowsSharedObjectsAndCyclesAsReferencesAndElidesLongData() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let user = makeUser(1, letters: 2)
         user.letters.append(user.letters[0])   // the same letter twice: shared
         let file = folder.file("graph.archive")
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func inspectsARecordStoreFolderItsSnapshotBatchesAndATornTail() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let directory = folder.url.appendingPathComponent("records")
         do {
             let store = try RecordStore<PetRecord>(directory: directory, configuration: PetRecord.allowingDogs)
@@ -232,7 +232,7 @@ import Testing
     }
 
     @Test func badCommandLinesExitWithTwo() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         #expect(try ToolRun([]).status == 2)
         #expect(try ToolRun(["frobnicate"]).status == 2)
         #expect(try ToolRun(["ls"]).status == 2)

@@ -12,7 +12,7 @@ import Testing
     @Test(arguments: KeyedArchiveFixtures.expectations.filter { if case .decodes = $0.outcome { true } else { false } }.map(\.path))
     func aKeyedArchiveSurvivesXMLAndBinaryRoundTrips(path: String) throws {
         let original = try KeyedArchiveFixtures.data(path)
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let input = folder.file("input")
         try original.write(to: input)
         let xml = folder.file("archive.xml")
@@ -60,7 +60,7 @@ import Testing
         bytes += [0, 0, 0, 0, 0, 0, 0, 1]                // one object
         bytes += [0, 0, 0, 0, 0, 0, 0, 0]                // top: object 0
         bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]     // offset table's offset
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let file = folder.file("loop.plist")
         try Data(bytes).write(to: file)
         let xml = try ToolRun(["convert", file.path, "--to", "xml"])
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func somethingThatIsNotAPropertyListFailsWithOne() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let file = folder.file("archive")
         try Archive.encode("native").write(to: file)
         let run = try ToolRun(["convert", file.path, "--to", "json"])

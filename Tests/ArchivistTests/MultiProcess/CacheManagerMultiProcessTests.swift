@@ -21,7 +21,7 @@ import Darwin
     /// owner-aware names a rescan deleted every temporary, and the writer's rename failed with
     /// ENOENT about once per 300–500 stores.)
     @Test func aRescanInAnotherProcessNeverDeletesAWritersTemporary() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.file("root").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let writer = try Self.spawn("cache-write", [root, "0", "7", "1500", "64", folder.file("progress-0").path])
@@ -35,7 +35,7 @@ import Darwin
     /// saved its own size index over the other's: 373 entries / 1.24 MB for 682 files /
     /// 2.23 MB, and `contains` wrong for 309 of 1,000 keys.)
     @Test func twoWritersLeaveExactSizesAndContainsForAFreshProcess() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.file("root").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let progress = (0..<2).map { folder.file("progress-\($0)").path }
@@ -51,7 +51,7 @@ import Darwin
     /// bound), and a fresh process then finds every committed write, exact sizes and
     /// `contains`, and no temporary.
     @Test func writersAndReadersOnOneRootLoseNothingAndReadNothingStale() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.file("root").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let progress = (0..<3).map { folder.file("progress-\($0)").path }
@@ -72,7 +72,7 @@ import Darwin
     /// lock), and a fresh process finds every committed write (or the killed one's in-flight
     /// one), exact sizes and `contains`, and no temporary.
     @Test func killingOneWriterRepeatedlyWhileOthersGoOnLosesNothing() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.file("root").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let progress = (0..<3).map { folder.file("progress-\($0)").path }

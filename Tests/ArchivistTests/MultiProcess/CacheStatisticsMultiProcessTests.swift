@@ -15,7 +15,7 @@ private enum StatisticsCache: String, CacheType {
     /// One process after the other: no commit of one races the other's, so each read is
     /// served where the script says, and the split between memory and disk is exact too.
     @Test func twoProcessesOneAfterTheOtherCountExactly() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.url.appendingPathComponent("root")
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         for _ in 0..<2 { ChildProcess.waitForAll([try ChildProcess(worker, ["statistics-script", root.path, "3"])]) }
@@ -33,7 +33,7 @@ private enum StatisticsCache: String, CacheType {
     }
 
     @Test func twoProcessesScriptedCountsAddUp() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.url.appendingPathComponent("root")
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         let rounds = 5

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func anotherProcessesStoreArrivesBySignalNotByThePoll() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root = folder.file("root")
         let cache = try openCache(root)
         // Only a signal can deliver within the test: the fallback poll waits an hour.
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func withoutWritersASubscribedManagerDoesNotWakeBetweenPolls() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let cache = try openCache(folder.file("root"))
         #expect(CacheManager<SignalCache>.changePollInterval >= .seconds(1))
         let start = ContinuousClock.now
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func anotherProcessesRecordArrivesWithoutPolling() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = try RecordStore<WorkerRecord>(directory: folder.url, configuration: .init(durability: .none))
         let changes = store.changes(pollingInterval: nil)   // signals alone
         let writer = try CacheManagerMultiProcessTests.spawn("records-upsert", [folder.url.path, "signal", "1"])

@@ -11,7 +11,7 @@ import Darwin
 @Suite struct FileLockTests {
     @Test func processesIncrementingOneCounterUnderTheLockLoseNoIncrement() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lockPath = folder.file("counter.lock").path
         let counterPath = folder.file("counter").path
         let children = try (0..<3).map { _ in
@@ -33,7 +33,7 @@ import Darwin
 
     @Test func aKilledHolderReleasesTheLock() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lockPath = folder.file("held.lock").path
         // The child takes the lock a million times in a row; kill it at some moment, held or not.
         let child = try ChildProcess(worker, ["lock-counter", lockPath, folder.file("count").path, "1000000"])
@@ -45,7 +45,7 @@ import Darwin
     }
 
     @Test func sharedHoldersOverlapAndExclusiveWaitsForThem() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lock = FileLock(path: folder.file("rw.lock").path)
         let inside = Locked(0)
         let most = Locked(0)
@@ -66,14 +66,14 @@ import Darwin
     }
 
     @Test func exclusiveIsReentrantOnItsThread() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lock = FileLock(path: folder.file("re.lock").path)
         let value = try lock.withExclusive { try lock.withExclusive { 42 } }
         #expect(value == 42)
     }
 
     @Test func theLockFileIsPrivateWhateverTheUmask() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let path = folder.file("private.lock").path
         let old = umask(0o777)
         defer { umask(old) }
@@ -85,7 +85,7 @@ import Darwin
 
     @Test func aBodysErrorComesBackUnchanged() throws {
         struct Refusal: Error, Equatable {}
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lock = FileLock(path: folder.file("e.lock").path)
         #expect(throws: Refusal()) { try lock.withExclusive { throw Refusal() } }
         #expect(throws: Refusal()) { try lock.withShared { throw Refusal() } }

@@ -11,7 +11,7 @@ import Darwin
 @Suite struct OrphanedWorkerTests {
     @Test func aWorkerWhoseParentExitsEndsByItself() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let pidFile = folder.file("orphan.pid").path
         let parent = try ChildProcess(worker, ["orphan", pidFile])
         #expect(ChildProcess.succeeded(parent.wait()))

@@ -15,7 +15,7 @@ import Darwin
     @Test(arguments: ["plist-set", "preferences-set"])
     func writersInSeveralProcessesLoseNoKey(mode: String) throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let progress = folder.file("committed").path
         let children = try (0..<3).map { writer in
             try ChildProcess(worker, [mode, folder.url.path, "shared", "w\(writer)-", "150", progress])
@@ -30,7 +30,7 @@ import Darwin
 
     @Test func aWriterKilledMidRunNeverCostsAnotherACommittedKey() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let progress = folder.file("committed").path
         let survivor = try ChildProcess(worker, ["plist-set", folder.url.path, "shared", "s-", "150", progress])
         var random = SplitMix64(seed: 8_006)
@@ -63,7 +63,7 @@ import Darwin
 
     @Test func preferencesServeAnotherProcesssChange() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url), name: "Settings")
         let key = PreferenceKey<Int>("other-0", default: -1)
         #expect(preferences[key] == -1)

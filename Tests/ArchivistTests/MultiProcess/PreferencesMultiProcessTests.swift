@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(20))) struct PreferencesMultiProcessTests {
     @Test func twoProcessesSettingDifferentKeysAtOnceLoseNothing() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let children = try [("a-", "flush"), ("b-", "exit")].map { prefix, ending in
             try ChildProcess(worker, ["preferences-deferred", folder.url.path, "Shared", prefix, "300", ending])
         }
@@ -24,7 +24,7 @@ import Testing
 
     @Test func aFlushIsVisibleToAnotherProcessAtOnce() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url), name: "Shared")
         try preferences.set(31, for: PreferenceKey<Int>("answer", default: -1))
         try preferences.flush()
@@ -34,7 +34,7 @@ import Testing
 
     @Test func aChangeStreamSeesAnotherProcesssChange() async throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url), name: "Shared")
         try preferences.set(1, for: PreferenceKey<Int>("mine", default: -1), durability: .none)
         let changes = preferences.changes(for: PreferenceKey<Int>("other-0", default: -1),

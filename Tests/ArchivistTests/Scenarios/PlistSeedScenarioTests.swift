@@ -8,7 +8,7 @@ import Testing
     /// tasks added, updated, deleted and queried, diligence records per task, and a story that
     /// keeps only the latest value.
     @Test func focusTimerTablesWithBundledDefaults() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let bundle = folder.url.appendingPathComponent("Bundle")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         let shippedAlert = Date(timeIntervalSince1970: 1_500_000_000)
@@ -77,7 +77,7 @@ import Testing
     /// Seed 001: `PlistManager.defaltManager.set(value: 2, forKey: "id", plistName: "MyPlis")`,
     /// then the root and a field read by subscript, with a nested dictionary kept as such.
     @Test func plistManagerUsage() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url.appendingPathComponent("MyDatas"))
         try store.set(2, forKey: "id", in: "MyPlis")
         let legacy: [String: Any] = ["user": ["name": "Ann", "tags": ["a", "b"]], "count": 3]
@@ -96,7 +96,7 @@ import Testing
 
     /// Seed 003: the first-login flag and the plist cache (`saveJSON:` / `loadCache`).
     @Test func fourStoresDemoFlagAndPlistCache() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
         #expect(preferences[PreferenceKey<Bool>("firstLogin", default: false)] == false)
@@ -111,7 +111,7 @@ import Testing
 
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func specialDoublesRoundTrip(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         try store.write(
             ["nan": .double(.nan), "inf": .double(.infinity), "ninf": .double(-.infinity),

@@ -11,7 +11,7 @@ import Testing
     private let name = PreferenceKey<String>("name", default: "guest")
 
     /// Preferences in a fresh folder whose file exists, so its change signal can be watched.
-    private func openPreferences(in folder: StoreScratchFolder) throws -> Preferences {
+    private func openPreferences(in folder: ScratchFolder) throws -> Preferences {
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(0, for: count, durability: .none)
         return preferences
@@ -19,7 +19,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func valueFollowsAnotherOpenersWrite() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try openPreferences(in: folder)
         let model = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
         #expect(model.value == 0)
@@ -34,7 +34,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func valueFollowsThisProcesssWritesAndWritesThrough() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try openPreferences(in: folder)
         let model = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
 
@@ -58,7 +58,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func observationTrackingFiresOnAnotherOpenersWrite() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try openPreferences(in: folder)
         let model = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
         let fired = Locked(false)
@@ -72,7 +72,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func aReleasedModelIsDeallocatedAndStopsObserving() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try openPreferences(in: folder)
         let subscribers = { preferences.file.state.withLock { $0.subscribers.count } }
         weak var released: ObservedPreference<Int>?

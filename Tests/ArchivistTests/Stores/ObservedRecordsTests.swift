@@ -12,7 +12,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func recordsFollowAnotherOpenersAndThisProcesssWrites() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         let other = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         try store.upsert(Diligence(id: 1))
@@ -39,7 +39,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func observationTrackingFiresOnAnotherOpenersWrite() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         let model = ObservedRecords(store, pollingInterval: .milliseconds(100))
         let fired = Locked(false)
@@ -53,7 +53,7 @@ import Testing
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor @Test func aReleasedModelIsDeallocatedAndStopsObserving() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         let streams = { store.observers.withLock { $0.continuations.count } }
         weak var released: ObservedRecords<Diligence>?

@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: formats)
     func eachSpellingRoundTripsWithItsOwnBytes(format: PlistStore.Format) throws {
         for key in [Self.precomposed, Self.decomposed] {
-            let folder = try StoreScratchFolder()
+            let folder = try ScratchFolder()
             try PlistStore(directory: folder.url, format: format).set(1, forKey: key, in: "p")
             let root = try PlistStore(directory: folder.url)["p"]   // a fresh store reads the file
             #expect(root.count == 1 && holdsKey(root, key), "written as \(Array(key.utf8)), read \(root.keys.map { Array($0.utf8) })")
@@ -30,7 +30,7 @@ import Testing
 
     @Test(arguments: formats)
     func theOtherSpellingIsAnotherKey(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         try store.set(1, forKey: Self.precomposed, in: "p")
         #expect(try store.value(forKey: Self.decomposed, in: "p") == nil)
@@ -43,7 +43,7 @@ import Testing
 
     @Test(arguments: formats)
     func settingTheOtherSpellingThrowsAndKeepsTheFirst(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         try store.set(1, forKey: Self.precomposed, in: "p")
         let error = try #require(throws: StoreError.self) { try store.set(2, forKey: Self.decomposed, in: "p") }
@@ -63,7 +63,7 @@ import Testing
     /// Foundation's parser keeps one of them; the store refuses the file instead.
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary], [false, true])
     func aFileWithBothSpellingsIsRefusedNotHalfRead(format: PropertyListSerialization.PropertyListFormat, nested: Bool) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let data = try Self.fileWithBothSpellings(format, nested: nested)
         let parsed = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         let list = ((parsed as? [String: Any])?["inner"] as? [String: Any])?["list"] as? [Any]
@@ -108,7 +108,7 @@ import Testing
 
     /// The same key twice, byte for byte (a hand-edited file): also refused, not half read.
     @Test func aKeyRepeatedByteForByteIsRefused() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data(Self.xml("<key>a</key><integer>1</integer><key>a</key><integer>2</integer>").utf8)
             .write(to: folder.file("p.plist"))
         let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
@@ -117,7 +117,7 @@ import Testing
 
     /// What looks like a key in a comment, a CDATA section or a string is not one.
     @Test func keysInCommentsCDATAAndStringsAreNotCounted() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data(Self.xml("""
             <!-- <key>x</key> <key/> --><key>a</key><string><![CDATA[<key>y</key>]]></string>
             <key>b</key><string>&lt;key&gt;z&lt;/key&gt;</string><key>\(Self.precomposed)</key><true/>
@@ -131,7 +131,7 @@ import Testing
     /// silently merged.
     @Test(arguments: ["<key >a</key>", "<key\n>a</key>", "<key x='1'>a</key>", "<key x='/'>a</key >"])
     func aRepeatInAnotherTagSpellingIsRefused(spelling: String) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data(Self.xml("\(spelling)<integer>1</integer><key>a</key><integer>2</integer>").utf8)
             .write(to: folder.file("p.plist"))
         let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
@@ -140,7 +140,7 @@ import Testing
 
     @Test(arguments: ["<key/>", "<key />", "<key></key>"])
     func anEmptyKeyRepeatedIsRefusedAndReadAloneIsKept(spelling: String) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data(Self.xml("\(spelling)<integer>1</integer>").utf8).write(to: folder.file("p.plist"))
         #expect(try PlistStore(directory: folder.url).root(of: "p") == ["": 1])
         try Data(Self.xml("\(spelling)<integer>1</integer><key></key><integer>2</integer>").utf8).write(to: folder.file("p.plist"))
@@ -161,7 +161,7 @@ import Testing
         ("<!-- <key>x</key> -->", "<key>a</key><integer>1</integer>", ""),
     ])
     func keysWhereTheParserSeesNoneAreNotCounted(prolog: String, body: String, tail: String) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let text = prolog + "<plist version=\"1.0\"><dict>" + body + "</dict></plist>" + tail
         try Data(text.utf8).write(to: folder.file("p.plist"))
         #expect(try Array(PlistStore(directory: folder.url).root(of: "p").keys) == ["a"])
@@ -169,7 +169,7 @@ import Testing
 
     /// A plist without the `<plist>` element: what follows the root dictionary does not count.
     @Test func aBareRootDictionaryEndsTheCount() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data("<dict><key>a</key><integer>1</integer></dict><key>x</key>".utf8).write(to: folder.file("p.plist"))
         #expect(try PlistStore(directory: folder.url).root(of: "p") == ["a": 1])
     }
@@ -178,7 +178,7 @@ import Testing
     /// arrays of dictionaries, empty dictionaries and keys, keys that look like markup.
     @Test(arguments: formats)
     func filesFoundationWritesAreNeverRefused(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let root: [String: PlistValue] = [
             "": 0, "<key>": "</key><key>", "a": ["b": ["c": [:]], "d": [["e": 1], ["f": ["g": true]], [:]]],
             "list": [[["h": "<!-- <key> -->"]], "<![CDATA[<key>]]>"], Self.precomposed: .data(Data("<key>".utf8)),
@@ -261,7 +261,7 @@ import Testing
     /// file is refused before the parse. A Foundation-written file with as many values as the
     /// bomb's size allows stays readable.
     @Test func aReferenceBombIsRefusedBeforeTheParse() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let bomb = Self.binaryFanOut(depth: 30)
         #expect(bomb.count < 300)
         #expect(try #require(PlistKeyCount.binaryItems(bomb, limit: 1_000)) == 1_001, "the count stops past its limit")
@@ -284,7 +284,7 @@ import Testing
     }
 
     @Test func preferencesKeysAreBytesToo() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         let stored = PreferenceKey<Int>(Self.precomposed, default: -1)
         let other = PreferenceKey<Int>(Self.decomposed, default: -1)

@@ -15,7 +15,7 @@ import Darwin
 
     @Test(arguments: formats)
     func everyKindRoundTrips(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         let wholeSecond = Date(timeIntervalSince1970: 1_700_000_000)
         let values: [String: PlistValue] = [
@@ -30,7 +30,7 @@ import Darwin
     }
 
     @Test func binaryKeepsFullDatePrecisionAndXMLWholeSeconds() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)
         let binary = PlistStore(directory: folder.url.appendingPathComponent("b"), format: .binary)
         let xml = PlistStore(directory: folder.url.appendingPathComponent("x"), format: .xml)
@@ -42,7 +42,7 @@ import Darwin
 
     @Test(arguments: formats)
     func storeWritesItsFormatAndReadsEither(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         try store.set(1, forKey: "a", in: "p")
         let bytes = try Data(contentsOf: try store.fileURL(for: "p"))
@@ -52,7 +52,7 @@ import Darwin
     }
 
     @Test func setMergesIntoTheFileAndNestedDictionariesStayDictionaries() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.set(2, forKey: "id", in: "MyPlist")
         try store.set(["user": ["name": "小明", "age": 7], "list": [["a": 1]]], forKey: "data", in: "MyPlist")
@@ -67,7 +67,7 @@ import Darwin
     }
 
     @Test func writeReplacesTheRootAndRemoveValueDropsOneKey() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.write(["a": 1, "b": 2, "c": 3], to: "p")
         #expect(try store.removeValue(forKey: "b", in: "p") == 2)
@@ -78,7 +78,7 @@ import Darwin
     }
 
     @Test func updateReturnsItsResultAndWritesOnlyWhenChanged() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let count = try store.update("tasks") { tasks in tasks.count }
         #expect(count == 0)
@@ -92,7 +92,7 @@ import Darwin
     // MARK: Typed access
 
     @Test func typedReadsReturnTheDefaultOnlyWhenMissing() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.set(["n": 3, "real": 2.0, "tags": ["a", "b"]], forKey: "task", in: "t")
         #expect(try store.value(forKey: "missing", in: "t", default: 25) == 25)
@@ -117,7 +117,7 @@ import Darwin
         (PlistValue.date(.distantFuture), "String"),
     ])
     func wrongTypesThrowTypeMismatchNamingKeyAndFile(stored: PlistValue, wanted: String) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.set(stored, forKey: "field", in: "p")
         let error = #expect(throws: StoreError.self) {
@@ -140,7 +140,7 @@ import Darwin
 
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func unicodeNamesKeysAndValuesRoundTrip(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         let keys = ["名字", "émoji 🎉", "", " spaces ", "<xml&amp;>", "\u{1F1EF}\u{1F1F5}", "e\u{301}"]
         for (index, key) in keys.enumerated() { try store.set(.string(key + "→\(index)"), forKey: key, in: "任务数据") }
@@ -152,7 +152,7 @@ import Darwin
 
     @Test(arguments: ["", ".plist", "../escape", "a/b", "..", ".hidden", "nul\0byte", "back\\slash", String(repeating: "x", count: 201)])
     func namesThatAreNotPlainFileNamesAreRejected(name: String) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let error = #expect(throws: StoreError.self) { try store.set(1, forKey: "k", in: name) }
         #expect(error?.code == .invalidName)
@@ -162,7 +162,7 @@ import Darwin
     // MARK: First launch
 
     @Test func missingFileWithoutDefaultReadsEmptyAndIsNotCreated() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url.appendingPathComponent("not-yet"))
         #expect(try store["taskData"].isEmpty)
         #expect(try store["taskData", "anything"] == nil)
@@ -170,7 +170,7 @@ import Darwin
     }
 
     @Test func firstReadSeedsFromTheDefaultAndSavesIt() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let bundle = folder.url.appendingPathComponent("Bundle")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         let defaultURL = bundle.appendingPathComponent("taskData.plist")
@@ -195,7 +195,7 @@ import Darwin
     }
 
     @Test func firstWriteMergesIntoTheDefault() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let defaultURL = try folder.writePlist(["shipped": 1], named: "default.plist")
         let store = PlistStore(directory: folder.url.appendingPathComponent("Docs")) { _ in defaultURL }
         try store.set(2, forKey: "mine", in: "settings")
@@ -203,7 +203,7 @@ import Darwin
     }
 
     @Test func corruptOrMissingDefaultIsReported() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let corrupt = folder.file("corrupt.plist")
         try Data("not a plist <<<".utf8).write(to: corrupt)
         let missing = folder.file("missing.plist")
@@ -230,7 +230,7 @@ import Darwin
 
     @Test(arguments: corruptContents)
     func corruptFileThrowsAndIsLeftUntouched(label: String, contents: Data) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let url = try store.fileURL(for: "damaged")
         try contents.write(to: url)
@@ -246,7 +246,7 @@ import Darwin
     }
 
     @Test func integerBeyondIntInAFileIsReportedWithItsPath() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try folder.writePlist(["outer": ["big": UInt64.max]], named: "huge.plist")
         let store = PlistStore(directory: folder.url)
         let error = #expect(throws: StoreError.self) { try store["huge"] }
@@ -255,7 +255,7 @@ import Darwin
     }
 
     @Test func folderThatIsAFileFailsWithIOError() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try Data([1]).write(to: folder.file("occupied"))
         let store = PlistStore(directory: folder.file("occupied"))
         let error = #expect(throws: StoreError.self) { try store.set(1, forKey: "k", in: "p") }
@@ -264,7 +264,7 @@ import Darwin
 
     @Test(.enabled(if: geteuid() != 0, "root ignores file permissions"))
     func readOnlyFolderFailsWithPermissionDenied() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let locked = folder.file("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: locked.path)
@@ -276,7 +276,7 @@ import Darwin
     // MARK: Files
 
     @Test func writesLeaveNoTemporariesAndUsePrivateModes() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let directory = folder.url.appendingPathComponent("Plists")
         let store = PlistStore(directory: directory)
         for index in 0..<5 { try store.set(.int(index), forKey: "k\(index)", in: "p") }
@@ -291,7 +291,7 @@ import Darwin
     }
 
     @Test func openingSweepsStaleTemporariesOnly() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let stale = folder.file(".tmp-00000000000000aa")
         let fresh = folder.file(".tmp-00000000000000bb")
         let unrelated = folder.file(".keep-me")
@@ -309,7 +309,7 @@ import Darwin
     // MARK: Concurrency
 
     @Test func concurrentWritersOfOneFileAllLand() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: .binary)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<8 {
@@ -332,7 +332,7 @@ import Darwin
     }
 
     @Test func storesOnTheSameFolderShareTheFileLock() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let stores = (0..<4).map { _ in PlistStore(directory: folder.url, format: .binary) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, store) in stores.enumerated() {
@@ -346,7 +346,7 @@ import Darwin
     }
 
     @Test func concurrentFirstReadsSeedOnceWithoutLosingAWrite() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let defaultURL = try folder.writePlist(["seeded": true], named: "default.plist")
         let store = PlistStore(directory: folder.url.appendingPathComponent("Docs")) { _ in defaultURL }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -27,7 +27,7 @@ import Darwin
     /// again on the root with that write in it.
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func theBodyRunsWithoutTheLockAndAgainAfterAConcurrentWrite(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         let other = PlistStore(directory: folder.url, format: format)   // another writer
         let url = try store.fileURL(for: "tasks")
@@ -51,7 +51,7 @@ import Darwin
     /// A throw is decided on the latest root too: the first run throws, the file changes
     /// meanwhile, and the second run (on the new root) succeeds.
     @Test func aThrowOnAStaleRootIsDecidedAgainOnTheNewOne() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         struct Missing: Error {}
         var runs = 0
@@ -68,7 +68,7 @@ import Darwin
     /// A body that writes its own plist makes every optimistic attempt lose; the update still
     /// ends, running the body once under the lock after the optimistic attempts.
     @Test func aBodyWritingItsOwnPlistStillEnds() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.set(0, forKey: "n", in: "counter")
         var runs = 0

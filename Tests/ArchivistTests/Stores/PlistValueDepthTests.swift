@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func theDeepestFileIsReadOnA512KiBThread(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         var data = Self.nestedFile(depth: Self.deepestRead)
         if format == .binary {
             let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -107,7 +107,7 @@ import Testing
     /// the deepest readable file can be read there but not rewritten, and stays as it was.
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func writesDeeperThanTheLimitAreRefusedOnA512KiBThread(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let url = folder.url
         let limit = PlistStore.maxWrittenDepth
         // The root dictionary is one level, so the value under "deep" may nest limit - 1.

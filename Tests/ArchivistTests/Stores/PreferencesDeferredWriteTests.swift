@@ -14,7 +14,7 @@ import Darwin
     private let name = PreferenceKey<String>("name", default: "guest")
 
     @Test func aSetIsReadAtOnceAndReachesTheFileWithoutAFlush() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(42, for: count)
         #expect(preferences[count] == 42)
@@ -26,7 +26,7 @@ import Darwin
     }
 
     @Test func manySetsCoalesceIntoFewWrites() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url, format: .binary))
         for index in 0..<1_000 {
             try preferences.set(index, for: PreferenceKey<Int>("key\(index % 50)", default: -1))
@@ -43,7 +43,7 @@ import Darwin
     }
 
     @Test func flushMakesChangesVisibleToASecondPreferences() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         let other = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(5, for: count)
@@ -61,7 +61,7 @@ import Darwin
     }
 
     @Test func aDurableSetIsInTheFileWhenItReturns() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set("early", for: name)   // pending: written with the durable set
         for (index, durability) in Durability.allCases.enumerated() {
@@ -77,7 +77,7 @@ import Darwin
     }
 
     @Test func writesMergeOnlyTheChangedKeysOntoAnotherWritersFile() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
         try preferences.set(1, for: count)
@@ -90,7 +90,7 @@ import Darwin
     }
 
     @Test func pendingChangesAreWrittenWhenThePreferencesGoAway() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         do {
             let preferences = try Preferences(store: PlistStore(directory: folder.url))
             try preferences.set(77, for: count)
@@ -99,7 +99,7 @@ import Darwin
     }
 
     @Test func aFailedBackgroundWriteIsThrownByTheNextFlushAndMemoryKeepsTheValue() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
         try preferences.set(1, for: count)
@@ -116,7 +116,7 @@ import Darwin
     }
 
     @Test func aFailedBackgroundWriteIsThrownByTheNextSetWhichMakesNoChange() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(1, for: count)
         try preferences.flush()
@@ -144,7 +144,7 @@ import Darwin
     }
 
     @Test func aFullDiskIsThrownByTheNextSetWhichMakesNoChange() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let diskFull = Locked(false)
         var fileSystem = FileSystem.posix
         let (write, writev) = (fileSystem.write, fileSystem.writev)
@@ -183,7 +183,7 @@ import Darwin
     }
 
     @Test func changeStreamsSeeThisInstancesAndAnotherWritersChanges() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(0, for: count, durability: .none)   // the folder exists: inotify can watch it
         let all = preferences.changes(pollingInterval: .milliseconds(200))

@@ -19,7 +19,7 @@ private enum Keys {
 
 @Suite struct PreferencesTests {
     @Test func unsetKeysReadTheirDefaults() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         #expect(preferences[.firstLogin] == false)
         #expect(preferences[Keys.userName] == "guest")
@@ -30,7 +30,7 @@ private enum Keys {
 
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func setPersistsAcrossInstances(format: PlistStore.Format) throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         let preferences = try Preferences(store: store, name: "Settings")
         let opened = Date(timeIntervalSince1970: 1_700_000_123)
@@ -53,7 +53,7 @@ private enum Keys {
     }
 
     @Test func wrongTypeReadsTheDefaultButStoredValueThrows() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try store.write(["firstLogin": "YES", "launchCount": 2.5, "theme": "sepia", "recent": ["a", 1]], to: "Preferences")
         let preferences = try Preferences(store: store)
@@ -70,7 +70,7 @@ private enum Keys {
     }
 
     @Test func removingValuesRestoresDefaults() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(5, for: Keys.launchCount)
         try preferences.set("amy", for: Keys.userName)
@@ -84,7 +84,7 @@ private enum Keys {
     }
 
     @Test func firstLaunchSeedsFromTheBundledDefault() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let defaultURL = try folder.writePlist(["userName": "shipped", "launchCount": 0], named: "Defaults.plist")
         let store = PlistStore(directory: folder.url.appendingPathComponent("Prefs")) { name in
             name == "Preferences" ? defaultURL : nil
@@ -95,7 +95,7 @@ private enum Keys {
     }
 
     @Test func corruptFileFailsToOpenUntilRemoved() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         try Data("\u{0}\u{1}garbage".utf8).write(to: try store.fileURL(for: "Preferences"))
         let error = #expect(throws: StoreError.self) { try Preferences(store: store) }
@@ -105,7 +105,7 @@ private enum Keys {
     }
 
     @Test func failedDurableWriteKeepsTheOldValueInMemory() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
         try preferences.set(1, for: Keys.launchCount, durability: .fileAndFolder)
@@ -118,7 +118,7 @@ private enum Keys {
     }
 
     @Test func readsServeOutsideChangesAndWritesMergeThem() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
         let other = try Preferences(store: PlistStore(directory: folder.url))
@@ -138,7 +138,7 @@ private enum Keys {
     func quickSuccessiveChangesOfOneSizeAreAllSeen(format: PlistStore.Format) throws {
         // Same size, same key, one after another within a clock tick: only the stamps'
         // strictly increasing modification times tell the versions apart.
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let writer = try Preferences(store: PlistStore(directory: folder.url, format: format))
         let reader = try Preferences(store: PlistStore(directory: folder.url, format: format))
         for round in 0..<200 {
@@ -148,7 +148,7 @@ private enum Keys {
     }
 
     @Test func concurrentWritersFromManyTasksAllLand() async throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url, format: .binary))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<8 {

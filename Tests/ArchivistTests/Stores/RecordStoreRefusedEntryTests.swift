@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func openingThrowsAndTheLogStaysForAStoreThatAllowsTheType() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try writeMixedRecords(folder.url)
         let before = try logBytes(folder.url)
         for _ in 0..<2 {
@@ -65,7 +65,7 @@ import Testing
     /// store instance here) meets them when catching up: its `refresh()` and writes throw and
     /// append nothing; the writer goes on, and nothing it committed is lost.
     @Test func anOpenerThatRefusesAnEntryWhileCatchingUpLeavesTheLogToTheOthers() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let refusing = try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
         try refusing.insert(PetRecord.numbered(10))
         try writeMixedRecords(folder.url)
@@ -91,7 +91,7 @@ import Testing
     /// The same with the writer in another process (`records-pets`).
     @Test func aWorkerProcessesDogsStayWhenThisProcessRefusesThem() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let refusing = try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
         try refusing.insert(PetRecord.numbered(0))
         ChildProcess.waitForAll([try ChildProcess(worker, ["records-pets", folder.url.path, "1", "6"])])
@@ -111,7 +111,7 @@ import Testing
     /// Damage is still damage: a flipped byte inside the entry after the dogs fails its
     /// checksum, and that entry and the rest are quarantined as before, by any opener.
     @Test func aDamagedEntryAfterARefusedOneIsStillQuarantinedByAnOpenerThatReadsIt() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         try writeMixedRecords(folder.url)
         var bytes = [UInt8](try logBytes(folder.url))
         bytes[bytes.count - 3] ^= 0x40   // inside the last entry (the rename)

@@ -1,12 +1,12 @@
 import Foundation
 
 /// A fresh temporary folder for one test, deleted when the last reference goes away.
-final class StoreScratchFolder: Sendable {
+final class ScratchFolder: Sendable {
     let url: URL
 
     init() throws {
         url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("ArchivistStoreTests-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("archivist-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
@@ -22,4 +22,17 @@ final class StoreScratchFolder: Sendable {
         try PropertyListSerialization.data(fromPropertyList: root, format: format, options: 0).write(to: target)
         return target
     }
+}
+
+/// A fresh ``ScratchFolder`` for one test, deleted when the test's closure returns.
+func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let folder = try ScratchFolder()
+    return try withExtendedLifetime(folder) { try body(folder.url) }
+}
+
+/// The async form of ``withTemporaryDirectory(_:)``.
+func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let folder = try ScratchFolder()
+    defer { withExtendedLifetime(folder) {} }
+    return try await body(folder.url)
 }

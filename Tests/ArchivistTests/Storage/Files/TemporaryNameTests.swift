@@ -73,7 +73,7 @@ import Darwin
     }
 
     @Test func sweepDeletesOnlyAbandonedTemporaries() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let mine = folder.file(TemporaryName.make())
         let predecessor = folder.file(abandonedTemporaryName())
         let entry = folder.file("0123456789abcdef0123456789abcdef")

@@ -3,10 +3,12 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Regression tests for bugs the crash and fault-injection tests found.
-@Suite struct RecoveryRegressionTests {
-    /// Found by the crash test: a kill during a background save of the size index left its
-    /// temporary in `.archivist`, which the rescan's entry walk skips, so it stayed forever.
+/// Recovery at its edges, each case one the crash and fault-injection sweeps reach only by
+/// chance: an interrupted index save, an unfinished log reset, a failed compaction or remove-all,
+/// a partial entry, a rename whose temporary cannot be checked.
+@Suite struct RecoveryEdgeCaseTests {
+    /// A kill during a background save of the size index leaves its temporary in `.archivist`,
+    /// which the rescan's entry walk skips: the rescan sweeps it.
     @Test func aRescanSweepsAnInterruptedIndexSave() throws {
         try withTemporaryDirectory { dir throws in
             do {
@@ -24,10 +26,8 @@ import Testing
         }
     }
 
-    /// Found by the fault sweep: when the folder sync of a `.fileAndFolder` write failed after
-    /// the rename, the store threw as if nothing had changed, yet the new entry was on disk,
-    /// missing from the size index and the memory tier. Now it is counted, served, and the
-    /// error says it is in place.
+    /// When the folder sync of a `.fileAndFolder` write fails after the rename, the new entry
+    /// is on disk: it is counted and served, and the error says it is in place.
     @Test(arguments: FaultInjector.Mode.allCases)
     func aFailedFolderSyncAfterTheRenameCountsTheNewEntry(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
@@ -48,9 +48,8 @@ import Testing
         try RecordStore<FaultRecord>(directory: dir, configuration: .init(durability: durability), fileSystem: fileSystem)
     }
 
-    /// Found by the fault sweep: when a compaction wrote its snapshot but could not reopen the
-    /// reset log, later batches were appended to the old, unlinked log and the store reported
-    /// success; the next open had lost them. Now the reset is finished before the next append.
+    /// When a compaction wrote its snapshot but could not reopen the reset log, the reset is
+    /// finished before the next append, so no batch goes to the old, unlinked log.
     @Test func aBatchSavedAfterAnUnfinishedLogResetSurvivesReopening() throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector()
@@ -67,9 +66,8 @@ import Testing
         }
     }
 
-    /// Found by the fault sweep: `removeAll` emptied the records in memory before writing the
-    /// empty snapshot, so when that write failed the store claimed to be empty while the disk
-    /// kept everything (and the next batch made the two disagree for good).
+    /// A `removeAll` whose empty snapshot cannot be written keeps the records in memory as on
+    /// disk.
     @Test func aFailedRemoveAllKeepsTheRecords() throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector()
@@ -83,8 +81,8 @@ import Testing
         }
     }
 
-    /// Found by the fault sweep: a batch whose log append succeeded but whose follow-up
-    /// compaction failed was reported as failed, though it was committed and visible.
+    /// A batch whose log append succeeded is reported as committed even when the compaction
+    /// that follows it fails.
     @Test func aFailedCompactionDoesNotFailTheCommittedBatch() throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector()
@@ -97,9 +95,8 @@ import Testing
         }
     }
 
-    /// An append that failed half-way and whose cut-back failed too left a partial entry;
-    /// the next batch landed after it, and the next open quarantined that good batch with the
-    /// garbage. Now the cut is retried before the next append.
+    /// An append that failed half-way and whose cut-back failed too leaves a partial entry:
+    /// the cut is retried before the next append, so the next batch is not quarantined with it.
     @Test func aPartialEntryThatCouldNotBeCutIsCutBeforeTheNextAppend() throws {
         try withTemporaryDirectory { dir throws in
             let step = Locked(0)   // 1: write half; 2: then fail with ENOSPC; 3: fail the cut
@@ -131,11 +128,10 @@ import Testing
         }
     }
 
-    /// Found while sending the entry's `faccessat` through the seam: after a rename below the
-    /// root failed with ENOENT, any failure of the check that follows (is the temporary still
-    /// there?) was taken for "gone, another process cleared its folder", and the write was
-    /// prepared again, eight times, leaving each temporary behind. Only ENOENT or ENOTDIR of
-    /// the check means gone; otherwise the rename's error is thrown and the temporary deleted.
+    /// After a rename below the root fails with ENOENT, only ENOENT or ENOTDIR from the check
+    /// that follows (is the temporary still there?) means "another process cleared its
+    /// folder" and prepares the write again; any other failure throws the rename's error and
+    /// deletes the temporary, so no temporary is left behind.
     @Test func aRenameWhoseTemporaryCannotBeCheckedLeavesNoTemporary() throws {
         try withTemporaryDirectory { dir throws in
             let failing = Locked(false)

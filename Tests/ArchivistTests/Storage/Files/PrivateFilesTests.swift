@@ -13,7 +13,7 @@ import Darwin
 @Suite struct PrivateFilesTests {
     @Test func everythingCreatedUnderUmask0777Is0600Or0700() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         ChildProcess.waitForAll([try ChildProcess(worker, ["umask-everything", folder.url.path])])
 
         var seen: Set<String> = []

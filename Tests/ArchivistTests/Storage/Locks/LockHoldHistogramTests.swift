@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aFileLockCountsEachHold() throws {
-        let folder = try StoreScratchFolder()
+        let folder = try ScratchFolder()
         let lock = FileLock(path: folder.file("holds.lock").path)
         for _ in 0..<3 { try lock.withExclusive {} }
         try lock.withShared { try lock.withShared {} }   // nested shared holders: one hold

@@ -4,14 +4,14 @@ import Foundation
 /// A cache root filled by the library for the tool's tests: shared, per-user and document
 /// entries, parameters, an expired entry and a graph, with what each entry should list as.
 struct ToolRootFixture {
-    let folder: StoreScratchFolder
+    let folder: ScratchFolder
     let root: URL
     let cache: CacheManager<ShopCache>
 
     static let products = [Product(id: 1, name: "Tea", price: 3.5), Product(id: 2, name: "Cake", price: 4)]
 
     init() throws {
-        folder = try StoreScratchFolder()
+        folder = try ScratchFolder()
         root = folder.url.appendingPathComponent("root", isDirectory: true)
         cache = try CacheManager<ShopCache>(root: CacheRoot(directory: root), user: "alice")
         try cache.store(Self.products, for: .productList)

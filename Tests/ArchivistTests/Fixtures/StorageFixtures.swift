@@ -7,24 +7,6 @@ import Glibc
 import Darwin
 #endif
 
-/// A fresh folder for one test, deleted when the test's closure returns.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("archivist-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url)
-}
-
-/// The async form of ``withTemporaryDirectory(_:)``.
-func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("archivist-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(url)
-}
-
 /// A descriptor of the folder at `url` (`O_RDONLY | O_DIRECTORY`), as a store holds its root's;
 /// the caller closes it.
 func openFolder(_ url: URL) throws -> Int32 {

@@ -102,3 +102,24 @@ import Darwin
         }
     }
 }
+extension AtomicFileTests {
+    /// The folder is everything before the last slash of the UTF-8 path, whatever the string's
+    /// storage (native, small, or built from a `Substring`/`NSString`); no slash is a typed error.
+    @Test func preparedFolderOverUTF8() throws {
+        let dir = NSTemporaryDirectory() + "archivist-\(UInt32.random(in: 0...UInt32.max))/dïr ✓"
+        defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
+        let bytes: [UInt8] = [1, 2, 3]
+        try bytes.withUnsafeBytes { raw in
+            let paths = [dir + "/a", String((dir + "/bé").utf16.map { Character(UnicodeScalar($0)!) }),
+                         (NSString(string: dir + "/c") as String), String(Substring(dir + "/ü/d"))]
+            for path in paths {
+                let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .none)
+                #expect(prepared.folder == (path as NSString).deletingLastPathComponent)
+                #expect(try prepared.rename(.posix))
+                #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+            }
+            let error = #expect(throws: StorageError.self) { try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none) }
+            #expect(error?.code == .fileSystem)
+        }
+    }
+}
