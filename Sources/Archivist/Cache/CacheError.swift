@@ -39,7 +39,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// A user-scoped cache type was used by a manager created without a user.
         case noUser
         /// The cache type's name is over 64 KiB or the parameter over 16 MiB of UTF-8, more
-        /// than an entry's header records; nothing was written.
+        /// than an entry's header records: no such entry can exist, and nothing was read,
+        /// written or removed.
         case keyTooLong
         /// The cache type's ``CacheType/name`` is empty: the name is what the type's entries
         /// are filed under, so nothing was read, written or cleared.

@@ -58,8 +58,8 @@ extension CacheManager {
     /// (by another process, or another manager of this process) may have replaced or removed.
     ///
     /// - Complexity: O(changes) plus, when some came from elsewhere, one pass over the memory
-    ///   tier (MD5 of the parameter only for values of the types touched); when the store
-    ///   had to read another process's journal records, that read too.
+    ///   tier, matching each value by the disk key its memory key carries (no hashing); when
+    ///   the store had to read another process's journal records, that read too.
     @usableFromInline @inline(never)
     func revalidateMemory(_ location: CacheLocation) {
         let watch = watch(for: location)
@@ -83,15 +83,11 @@ extension CacheManager {
         let cleared = changes.filter { $0.name == nil }.map(\.folder)
         var entries: [FolderPath: Set<EntryName>] = [:]
         for change in changes { if let name = change.name { entries[change.folder, default: []].insert(name) } }
-        var folderOfType: [String: FolderPath] = [:]
-        for (_, entry) in folders.withLock({ $0 }) { folderOfType[entry.name] = entry.folder }
         memory.removeAll { key in
             guard disk(for: key.location) === store else { return false }
-            if everything { return true }
-            guard let folder = folderOfType[key.typeName] else { return true }
-            if cleared.contains(where: { $0.contains(folder) }) { return true }
-            guard let names = entries[folder] else { return false }
-            return names.contains(EntryName(parameter: key.parameter))
+            guard !everything, let entry = key.disk else { return true }
+            if cleared.contains(where: { $0.contains(entry.folder) }) { return true }
+            return entries[entry.folder]?.contains(entry.name) ?? false
         }
     }
 }

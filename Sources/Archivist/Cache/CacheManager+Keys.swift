@@ -3,21 +3,19 @@ import Foundation
 /// From a cache type and parameter to where its entry lives: the store, the type's folder for
 /// this manager's user, the entry's key, and the storage layer's errors in the cache's words.
 extension CacheManager {
-    /// The store and key for an entry.
+    /// The address of `type`'s entry for `parameter`: everything a store, read or removal
+    /// needs, resolved once.
     ///
-    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
-    func locate(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey) {
-        let (disk, key, _) = try locateCounting(type, parameter)
-        return (disk, key)
-    }
-
-    /// The store and key for an entry, and its type's statistics tally.
-    ///
-    /// - Throws: ``CacheError`` `noUser` for a user-scoped type without a user.
-    func locateCounting(_ type: Kind, _ parameter: String?) throws -> (DiskStore, DiskKey, TypeTally) {
-        let disk = type.location.isDocuments ? documents : caches
+    /// - Throws: ``CacheError`` `invalidTypeName` for an empty name, `noUser` for a
+    ///   user-scoped type without a user, `keyTooLong` when an entry header cannot record the
+    ///   name or the parameter (checked before the parameter's MD5, so a parameter too long to
+    ///   store costs no hash).
+    func address(of type: Kind, _ parameter: String?) throws -> EntryAddress {
         let (folder, tally) = try folderAndTally(for: type)
-        return (disk, DiskKey(folder: folder, name: EntryName(parameter: parameter)), tally)
+        let name = type.name
+        let entry = try withContext(type, nil) { try EntryKey(folder: folder, typeName: name, parameter: parameter) }
+        let location = type.location
+        return EntryAddress(store: disk(for: location), entry: entry, location: location, tally: tally)
     }
 
     /// The folder of `type`'s entries for this manager's user.

@@ -15,23 +15,29 @@ struct MemoryKey: Hashable, Sendable {
     /// The parameter, or "" when there is none: a plain `String`, so that a hit can compare
     /// its bits in place (an absent optional's bytes are not all defined).
     @usableFromInline var parameterOrEmpty: String
+    /// The entry's key on disk (`nil` only for keys made without one, in tests): how change
+    /// coherence and eviction match memory values to the disk entries they touched. Not part
+    /// of the key's identity, which is the name, location and parameter.
+    var disk: DiskKey?
 
     /// The parameter, if any.
     @inlinable
     var parameter: String? { hasParameter ? parameterOrEmpty : nil }
 
-    @inlinable
-    init<Kind: CacheType>(_ type: Kind, _ parameter: String?) {
-        self.init(name: type.name, location: type.location, parameter: parameter)
-    }
-
-    /// A key from a type's name and location already read (a hit asks the type once).
+    /// A key from a type's name and location already read, without a disk key: for finding
+    /// or removing a value (the identity is the name, location and parameter).
     @inlinable
     init(name: String, location: CacheLocation, parameter: String?) {
         typeName = name
         self.location = location
         hasParameter = parameter != nil
         parameterOrEmpty = parameter ?? ""
+    }
+
+    /// The key of an entry at `disk`, for putting its value in the tier.
+    init(name: String, location: CacheLocation, parameter: String?, disk: DiskKey) {
+        self.init(name: name, location: location, parameter: parameter)
+        self.disk = disk
     }
 
     /// Hashes the parameter's bytes alone, or the location when there is none (what the memory

@@ -87,7 +87,7 @@ extension CacheManager {
         let tally = tally(type)
         tally.add(1, .expiredReads)
         if let expiry = item.expiry, expiry <= Date(), let memory {
-            memory.remove(MemoryKey(type, parameter))
+            memory.remove(MemoryKey(name: type.name, location: type.location, parameter: parameter))
             tally.add(1, .evictionsByExpiry)
         }
     }

@@ -65,16 +65,15 @@ extension CacheManager {
     /// The body of ``write(_:for:parameter:expiry:memoryItem:)``, whose errors the caller counts.
     private func writeCounted(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry,
                               memoryItem: MemoryItemMaker?) throws {
-        // Before hashing: a parameter of many megabytes that cannot be stored costs no MD5.
-        try withContext(type, nil) { try EntryHeader.checkLengths(typeName: type.name, parameter: parameter) }
-        let (disk, key, tally) = try locateCounting(type, parameter)
+        let address = try address(of: type, parameter)
+        let tally = address.tally
         let policy = type.policy
         let now = Date()
         let expires = expiry.date(writtenAt: now, policy: policy)
-        let memoryKey = MemoryKey(type, parameter)
+        let memoryKey = address.memoryKey
         let evicted = try withContext(type, parameter) {
             try encoded.withPieces { pieces, checksum in
-                try disk.write(pieces: pieces, to: key, typeName: type.name, parameter: parameter, writeDate: now,
+                try address.store.write(pieces: pieces, to: address.entry, writeDate: now,
                                expiry: expires, durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
                                payloadChecksum: checksum, origin: originToken) { committed in
                     guard let memory else { return }
@@ -95,9 +94,8 @@ extension CacheManager {
         if !evicted.isEmpty { tally.add(UInt64(evicted.count), .evictionsByByteLimit) }
         publish(type, .entry(parameter: parameter))
         if let memory, !evicted.isEmpty {
-            let names = Set(evicted.map(\.name))
-            let name = type.name
-            memory.removeAll { Bytewise.equal($0.typeName, name) && names.contains(EntryName(parameter: $0.parameter)) }
+            let keys = Set(evicted)
+            memory.removeAll { $0.disk.map(keys.contains) ?? false }
         }
     }
 
@@ -146,7 +144,7 @@ extension CacheManager {
     /// Records a memory hit as an access in the disk index.
     @usableFromInline @inline(never)
     func touch(_ type: Kind, _ parameter: String?) {
-        if let (disk, key) = try? locate(type, parameter) { disk.touch(key) }
+        if let address = try? address(of: type, parameter) { address.store.touch(address.disk) }
     }
 
     /// Reads, checks and decodes an entry; with `memoryItem`, keeps the decoded value in the
@@ -181,7 +179,8 @@ extension CacheManager {
         memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>?,
         tally found: inout TypeTally?, outcome: inout CacheStatistics.Counter
     ) throws -> T? {
-        let (disk, key, tally) = try locateCounting(type, parameter)
+        let address = try address(of: type, parameter)
+        let disk = address.store, key = address.disk, tally = address.tally
         found = tally
         let start = tally.timesThisRead() ? monotonicNanoseconds() : 0
         // Only a value kept in memory needs them (a read without a memory tier takes no lock).
@@ -195,8 +194,7 @@ extension CacheManager {
         try withContext(type, parameter) {
             // Only a byte-limited type evicts by last access, so only its reads record one. The
             // key's lock keeps the memory tier in step with writes; without a tier it guards nothing.
-            _ = try disk.read(key, typeName: type.name, parameter: parameter, recordingAccess: type.policy.byteLimit != nil,
-                              locking: memory != nil) { entry in
+            _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: memory != nil) { entry in
                 let header = entry.header
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else {
                     outcome = .expiredReads
@@ -234,7 +232,7 @@ extension CacheManager {
                 outcome = .diskHits
                 tally.add(UInt64(entry.fileSize), .bytesRead)
                 if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
-                    let memoryKey = MemoryKey(type, parameter)
+                    let memoryKey = address.memoryKey
                     let item = memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil)
                     item.hitCount = tally.local
                     memory.set(item, for: memoryKey, cost: cost)
@@ -264,17 +262,17 @@ extension CacheManager {
     /// non-`Sendable` value decodes on its own task). No memory tier is involved.
     func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
         try counting(type) {
-            let (disk, key, tally) = try locateCounting(type, parameter)
+            let address = try address(of: type, parameter)
+            let disk = address.store, tally = address.tally
             var result: ReadPayload?
             var outcome = CacheStatistics.Counter.misses
             try withContext(type, parameter) {
-                _ = try disk.read(key, typeName: type.name, parameter: parameter,
-                                  recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
+                _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
                     guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry) else {
                         outcome = .expiredReads
                         return
                     }
-                    result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: key))
+                    result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: address.disk))
                     outcome = .diskHits
                     tally.add(UInt64(entry.fileSize), .bytesRead)
                 }

@@ -314,8 +314,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   since (see ``totalSize``). `false` for a user-scoped type when the manager has no user,
     ///   and for a type with an empty name.
     public func contains(_ type: Kind, parameter: String? = nil) -> Bool {
-        guard let (disk, key) = try? locate(type, parameter) else { return false }
-        return disk.contains(key)
+        guard let address = try? address(of: type, parameter) else { return false }
+        return address.store.contains(address.disk)
     }
 
     /// Size, dates and file of the entry for `type` and `parameter`, or `nil` if there is
@@ -334,9 +334,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
 
     /// The body of ``info(for:parameter:)``, which counts its errors.
     private func entryInfo(for type: Kind, parameter: String?) throws -> CacheEntryInfo? {
-        let (disk, key) = try locate(type, parameter)
+        let address = try address(of: type, parameter)
+        let disk = address.store, key = address.disk
         return try withContext(type, parameter) {
-            try disk.read(key, typeName: type.name, parameter: parameter) { entry in
+            try disk.read(address.entry) { entry in
                 CacheEntryInfo(
                     typeName: type.name, parameter: parameter, size: entry.fileSize,
                     allocatedSize: Int(clamping: disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payloadBytes.count,
@@ -360,12 +361,11 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     @discardableResult
     public func removeValue(for type: Kind, parameter: String? = nil) throws -> Bool {
         try counting(type) {
-            let (disk, key, tally) = try locateCounting(type, parameter)
-            let memoryKey = MemoryKey(type, parameter)
+            let address = try address(of: type, parameter)
             return try withContext(type, parameter) {
-                let removed = try disk.remove(key, origin: originToken) { memory?.remove(memoryKey) }
+                let removed = try address.store.remove(address.disk, origin: originToken) { memory?.remove(address.memoryKey) }
                 if removed {
-                    tally.add(1, .removals)
+                    address.tally.add(1, .removals)
                     publish(type, .entry(parameter: parameter))
                 }
                 return removed

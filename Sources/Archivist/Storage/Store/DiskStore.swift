@@ -248,19 +248,19 @@ package final class DiskStore: Sendable {
     ///   O(n log n) in the folder's entries when the limit is exceeded.
     @discardableResult
     package func write(
-        _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
+        _ payload: Data, to entry: EntryKey, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try payload.withUnsafeBytes { raw in
             let none = UnsafeRawBufferPointer(start: nil, count: 0)
-            return try write(pieces: (raw, none, none), to: key, typeName: typeName, parameter: parameter, writeDate: writeDate,
+            return try write(pieces: (raw, none, none), to: entry, writeDate: writeDate,
                       expiry: expiry, durability: durability, byteLimit: byteLimit,
                       payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
         }
     }
 
-    /// ``write(_:to:typeName:parameter:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
+    /// ``write(_:to:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
     /// for a payload that is the concatenation of `pieces` (written with the entry header in
     /// one `writev`, never copied together; empty pieces are skipped), whose CRC32C the caller
     /// passes as `payloadChecksum`.
@@ -270,17 +270,17 @@ package final class DiskStore: Sendable {
     /// - Complexity: Blocking file I/O on this key only, O(payload).
     @discardableResult
     package func write(
-        pieces: PayloadPieces, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
+        pieces: PayloadPieces, to entry: EntryKey, writeDate: Date = Date(),
         expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
         origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
-        try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
+        let key = entry.disk
         let payloadLength = pieces.0.count + pieces.1.count + pieces.2.count
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
                 do {
-                    let header = EntryHeader(typeName: typeName, parameter: parameter, writeDate: writeDate, expiry: expiry,
+                    let header = EntryHeader(typeName: entry.typeName, parameter: entry.parameter, writeDate: writeDate, expiry: expiry,
                                              payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
                     try header.withUnsafeBytes { head in
                         // A clear in another process may move the folder, temporary and all, to the
@@ -358,29 +358,27 @@ package final class DiskStore: Sendable {
     /// whole, so the read sees the old entry or the new one either way, and a bad file is
     /// removed only if it is still the very one read (checked under the store's lock).
     package func read<R>(
-        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, locking: Bool = true,
-        _ body: (Entry) throws -> R
+        _ entry: EntryKey, recordingAccess: Bool = true, locking: Bool = true, _ body: (Entry) throws -> R
     ) throws -> R? {
-        let path = path(of: key)
-        guard locking else { return try readUnlocked(key, path: path, typeName: typeName, parameter: parameter,
-                                                     recordingAccess: recordingAccess, body) }
+        let path = path(of: entry.disk)
+        guard locking else { return try readUnlocked(entry, path: path, recordingAccess: recordingAccess, body) }
         return try keyLocks.withLock(path) {
-            try readUnlocked(key, path: path, typeName: typeName, parameter: parameter, recordingAccess: recordingAccess, body)
+            try readUnlocked(entry, path: path, recordingAccess: recordingAccess, body)
         }
     }
 
-    /// The body of ``read(_:typeName:parameter:recordingAccess:locking:_:)``, run with or
-    /// without the key's lock.
+    /// The body of ``read(_:recordingAccess:locking:_:)``, run with or without the key's lock.
     private func readUnlocked<R>(
-        _ key: DiskKey, path: String, typeName: String, parameter: String?, recordingAccess: Bool, _ body: (Entry) throws -> R
+        _ entry: EntryKey, path: String, recordingAccess: Bool, _ body: (Entry) throws -> R
     ) throws -> R? {
+        let key = entry.disk
         var identity: FileIdentity?   // of the file read: only that one may be discarded
         defer { identity?.unpin(fileSystem) }   // after `discard`, which judges by it
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
             guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, below: root, identity: &identity) else { return nil }
             let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
-                                                          expected: (typeName, parameter), fileChecksum: file.checksum)
+                                                          expected: (entry.typeName, entry.parameter), fileChecksum: file.checksum)
             let entry = Entry(header: header, file: file, payloadStart: length)
             if recordingAccess {
                 let now = Date().timeIntervalSince1970
