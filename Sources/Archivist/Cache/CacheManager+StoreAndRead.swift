@@ -70,13 +70,13 @@ extension CacheManager {
         let policy = type.policy
         let now = Date()
         let expires = expiry.date(writtenAt: now, policy: policy)
-        let memoryKey = address.memoryKey
         let evicted = try withContext(type, parameter) {
             try encoded.withPieces { pieces, checksum in
                 try address.store.write(pieces: pieces, to: address.entry, writeDate: now,
                                expiry: expires, durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
                                payloadChecksum: checksum, origin: originToken) { committed in
                     guard let memory else { return }
+                    let memoryKey = address.memoryKey
                     if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
                         let item = memoryItem(now, expires, policy.byteLimit != nil)
                         item.hitCount = tally.local
