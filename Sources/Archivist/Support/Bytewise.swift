@@ -16,8 +16,8 @@ enum Bytewise {
     /// Lengths first (O(1) for native strings), then one pass over contiguous storage, eight
     /// bytes at a time (small strings are spilled to the stack for it). Written out in Swift
     /// and always inlined: an opaque call here (the generic `elementsEqual`, or `memcmp`)
-    /// made every probe of the memory tier's dictionary retain and release both keys'
-    /// strings, and cost about a quarter of a memory-tier hit.
+    /// makes every probe of the memory tier's dictionary retain and release both keys'
+    /// strings, a large share of a memory-tier hit (the `cache-memory` suite guards it).
     ///
     /// - Complexity: O(n).
     @inlinable
