@@ -6,11 +6,10 @@ import Darwin
 #endif
 
 extension DiskStore {
-    /// Loads the snapshot of the current epoch (another process folded the journal, or
-    /// repaired the root) and the journal's records since, reading both without the lock —
-    /// the snapshot is O(entries), far too long a hold for a large root — and installing them
-    /// under a short shared hold if the epoch did not move meanwhile (the `processes` suite's
-    /// longest lock hold guards it).
+    /// Loads the snapshot of the current epoch (another process folded the journal, or repaired
+    /// the root) and the journal's records since, reading both without the lock — the snapshot
+    /// is O(entries), far too long a hold for a large root — and installing them under a short
+    /// shared hold if the epoch did not move meanwhile (`LockHoldTests` guards it).
     ///
     /// A snapshot is renamed into place before its epoch begins, so the file read is whole,
     /// and its tag says which epoch it starts. While the epoch stays, the journal is only
@@ -73,7 +72,8 @@ extension DiskStore {
     /// a journal position; then, under a short exclusive hold, caught up, renamed into place,
     /// with the records appended meanwhile moved to the start of the journal as the new
     /// epoch's, if the epoch did not move and no repair is due. The intent word is set across
-    /// that hold's file changes, so a holder killed there leaves a repair.
+    /// that hold's file changes, so a holder killed there leaves a repair. `LockHoldTests`
+    /// guards that the snapshot is written outside the lock.
     ///
     /// - Returns: Whether the journal was folded; `false` when another process folded or
     ///   repaired meanwhile, or a repair is due (nothing changed; the temporary is deleted).
