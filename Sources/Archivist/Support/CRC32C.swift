@@ -150,8 +150,9 @@ extension CRC32C {
     /// The multiplication runs on the CPU's carry-less multiply where it has one (PCLMULQDQ on
     /// x86_64, PMULL on arm64, next to the CRC-32C instructions; asked once per process): one
     /// multiply and one `crc32` per set bit of `length`, where `softwareCombine(_:_:length:)`
-    /// multiplies bit by bit. Every native archive's checksum and every large entry's read
-    /// combine (the `archiving` suites and the `cache-manager` suite's 10 MB get guard it).
+    /// multiplies bit by bit. Every cache set derives its entry's checksum with one, and every
+    /// large entry's read checks with one (the `cache-manager` suite's sets and 10 MB get guard
+    /// it).
     ///
     /// - Complexity: O(log `length`).
     public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
