@@ -56,8 +56,8 @@ private func compare<Hand: Archivable, Model: Codable & Archivable>(
     ])
 
     let keyed = try NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true)
-    // One cold sample: (b) takes about 20 s to archive here, and the ratios are in the hundreds,
-    // so more samples would only stretch the run (they took 100 of its 240 s).
+    // One cold sample: Foundation's archiver is slower than the others by so large a factor
+    // that one sample settles its ratio, and more would take most of the run.
     harness.measure(suite, "NSKeyedArchiver encode", samples: 1, warmUp: false) {
         try? NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true).count
     }

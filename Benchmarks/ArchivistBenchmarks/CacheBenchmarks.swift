@@ -12,7 +12,7 @@ import Darwin
 func runCacheBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     // Quick mode: 1,000 (each of the 3 + 1 write rounds creates or replaces count files per case,
-    // which costs milliseconds apiece when the disk is busy).
+    // which grows slow when the disk is busy).
     let count = quick ? 1_000 : 10_000
     let cache = try benchmarkWritesAndReads(harness, valueSize: 1_024, count: count, label: "1 KB")
     // 10 × 10 MB (fewer in quick mode), timed per write; 1,000 × 100 KB is in the cache-shapes suite.
@@ -131,8 +131,8 @@ private func runSizeAndClearBenchmarks(_ harness: Harness, quick: Bool, payload:
                 }
             }
             // Flush the fill's dirty pages first: otherwise the clear's rename waits behind the
-            // kernel writing back the entries just created (one run measured 2.4 ms at 100,000
-            // entries that way, against 0.15–0.3 ms in the others), which is the fill's cost.
+            // kernel writing back the entries just created, which is the fill's cost, not the
+            // clear's, and would decide the row.
             sync()
             let start = clock.now
             try cache.clear()

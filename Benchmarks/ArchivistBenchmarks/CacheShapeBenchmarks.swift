@@ -18,7 +18,7 @@ import Darwin
 /// the same kernel state at every moment. On ext4 without a journal (the project machine's root
 /// fs) creating a file scans every inode of its group freed in the last 60 s, and on a
 /// journaled ext4 a commit or write-back throttling stalls writes for milliseconds: a fill of
-/// one store after the other let such a stall decide one store's median. `totalSize` and
+/// one store after the other would let such a stall decide one store's median. `totalSize` and
 /// `clear()` are single calls, taken in turn, the store going first alternating with the
 /// repetition (an even number of them). The trash of a clear is drained before the next fill
 /// (the `clear + deletion` row: the call plus waiting for the deletion, raw's being

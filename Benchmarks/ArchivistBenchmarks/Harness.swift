@@ -90,9 +90,8 @@ final class Harness {
 
     /// Runs the cases round-robin: one warm-up round, then `samples` rounds of each case once
     /// (in an order shuffled each round, with a fixed seed), and records each case's median and
-    /// minimum. A burst of load from elsewhere on the shared
-    /// machine then slows every case of a round alike instead of all samples of one case, so
-    /// the ratios between cases hold.
+    /// minimum. A burst of load from elsewhere on the shared machine then slows every case of
+    /// a round alike instead of all samples of one case, so the ratios between cases hold.
     ///
     /// Each body returns the byte count it produced (or `nil`), recorded with the timing.
     func measureInterleaved(_ suite: String, samples: Int? = nil, _ cases: [(String, () -> Int?)]) {
@@ -103,10 +102,10 @@ final class Harness {
         var order = Array(cases.indices)
         var generator = SplitMix64(seed: 0x5EED)
         for round in 0...count {
-            // A new order each round (the same in every run): a case that always followed the
-            // same one paid for what that one left behind — after JSON decode's large frees,
-            // the 1 MB story's next encode faulted in fresh pages, 36 µs against 29 µs for the
-            // same call elsewhere in the round.
+            // A new order each round (the same in every run): a case that always follows the
+            // same one pays for what that one leaves behind — after JSON decode's large frees,
+            // the 1 MB story's next encode faults in fresh pages, which the same call elsewhere
+            // in the round does not.
             if round > 0 { order.shuffle(using: &generator) }
             for i in order {
                 let body = cases[i].1
@@ -136,10 +135,10 @@ final class Harness {
     ///
     /// `perOperation`: each *operation* is a sample (median and minimum of one operation over
     /// all rounds) instead of each round's sum. For loops of a few long operations — ten 10 MB
-    /// writes — where a stall of 10–40 ms (a journal commit, write-back throttling) hits one
-    /// operation of one case now and then and would decide a sum of ten; with this, the row says
-    /// what a typical operation costs, and such stalls, which hit each case alike over many
-    /// rounds, drop out of the medians.
+    /// writes — where a stall longer than a write (a journal commit, write-back throttling)
+    /// lands on one operation of one case now and then and would decide a sum of ten; with
+    /// this, the row says what a typical operation costs, and such stalls, which hit each case
+    /// alike over many rounds, drop out of the medians.
     func measureInterleavedOperations(_ suite: String, samples: Int? = nil, count: Int, perOperation: Bool = false,
                                       beforeRound: () -> Void = {}, _ cases: [(String, (Int) -> Void)]) {
         let rounds = samples ?? sampleCount

@@ -10,18 +10,18 @@ import Darwin
 /// from one operation to the next; each operation is timed on its own and the times are summed
 /// per store.
 ///
-/// Why: the disk suites used to fill one store and then the other, so a kernel stall — ext4
-/// scanning the inodes deleted in the last seconds under `open(O_CREAT)` on the unjournaled
-/// root file system, a journal commit or write-back throttling on a journaled one — fell on
-/// whichever store was filling at that moment and decided its median (one build measured
-/// 0.83×, 2.27× and 2.19× raw's speed in three runs). Interleaved, both stores work under the
-/// same kernel state at every moment, as the round-robin of `Harness.measureInterleaved` does
-/// for load from other programs; a stall longer than a few operations lands on both.
+/// Why: filling one store and then the other, a kernel stall — ext4 scanning the inodes
+/// deleted in the last seconds under `open(O_CREAT)` on the unjournaled root file system, a
+/// journal commit or write-back throttling on a journaled one — falls on whichever store is
+/// filling at that moment and decides its median, so one build's ratio swings from run to run.
+/// Interleaved, both stores work under the same kernel state at every moment, as the
+/// round-robin of `Harness.measureInterleaved` does for load from other programs; a stall
+/// longer than a few operations lands on both.
 ///
-/// Wall time comes from `CLOCK_MONOTONIC` (a vDSO read, ~20 ns here); the thread's CPU time
-/// (user and kernel, `CLOCK_THREAD_CPUTIME_ID`, a system call of ~0.4 µs here) is read outside
-/// each wall-time bracket, and the measured cost of an empty bracket is subtracted, so neither
-/// clock inflates one store's operations more than the other's.
+/// Wall time comes from `CLOCK_MONOTONIC` (a vDSO read, cheap); the thread's CPU time (user and
+/// kernel, `CLOCK_THREAD_CPUTIME_ID`, a system call, far dearer) is read outside each wall-time
+/// bracket, and the measured cost of an empty bracket is subtracted, so neither clock inflates
+/// one store's operations more than the other's.
 enum InterleavedOperations {
     /// One store's summed time over the loop.
     struct Totals {

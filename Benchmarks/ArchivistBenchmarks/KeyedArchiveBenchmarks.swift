@@ -22,9 +22,9 @@ func runKeyedArchiveBenchmarks(_ harness: Harness) throws {
     for user in users { user.letters.removeAll() }
     // 2,000 in the full run: corelibs' NSKeyedArchiver, which writes the input, looks every
     // object up in a table keyed by the object, and equal-sized NSDictionarys all hash alike,
-    // so writing 10,000 took more than 15 minutes (quadratic isEqual). Even 2,000 take about a
-    // minute just to write the input, most of a quick run, so quick mode uses 200 (about 1/100
-    // of that time; the cases measured are linear, so the ratios still show).
+    // so writing the input is quadratic (isEqual against every earlier one) and 10,000 are out
+    // of reach. Even 2,000 would be most of a quick run, so quick mode uses 200 (a hundredth of
+    // the quadratic work; the cases measured are linear, so the ratios still show).
     try compareFoundationValueArchive(harness, count: harness.options.quick ? 200 : 2_000)
     try runKeyedDictionaryBenchmarks(harness)
 }
@@ -80,14 +80,14 @@ private func compareKeyed<Model: Codable & KeyedArchiveClassNamed>(
     guard try KeyedArchive.decode([Model].self, from: foundationData).count == models.count,
           (try NSKeyedUnarchiver.unarchivedObject(ofClasses: objectClasses, from: ourData) as? NSArray)?.count == models.count
     else { throw ArchiveError(.invalidValue, "\(suite): cross-reading failed") }
-    // Foundation's encoder takes seconds to minutes here, so one cold sample (as the archiving
-    // suites do).
+    // Foundation's encoder is slow enough here that one cold sample settles its ratio (as in
+    // the archiving suites).
     harness.measure(suite, "NSKeyedArchiver encode", samples: 1, warmUp: false) {
         try? NSKeyedArchiver.archivedData(withRootObject: objects, requiringSecureCoding: true).count
     }
     harness.measure(suite, "KeyedArchiveWriter encode") { try? KeyedArchiveWriter.encode(models).count }
-    // The decoders round-robin, so load hits all alike: one cold sample of Foundation's decode
-    // moved the ratio by half from run to run on the shared machine.
+    // The decoders round-robin, so load hits all alike: with one cold sample of Foundation's
+    // decode, the ratio swings from run to run on a shared machine.
     harness.measureInterleaved(suite, samples: harness.options.quick ? 3 : 5, [
         ("NSKeyedUnarchiver decode", {
             (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: objectClasses, from: foundationData)) == nil ? nil : foundationData.count

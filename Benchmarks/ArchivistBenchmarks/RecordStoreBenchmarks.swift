@@ -57,8 +57,9 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
         var table: [String: Any] = [:]
         for i in 0..<size { table[String(i)] = TaskRecord(i).plist }
         let plistURL = folder.appendingPathComponent("taskData.plist")
-        // A rewrite of 100,000 rows takes about 10 s: one cold sample there, three at 10,000.
-        // Quick mode: three samples at every size, and no warm-up at 10,000 (about a second each).
+        // A rewrite grows with the rows, and at 100,000 one alone is a long part of the run:
+        // one cold sample there, three at 10,000. Quick mode: three samples at every size, and
+        // no warm-up at 10,000.
         let rewriteSamples = quick ? 3 : size >= 100_000 ? 1 : size >= 10_000 ? 3 : 11
         let rewriteWarmUp = size < (quick ? 10_000 : 100_000)
         harness.measure(suite, "\(size): plist rewrite per change", samples: rewriteSamples, warmUp: rewriteWarmUp) {

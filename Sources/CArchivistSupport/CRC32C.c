@@ -366,19 +366,20 @@ CRC32C_TARGET static inline uint64_t interleaved(
 }
 
 #if defined(__x86_64__)
-// Folding keeps the vector unit busy (its carry-less multiplies bound it, at about 65 GB/s on
-// this project's AMD EPYC, whatever the number of accumulators) and leaves the integer unit's
-// `crc32` idle. So long inputs are split in two: the first 256·m bytes are folded, 256 a round,
-// while three `crc32` streams take the rest, 3 × FOLD_STREAM_BYTES a round, in the same loop
-// (the core runs both at once); the streams' registers are then appended to the folded one
-// with one carry-less multiply each. 100 KB took 1.17 µs instead of 1.58 µs.
+// Folding keeps the vector unit busy (its carry-less multiplies bound it, whatever the number
+// of accumulators) and leaves the integer unit's `crc32` idle. So long inputs are split in
+// two: the first 256·m bytes are folded, 256 a round, while three `crc32` streams take the
+// rest, 3 × FOLD_STREAM_BYTES a round, in the same loop (the core runs both at once); the
+// streams' registers are then appended to the folded one with one carry-less multiply each.
+// The two units' work overlaps instead of adding up (the `crc32c` suite guards it).
 
-/// Bytes each `crc32` stream takes per folding round (5 words: 4 to 6 measured the same).
+/// Bytes each `crc32` stream takes per folding round (5 words; the balance between the
+/// streams and the folding is flat around it, and the `crc32c` suite guards it).
 #define FOLD_STREAM_BYTES 40
 /// Bytes of one round of `fold_and_crc_rounds`.
 #define FOLD_AND_CRC_ROUND (256 + 3 * FOLD_STREAM_BYTES)
-/// The shortest input split so: below it, appending the streams (about 10 ns) cost what they
-/// saved (2 and 4 KB a little slower, 3 KB a little faster; 6 KB 10% faster).
+/// The shortest input split so: below it, appending the streams' registers costs about what
+/// running them beside the folding saves.
 #define FOLD_AND_CRC_MINIMUM 6144
 
 /// Whole rounds of folding and three `crc32` streams, at least two; returns the register

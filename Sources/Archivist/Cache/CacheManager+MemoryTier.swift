@@ -93,9 +93,9 @@ extension CacheLocation {
 /// A decoded value in the memory tier, with the dates freshness is judged by.
 ///
 /// A class, so that a hit copies one reference out of the tier's lock (one retain) rather than
-/// an existential value and two dates through value witnesses, which cost about a third of a
-/// hit. The only subclass is ``StoredItem``; reading the value back as the type it was stored
-/// as costs a metatype comparison, not a dynamic cast.
+/// an existential value and two dates through value witnesses, a large share of a hit (the
+/// `cache-memory` suite guards it). The only subclass is ``StoredItem``; reading the value
+/// back as the type it was stored as costs a metatype comparison, not a dynamic cast.
 @usableFromInline
 class MemoryItem: @unchecked Sendable {
     // Safety: every stored property but `hitCount` is an immutable `Sendable` value, and the
@@ -151,10 +151,11 @@ typealias MemoryItemMaker = (_ writeDate: Date, _ expiry: Date?, _ touchesIndex:
 /// specialized code here instead of instantiating generic metadata on every hit.
 ///
 /// Its index hashes keys with ``Bytewise/seededHash(_:seed:)`` under a seed drawn at random for
-/// each tier, not with `Hasher`: SipHash with its setup and finalization was about a quarter of
-/// a hit. The fast hash is not a cryptographic one, and it need not be: the seed is never
-/// exposed (nor are hash values or the index's order), so a caller cannot pick keys that
-/// collide; parameters built by an outsider (URL paths, ids) could at worst be tried blindly.
+/// each tier, not with `Hasher`, whose SipHash with its setup and finalization is a large share
+/// of a hit (the `cache-memory` suite guards it). The fast hash is not a cryptographic one,
+/// and it need not be: the seed is never exposed (nor are hash values or the index's order),
+/// so a caller cannot pick keys that collide; parameters built by an outsider (URL paths,
+/// ids) could at worst be tried blindly.
 /// And what a collision costs is bounded: the tier holds at most its count limit of entries,
 /// its index is at most half full, and a probe compares keys only where the upper 32 bits of
 /// the hashes agree.

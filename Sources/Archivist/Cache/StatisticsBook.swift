@@ -19,8 +19,8 @@ struct TypeTally: @unchecked Sendable {
     let row: SharedStatistics.Row
     /// The manager's words for the type, which live as long as its ``StatisticsBook``:
     /// - 0: memory hits so far, counted under the memory tier's lock (a hit adds one to a word
-    ///   the lock it already holds guards: no atomic instruction, which costs a hit about a
-    ///   third more on this machine);
+    ///   the lock it already holds guards: no atomic instruction, which would be a sizable
+    ///   share of a hit (the `cache-memory` suite guards it);
     /// - 1: how many of those were added to the row (under the tier's lock too);
     /// - 2: the address of `row`'s words, for a memory item that counts its own eviction;
     /// - 3: reads so far, with relaxed atomics: two threads may count one read, which only
@@ -36,7 +36,8 @@ struct TypeTally: @unchecked Sendable {
     }
 
     /// Whether to time the read about to start: one in eight of each type, the first one
-    /// included (a clock read costs about 50 ns here, more than the counting).
+    /// included (a clock read costs more than the counting; the `cache-manager` suite's 1 KB
+    /// get guards it).
     ///
     /// - Complexity: A relaxed load and store, no atomic instruction.
     @inline(__always)

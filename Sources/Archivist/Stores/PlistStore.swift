@@ -286,9 +286,10 @@ public final class PlistStore: Sendable {
     }
 
     /// The deepest nesting a store writes, counting the root dictionary as one level: Foundation's
-    /// parser reads 512, but its writer recurses once per level and overflowed a 512 KiB thread
-    /// (a secondary thread's stack on Apple platforms) between 350 and 380 levels, so writing a
-    /// deeper root throws `.notRepresentable` instead of crashing the process.
+    /// parser reads 512, but its writer recurses once per level and overflows a 512 KiB thread
+    /// (a secondary thread's stack on Apple platforms) a few hundred levels down, short of 512,
+    /// so writing a deeper root throws `.notRepresentable` instead of crashing the process
+    /// (`PlistValueDepthTests` guards it).
     static let maxWrittenDepth = 256
 
     /// Forgets the remembered root of the file at `url`.

@@ -264,9 +264,10 @@ extension PlistValue {
 
     private static func classify(_ object: Any) throws(ConversionFailure) -> Step {
         // Fast path: the exact types PropertyListSerialization produces, matched by metatype
-        // (cheap) before any dynamic cast (not cheap); this keeps a read within a few percent
-        // of PropertyListSerialization alone. Numbers are classified by their storage type,
-        // because a Swift cast would turn NSNumber(1) into `true` on Apple platforms.
+        // (cheap) before any dynamic cast (not cheap); this keeps a read close to
+        // PropertyListSerialization alone (the `stores` suite's plist reads guard it). Numbers
+        // are classified by their storage type, because a Swift cast would turn NSNumber(1)
+        // into `true` on Apple platforms.
         let dynamicType = type(of: object)
         #if canImport(Darwin)
         // Apple's PropertyListSerialization returns Objective-C objects (`__NSCFString`,

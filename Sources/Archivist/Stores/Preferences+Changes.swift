@@ -30,12 +30,12 @@ extension Preferences {
     /// `set` or `removeValue` returns, before the file is written; every set counts, even of
     /// an equal value), and other writers' as soon as their write reaches the file and its
     /// change signal arrives (a Darwin notification on Apple platforms, `inotify` on Linux;
-    /// typically within a millisecond or two of their write, which follows their `set` by
-    /// about 20 ms), else at the next fallback poll, every `pollingInterval` — for changes
-    /// whose signal does not arrive (a write from another machine to a network volume, the
-    /// system's limit on file watches reached). `nil` turns the fallback off. Other writers'
-    /// changes to keys this instance has changed and not yet written are not reported: reads
-    /// still return this instance's values.
+    /// soon after their write, which follows their `set` by the write delay of about 20 ms;
+    /// the `processes` suite's latency rows guard it), else at the next fallback poll, every
+    /// `pollingInterval` — for changes whose signal does not arrive (a write from another
+    /// machine to a network volume, the system's limit on file watches reached). `nil` turns
+    /// the fallback off. Other writers' changes to keys this instance has changed and not yet
+    /// written are not reported: reads still return this instance's values.
     ///
     /// ```swift
     /// for await change in preferences.changes() where change.isFromAnotherProcess {

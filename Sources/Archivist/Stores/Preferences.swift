@@ -15,7 +15,7 @@ import Foundation
 /// to a background write, which starts about 20 ms after the first unwritten change and writes
 /// every change made by then in one go (a thousand sets in a loop make a handful of writes).
 /// Other processes, and other `Preferences` on the file, see a change once it is written:
-/// typically within 25 ms, and at once after `flush()`. Changes still unwritten are written
+/// typically just after that delay, and at once after `flush()`. Changes still unwritten are written
 /// when the `Preferences` is deinitialized and when the process calls `exit` (or returns from
 /// `main`); a process that is killed (`SIGKILL`, a crash, iOS terminating a suspended app)
 /// loses the changes of its last 20 ms or so, never more, and never leaves a damaged file.

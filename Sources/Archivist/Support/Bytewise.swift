@@ -16,8 +16,8 @@ enum Bytewise {
     /// Lengths first (O(1) for native strings), then one pass over contiguous storage, eight
     /// bytes at a time (small strings are spilled to the stack for it). Written out in Swift
     /// and always inlined: an opaque call here (the generic `elementsEqual`, or `memcmp`)
-    /// made every probe of the memory tier's dictionary retain and release both keys'
-    /// strings, and cost about a quarter of a memory-tier hit.
+    /// makes every probe of the memory tier's dictionary retain and release both keys'
+    /// strings, a large share of a memory-tier hit (the `cache-memory` suite guards it).
     ///
     /// - Complexity: O(n).
     @inlinable
@@ -36,7 +36,8 @@ enum Bytewise {
 
     /// Whether `string`'s UTF-8 bytes are exactly `bytes` (a name recorded in a file, say):
     /// ``equal(_:_:count:)`` over the string's contiguous storage, without the generic
-    /// `elementsEqual`, which cost about 250 instructions per short name on every cache read.
+    /// `elementsEqual`, which steps element by element through the generic collection code on
+    /// every cache read (the `cache-manager` suite's 1 KB get guards it).
     ///
     /// - Complexity: O(n).
     static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -127,8 +128,8 @@ enum Bytewise {
 
     /// A seeded 64-bit hash of `string`'s UTF-8 bytes, consistent with
     /// ``equal(_:_:)-(String,String)`` (the same bytes and seed hash alike), for the memory
-    /// tier's index: about 20 instructions for a short key where `Hasher` (SipHash-1-3, with
-    /// its setup and finalization) costs about 200.
+    /// tier's index: a short key takes a few loads and two multiplications, where `Hasher` runs
+    /// SipHash-1-3 with its setup and finalization (the `cache-memory` suite's hits guard it).
     ///
     /// A multiply-mix in the manner of wyhash: 16 bytes per round, each round one 64 × 64 →
     /// 128-bit multiplication of the two words (xored with the seed and the running state)

@@ -54,8 +54,9 @@ package final class Locked<Value>: @unchecked Sendable {
     // Safety: `value`'s memory is read and written only inside `lock.withLock`.
     private let lock = Lock()
     /// The value, in memory of its own rather than a stored `var`: an `inout` access to a
-    /// class's `var` is checked for exclusivity at run time (`swift_beginAccess`, about 70
-    /// instructions each time), which the lock already guarantees — a set took about eight.
+    /// class's `var` is checked for exclusivity at run time (a `swift_beginAccess` call each
+    /// time), which the lock already guarantees, and a cache set makes several (the
+    /// `cache-manager` suite's 1 KB set guards it).
     private let value: UnsafeMutablePointer<Value>
 
     /// Wraps `value`.

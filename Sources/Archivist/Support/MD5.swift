@@ -140,9 +140,9 @@ package enum MD5 {
 
     /// Processes one 64-byte block: the 64 steps of RFC 1321 section 3.4 written out, each
     /// with its message word, its constant (floor(abs(sin(i + 1)) * 2^32)) and its rotation as
-    /// literals. The loop over tables it replaces cost about 2,800 instructions a block (a
-    /// bounds-checked table load and a four-way switch per step); every cache read and write
-    /// hashes at least one block.
+    /// literals, where a loop over tables pays a bounds-checked table load and a four-way
+    /// switch per step; every cache read and write hashes at least one block (the
+    /// `cache-manager` suite's 1 KB set and get guard it).
     private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
         precondition(block.count >= 64)
         func word(_ i: Int) -> UInt32 { block.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self).littleEndian }

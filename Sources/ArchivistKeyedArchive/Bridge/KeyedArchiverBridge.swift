@@ -16,8 +16,9 @@ import Foundation
 ///   enforced for every instance, and this turns a per-call-site class mismatch (which corelibs
 ///   answers with `fatalError`) into a `nil` from `decodeObject(of:forKey:)`.
 ///
-/// The native archive format (`Archive`) is the default and much faster; use this bridge for
-/// classes that already adopt `NSSecureCoding`. See `docs/FoundationBridge.md`.
+/// The native archive format (`Archive`) is the default and much faster (the
+/// `keyed-declaration` suite sets the two side by side); use this bridge for classes that
+/// already adopt `NSSecureCoding`. See `docs/FoundationBridge.md`.
 ///
 /// ```swift
 /// let data = try KeyedArchiverBridge.archive(letter)

@@ -79,9 +79,10 @@ struct BinaryPropertyListReader {
         // archive's containers hold about one reference per object).
         var references: [Int] = []
         references.reserveCapacity(objectCount)
-        // Each node is written in place (appending copied it in and checked the capacity, a
-        // tenth of the parse). `objectCount` is at least 1, so this never writes the shared
-        // empty-array storage; on a throw the array deinitializes the `initialized` first nodes.
+        // Each node is written in place (appending copies it in and checks the capacity for
+        // every node; the `keyed` suite's decodes guard it). `objectCount` is at least 1, so
+        // this never writes the shared empty-array storage; on a throw the array deinitializes
+        // the `initialized` first nodes.
         let nodes = try [PropertyListDocument.Node](unsafeUninitializedCapacity: objectCount) { buffer, initialized in
             for index in 0..<objectCount {
                 let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
@@ -168,7 +169,8 @@ private struct BinaryPropertyListObjects {
     /// A big-endian unsigned integer of `size` bytes; callers have checked the range.
     ///
     /// The usual sizes are one unaligned load each: this runs for every offset-table entry and
-    /// every reference, and a loop over the bytes was a tenth of the parse.
+    /// every reference, where a loop over the bytes is a visible share of the parse (the
+    /// `keyed` suite's decodes guard it).
     @inline(__always)
     func readUInt(at offset: Int, size: Int) -> UInt64 {
         precondition(offset >= 0 && size >= 0 && size <= bytes.count - offset)
@@ -354,9 +356,9 @@ private struct BinaryPropertyListObjects {
 /// NSKeyedArchiver archives repeat their short strings many times over: corelibs writes every
 /// instance's field names anew (20,000 letters hold 140,000 key strings with 7 distinct names),
 /// and values such as names and dates repeat too. Making a `String` validates its bytes and
-/// builds it (about 170 instructions for a short one); a hit here is two loads, a hash and
-/// three compares. Direct-mapped over 256 slots: constant memory, whatever the input; a miss
-/// (a new string, or a collision) only makes the string as before.
+/// builds it; a hit here is two loads, a hash and three compares (the `keyed` suite's
+/// decodes guard it). Direct-mapped over 256 slots: constant memory, whatever the input; a
+/// miss (a new string, or a collision) only makes the string the usual way.
 struct SmallStringCache {
     /// The longest string kept: a small `String` holds up to 15 UTF-8 bytes inline (no allocation).
     static var maxCount: Int { 15 }

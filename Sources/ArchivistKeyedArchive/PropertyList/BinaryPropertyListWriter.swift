@@ -12,7 +12,8 @@ enum BinaryPropertyListWriter {
         let count = document.nodes.count
         let referenceSize = byteWidth(UInt64(count))
         var out = Array("bplist00".utf8)
-        // Most nodes are a marker and a few bytes; growing the buffer from empty copied it ~20 times.
+        // Most nodes are a marker and a few bytes; growing the buffer from empty copies it at
+        // every doubling (the `keyed` suite's writes guard it).
         out.reserveCapacity(count * 12 + 64)
         var offsets: [Int] = []
         offsets.reserveCapacity(count)

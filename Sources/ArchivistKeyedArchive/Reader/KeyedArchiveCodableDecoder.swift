@@ -93,7 +93,8 @@ enum KeyedArchiveItem {
 /// The `Decoder` over a ``KeyedArchive``.
 ///
 /// The coding path is kept as the parent's path plus this decoder's key and put together only
-/// when asked for: building an array for each child decoder was a large part of decoding.
+/// when asked for: building an array for each child decoder would be a large part of
+/// decoding (the `keyed` suite's decodes guard it).
 /// Containers build their path once and share it with their children.
 ///
 /// A class: it is handed out as `any Decoder` once per nested value, and a struct this size
@@ -114,7 +115,8 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     // The keyed container's state, set by `container(keyedBy:)` (see ``startKeyed(_:)``).
     // (Unchecked exclusivity: one decode runs on one thread, and nothing holds an access to
-    // these across a call; checked, the accesses were a quarter of a field read.)
+    // these across a call; checked, the accesses would be a large share of a field read, which
+    // the `keyed` suite's decodes guard.)
 
     /// The entries a keyed container of this decoder reads.
     @exclusivity(unchecked) var keyedEntries: KeyedArchiveKeyedEntries = .items([:])

@@ -6,12 +6,13 @@ import Archivist
 /// Value types copy a shared object once for each path that reaches it, so an archive of a few
 /// kilobytes whose objects each hold the one below twice (a "billion laughs" DAG) unfolds to
 /// 2^64 values. Counting them while decoding stops such an archive only after
-/// ``ArchiveLimits/maxObjectCount`` values have been built — seconds of work for a 2.3 KB
-/// input. This computes the unfolded size instead: each object's, once, from its children's —
-/// 1, plus its elements (arrays, sets), keys and values (dictionaries) and fields (instances,
-/// inline values counted as they are nested), a reference counting as what it names — and
-/// refuses the decode when the object it starts at unfolds to more than `maxObjectCount`. The
-/// bridge's validator bounds the same quantity on the property list.
+/// ``ArchiveLimits/maxObjectCount`` values have been built — work out of all proportion to a
+/// 2.3 KB input (`KeyedArchiveExpansionTests` guards it). This computes the unfolded size
+/// instead: each object's, once, from its children's — 1, plus its elements (arrays, sets),
+/// keys and values (dictionaries) and fields (instances, inline values counted as they are
+/// nested), a reference counting as what it names — and refuses the decode when the object it
+/// starts at unfolds to more than `maxObjectCount`. The bridge's validator bounds the same
+/// quantity on the property list.
 ///
 /// A reference back to an object still being counted (a cycle) counts 1: a decode that
 /// follows it re-enters the cycle at most ``ArchiveLimits/maxDepth`` levels deep, and the

@@ -6,13 +6,14 @@ extension KeyedArchiveTableReader {
     ///
     /// A binary plist can share a container between two parents (Foundation's archivers never
     /// write that), and the table copies a shared container into each field that reaches it: a
-    /// 2 KB plist whose arrays each hold the one below twice was refused only after
-    /// `maxObjectCount` values had been copied (seconds of work; 20 s in a debug build). Until a
-    /// container is read twice every copy is of a distinct node, so the table holds no more
-    /// than the input does; at the first repeat, before copying that container again, the exact
-    /// count (``checkUnfoldedSize(of:in:cap:)``) refuses an archive that would unfold past the
-    /// limit, in time proportional to the input. Nothing is counted for an archive without
-    /// sharing (the usual one), so reading it pays one flag test per container field.
+    /// 2 KB plist whose arrays each hold the one below twice would be refused only after
+    /// `maxObjectCount` values had been copied, work out of all proportion to its size
+    /// (`KeyedArchiveExpansionTests` guards it). Until a container is read twice every copy is
+    /// of a distinct node, so the table holds no more than the input does; at the first repeat,
+    /// before copying that container again, the exact count (``checkUnfoldedSize(of:in:cap:)``)
+    /// refuses an archive that would unfold past the limit, in time proportional to the input.
+    /// Nothing is counted for an archive without sharing (the usual one), so reading it pays
+    /// one flag test per container field.
     ///
     /// - Throws: `.corrupt` for a container that contains itself; `.limitExceeded(.objectCount)`
     ///   when the entries unfold to more than `maxObjectCount` values.

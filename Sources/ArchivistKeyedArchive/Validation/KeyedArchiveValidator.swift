@@ -114,7 +114,7 @@ struct KeyedArchiveValidator {
         var stack: [(node: Int, next: Int)] = [(document.root, 0)]
         state[document.root] = 1
         while let frame = stack.last {
-            // One child per step, read in place: listing the children at each step made a
+            // One child per step, read in place: listing the children at each step would make a
             // container of n children cost n^2.
             if frame.next == 0, case .dictionary(let keys, _) = document.nodes[frame.node] {
                 try checkKeys(keys, of: frame.node, in: document)
@@ -140,10 +140,10 @@ struct KeyedArchiveValidator {
     }
 
     /// Every key a string, and no key twice. NSKeyedArchiver never writes a key twice, and
-    /// CoreFoundation's binary plist parser leaks the second key and its value when a dictionary
-    /// has one (seen under LeakSanitizer, 104 bytes per parse), so a hostile file could leak
-    /// memory on every read. Keys are compared as Swift strings (canonical equivalence), which
-    /// is stricter than CoreFoundation's code-unit comparison: everything it sees as a repeat is
+    /// CoreFoundation's binary plist parser leaks the second key and its value when a
+    /// dictionary has one (LeakSanitizer reports it), so a hostile file could leak memory on
+    /// every read. Keys are compared as Swift strings (canonical equivalence), which is
+    /// stricter than CoreFoundation's code-unit comparison: everything it sees as a repeat is
     /// refused, and a pair that is equal only after normalization is refused as well.
     private func checkKeys(_ keys: PropertyListDocument.References, of node: Int, in document: PropertyListDocument) throws {
         var seen = Set<String>(minimumCapacity: keys.count)

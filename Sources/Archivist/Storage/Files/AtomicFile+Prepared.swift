@@ -8,10 +8,11 @@ import Darwin
 extension AtomicFile {
     /// An open descriptor of a folder that the paths handed to ``prepare(_:toPath:durability:createFolders:spares:fileSystem:below:)``
     /// start with (a store's root), so the temporary is created and renamed with `openat` and
-    /// `renameat` from it: the kernel then walks only the path's components below the folder,
-    /// about 70 ns each, instead of every component from `/` — three walks a write (the
-    /// temporary's creation, both names of the rename). The other calls below the folder take
-    /// it too (``FileSystem/open(_:_:_:below:)`` and its siblings), so they all reach the same
+    /// `renameat` from it: the kernel then walks only the path's components below the folder
+    /// instead of every component from `/` — three walks a write (the temporary's creation,
+    /// both names of the rename), each component above the folder a lookup saved (the
+    /// `cache-manager` suite's 1 KB set guards it). The other calls below the folder take it
+    /// too (``FileSystem/open(_:_:_:below:)`` and its siblings), so they all reach the same
     /// folder, wherever it was moved.
     package struct Root: Sendable {
         /// The folder's descriptor, open for as long as this value is used.
@@ -45,7 +46,8 @@ extension AtomicFile {
     /// cross-process lock and only the rename inside it.
     ///
     /// Its methods take the file system it was prepared with: held here, the seam's closures
-    /// were copied into every write's value and released after it (about 650 instructions).
+    /// would be copied into every write's value and released after it, retain and release
+    /// traffic that buys nothing (the `cache-manager` suite's 1 KB set guards it).
     ///
     /// ```swift
     /// let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .file)
@@ -128,8 +130,9 @@ extension AtomicFile {
 
     /// The folder of the file at `path`: everything before its last `/`; `nil` without one.
     ///
-    /// Over the UTF-8 bytes: `String.lastIndex(of:)` walks grapheme clusters, which showed in
-    /// profiles of small writes, and the UTF-8 view's still cost ~1,000 instructions.
+    /// Over the contiguous UTF-8 bytes: `String.lastIndex(of:)` walks grapheme clusters, and
+    /// even the UTF-8 view's costs many times a plain scan, a visible part of a small write
+    /// (the `cache-manager` suite's 1 KB set guards it).
     static func folder(of path: String) -> String? {
         var path = path
         return path.withUTF8 { bytes in

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// A cache read checks and decodes straight from ``bytes``; only a value that keeps the bytes
 /// (a large root `Data`) wraps them, through ``data(_:)``, which shares them. Reading into a
-/// `Data` instead cost a second storage object per read (with its exclusivity checks), and
-/// its slice another: about 1,500 instructions of a 1 KB get.
+/// `Data` instead costs a second storage object per read (with its exclusivity checks), and
+/// its slice another, a sizable share of a small get (the `cache-manager` suite's 1 KB get
+/// guards it).
 package final class FileBuffer: @unchecked Sendable {
     // Safety: the memory is written by the read before the buffer is handed out, and after
     // that only by a `Data` from `data(_:)` that is its sole owner (writing in place), which
@@ -19,14 +20,15 @@ package final class FileBuffer: @unchecked Sendable {
     package let checksum: UInt32?
 
     /// The alignment of ``bytes``: a cache line. The kernel copies a file from its page cache
-    /// (page aligned) into them with `rep movsb`, which took 0.2–0.4 µs longer for 100 KB into
-    /// memory 16 bytes past a line, where `malloc` put it, than into a whole line
-    /// (docs/Benchmarks.md, "100 KB gets: the read's alignment").
+    /// (page aligned) into them with `rep movsb`, which is slower into memory 16 bytes past a
+    /// line, where `malloc` puts it, than into a whole line (the `cache-shapes` suite's 100 KB
+    /// gets guard it).
     static let alignment = 64
 
     /// Memory for `count` bytes, starting at a multiple of ``alignment``, or `nil` when
     /// `malloc` fails. `malloc` with room to move the start costs what plain `malloc` does,
-    /// where `posix_memalign` took about 200 ns more per call here.
+    /// where `posix_memalign` costs more on every call (the `cache-shapes` suite's 100 KB gets
+    /// guard it).
     static func allocate(count: Int) -> (memory: UnsafeMutableRawPointer, allocation: UnsafeMutableRawPointer)? {
         let (padded, overflow) = count.addingReportingOverflow(alignment - 1)
         guard !overflow, let allocation = malloc(padded) else { return nil }

@@ -15,7 +15,8 @@ import Darwin
 /// the link's inode.
 ///
 /// A value, not an object: every cache read makes one, and an object (with the file system
-/// it closes its descriptor through) cost an allocation and some twenty retains and releases.
+/// it closes its descriptor through) costs an allocation and a train of retains and releases
+/// (the `cache-manager` suite's 1 KB get guards it).
 package struct FileIdentity {
     private let device: UInt64
     private let inode: UInt64

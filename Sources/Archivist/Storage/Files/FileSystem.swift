@@ -48,8 +48,8 @@ package struct FileSystem: Sendable {
     /// goes through it). On Linux a `statx` that asks for no times, because reading a
     /// file's times (since Linux 6.13) makes its next change take a fine-grained time stamp,
     /// and that makes the next append to every other file — the store's journal — dirty its
-    /// inode: 1.7 µs per journal record instead of 0.78 µs on ext4 after `fstat`ing each
-    /// temporary written.
+    /// inode: on ext4, every journal record written after `fstat`ing a temporary then pays for
+    /// an inode update as well (the `cache-manager` suite's 1 KB set guards it).
     package var statusWithoutTimes: @Sendable (_ fd: Int32) -> FileStatus?
     /// `fchmod(fd, mode)`.
     package var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
@@ -117,8 +117,9 @@ package struct FileSystem: Sendable {
     /// `faccessat` below the root themselves, from the path's own bytes, rather than through
     /// ``openAt``, ``renameAt`` and ``accessAt``: true until one of those is replaced, so a
     /// test's replacement sees those calls too. Through the closures, each call makes the
-    /// relative path's `String` (a heap allocation past 15 bytes) and calls a closure: callgrind
-    /// counted 2.8 k more instructions a 1 KB set (19.4 k → 22.2 k) and 0.9 k a get (8.3 k → 9.3 k).
+    /// relative path's `String` (a heap allocation past 15 bytes) and calls a closure, a
+    /// noticeable share of a small set or get (the `cache-manager` suite's 1 KB set and get
+    /// guard it).
     package private(set) var makesEntryCallsDirectly = true
 
     /// The operating system's own calls.
@@ -245,9 +246,9 @@ extension FileSystem {
 /// of the same name.
 ///
 /// Paths go in through `withCString`: a `String` passed straight to a C parameter is converted
-/// through `utf8CString`, a fresh array copy of the path each call (about 500 instructions for
-/// `open`, twice that for `rename`), while `withCString` hands over a native string's own
-/// nul-terminated storage.
+/// through `utf8CString`, a fresh array copy of the path each call (one for `open`, two for
+/// `rename`), while `withCString` hands over a native string's own nul-terminated storage
+/// (the `cache-manager` suite's 1 KB set and get guard it).
 private let posixFileSystem = FileSystem(
     open: { path, flags, mode in path.withCString { open($0, flags, mode) } },
     close: { fd in close(fd) },

@@ -43,8 +43,8 @@ package enum TemporaryName {
 
     /// `folder/` followed by a fresh name from ``make()``, built in one allocation.
     /// The bytes are copied into the new string directly, the counter's hex digits written in
-    /// place: appending the pieces (and the name's own string) cost about 3,000 instructions
-    /// per write.
+    /// place: appending the pieces (and the name's own string) makes every write pay for
+    /// several allocations and copies (the `cache-manager` suite's 1 KB set guards it).
     package static func path(inFolder folder: String) -> String {
         var folder = folder
         return folder.withUTF8 { path(inFolder: $0) }

@@ -62,9 +62,10 @@ extension DiskStore {
     /// Writes `change`'s record, ``encodedCount(_:)`` bytes (passed as `count`), at `base`.
     ///
     /// Written in place, the caller's memory sized first: building the body in an array of its
-    /// own, appended piece by piece (the components through their UTF-8 views), cost about
-    /// 3,000 instructions a set under the cross-process lock, and an array for the record
-    /// (made outside a specialization of `Array`: a run-time metadata lookup) 800 more.
+    /// own, appended piece by piece (the components through their UTF-8 views), makes every set
+    /// allocate and copy under the cross-process lock, and an array for the record (made
+    /// outside a specialization of `Array`) adds a run-time metadata lookup. The
+    /// `cache-manager` suite's 1 KB set and the `processes` suite's lock holds guard it.
     ///
     /// - Complexity: O(length of the folder's components).
     static func encode(_ change: Change, count: Int, at base: UnsafeMutableRawPointer) {
@@ -141,8 +142,9 @@ extension DiskStore {
 
     /// The last folder a record named, with its bytes in the journal: one writer's records run
     /// in one folder, and a record naming it again takes this value instead of building its
-    /// strings, array and path again (about 5,000 instructions) — and, being the very value,
-    /// it matches the size index's last folder by storage rather than by characters.
+    /// strings, array and path again — and, being the very value, it matches the size index's
+    /// last folder by storage rather than by characters (the `processes` suite's 1 KB cache
+    /// stores, which replay each other's records, guard it).
     struct PreviousFolder {
         /// A copy, so a journal tail is not kept alive by its last folder.
         var bytes: [UInt8]

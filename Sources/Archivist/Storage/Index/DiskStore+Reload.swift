@@ -6,10 +6,10 @@ import Darwin
 #endif
 
 extension DiskStore {
-    /// Loads the snapshot of the current epoch (another process folded the journal, or
-    /// repaired the root) and the journal's records since, reading both without the lock —
-    /// the snapshot is O(entries), 1.8 s for 100,000 entries in a debug build — and installing
-    /// them under a short shared hold if the epoch did not move meanwhile.
+    /// Loads the snapshot of the current epoch (another process folded the journal, or repaired
+    /// the root) and the journal's records since, reading both without the lock — the snapshot
+    /// is O(entries), far too long a hold for a large root — and installing them under a short
+    /// shared hold if the epoch did not move meanwhile (`LockHoldTests` guards it).
     ///
     /// A snapshot is renamed into place before its epoch begins, so the file read is whole,
     /// and its tag says which epoch it starts. While the epoch stays, the journal is only
@@ -68,11 +68,12 @@ extension DiskStore {
     }
 
     /// Folds the journal into a new snapshot, the snapshot serialized and written without the
-    /// lock — O(entries), 60 ms for 100,000 in a debug build — from this process's index as of
+    /// lock — O(entries), too long a hold for a large root — from this process's index as of
     /// a journal position; then, under a short exclusive hold, caught up, renamed into place,
     /// with the records appended meanwhile moved to the start of the journal as the new
     /// epoch's, if the epoch did not move and no repair is due. The intent word is set across
-    /// that hold's file changes, so a holder killed there leaves a repair.
+    /// that hold's file changes, so a holder killed there leaves a repair. `LockHoldTests`
+    /// guards that the snapshot is written outside the lock.
     ///
     /// - Returns: Whether the journal was folded; `false` when another process folded or
     ///   repaired meanwhile, or a repair is due (nothing changed; the temporary is deleted).

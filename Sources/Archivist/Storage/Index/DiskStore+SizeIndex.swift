@@ -26,13 +26,13 @@ extension DiskStore {
         var root = IndexNode()
         /// The folder an entry was last set in, and its nodes from the root down: sets run in
         /// one folder (a cache type being filled), and this spares each of them the walk — a
-        /// `String`-keyed dictionary lookup per component and the path's array, about 1,800
-        /// instructions. Dropped when a folder leaves the tree (``detach(_:)``); a node, once
-        /// in the tree, stays there until then.
+        /// `String`-keyed dictionary lookup per component and the path's array. Dropped when a
+        /// folder leaves the tree (``detach(_:)``); a node, once in the tree, stays there until
+        /// then.
         ///
-        /// Held in an object: checking an optional tuple copied it, retaining the folder's array
-        /// and string and the path (about 280 instructions a set, the journal's replayed ones
-        /// included).
+        /// Held in an object: checking an optional tuple copies it, retaining the folder's array
+        /// and string and the path on every set, the journal's replayed ones included. The
+        /// `cache-manager` suite's 1 KB set guards both.
         private var lastWalk: Walk?
 
         /// A folder and its nodes from the root down, for ``lastWalk``.

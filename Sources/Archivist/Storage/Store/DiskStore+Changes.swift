@@ -29,8 +29,9 @@ extension DiskStore {
 
     /// The last ``capacity`` changes, numbered from 0 in the order they were applied.
     ///
-    /// A ring: once full, each change overwrites the oldest in place. (Dropping the older half
-    /// with `removeFirst` moved the other 512 and cost ~250 instructions a change, amortized.)
+    /// A ring: once full, each change overwrites the oldest in place, where dropping the older
+    /// half with `removeFirst` moves the kept half each time, a copied change for every change
+    /// (the `cache-manager` suite's 1 KB set guards it).
     struct ChangeRing {
         static let capacity = 1_024
         /// The number of the oldest change kept.

@@ -184,7 +184,7 @@ package final class DiskStore: Sendable {
             throw error   // the root's descriptor closes with `openRoot`
         }
         // Every property is set from here: should the load throw, `deinit` runs and closes
-        // the descriptors (closing them here too closed each number twice — by then perhaps
+        // the descriptors (closing them here too would close each number twice — by then perhaps
         // another thread's file).
         sweepInternalTemporaries(below: root)
         let (taken, load) = try lock.withExclusive { loadIndexAtOpen() }
@@ -212,7 +212,8 @@ package final class DiskStore: Sendable {
     /// The absolute path of `key`'s file.
     ///
     /// Built in one buffer, the digest's hex written in place: every read and write makes one,
-    /// and appending the pieces (with the digest's own string) cost about 2,700 instructions.
+    /// and appending the pieces (with the digest's own string) costs each of them several
+    /// allocations and copies (the `cache-manager` suite's 1 KB set and get guard it).
     package func path(of key: DiskKey) -> String {
         var root = rootPath, folder = key.folder.relativePath
         return root.withUTF8 { root in

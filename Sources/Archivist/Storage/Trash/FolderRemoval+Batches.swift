@@ -12,8 +12,8 @@ extension FolderRemoval {
 
     /// The folder size (`st_size`) past which ``Batches`` sets an emptied folder aside rather
     /// than remove it inside the batch: removing a folder costs with the names it once held
-    /// (ext4 frees its blocks then: about 0.2 s for one that held 100,000 names, 2.2 MB), so
-    /// the caller removes it once its lock is released. Guarded by `LockHoldTests`.
+    /// (ext4 frees its blocks then), too long a lock hold for a folder that held many, so the
+    /// caller removes it once its lock is released. Guarded by `LockHoldTests`.
     static let largeFolderSize: Int64 = 64 << 10
 
     /// Deletes everything inside a folder as ``removeContents(of:below:keeping:)`` does, a

@@ -10,10 +10,10 @@ import Darwin
 /// entry folder moves a spare into place instead of making one with `mkdir`.
 ///
 /// Why: ext4 never shrinks a folder, and inserting into a folder that once held many names is
-/// much cheaper than into a new one filling densely (a 100 KB file: 42–46 µs against 60–66 µs
-/// on a journaled ext4 image, see docs/Benchmarks.md, "Spare folders"). A hand-written cache
-/// that clears by unlinking its files keeps that folder; ours moves the folder into the trash
-/// (O(1), atomic across processes), so without spares every fill after a clear starts dense.
+/// much cheaper than into a new one filling densely. A hand-written cache that clears by
+/// unlinking its files keeps that folder; ours moves the folder into the trash (O(1), atomic
+/// across processes), so without spares every fill after a clear starts dense (the
+/// `cache-shapes` suite's 100 KB fill, made after a clear, guards it).
 ///
 /// Layout and rules, all of them safe with several processes and a kill at any instruction:
 /// - Only folders of items a clear put in the trash are kept (``clearedPrefix``): never a
@@ -42,7 +42,7 @@ import Darwin
 ///   spare is never counted and never read as an entry. It goes with the store's root.
 ///
 /// Where the rename that never replaces is not supported (`EINVAL`, `ENOSYS`, `ENOTSUP`),
-/// nothing is kept or claimed: folders are removed and made as before.
+/// nothing is kept or claimed: emptied folders are removed, and new ones made with `mkdir`.
 ///
 /// ```swift
 /// try spares.emptyTrash()                                            // keeps large folders
