@@ -283,6 +283,31 @@ public final class ArchiveDecoder {
     }
 }
 
+extension UnsafeMutablePointer where Pointee == DecoderStorage {
+    /// Runs `body` with the reader on the bytes from `start` to `end`, then puts the reader's
+    /// position and bound back, whether `body` returns or throws: a value read away from the
+    /// reader (an object defined further on, an unkeyed container's next element, a
+    /// `superDecoder` slot read after its container was left) must leave the reader where the
+    /// read around it expects it.
+    ///
+    /// On the storage, not the decoder: an unkeyed container's `body` mutates the container,
+    /// which would make the caller retain and release the decoder it holds around every
+    /// element. Always inlined, so an unkeyed element's `body` is inlined with it rather than
+    /// called as a closure.
+    @inline(__always)
+    func reading<R>(from start: Int, to end: Int, _ body: () throws -> R) rethrows -> R {
+        let savedPos = pointee.reader.pos
+        let savedEnd = pointee.reader.end
+        pointee.reader.pos = start
+        pointee.reader.end = end
+        defer {
+            pointee.reader.pos = savedPos
+            pointee.reader.end = savedEnd
+        }
+        return try body()
+    }
+}
+
 /// A decoder lives for one ``Archive/decode(_:from:options:)`` call on one thread.
 @available(*, unavailable, message: "an ArchiveDecoder is used by one decode call on one thread")
 extension ArchiveDecoder: Sendable {}

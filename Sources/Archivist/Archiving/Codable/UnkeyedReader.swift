@@ -28,19 +28,13 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
         let s = archive.storage
         // `position` and `end` are in the archive's bytes, which may be gone after the decode.
         try s.pointee.checkDecoding()
-        let savedPos = s.pointee.reader.pos
-        let savedEnd = s.pointee.reader.end
-        s.pointee.reader.pos = position
-        s.pointee.reader.end = end
-        defer {
-            s.pointee.reader.pos = savedPos
-            s.pointee.reader.end = savedEnd
-        }
         do {
-            let value = try body(s)
-            position = s.pointee.reader.pos
-            currentIndex += 1
-            return value
+            return try s.reading(from: position, to: end) {
+                let value = try body(s)
+                position = s.pointee.reader.pos
+                currentIndex += 1
+                return value
+            }
         } catch let error as ArchiveError {
             throw error.prefixed(by: "[\(currentIndex)]")
         }
