@@ -118,33 +118,14 @@ public final class ArchiveDecoder {
     ///   still being decoded (use ``decodeReference(_:forKey:assign:)`` there).
     /// - Complexity: O(size of the value); O(fields) more when fields are read out of order.
     public func decode<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T {
-        guard try storage.pointee.seek(key) else { throw keyNotFound(key) }
-        do {
-            let value = try read(T.self)
-            storage.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
-        }
+        try decodeField(key, found: storage.pointee.seek(key)) { try read(T.self) }
     }
 
     /// Decodes the value stored under `key`, or `nil` when the key is missing or holds `nil`.
     ///
     /// - Throws: ``ArchiveError`` as ``decode(_:forKey:)-(T.Type,_)`` for a present value.
     public func decodeIfPresent<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard try storage.pointee.seek(key) else { return nil }
-        if try storage.pointee.reader.peekByte() == ArchiveTag.null {
-            storage.pointee.reader.pos += 1
-            storage.pointee.fieldDone()
-            return nil
-        }
-        do {
-            let value = try read(T.self)
-            storage.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
-        }
+        try decodeFieldIfPresent(key, found: storage.pointee.seek(key)) { try read(T.self) }
     }
 
     /// Decodes a reference that may point back at an object still being decoded (a
@@ -169,12 +150,8 @@ public final class ArchiveDecoder {
     public func decodeReference<T: AnyObject & Archivable>(
         _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
     ) throws {
-        guard try storage.pointee.seek(key) else { return assign(nil) }
-        do {
+        try decodeField(key, found: storage.pointee.seek(key), ifAbsent: { assign(nil) }) {
             try readReference(T.self, assign: assign)
-            storage.pointee.fieldDone()
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
         }
     }
 
@@ -280,6 +257,62 @@ public final class ArchiveDecoder {
         ArchiveError(
             .keyNotFound, "no value for key \"\(key)\"", codingPath: [key],
             typeName: typeName, offset: storage.pointee.frame.start)
+    }
+}
+
+extension ArchiveDecoder {
+    /// Reads the field `key` of the open record, which a seek just looked for: when `found` is
+    /// false the result is `ifAbsent()`; otherwise `read` reads the value at the reader and the
+    /// field is marked done. An ``ArchiveError`` from `read` gets `key` at the front of its
+    /// coding path; errors of the seek and of `ifAbsent` pass as they are (they are about the
+    /// record, and `keyNotFound` names the key itself).
+    ///
+    /// One body for the keyed reads of both decoders, hand-written and Codable (directly or
+    /// through the two forms below). The seek is the caller's, its result passed in rather
+    /// than a closure: the seeks are large once inlined, and in a closure's body the optimizer
+    /// keeps them out of line, a call per field. Always inlined, so a field costs no more than
+    /// the same code written in place; `key` is an autoclosure, so a Codable key's
+    /// `stringValue` is asked for only by an error.
+    @inline(__always)
+    func decodeField<R>(
+        _ key: @autoclosure () -> String, found: Bool, ifAbsent: () throws -> R, read: () throws -> R
+    ) throws -> R {
+        guard found else { return try ifAbsent() }
+        do {
+            let value = try read()
+            storage.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key())
+        }
+    }
+
+    /// ``decodeField(_:found:ifAbsent:read:)`` for a field that must be present: throws
+    /// `keyNotFound` when the record lacks it.
+    @inline(__always)
+    func decodeField<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R {
+        try decodeField(key(), found: found, ifAbsent: { throw keyNotFound(key()) }, read: read)
+    }
+
+    /// ``decodeField(_:found:read:)`` for an optional field: `nil` when the record lacks it or
+    /// it holds `nil` (consumed, see ``skipNullField()``). The value is read as `R` and made
+    /// optional only on return: read as `R?`, an unspecialized caller would look up
+    /// `Optional<R>`'s metadata at run time on every field.
+    @inline(__always)
+    func decodeFieldIfPresent<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R? {
+        guard found, !(try skipNullField()) else { return nil }
+        return try decodeField(key(), found: true, read: read)
+    }
+
+    /// Consumes the `nil` the reader stands on (the value of the field just sought) and marks
+    /// the field done; false, consuming nothing, for any other value.
+    @inline(__always)
+    func skipNullField() throws -> Bool {
+        let s = storage
+        guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
+        s.pointee.reader.pos += 1
+        s.pointee.fieldDone()
+        return true
     }
 }
 

@@ -70,23 +70,22 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func primitive<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
         guard record == nil else { return try field(key) { try $0.decodePrimitive(P.self, forKey: $1) } }
+        let archive = self.archive
         let s = archive.storage
-        guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
-        return try DecoderStorage.readField(P.self, key, s)
+        return try archive.decodeField(key.stringValue, found: seek(key, s)) {
+            try P.read(from: &s.pointee.reader)
+        }
     }
 
     /// Reads an optional primitive field of the current record (`nil` when absent or null).
     @inline(__always)
     private func primitiveIfPresent<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
         guard record == nil else { return try field(key) { try $0.decodePrimitiveIfPresent(P.self, forKey: $1) } }
+        let archive = self.archive
         let s = archive.storage
-        guard try seek(key, s) else { return nil }
-        if try s.pointee.reader.peekByte() == ArchiveTag.null {
-            s.pointee.reader.pos += 1
-            s.pointee.fieldDone()
-            return nil
+        return try archive.decodeFieldIfPresent(key.stringValue, found: seek(key, s)) {
+            try P.read(from: &s.pointee.reader)
         }
-        return try DecoderStorage.readField(P.self, key, s)
     }
 
     @inline(__always)
@@ -116,20 +115,12 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         if record == nil {
-            let s = archive.storage
-            guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
-            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
-            s.pointee.reader.pos += 1
-            s.pointee.fieldDone()
-            return true
+            guard try seek(key, archive.storage) else { throw archive.keyNotFound(key.stringValue) }
+            return try archive.skipNullField()
         }
         return try field(key) { archive, name in
-            let s = archive.storage
-            guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
-            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
-            s.pointee.reader.pos += 1
-            s.pointee.fieldDone()
-            return true
+            guard try archive.storage.pointee.seek(name) else { throw archive.keyNotFound(name) }
+            return try archive.skipNullField()
         }
     }
 
@@ -193,60 +184,30 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if record == nil {
+            let archive = self.archive
             let s = archive.storage
-            guard try seek(key, s) else { throw archive.keyNotFound(key.stringValue) }
-            do {
-                let value = try archive.readDecodable(T.self)
-                s.pointee.fieldDone()
-                return value
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: key.stringValue)
+            return try archive.decodeField(key.stringValue, found: seek(key, s)) {
+                try archive.readDecodable(T.self)
             }
         }
         return try field(key) { archive, name in
-            let s = archive.storage
-            guard try s.pointee.seek(name) else { throw archive.keyNotFound(name) }
-            do {
-                let value = try archive.readDecodable(T.self)
-                s.pointee.fieldDone()
-                return value
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: name)
+            try archive.decodeField(name, found: archive.storage.pointee.seek(name)) {
+                try archive.readDecodable(T.self)
             }
         }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         if record == nil {
+            let archive = self.archive
             let s = archive.storage
-            guard try seek(key, s) else { return nil }
-            if try s.pointee.reader.peekByte() == ArchiveTag.null {
-                s.pointee.reader.pos += 1
-                s.pointee.fieldDone()
-                return nil
-            }
-            do {
-                let value = try archive.readDecodable(T.self)
-                s.pointee.fieldDone()
-                return value
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: key.stringValue)
+            return try archive.decodeFieldIfPresent(key.stringValue, found: seek(key, s)) {
+                try archive.readDecodable(T.self)
             }
         }
         return try field(key) { archive, name in
-            let s = archive.storage
-            guard try s.pointee.seek(name) else { return nil }
-            if try s.pointee.reader.peekByte() == ArchiveTag.null {
-                s.pointee.reader.pos += 1
-                s.pointee.fieldDone()
-                return nil
-            }
-            do {
-                let value = try archive.readDecodable(T.self)
-                s.pointee.fieldDone()
-                return value
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: name)
+            try archive.decodeFieldIfPresent(name, found: archive.storage.pointee.seek(name)) {
+                try archive.readDecodable(T.self)
             }
         }
     }
