@@ -73,18 +73,12 @@ extension ArchiveDecoder {
                 .valueNotFound, "conditional reference to object \(id), which was never archived",
                 typeName: String(describing: T.self), offset: start)
         }
-        let resume = s.pointee.reader.pos
-        let savedEnd = s.pointee.reader.end
-        s.pointee.reader.pos = offset
-        s.pointee.reader.end = s.pointee.bodyEnd
-        defer {
-            s.pointee.reader.pos = resume
-            s.pointee.reader.end = savedEnd
+        return try s.reading(from: offset, to: s.pointee.bodyEnd) {
+            guard try s.pointee.reader.peekByte() == ArchiveTag.object else {
+                throw ArchiveError(.corrupt, "object table points at a value that is not an object", offset: offset)
+            }
+            return try readObject(T.self)
         }
-        guard try s.pointee.reader.peekByte() == ArchiveTag.object else {
-            throw ArchiveError(.corrupt, "object table points at a value that is not an object", offset: offset)
-        }
-        return try readObject(T.self)
     }
 
     /// The type to instantiate for the object whose value starts at the reader: `T` itself,

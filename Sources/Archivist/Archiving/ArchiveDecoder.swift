@@ -118,33 +118,14 @@ public final class ArchiveDecoder {
     ///   still being decoded (use ``decodeReference(_:forKey:assign:)`` there).
     /// - Complexity: O(size of the value); O(fields) more when fields are read out of order.
     public func decode<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T {
-        guard try storage.pointee.seek(key) else { throw keyNotFound(key) }
-        do {
-            let value = try read(T.self)
-            storage.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
-        }
+        try decodeField(key, found: storage.pointee.seek(key)) { try read(T.self) }
     }
 
     /// Decodes the value stored under `key`, or `nil` when the key is missing or holds `nil`.
     ///
     /// - Throws: ``ArchiveError`` as ``decode(_:forKey:)-(T.Type,_)`` for a present value.
     public func decodeIfPresent<T: Archivable>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard try storage.pointee.seek(key) else { return nil }
-        if try storage.pointee.reader.peekByte() == ArchiveTag.null {
-            storage.pointee.reader.pos += 1
-            storage.pointee.fieldDone()
-            return nil
-        }
-        do {
-            let value = try read(T.self)
-            storage.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
-        }
+        try decodeFieldIfPresent(key, found: storage.pointee.seek(key)) { try read(T.self) }
     }
 
     /// Decodes a reference that may point back at an object still being decoded (a
@@ -169,12 +150,8 @@ public final class ArchiveDecoder {
     public func decodeReference<T: AnyObject & Archivable>(
         _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
     ) throws {
-        guard try storage.pointee.seek(key) else { return assign(nil) }
-        do {
+        try decodeField(key, found: storage.pointee.seek(key), ifAbsent: { assign(nil) }) {
             try readReference(T.self, assign: assign)
-            storage.pointee.fieldDone()
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key)
         }
     }
 
@@ -280,6 +257,87 @@ public final class ArchiveDecoder {
         ArchiveError(
             .keyNotFound, "no value for key \"\(key)\"", codingPath: [key],
             typeName: typeName, offset: storage.pointee.frame.start)
+    }
+}
+
+extension ArchiveDecoder {
+    /// Reads the field `key` of the open record, which a seek just looked for: when `found` is
+    /// false the result is `ifAbsent()`; otherwise `read` reads the value at the reader and the
+    /// field is marked done. An ``ArchiveError`` from `read` gets `key` at the front of its
+    /// coding path; errors of the seek and of `ifAbsent` pass as they are (they are about the
+    /// record, and `keyNotFound` names the key itself).
+    ///
+    /// One body for the keyed reads of both decoders, hand-written and Codable (directly or
+    /// through the two forms below). The seek is the caller's, its result passed in rather
+    /// than a closure: the seeks are large once inlined, and in a closure's body the optimizer
+    /// keeps them out of line, a call per field. Always inlined, so a field costs no more than
+    /// the same code written in place; `key` is an autoclosure, so a Codable key's
+    /// `stringValue` is asked for only by an error.
+    @inline(__always)
+    func decodeField<R>(
+        _ key: @autoclosure () -> String, found: Bool, ifAbsent: () throws -> R, read: () throws -> R
+    ) throws -> R {
+        guard found else { return try ifAbsent() }
+        do {
+            let value = try read()
+            storage.pointee.fieldDone()
+            return value
+        } catch let error as ArchiveError {
+            throw error.prefixed(by: key())
+        }
+    }
+
+    /// ``decodeField(_:found:ifAbsent:read:)`` for a field that must be present: throws
+    /// `keyNotFound` when the record lacks it.
+    @inline(__always)
+    func decodeField<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R {
+        try decodeField(key(), found: found, ifAbsent: { throw keyNotFound(key()) }, read: read)
+    }
+
+    /// ``decodeField(_:found:read:)`` for an optional field: `nil` when the record lacks it or
+    /// it holds `nil` (consumed, see ``skipNullField()``). The value is read as `R` and made
+    /// optional only on return: read as `R?`, an unspecialized caller would look up
+    /// `Optional<R>`'s metadata at run time on every field.
+    @inline(__always)
+    func decodeFieldIfPresent<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R? {
+        guard found, !(try skipNullField()) else { return nil }
+        return try decodeField(key(), found: true, read: read)
+    }
+
+    /// Consumes the `nil` the reader stands on (the value of the field just sought) and marks
+    /// the field done; false, consuming nothing, for any other value.
+    @inline(__always)
+    func skipNullField() throws -> Bool {
+        let s = storage
+        guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
+        s.pointee.reader.pos += 1
+        s.pointee.fieldDone()
+        return true
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == DecoderStorage {
+    /// Runs `body` with the reader on the bytes from `start` to `end`, then puts the reader's
+    /// position and bound back, whether `body` returns or throws: a value read away from the
+    /// reader (an object defined further on, an unkeyed container's next element, a
+    /// `superDecoder` slot read after its container was left) must leave the reader where the
+    /// read around it expects it.
+    ///
+    /// On the storage, not the decoder: an unkeyed container's `body` mutates the container,
+    /// which would make the caller retain and release the decoder it holds around every
+    /// element. Always inlined, so an unkeyed element's `body` is inlined with it rather than
+    /// called as a closure.
+    @inline(__always)
+    func reading<R>(from start: Int, to end: Int, _ body: () throws -> R) rethrows -> R {
+        let savedPos = pointee.reader.pos
+        let savedEnd = pointee.reader.end
+        pointee.reader.pos = start
+        pointee.reader.end = end
+        defer {
+            pointee.reader.pos = savedPos
+            pointee.reader.end = savedEnd
+        }
+        return try body()
     }
 }
 

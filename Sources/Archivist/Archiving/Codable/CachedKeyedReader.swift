@@ -43,8 +43,9 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // The fields read here in the container's own code, not by calling the reader's methods:
     // the optimizer does not inline a method of `KeyedReader<Key>` into another type generic
     // over `Key`, and the extra call per field cost about as much as the retain it replaced.
-    // What needs no reader (reading the primitive a seek found) is one static both share,
-    // ``DecoderStorage/readField(_:_:_:)``, which inlines into each.
+    // What needs no reader (seeking, reading and naming the key in an error) is the
+    // decoder's, ``ArchiveDecoder/decodeField(_:found:read:)`` and its forms, which inline
+    // into each.
 
     /// Positions the decoder at `key`'s value in the current record; false if it has none.
     /// A key seen before is found by its index (``KeyedReader/seek(_:_:)`` without the call);
@@ -65,9 +66,11 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func primitive<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
         try live { reader in
-            let s = reader.archive.storage
-            guard try seek(key, reader, s) else { throw reader.archive.keyNotFound(key.stringValue) }
-            return try DecoderStorage.readField(P.self, key, s)
+            let archive = reader.archive
+            let s = archive.storage
+            return try archive.decodeField(key.stringValue, found: seek(key, reader, s)) {
+                try P.read(from: &s.pointee.reader)
+            }
         }
     }
 
@@ -75,14 +78,11 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func primitiveIfPresent<P: ArchivePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
         try live { reader in
-            let s = reader.archive.storage
-            guard try seek(key, reader, s) else { return nil }
-            if try s.pointee.reader.peekByte() == ArchiveTag.null {
-                s.pointee.reader.pos += 1
-                s.pointee.fieldDone()
-                return nil
+            let archive = reader.archive
+            let s = archive.storage
+            return try archive.decodeFieldIfPresent(key.stringValue, found: seek(key, reader, s)) {
+                try P.read(from: &s.pointee.reader)
             }
-            return try DecoderStorage.readField(P.self, key, s)
         }
     }
 
@@ -92,12 +92,9 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try live { reader in
-            let s = reader.archive.storage
-            guard try seek(key, reader, s) else { throw reader.archive.keyNotFound(key.stringValue) }
-            guard try s.pointee.reader.peekByte() == ArchiveTag.null else { return false }
-            s.pointee.reader.pos += 1
-            s.pointee.fieldDone()
-            return true
+            let archive = reader.archive
+            guard try seek(key, reader, archive.storage) else { throw archive.keyNotFound(key.stringValue) }
+            return try archive.skipNullField()
         }
     }
 
@@ -124,14 +121,8 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try live { reader in
             let archive = reader.archive
-            let s = archive.storage
-            guard try seek(key, reader, s) else { throw archive.keyNotFound(key.stringValue) }
-            do {
-                let value = try archive.readDecodable(T.self)
-                s.pointee.fieldDone()
-                return value
-            } catch let error as ArchiveError {
-                throw error.prefixed(by: key.stringValue)
+            return try archive.decodeField(key.stringValue, found: seek(key, reader, archive.storage)) {
+                try archive.readDecodable(T.self)
             }
         }
     }
