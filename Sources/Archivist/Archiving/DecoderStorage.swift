@@ -401,22 +401,6 @@ struct DecoderStorage {
     @inline(__always)
     mutating func fieldDone() { frame.cursor = reader.pos }
 
-    /// Reads the primitive `s`'s reader stands on (after a seek to `key`) and finishes the
-    /// field; an error names `key`. One body for ``KeyedReader`` and ``CachedKeyedReader``:
-    /// a static over the storage, always inlined, so neither pays a call.
-    @inline(__always)
-    static func readField<P: ArchivePrimitive, Key: CodingKey>(
-        _ type: P.Type, _ key: Key, _ s: UnsafeMutablePointer<DecoderStorage>
-    ) throws -> P {
-        do {
-            let value = try P.read(from: &s.pointee.reader)
-            s.pointee.fieldDone()
-            return value
-        } catch let error as ArchiveError {
-            throw error.prefixed(by: key.stringValue)
-        }
-    }
-
     mutating func allKeys() throws -> [String] {
         try openRecord()
         var result: [String] = []
