@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The error thrown by ``CacheManager``.
 ///
@@ -107,13 +102,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
 
     /// `CacheError(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`.
     public var description: String {
-        var text = "CacheError(\(code)): \(message)"
-        if let typeName { text += " [type \(typeName)]" }
-        if let parameter { text += " [parameter \(parameter.prefix(200).debugDescription)]" }
-        if let fileURL { text += " [file \(fileURL.path)]" }
-        if let errno { text += " [errno \(errno): \(String(cString: strerror(errno)))]" }
-        if let underlyingError { text += " [underlying: \(underlyingError)]" }
-        return text
+        StorageError.describe("CacheError", code, message, typeName: typeName, parameter: parameter, fileURL: fileURL,
+                              errno: errno, underlyingError: underlyingError)
     }
 
     /// The storage layer's error in the cache's words: the same code, message, names, file,

@@ -79,7 +79,17 @@ package struct StorageError: Error, Sendable, CustomStringConvertible {
 
     /// `StorageError(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`.
     package var description: String {
-        var text = "StorageError(\(code)): \(message)"
+        Self.describe("StorageError", code, message, typeName: typeName, parameter: parameter, fileURL: fileURL,
+                      errno: errno, underlyingError: underlyingError)
+    }
+
+    /// `name(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`, the
+    /// one wording of this error and of the errors the layers above map it into.
+    package static func describe(
+        _ name: String, _ code: some CustomStringConvertible, _ message: String, typeName: String?, parameter: String?,
+        fileURL: URL?, errno: Int32?, underlyingError: (any Error & Sendable)?
+    ) -> String {
+        var text = "\(name)(\(code)): \(message)"
         if let typeName { text += " [type \(typeName)]" }
         if let parameter { text += " [parameter \(parameter.prefix(200).debugDescription)]" }
         if let fileURL { text += " [file \(fileURL.path)]" }
