@@ -273,7 +273,13 @@ extension ArchiveDecoder {
     /// keeps them out of line, a call per field. Always inlined, so a field costs no more than
     /// the same code written in place; `key` is an autoclosure, so a Codable key's
     /// `stringValue` is asked for only by an error.
-    @inline(__always)
+    ///
+    /// Transparent rather than `@inline(__always)`, this helper and the ones below: every
+    /// nesting level of a decode passes through them, and a debug build (which inlines only
+    /// transparent functions) would spend frames on them at each level, so the default depth
+    /// limit would no longer fit a 512 KiB thread (`ArchiveStackDepthTests`, under
+    /// ThreadSanitizer's larger frames).
+    @_transparent
     func decodeField<R>(
         _ key: @autoclosure () -> String, found: Bool, ifAbsent: () throws -> R, read: () throws -> R
     ) throws -> R {
@@ -289,7 +295,7 @@ extension ArchiveDecoder {
 
     /// ``decodeField(_:found:ifAbsent:read:)`` for a field that must be present: throws
     /// `keyNotFound` when the record lacks it.
-    @inline(__always)
+    @_transparent
     func decodeField<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R {
         try decodeField(key(), found: found, ifAbsent: { throw keyNotFound(key()) }, read: read)
     }
@@ -298,7 +304,7 @@ extension ArchiveDecoder {
     /// it holds `nil` (consumed, see ``skipNullField()``). The value is read as `R` and made
     /// optional only on return: read as `R?`, an unspecialized caller would look up
     /// `Optional<R>`'s metadata at run time on every field.
-    @inline(__always)
+    @_transparent
     func decodeFieldIfPresent<R>(_ key: @autoclosure () -> String, found: Bool, read: () throws -> R) throws -> R? {
         guard found, !(try skipNullField()) else { return nil }
         return try decodeField(key(), found: true, read: read)
@@ -327,7 +333,7 @@ extension UnsafeMutablePointer where Pointee == DecoderStorage {
     /// which would make the caller retain and release the decoder it holds around every
     /// element. Always inlined, so an unkeyed element's `body` is inlined with it rather than
     /// called as a closure.
-    @inline(__always)
+    @_transparent
     func reading<R>(from start: Int, to end: Int, _ body: () throws -> R) rethrows -> R {
         let savedPos = pointee.reader.pos
         let savedEnd = pointee.reader.end
