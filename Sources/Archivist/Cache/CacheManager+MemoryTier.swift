@@ -15,9 +15,10 @@ struct MemoryKey: Hashable, Sendable {
     /// The parameter, or "" when there is none: a plain `String`, so that a hit can compare
     /// its bits in place (an absent optional's bytes are not all defined).
     @usableFromInline var parameterOrEmpty: String
-    /// The entry's key on disk (`nil` only for keys made without one, in tests): how change
-    /// coherence and eviction match memory values to the disk entries they touched. Not part
-    /// of the key's identity, which is the name, location and parameter.
+    /// The entry's key on disk: how change coherence and eviction match memory values to the
+    /// disk entries they touched. Every key the manager stores a value under has one; a key
+    /// made only to find or remove a value needs none. Not part of the key's identity, which is
+    /// the name, location and parameter.
     var disk: DiskKey?
 
     /// The parameter, if any.
