@@ -28,8 +28,8 @@ package struct EntryKey: Sendable {
         self.init(checked: DiskKey(folder: folder, name: EntryName(parameter: parameter)), typeName: typeName, parameter: parameter)
     }
 
-    /// The key of the entry at `disk` recording `typeName` and `parameter` (the repair tools
-    /// and tests name files directly).
+    /// The key of the entry at `disk` recording `typeName` and `parameter`, for callers that
+    /// name the file themselves (the test workers write one fixed file for any parameter).
     ///
     /// - Throws: ``StorageError`` `keyTooLong`, as ``init(folder:typeName:parameter:)``.
     package init(_ disk: DiskKey, typeName: String, parameter: String?) throws {
