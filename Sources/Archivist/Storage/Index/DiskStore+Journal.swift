@@ -3,10 +3,13 @@ import Foundation
 /// The shared journal: every committed change of every process, in commit order.
 ///
 /// A record is `length (u32) | body | CRC32C of body (u32)`, little-endian; the body is an
-/// operation byte (1 set, 2 remove, 3 clear), the folder (depth, then each component's length
-/// and bytes), and for set and remove the entry name (0, or 1 and the 16-byte digest), for set
-/// the logical size, allocated size and last access. Records hold absolute values, not deltas,
-/// so a process that applies a record it already knows changes nothing.
+/// operation byte (1 set, 2 remove, 3 clear; 4 set and 5 remove of an entry that existed), the
+/// folder (depth, then each component's length and bytes), and for set and remove the entry
+/// name (0, or 1 and the 16-byte digest), for set the logical size, allocated size and last
+/// access, and for 4 and 5 the logical and allocated size the entry had before. Records hold
+/// absolute values, not deltas, so a process that applies a record it already knows changes
+/// nothing; the sizes before spare a process replaying the journal over a snapshot file the
+/// reading of the file's record for each change (``SizeIndex/Previous``).
 extension DiskStore {
     /// One committed change to the entries under a root.
     enum Change: Hashable, Sendable {
@@ -26,13 +29,13 @@ extension DiskStore {
         }
     }
 
-    /// Appends `change`'s record to `out`.
+    /// Appends `change`'s record to `out`; `before` is what the entry held before it.
     ///
     /// - Complexity: O(length of the folder's components).
-    static func encode(_ change: Change, into out: inout [UInt8]) {
-        let count = encodedCount(change)
+    static func encode(_ change: Change, before: Record? = nil, into out: inout [UInt8]) {
+        let count = encodedCount(change, before: before)
         let recordBytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            encode(change, count: count, at: UnsafeMutableRawPointer(buffer.baseAddress!))
+            encode(change, before: before, count: count, at: UnsafeMutableRawPointer(buffer.baseAddress!))
             initialized = count
         }
         if out.isEmpty { out = recordBytes } else { out += recordBytes }
@@ -41,7 +44,7 @@ extension DiskStore {
     /// The length in bytes of `change`'s record.
     ///
     /// - Complexity: O(number of the folder's components).
-    static func encodedCount(_ change: Change) -> Int {
+    static func encodedCount(_ change: Change, before: Record? = nil) -> Int {
         let folder: FolderPath, name: EntryName?, hasRecord: Bool
         switch change {
         case .set(let key, _): (folder, name, hasRecord) = (key.folder, key.name, true)
@@ -56,10 +59,11 @@ extension DiskStore {
         case .hashed: bodyCount += 17
         }
         if hasRecord { bodyCount += 24 }
+        if before != nil, name != nil { bodyCount += 16 }
         return bodyCount + 8
     }
 
-    /// Writes `change`'s record, ``encodedCount(_:)`` bytes (passed as `count`), at `base`.
+    /// Writes `change`'s record, ``encodedCount(_:before:)`` bytes (passed as `count`), at `base`.
     ///
     /// Written in place, the caller's memory sized first: building the body in an array of its
     /// own, appended piece by piece (the components through their UTF-8 views), makes every set
@@ -68,11 +72,11 @@ extension DiskStore {
     /// `cache-manager` suite's 1 KB set and the `processes` suite's lock holds guard it.
     ///
     /// - Complexity: O(length of the folder's components).
-    static func encode(_ change: Change, count: Int, at base: UnsafeMutableRawPointer) {
+    static func encode(_ change: Change, before: Record? = nil, count: Int, at base: UnsafeMutableRawPointer) {
         let operation: UInt8, folder: FolderPath, name: EntryName?, record: Record?
         switch change {
-        case .set(let key, let sizes): (operation, folder, name, record) = (1, key.folder, key.name, sizes)
-        case .remove(let key): (operation, folder, name, record) = (2, key.folder, key.name, nil)
+        case .set(let key, let sizes): (operation, folder, name, record) = (before == nil ? 1 : 4, key.folder, key.name, sizes)
+        case .remove(let key): (operation, folder, name, record) = (before == nil ? 2 : 5, key.folder, key.name, nil)
         case .clear(let cleared): (operation, folder, name, record) = (3, cleared, nil, nil)
         }
         let bodyCount = count - 8
@@ -106,6 +110,10 @@ extension DiskStore {
             put(UInt64(bitPattern: record.allocated))
             put(record.lastAccess.bitPattern)
         }
+        if let before, name != nil {
+            put(UInt64(bitPattern: before.logical))
+            put(UInt64(bitPattern: before.allocated))
+        }
         put(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[4..<(4 + bodyCount)])))
         assert(at == count, "a journal record's size was counted wrong")
     }
@@ -115,29 +123,60 @@ extension DiskStore {
     /// appending, or the file was damaged) rather than at the end.
     ///
     /// - Complexity: O(n) in bytes.
-    static func decodeJournal(_ bytes: ArraySlice<UInt8>) -> (changes: [Change], consumed: Int, damaged: Bool) {
+    static func decodeJournal(_ bytes: ArraySlice<UInt8>) -> JournalRecords {
         var previous: PreviousFolder?
         return decodeJournal(bytes, previous: &previous)
     }
 
     /// ``decodeJournal(_:)`` starting from, and leaving in `previous`, the last folder decoded.
-    static func decodeJournal(_ bytes: ArraySlice<UInt8>, previous: inout PreviousFolder?)
-        -> (changes: [Change], consumed: Int, damaged: Bool) {
-        var changes: [Change] = []
+    static func decodeJournal(_ bytes: ArraySlice<UInt8>, previous: inout PreviousFolder?) -> JournalRecords {
+        var records = JournalRecords()
         var offset = bytes.startIndex
+        func end(damaged: Bool) -> JournalRecords {
+            records.consumed = offset - bytes.startIndex
+            records.damaged = damaged
+            return records
+        }
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
         while offset < bytes.endIndex {
-            guard bytes.endIndex - offset >= 8 else { return (changes, offset - bytes.startIndex, true) }
+            guard bytes.endIndex - offset >= 8 else { return end(damaged: true) }
             let length = Int(clamping: u32(offset))
-            guard length <= maxJournalRecordBytes - 8, bytes.endIndex - offset - 8 >= length else { return (changes, offset - bytes.startIndex, true) }
+            guard length <= maxJournalRecordBytes - 8, bytes.endIndex - offset - 8 >= length else { return end(damaged: true) }
             let body = bytes[(offset + 4)..<(offset + 4 + length)]
-            guard CRC32C.checksum(body) == u32(offset + 4 + length), let change = decodeChange(body, previous: &previous) else {
-                return (changes, offset - bytes.startIndex, true)
+            guard CRC32C.checksum(body) == u32(offset + 4 + length), let (change, before) = decodeChange(body, previous: &previous) else {
+                return end(damaged: true)
             }
-            changes.append(change)
+            records.changes.append(change)
+            records.before.append(before)
             offset += 8 + length
         }
-        return (changes, offset - bytes.startIndex, false)
+        return end(damaged: false)
+    }
+
+    /// Journal records decoded: the changes, what each one's entry held before, and where
+    /// they stopped.
+    struct JournalRecords {
+        var changes: [Change] = []
+        /// What each change's entry held before it, as its record says (`nil`: nothing, or a
+        /// clear).
+        var before: [Record?] = []
+        /// The bytes the whole records took.
+        var consumed = 0
+        /// Whether the records stopped at bytes that are not a whole, checked record.
+        var damaged = false
+
+        /// Applies every change to `index`, in order.
+        func apply(to index: inout SizeIndex) {
+            for i in changes.indices { index.apply(changes[i], previous: .known(before[i])) }
+        }
+
+        /// Appends `other`, the records that followed.
+        mutating func append(_ other: JournalRecords) {
+            changes += other.changes
+            before += other.before
+            consumed += other.consumed
+            damaged = other.damaged
+        }
     }
 
     /// The last folder a record named, with its bytes in the journal: one writer's records run
@@ -151,7 +190,7 @@ extension DiskStore {
         var folder: FolderPath
     }
 
-    private static func decodeChange(_ body: ArraySlice<UInt8>, previous: inout PreviousFolder?) -> Change? {
+    private static func decodeChange(_ body: ArraySlice<UInt8>, previous: inout PreviousFolder?) -> (Change, Record?)? {
         var at = body.startIndex
         func byte() -> UInt8? {
             guard at < body.endIndex else { return nil }
@@ -195,23 +234,35 @@ extension DiskStore {
             default: return nil
             }
         }
+        func sizes() -> Record? {
+            guard let logical = u64(), let allocated = u64() else { return nil }
+            return Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated), lastAccess: 0)
+        }
         guard let operation = byte(), let folder = folder() else { return nil }
         let change: Change
+        var before: Record?
         switch operation {
-        case 1:
-            guard let name = name(), let logical = u64(), let allocated = u64(), let access = u64() else { return nil }
-            change = .set(DiskKey(folder: folder, name: name),
-                          Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated),
-                                 lastAccess: Double(bitPattern: access)))
-        case 2:
+        case 1, 4:
+            guard let name = name(), var record = sizes(), let access = u64() else { return nil }
+            record.lastAccess = Double(bitPattern: access)
+            change = .set(DiskKey(folder: folder, name: name), record)
+            if operation == 4 {
+                guard let sizes = sizes() else { return nil }
+                before = sizes
+            }
+        case 2, 5:
             guard let name = name() else { return nil }
             change = .remove(DiskKey(folder: folder, name: name))
+            if operation == 5 {
+                guard let sizes = sizes() else { return nil }
+                before = sizes
+            }
         case 3:
             change = .clear(folder)
         default:
             return nil
         }
-        return at == body.endIndex ? change : nil
+        return at == body.endIndex ? (change, before) : nil
     }
 }
 
@@ -220,8 +271,11 @@ extension DiskStore.SizeIndex {
     /// folder's).
     ///
     /// - Complexity: O(number of components).
+    ///
+    /// - Parameter previous: What the change's entry held before, as its journal record says
+    ///   (see ``Previous``); `.lookUp` to read it from the index.
     @discardableResult
-    mutating func apply(_ change: DiskStore.Change) -> DiskUsage {
+    mutating func apply(_ change: DiskStore.Change, previous: Previous = .lookUp) -> DiskUsage {
         func usage(_ record: DiskStore.Record?) -> DiskUsage {
             guard let record else { return DiskUsage() }
             var usage = DiskUsage()
@@ -233,9 +287,9 @@ extension DiskStore.SizeIndex {
         switch change {
         case .set(let key, let record):
             // Last access is this process's own business (eviction order); keep the later one.
-            return usage(set(key, record, keepingLaterAccess: true))
+            return usage(set(key, record, keepingLaterAccess: true, previous: previous))
         case .remove(let key):
-            return usage(remove(key))
+            return usage(remove(key, previous: previous))
         case .clear(let folder):
             if folder.components.isEmpty {
                 let all = root.usage

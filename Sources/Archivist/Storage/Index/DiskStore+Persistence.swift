@@ -25,9 +25,9 @@ import Darwin
 /// and repairs the index: it rescans the root *without* the lock, then saves a snapshot and
 /// starts a new journal epoch under a short hold (`DiskStore+Repair.swift`). While the word
 /// is set no process starts a change, so the scan sees a disk nobody changes. A journal
-/// longer than twice the last snapshot (and at least 1 MiB) is folded into a new snapshot by
-/// whoever holds the lock; other processes then reload the snapshot (O(entries)) on their
-/// next catch-up. The marker `.archivist/dirty` reading `D` at open also forces a rescan
+/// longer than ``compactionThreshold`` is folded into a new snapshot in the background by the
+/// process whose record crossed it; other processes then open the new snapshot, which they
+/// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The marker `.archivist/dirty` reading `D` at open also forces a rescan
 /// (older versions of the store kept it while a save was due).
 ///
 /// The journal and snapshot are not synced, so after a power loss the index may be stale
@@ -52,8 +52,40 @@ extension DiskStore {
         var replayedFolder: PreviousFolder?
     }
 
-    /// The journal length past which a mutation folds it into a new snapshot.
-    var compactionThreshold: Int { max(1 << 20, 2 * state.withLock { $0.snapshotBytes }) }
+    /// The journal length past which a mutation has it folded into a new snapshot, in the
+    /// background. Fixed, not a share of the snapshot: an open replays the journal, so its
+    /// length bounds what an open costs however many entries the snapshot holds (the `scale`
+    /// suite's open guards it).
+    static let compactionThreshold = 1 << 20
+
+    /// Whether ``flush()`` folds the journal: when it holds at least a sixteenth of the
+    /// snapshot's bytes, or the snapshot is small (``smallSnapshotBytes``), so that a flush
+    /// costs at most about sixteen times what changed since the last fold, never the whole
+    /// index of a large root for a few changes (the `scale` suite's flush after 1,000 changes
+    /// guards it). A shorter journal is already the saved form of those changes.
+    var flushFolds: Bool {
+        state.withLock { state in
+            state.journalOffset > 0
+                && (state.snapshotBytes <= Self.smallSnapshotBytes || state.journalOffset * 16 >= state.snapshotBytes)
+        }
+    }
+
+    /// A snapshot this small is folded by every ``flush()`` that has a change to fold.
+    static let smallSnapshotBytes = 1 << 16
+
+    /// Folds the journal on the fold queue, once at a time: the fold is O(entries), too long
+    /// for the call whose record crossed ``compactionThreshold``.
+    func scheduleFold() {
+        guard foldScheduled.withLock({ scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }) else { return }
+        foldQueue.async { [weak self] in
+            guard let self else { return }
+            self.foldScheduled.withLock { $0 = false }
+            _ = try? self.foldJournal()
+        }
+    }
 
     /// Runs one file mutation under the store's exclusive cross-process lock: catches up with
     /// other processes' changes, runs `io`, and journals and applies the changes `change`
@@ -67,7 +99,7 @@ extension DiskStore {
         let counterBefore = shared.change
         var foldDue = false
         defer { if shared.change != counterBefore { changeSignal.post() } }   // once the lock is released
-        defer { if foldDue { _ = try? foldJournal() } }   // without the lock: O(entries)
+        defer { if foldDue { scheduleFold() } }
         return try withCaughtUpIndex(exclusive: true) {
             shared.intent = true
             let result: R
@@ -82,35 +114,49 @@ extension DiskStore {
                 shared.intent = false
                 return (result, DiskUsage(), shared.change)
             }
-            // The records in temporary memory (the stack), not an array: see `encode(_:count:at:)`.
+            // Applied first: what applying a change removed is what its entry held before,
+            // which its record says (see `JournalRecords`). Most often one change: no array.
+            var befores: (Record?, Record?) = (nil, nil)
+            var moreBefores: [Record?] = []
+            let (offset, removed) = state.withLock { state -> (Int, DiskUsage) in
+                var removed = DiskUsage()
+                for (i, change) in changes.enumerated() {
+                    let gone = state.index.apply(change)
+                    removed = removed + gone
+                    let before = gone.entryCount == 1
+                        ? Record(logical: gone.logicalBytes, allocated: gone.allocatedBytes, lastAccess: 0) : nil
+                    switch i {
+                    case 0: befores.0 = before
+                    case 1: befores.1 = before
+                    default: moreBefores.append(before)
+                    }
+                }
+                return (state.journalOffset, removed)
+            }
+            func before(_ i: Int) -> Record? { i == 0 ? befores.0 : i == 1 ? befores.1 : moreBefores[i - 2] }
+            // The records in temporary memory (the stack), not an array: see `encode(_:before:count:at:)`.
             var recordCount = 0
-            for change in changes { recordCount += Self.encodedCount(change) }
-            let offset = state.withLock { $0.journalOffset }
+            for (i, change) in changes.enumerated() { recordCount += Self.encodedCount(change, before: before(i)) }
             let appended = withUnsafeTemporaryAllocation(byteCount: recordCount, alignment: 8) { buffer in
                 var at = 0
-                for change in changes {
-                    let count = Self.encodedCount(change)
-                    Self.encode(change, count: count, at: buffer.baseAddress! + at)
+                for (i, change) in changes.enumerated() {
+                    let count = Self.encodedCount(change, before: before(i))
+                    Self.encode(change, before: before(i), count: count, at: buffer.baseAddress! + at)
                     at += count
                 }
                 return fileSystem.pwrite(journalFD, buffer.baseAddress!, recordCount, off_t(offset)) == recordCount
             }
             let counter = shared.bumpChange()
-            let removed = state.withLock { state in
+            state.withLock { state in
                 if appended { state.journalOffset += recordCount }
                 state.appliedChange = counter
-                var removed = DiskUsage()
-                for change in changes {
-                    state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
-                    removed = removed + state.index.apply(change)
-                }
-                return removed
+                for change in changes { state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false)) }
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
             // the next exclusive holder (perhaps this process) rescans.
             if appended {
                 shared.intent = false
-                foldDue = offset + recordCount > compactionThreshold
+                foldDue = offset + recordCount > Self.compactionThreshold
             }
             return (result, removed, counter)
         }
@@ -138,7 +184,8 @@ extension DiskStore {
     /// the writer is dead and this process repairs the index under the exclusive lock.
     func readIndex<R>(_ body: (SizeIndex) -> R) -> R {
         let counter = shared.change
-        if !shared.intent, let current = state.withLock({ $0.appliedChange == counter ? body($0.index) : nil }) {
+        if !shared.intent,
+           let current = state.withLock({ $0.appliedChange == counter && !$0.index.isDamaged ? body($0.index) : nil }) {
             return current
         }
         // A repair or a scan that fails leaves the index as it was: the answer is its best.
@@ -146,15 +193,20 @@ extension DiskStore {
         return state.withLock { body($0.index) }
     }
 
-    /// Saves a snapshot of the index (the journal folded in) and starts a new journal.
+    /// Makes the saved index current: every committed change is in the journal already, and
+    /// the journal is folded into a new snapshot when it holds enough of them (``flushFolds``),
+    /// after a fold under way in the background finishes.
     ///
     /// - Throws: ``StorageError`` when the snapshot cannot be written.
-    /// - Complexity: Blocking file I/O, O(entries), without the lock (``foldJournal()``); under
-    ///   it, after a few lost races with other processes' folds.
+    /// - Complexity: Blocking file I/O: a catch-up; when the journal is folded, O(entries)
+    ///   without the lock (``foldJournal()``) — at most about sixteen times the journal's
+    ///   length — and under it after a few lost races with other processes' folds.
     package func flush() throws {
         guard writeRefusal == nil else { return }   // nothing can have changed
+        foldQueue.sync {}
         for _ in 0..<Self.scanAttempts {
             try withCaughtUpIndex(exclusive: false) {}
+            guard flushFolds else { return }
             if try foldJournal() { return }
         }
         try withCaughtUpIndex(exclusive: true) {
@@ -196,7 +248,10 @@ extension DiskStore {
     func catchUp() -> CatchUpOutcome {
         let counter = shared.change
         let epoch = shared.epoch
-        let (applied, appliedEpoch, offset) = state.withLock { ($0.appliedChange, $0.appliedEpoch, $0.journalOffset) }
+        let (applied, appliedEpoch, offset, damaged) = state.withLock {
+            ($0.appliedChange, $0.appliedEpoch, $0.journalOffset, $0.index.isDamaged)
+        }
+        if damaged { return .needsRepair }
         if counter == applied && epoch == appliedEpoch { return .caughtUp }
         if epoch != appliedEpoch { return .needsReload }
         var previous = state.withLock { $0.replayedFolder }
@@ -208,10 +263,8 @@ extension DiskStore {
         state.withLock { state in
             state.replayedFolder = previous
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
-            for change in decoded.changes {
-                state.index.apply(change)
-                state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
-            }
+            decoded.apply(to: &state.index)
+            for change in decoded.changes { state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true)) }
             if incomplete { state.changes.append(.everything) }
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
@@ -233,7 +286,7 @@ extension DiskStore {
         var index = saved
         var previous: PreviousFolder?
         guard let decoded = readJournalRecords(from: 0, previous: &previous) else { return .needsRepair }
-        for change in decoded.changes { index.apply(change) }
+        decoded.apply(to: &index)
         state.withLock { state in
             state.index = index
             state.journalOffset = decoded.consumed
@@ -270,11 +323,16 @@ extension DiskStore {
             return state.index.snapshot()
         }
         let epoch = shared.epoch &+ 1
-        let bytes = snapshot.serialized(epoch: epoch)   // outside the state lock: O(n)
         var saved = true
+        // Outside the state lock: O(n).
+        guard let bytes = snapshot.serialized(epoch: epoch) else {
+            // A page of the snapshot file the index reads is damaged: a scan tells what it held
+            // (a scanned index reads no file, so this happens once).
+            return try saveSnapshotExclusive(scanning: true)
+        }
         do {
-            _ = try bytes.withUnsafeBytes { raw in
-                try AtomicFile.write([raw], toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem,
+            _ = try bytes.withChunks { chunks in
+                try AtomicFile.write(chunks, toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem,
                                      below: workingRoot)
             }
         } catch {
@@ -284,7 +342,9 @@ extension DiskStore {
                 throw error
             }
         }
-        startEpoch(snapshotBytes: saved ? bytes.count : nil, scanned: scanning)
+        startEpoch(snapshotBytes: saved ? bytes.byteCount : nil, scanned: scanning)
+        // The records in memory give way to the snapshot file just saved.
+        if saved && shared.epoch == epoch { rebase(onSnapshotOf: epoch) }
     }
 
     /// The end of a snapshot save, under the exclusive lock with the intent word set, the
@@ -347,25 +407,30 @@ extension DiskStore {
     /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
     /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
     func readJournalRecords(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes)
-        -> (changes: [Change], consumed: Int, damaged: Bool)? {
+        -> JournalRecords? {
         precondition(chunkBytes >= Self.maxJournalRecordBytes, "a chunk must hold the longest record")
         guard let end = journalEnd(), end >= offset else { return nil }
-        var changes: [Change] = []
+        var records = JournalRecords()
         var position = offset
         while position < end {
             let count = min(chunkBytes, end - position)
             guard let chunk = readJournalBytes(at: position, count: count) else { return nil }
-            let decoded = Self.decodeJournal(chunk[...], previous: &previous)
-            changes += decoded.changes
+            var decoded = Self.decodeJournal(chunk[...], previous: &previous)
             let chunkEnd = position + count
             position += decoded.consumed
-            guard decoded.damaged else { continue }
+            let damaged = decoded.damaged
+            decoded.damaged = false
+            records.append(decoded)
+            guard damaged else { continue }
             // A record the chunk's end cut short is read whole with the next chunk. Damage is a
             // record that had its room in the chunk and did not check, or the journal's end.
             let cutShort = chunkEnd < end && chunkEnd - position < Self.maxJournalRecordBytes
-            if !cutShort { return (changes, position - offset, true) }
+            if !cutShort {
+                records.damaged = true
+                return records
+            }
         }
-        return (changes, position - offset, false)
+        return records
     }
 
     /// The journal's length; `0` for a read-only root without a journal, `nil` when it cannot
@@ -379,6 +444,11 @@ extension DiskStore {
 
     /// `count` bytes of the journal at `offset`; `nil` when they cannot all be read.
     private func readJournalBytes(at offset: Int, count: Int) -> [UInt8]? {
+        readBytes(of: journalFD, at: offset, count: count)
+    }
+
+    /// `count` bytes of the file open as `fd` at `offset`; `nil` when they cannot all be read.
+    private func readBytes(of fd: Int32, at offset: Int, count: Int) -> [UInt8]? {
         if count == 0 { return [] }
         // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
         // descriptor at once, so none may move its position.
@@ -386,7 +456,7 @@ extension DiskStore {
         let bytes = [UInt8].uninitialized(capacity: count) { buffer in
             var done = 0
             while done < buffer.count {
-                let n = fileSystem.pread(journalFD, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                let n = fileSystem.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
                 if n > 0 {
                     done += n
                 } else if n < 0 && errno == EINTR {
@@ -401,29 +471,28 @@ extension DiskStore {
         return whole ? bytes : nil
     }
 
-    /// The saved snapshot, when it is of `epoch` (of any epoch when `nil`), with its epoch
-    /// and length in bytes. Its header (magic, version, epoch) is read and judged first, so a
-    /// snapshot of another epoch, garbage, or a sparse file of gigabytes costs one small read,
-    /// not its length; `nil` for any of them, or when the file is missing or damaged.
+    /// The saved snapshot, when it is of `epoch` (of any epoch when `nil`), opened to be read
+    /// in place (``SnapshotFile``), with its epoch and length in bytes. Its header is read and
+    /// judged first, then the directory, whose length the header gives and the file's length
+    /// must agree with: a snapshot of another epoch or format, garbage, or a sparse file of
+    /// gigabytes costs one small read. `nil` for any of them, or when the file is missing or
+    /// its directory is damaged; a damaged page is found when it is read.
     ///
-    /// - Complexity: O(the snapshot's length) when its header is this epoch's; O(1) otherwise.
+    /// - Complexity: O(folders + pages) — the directory — never O(entries).
     func readSnapshot(of epoch: UInt64?) -> (index: SizeIndex, epoch: UInt64, byteCount: Int)? {
         let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
         guard fd >= 0 else { return nil }
-        defer { _ = fileSystem.close(fd) }
         guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
-              length > SizeIndex.headerLength else { return nil }
-        var header = [UInt8](repeating: 0, count: SizeIndex.headerLength)
-        guard (try? header.withUnsafeMutableBytes({ try fileSystem.readFully(fd, into: $0, path: indexPath) })) == header.count,
-              let tag = SizeIndex.epoch(ofHeader: header), epoch == nil || tag == epoch else { return nil }
-        var bytes = header
-        let rest = [UInt8].uninitialized(capacity: length - header.count) { buffer in
-            (try? fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: indexPath)) ?? 0
+              let (file, index) = SnapshotFile.open(source: .file(fd, fileSystem), length: length, readAt: { offset, count in
+                  readBytes(of: fd, at: offset, count: count)
+              })
+        else {
+            _ = fileSystem.close(fd)
+            return nil
         }
-        guard rest.count == length - header.count else { return nil }
-        bytes += rest
-        guard let (index, saved) = SizeIndex.deserialize(bytes), saved == tag else { return nil }
-        return (index, saved, bytes.count)
+        // The file owns the descriptor from here, and closes it when the index lets it go.
+        guard epoch == nil || file.epoch == epoch else { return nil }
+        return (index, file.epoch, length)
     }
 
     /// Writes the marker's flag byte.

@@ -33,12 +33,12 @@ extension DiskStore {
         }
         var index = saved
         var previous: PreviousFolder?
-        let prefix = readJournalRecords(from: 0, previous: &previous) ?? ([], 0, false)
-        for change in prefix.changes { index.apply(change) }
+        let prefix = readJournalRecords(from: 0, previous: &previous) ?? JournalRecords()
+        prefix.apply(to: &index)
         let outcome = try lock.withShared { () -> CatchUpOutcome in
             guard shared.epoch == epoch, let rest = readJournalRecords(from: prefix.consumed, previous: &previous)
             else { return .needsReload }
-            for change in rest.changes { index.apply(change) }
+            rest.apply(to: &index)
             let counter = shared.change
             state.withLock { state in
                 state.index = index
@@ -82,14 +82,15 @@ extension DiskStore {
     ///   records appended while the snapshot was written.
     func foldJournal() throws -> Bool {
         let (snapshot, epoch, offset) = state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
-        let bytes = snapshot.serialized(epoch: epoch &+ 1)
-        let prepared = try bytes.withUnsafeBytes { raw in
-            try AtomicFile.prepare([raw], toPath: indexPath, durability: .none, createFolders: false,
+        // A page of the snapshot file the index reads is damaged: the next catch-up repairs.
+        guard let bytes = snapshot.serialized(epoch: epoch &+ 1) else { return false }
+        let prepared = try bytes.withChunks { chunks in
+            try AtomicFile.prepare(chunks, toPath: indexPath, durability: .none, createFolders: false,
                                    fileSystem: fileSystem, below: workingRoot)
         }
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
-        return try lock.withExclusive { () throws -> Bool in
+        let folded = try lock.withExclusive { () throws -> Bool in
             guard !shared.intent, catchUp() == .caughtUp, shared.epoch == epoch else { return false }
             let end = state.withLock { $0.journalOffset }
             guard end >= offset, let tail = readJournal(from: offset), tail.count == end - offset else { return false }
@@ -114,11 +115,42 @@ extension DiskStore {
                 state.journalOffset = tail.count
                 state.appliedEpoch = epoch &+ 1
                 state.appliedChange = counter
-                state.snapshotBytes = bytes.count
+                state.snapshotBytes = bytes.byteCount
             }
             try? setMarker(dirty: false)
             shared.intent = false
             return true
+        }
+        if folded { rebase(onSnapshotOf: epoch &+ 1) }
+        return folded
+    }
+
+    /// After this process saved the snapshot of `epoch`: reads the index from that file, as
+    /// the other processes do, rather than keeping in memory every change since the snapshot
+    /// it loaded before — which would grow with each fold. Without the lock: the file is
+    /// renamed into place, and while the epoch lasts the journal is only appended to, so its
+    /// records up to this process's position stay as they are. Installed if this process's
+    /// position did not move meanwhile (tried again a few times); otherwise the index in memory
+    /// stays, exact all the same.
+    ///
+    /// - Complexity: O(folders + pages) for the snapshot's directory, and the journal's records.
+    func rebase(onSnapshotOf epoch: UInt64) {
+        for _ in 0..<3 {
+            let end = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
+            guard end >= 0, let (saved, _, _) = readSnapshot(of: epoch),
+                  let journal = readJournal(from: 0), journal.count >= end else { return }
+            var previous: PreviousFolder?
+            let records = Self.decodeJournal(journal[..<end], previous: &previous)
+            guard !records.damaged else { return }
+            var index = saved
+            records.apply(to: &index)
+            let installed = state.withLock { state -> Bool in
+                guard state.appliedEpoch == epoch, state.journalOffset == end else { return false }
+                state.index = index
+                state.replayedFolder = previous
+                return true
+            }
+            if installed { return }
         }
     }
 }

@@ -175,18 +175,19 @@ extension DiskStore {
             let (index, prepared, bytes) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
                 let index = try scan()
                 // The snapshot's file too, written before the lock (unsynced, as every index save).
+                // A scanned index reads no snapshot file, so it always serializes.
                 let bytes = index.snapshot().serialized(epoch: epoch &+ 1)
-                let prepared = try? bytes.withUnsafeBytes { raw in
-                    try AtomicFile.prepare([raw], toPath: indexPath, durability: .none, createFolders: false,
+                let prepared = try? bytes?.withChunks { chunks in
+                    try AtomicFile.prepare(chunks, toPath: indexPath, durability: .none, createFolders: false,
                                            fileSystem: fileSystem, below: workingRoot)
                 }
-                return (index, prepared, bytes.count)
+                return (index, prepared, bytes?.byteCount ?? 0)
             }
             do {
-                try lock.withExclusive {
+                let installed = try lock.withExclusive { () -> Bool in
                     guard shared.intent && shared.epoch == epoch else {
                         prepared?.discard(fileSystem)   // another process repaired: catch up with it
-                        return
+                        return false
                     }
                     var saved = false
                     if let prepared {
@@ -195,7 +196,10 @@ extension DiskStore {
                     }
                     state.withLock { $0.index = index }
                     startEpoch(snapshotBytes: saved ? bytes : nil, scanned: true)
+                    return saved
                 }
+                // The scan's records in memory give way to the snapshot file just saved.
+                if installed { rebase(onSnapshotOf: epoch &+ 1) }
             } catch {
                 prepared?.discard(fileSystem)
                 throw error
@@ -220,16 +224,16 @@ extension DiskStore {
             var (index, decoded) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
                 // Records read without the lock: a tail being appended may be cut short; what
                 // follows the last whole one is read again under the lock.
-                (try scan(), readJournalRecords(from: 0, previous: &previous) ?? ([], 0, false))
+                (try scan(), readJournalRecords(from: 0, previous: &previous) ?? JournalRecords())
             }
-            for change in decoded.changes { index.apply(change) }
+            decoded.apply(to: &index)
             decoded.changes = []
             return try lock.withShared { () -> Bool in
                 // Otherwise the catch-up that follows sees what moved, and what is due.
                 guard shared.epoch == epoch, !shared.intent,
                       let rest = readJournalRecords(from: decoded.consumed, previous: &previous) else { return false }
                 if rest.damaged { return true }
-                for change in rest.changes { index.apply(change) }
+                rest.apply(to: &index)
                 let counter = shared.change
                 state.withLock { state in
                     state.index = index

@@ -7,23 +7,46 @@ extension DiskStore {
         var allocated: Int64
         /// Seconds since 1970 of the last read or write, for least-recently-accessed eviction.
         var lastAccess: Double
+
+        /// In a folder's ``IndexNode/entries``: the entry the snapshot file holds is gone.
+        static let removed = Record(logical: -1, allocated: -1, lastAccess: 0)
+        var isRemoved: Bool { logical < 0 }
     }
 
     /// A folder in the index: its subfolders, its entries, and the usage of everything inside.
     final class IndexNode {
         var usage = DiskUsage()
         var children: [String: IndexNode] = [:]
-        /// Keyed by trivially destroyable names, so dropping a folder of 100,000 entries frees
-        /// one buffer rather than 100,000 strings.
+        /// The entries set, read or removed since the snapshot file was saved (a removed one
+        /// the file holds as ``Record/removed``), and every entry of a folder the file does not
+        /// hold. Keyed by trivially destroyable names, so dropping a folder of 100,000 entries
+        /// frees one buffer rather than 100,000 strings.
         var entries: [EntryName: Record] = [:]
+        /// The folder's entries in the snapshot file, read on demand.
+        var saved: SavedFolder?
+
+        /// The entry `name`'s record: the one set since the snapshot, else the file's.
+        func record(_ name: EntryName) -> Record? {
+            if let set = entries[name] { return set.isRemoved ? nil : set }
+            if case .hashed(let digest) = name, let saved { return saved.record(digest) }
+            return nil
+        }
     }
 
-    /// The in-memory size index: a tree of folders mirroring the disk, each carrying the total
-    /// usage below it, so any folder's size is a walk of a few components.
+    /// The size index: a tree of folders mirroring the disk, each carrying the total usage
+    /// below it, so any folder's size is a walk of a few components. The records of a loaded
+    /// snapshot stay in its file and are read when asked for (``SnapshotFile``); what changed
+    /// since is in memory, folder by folder.
     ///
     /// Not thread-safe; ``DiskStore`` keeps it behind its state lock.
     struct SizeIndex {
         var root = IndexNode()
+        /// The snapshot file the folders' saved records are read from (``IndexNode/saved``);
+        /// `nil` for an index built in memory (a scan, or a root without a snapshot).
+        var file: SnapshotFile?
+        /// Whether a page of the snapshot file failed its checksum: what the index answers for
+        /// its entries cannot be trusted until a rescan.
+        var isDamaged: Bool { file?.isDamaged ?? false }
         /// The folder an entry was last set in, and its nodes from the root down: sets run in
         /// one folder (a cache type being filled), and this spares each of them the walk — a
         /// `String`-keyed dictionary lookup per component and the path's array. Dropped when a
@@ -75,21 +98,35 @@ extension DiskStore {
         }
 
         /// The record for `key`, if the index has one.
+        ///
+        /// - Complexity: O(number of components); for an entry only the snapshot file holds,
+        ///   O(log n) and a page read when its page is not cached.
         func record(_ key: DiskKey) -> Record? {
-            node(key.folder, create: false)?.last?.entries[key.name]
+            node(key.folder, create: false)?.last?.record(key.name)
         }
 
         /// Records `key` with `record`, replacing any previous record, which it returns. With
         /// `keepingLaterAccess`, a previous record's later last access is kept.
         ///
+        /// - Parameter previous: What a journal record says `key` held before (for an entry
+        ///   the snapshot file may hold and nothing since has set: the file is then not read);
+        ///   `.lookUp` to read it.
         /// - Complexity: O(number of components), amortized; O(1) for the folder of the last set.
         @discardableResult
-        mutating func set(_ key: DiskKey, _ record: Record, keepingLaterAccess: Bool = false) -> Record? {
+        mutating func set(_ key: DiskKey, _ record: Record, keepingLaterAccess: Bool = false,
+                          previous: Previous = .lookUp) -> Record? {
             guard let path = node(key.folder, create: true), let leaf = path.last else { return nil }
             if lastWalk?.folder != key.folder { lastWalk = Walk(key.folder, path) }
-            let old = leaf.entries.updateValue(record, forKey: key.name)
+            var record = record
+            let old: Record?
+            if let set = leaf.entries.updateValue(record, forKey: key.name) {
+                old = set.isRemoved ? nil : set
+            } else {
+                old = Self.saved(key.name, in: leaf, previous: previous)
+            }
             if keepingLaterAccess, let old, old.lastAccess > record.lastAccess {
-                leaf.entries[key.name]?.lastAccess = old.lastAccess
+                record.lastAccess = old.lastAccess
+                leaf.entries[key.name] = record
             }
             for node in path {
                 node.usage.logicalBytes += record.logical - (old?.logical ?? 0)
@@ -101,12 +138,23 @@ extension DiskStore {
 
         /// Forgets `key`; returns its record if it had one.
         ///
+        /// - Parameter previous: As for ``set(_:_:keepingLaterAccess:previous:)``.
         /// - Complexity: O(number of components).
         @discardableResult
-        mutating func remove(_ key: DiskKey) -> Record? {
-            guard let path = node(key.folder, create: false), let leaf = path.last,
-                  let old = leaf.entries.removeValue(forKey: key.name)
-            else { return nil }
+        mutating func remove(_ key: DiskKey, previous: Previous = .lookUp) -> Record? {
+            guard let path = node(key.folder, create: false), let leaf = path.last else { return nil }
+            let old: Record?
+            if let set = leaf.entries[key.name] {
+                old = set.isRemoved ? nil : set
+            } else {
+                old = Self.saved(key.name, in: leaf, previous: previous)
+            }
+            guard let old else { return nil }
+            if leaf.saved != nil, case .hashed = key.name {
+                leaf.entries[key.name] = .removed   // the file's record must not show through
+            } else {
+                leaf.entries[key.name] = nil
+            }
             for node in path {
                 node.usage.logicalBytes -= old.logical
                 node.usage.allocatedBytes -= old.allocated
@@ -115,10 +163,33 @@ extension DiskStore {
             return old
         }
 
+        /// What the snapshot file holds for `name` in `leaf`, which has nothing set for it
+        /// since: `previous` when a journal record says.
+        private static func saved(_ name: EntryName, in leaf: IndexNode, previous: Previous) -> Record? {
+            guard let saved = leaf.saved, case .hashed(let digest) = name else { return nil }
+            switch previous {
+            case .lookUp: return saved.record(digest)
+            case .known(let record): return record
+            }
+        }
+
+        /// What a change's entry held before it, for ``set(_:_:keepingLaterAccess:previous:)``.
+        enum Previous {
+            /// Read it from the index (the snapshot file's page, if need be).
+            case lookUp
+            /// The journal record says: this record, or none.
+            case known(Record?)
+        }
+
         /// Notes a read of `key` at `time`.
         mutating func touch(_ key: DiskKey, at time: Double) {
             guard let leaf = node(key.folder, create: false)?.last else { return }
-            leaf.entries[key.name]?.lastAccess = time
+            if leaf.entries[key.name] != nil {
+                if leaf.entries[key.name]?.isRemoved == false { leaf.entries[key.name]?.lastAccess = time }
+            } else if var saved = leaf.record(key.name) {
+                saved.lastAccess = time
+                leaf.entries[key.name] = saved
+            }
         }
 
         /// Drops `folder` and everything inside it; returns what it held.
@@ -140,161 +211,29 @@ extension DiskStore {
 
         /// The entries directly in `folder`, least recently accessed first.
         ///
-        /// - Complexity: O(n log n) in the folder's entries.
+        /// - Complexity: O(n log n) in the folder's entries, the snapshot file's read whole.
         func leastRecentlyAccessed(in folder: FolderPath) -> [(EntryName, Record)] {
             guard let leaf = node(folder, create: false)?.last else { return [] }
-            return leaf.entries.sorted { $0.value.lastAccess < $1.value.lastAccess }.map { ($0.key, $0.value) }
-        }
-    }
-}
-
-// MARK: - Persistence
-
-extension DiskStore.SizeIndex {
-    private static let magic: [UInt8] = Array("ARCI".utf8)
-    /// 2: the journal epoch follows the version.
-    private static let version: UInt16 = 2
-
-    /// Each folder's path and entries. The dictionaries are copy-on-write values, so taking a
-    /// snapshot under the lock costs O(folders), and serializing it can happen outside.
-    ///
-    /// - Complexity: O(number of folders).
-    func snapshot() -> Snapshot {
-        var folders: [([String], [EntryName: DiskStore.Record])] = []
-        func visit(_ node: DiskStore.IndexNode, _ components: [String]) {
-            if !node.entries.isEmpty { folders.append((components, node.entries)) }
-            for (name, child) in node.children { visit(child, components + [name]) }
-        }
-        visit(root, [])
-        return Snapshot(folders: folders)
-    }
-
-    /// A point-in-time copy of the index, to be serialized without holding the lock.
-    struct Snapshot {
-        var folders: [([String], [EntryName: DiskStore.Record])]
-
-        /// The index as bytes: magic, version, the journal epoch it starts, then each folder
-        /// that holds entries (its path and its records), then a CRC32C of everything before it.
-        ///
-        /// - Complexity: O(n) in entries.
-        func serialized(epoch: UInt64) -> [UInt8] {
-            DiskStore.SizeIndex.serialize(folders, epoch: epoch)
-        }
-    }
-
-    private static func serialize(_ folders: [([String], [EntryName: DiskStore.Record])], epoch: UInt64) -> [UInt8] {
-        var out = Self.magic
-        Self.append(Self.version, &out)
-        Self.append(epoch, &out)
-        for (components, entries) in folders {
-            out.append(UInt8(components.count))
-            for component in components {
-                let utf8 = Array(component.utf8)
-                out.append(UInt8(utf8.count))
-                out += utf8
+            var all: [(EntryName, Record)] = leaf.entries.filter { !$0.value.isRemoved }.map { ($0.key, $0.value) }
+            _ = leaf.saved?.forEach { digest, record in
+                if leaf.entries[.hashed(digest)] == nil { all.append((.hashed(digest), record)) }
             }
-            Self.append(UInt32(entries.count), &out)
-            for (name, record) in entries {
-                switch name {
-                case .single:
-                    out.append(0)
-                case .hashed(let digest):
-                    out.append(1)
-                    Self.append(digest.high, &out)
-                    Self.append(digest.low, &out)
-                }
-                Self.append(UInt64(bitPattern: record.logical), &out)
-                Self.append(UInt64(bitPattern: record.allocated), &out)
-                Self.append(record.lastAccess.bitPattern, &out)
+            return all.sorted { $0.1.lastAccess < $1.1.lastAccess }
+        }
+
+        /// Adds a folder of a snapshot file at load: its hashed entries in the file, its single
+        /// entry and the usage of both. `false` when the folder was loaded already.
+        mutating func load(_ folder: FolderPath, saved: SavedFolder?, single: Record?, usage: DiskUsage) -> Bool {
+            guard let path = node(folder, create: true), let leaf = path.last,
+                  leaf.saved == nil, leaf.entries.isEmpty else { return false }
+            leaf.saved = saved
+            if let single { leaf.entries[.single] = single }
+            for node in path {
+                node.usage.logicalBytes += usage.logicalBytes
+                node.usage.allocatedBytes += usage.allocatedBytes
+                node.usage.entryCount += usage.entryCount
             }
+            return true
         }
-        out.append(0xFF)   // end of folders
-        Self.append(CRC32C.checksum(out), &out)
-        return out
-    }
-
-    /// The bytes of a snapshot's header: magic, version, the epoch it starts.
-    static let headerLength = 14
-
-    /// The epoch a snapshot's header (its first ``headerLength`` bytes) names; `nil` when they
-    /// are not this format's magic and version.
-    static func epoch(ofHeader header: some Collection<UInt8>) -> UInt64? {
-        let header = Array(header.prefix(headerLength))
-        guard header.count == headerLength, header.prefix(4).elementsEqual(magic),
-              UInt16(header[4]) | UInt16(header[5]) << 8 == version else { return nil }
-        return header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    }
-
-    /// Parses ``Snapshot/serialized(epoch:)`` output into the index and its epoch; `nil` for
-    /// anything damaged or of another version, so the caller rescans.
-    ///
-    /// - Complexity: O(n) in bytes.
-    static func deserialize(_ bytes: [UInt8]) -> (DiskStore.SizeIndex, UInt64)? {
-        guard bytes.count >= 19, bytes.prefix(4).elementsEqual(magic) else { return nil }
-        let body = bytes[..<(bytes.count - 4)]
-        var reader = Reader(bytes: bytes, offset: 4)
-        guard CRC32C.checksum(body) == Self.loadUInt32(bytes, bytes.count - 4),
-              reader.uint16() == version, let epoch = reader.uint64()
-        else { return nil }
-        var index = DiskStore.SizeIndex()
-        while let depth = reader.byte(), depth != 0xFF {
-            var components = [String]()
-            for _ in 0..<depth {
-                guard let length = reader.byte(), let utf8 = reader.bytes(Int(length)) else { return nil }
-                let component = String(decoding: utf8, as: UTF8.self)
-                guard !component.isEmpty, component.utf8.allSatisfy(FolderPath.isAllowed) else { return nil }
-                components.append(component)
-            }
-            let folder = FolderPath(components)
-            guard let count = reader.uint32() else { return nil }
-            for _ in 0..<count {
-                guard let kind = reader.byte() else { return nil }
-                let name: EntryName
-                switch kind {
-                case 0: name = .single
-                case 1:
-                    guard let high = reader.uint64(), let low = reader.uint64() else { return nil }
-                    name = .hashed(MD5.Digest(high: high, low: low))
-                default: return nil
-                }
-                guard let logical = reader.uint64(), let allocated = reader.uint64(), let access = reader.uint64()
-                else { return nil }
-                let record = DiskStore.Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated),
-                                              lastAccess: Double(bitPattern: access))
-                guard record.logical >= 0, record.allocated >= 0 else { return nil }
-                index.set(DiskKey(folder: folder, name: name), record)
-            }
-        }
-        guard reader.offset == bytes.count - 4 else { return nil }
-        return (index, epoch)
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { out += $0 }
-    }
-
-    private static func loadUInt32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
-    }
-
-    /// A bounds-checked little-endian cursor over the index bytes (the trailing CRC excluded).
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset: Int
-        var end: Int { bytes.count - 4 }
-
-        mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
-            guard n >= 0, end - offset >= n else { return nil }
-            defer { offset += n }
-            return bytes[offset..<(offset + n)]
-        }
-        mutating func byte() -> UInt8? { bytes(1)?.first }
-        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-            guard let slice = bytes(MemoryLayout<T>.size) else { return nil }
-            return slice.reversed().reduce(T(0)) { $0 << 8 | T($1) }
-        }
-        mutating func uint16() -> UInt16? { integer(UInt16.self) }
-        mutating func uint32() -> UInt32? { integer(UInt32.self) }
-        mutating func uint64() -> UInt64? { integer(UInt64.self) }
     }
 }

@@ -45,9 +45,13 @@ extension DiskStore {
             var comparison = IndexComparison()
             guard let index = savedIndex(rootPath: rootPath, reason: &comparison.unreadable) else { return comparison }
             var indexed: [String: Int64] = [:]
-            for (components, entries) in index.snapshot().folders {
-                let folder = components.joined(separator: "/")
-                for (name, record) in entries { indexed[folder + "/" + name.fileName] = record.logical }
+            for folder in index.snapshot().folders {
+                let path = folder.components.joined(separator: "/")
+                let whole = folder.forEach { name, record in indexed[path + "/" + name.fileName] = record.logical }
+                guard whole else {
+                    comparison.unreadable = "a page of the index snapshot (.archivist/index) is damaged; the next process to write rescans"
+                    return comparison
+                }
             }
             comparison.indexedEntries = indexed.count
             comparison.indexedBytes = indexed.values.reduce(0, +)
@@ -115,7 +119,7 @@ extension DiskStore {
             reason = "the journal is damaged at byte \(decoded.consumed); the next process to write rescans"
             return nil
         }
-        for change in decoded.changes { index.apply(change) }
+        decoded.apply(to: &index)
         return index
     }
 

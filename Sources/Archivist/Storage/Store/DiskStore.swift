@@ -75,6 +75,10 @@ package final class DiskStore: Sendable {
     /// it and then find nothing left to do.
     let repairGate = Lock()
     let trashQueue: DispatchQueue
+    /// Where a journal grown past ``compactionThreshold`` is folded (``scheduleFold()``).
+    let foldQueue = DispatchQueue(label: "Archivist.DiskStore.fold", qos: .utility)
+    /// Whether a fold is queued and not started.
+    let foldScheduled = Locked(false)
     /// Emptied folders kept for the next entry folder (see ``SpareFolders``).
     let spares: SpareFolders
     /// A payload in up to three pieces, written one after the other (a `Data` value's archive:

@@ -286,7 +286,7 @@ import Darwin
         init(root: URL) {
             let lockPath = root.path + "/.archivist/lock"
             var fileSystem = FileSystem.posix
-            let (realRead, realWrite, realWritev) = (fileSystem.read, fileSystem.write, fileSystem.writev)
+            let (realRead, realPread, realWrite, realWritev) = (fileSystem.read, fileSystem.pread, fileSystem.write, fileSystem.writev)
             let (reads, writes) = (reads, writes)
             @Sendable func note(_ fd: Int32, _ list: Locked<[Bool]>, if matches: (String) -> Bool) {
                 guard let path = RecordStoreLockHoldTests.path(of: fd), matches(path) else { return }
@@ -297,6 +297,10 @@ import Darwin
             fileSystem.read = { fd, buffer, count in
                 note(fd, reads) { $0.hasSuffix("/.archivist/index") }
                 return realRead(fd, buffer, count)
+            }
+            fileSystem.pread = { fd, buffer, count, offset in
+                note(fd, reads) { $0.hasSuffix("/.archivist/index") }
+                return realPread(fd, buffer, count, offset)
             }
             fileSystem.write = { fd, buffer, count in
                 note(fd, writes, if: isSnapshotTemporary)

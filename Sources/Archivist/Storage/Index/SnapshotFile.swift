@@ -1,0 +1,355 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The saved snapshot of the size index, read in place.
+///
+/// Opening a root reads only the file's header and directory — each folder's path, usage and
+/// the first key of each of its pages — never its records, so an open costs the same for ten
+/// thousand entries as for a million and adds only the directory to memory. A record is read
+/// when it is asked for, one page at a time, each page checked against its CRC32C on the way
+/// in and kept in a small cache of pages.
+///
+/// The file, little-endian:
+///
+///     header     "ARCI", version (u16) = 3, epoch (u64), directory length (u32),
+///                page count (u32), reserved (u16)                              24 bytes
+///     directory  folder count (u32), then for each folder: depth (u8) and each
+///                component (length u8, bytes); whether it holds the single entry (u8)
+///                and that entry's record; its hashed entries' count (u32), first page
+///                (u32), logical and allocated bytes of all its entries (u64 each); then
+///                for each of its pages the first digest (16 bytes) and the page's CRC32C
+///     checksum   CRC32C of the header and directory (u32)
+///     padding    to a multiple of ``snapshotPageSize`` (none without pages)
+///     pages      ``snapshotPageSize`` bytes each: up to ``recordsPerPage`` records of one folder,
+///                sorted by digest, each digest (16 bytes), logical and allocated size and
+///                last access (u64 each)
+///
+/// The file is never changed once renamed into place: a new snapshot is a new file, so a
+/// process reading an older one by its descriptor reads what it opened.
+extension DiskStore {
+    /// Bytes in a page of records.
+    static let snapshotPageSize = 4096
+    /// Bytes in one record of a page: the digest, the two sizes and the last access.
+    static let snapshotRecordSize = 40
+    /// Records in a full page.
+    static let recordsPerPage = snapshotPageSize / snapshotRecordSize
+
+    /// A snapshot file opened for reading in place; shared by every folder of the index
+    /// loaded from it, and closed when the last of them goes.
+    ///
+    /// Thread-safe: pages are read with `pread`, and the page cache sits behind its own lock.
+    final class SnapshotFile: @unchecked Sendable {
+        // Safety: `source` and the other stored properties are immutable; `cache` is a lock.
+
+        /// Where the pages are: an open file, or bytes in memory (a snapshot read whole, by
+        /// tools and tests).
+        enum Source {
+            case file(Int32, FileSystem)
+            case bytes([UInt8])
+        }
+
+        let source: Source
+        /// The epoch the snapshot starts.
+        let epoch: UInt64
+        /// The file's length in bytes.
+        let byteCount: Int
+        /// Where the first page starts.
+        let pagesStart: Int
+        let pageCount: Int
+        private let cache = Locked(PageCache())
+
+        /// Pages kept after being read: a lookup reads one page, so this bounds the memory
+        /// the records of a large index take in a process, whatever their number.
+        static let cachedPages = 64
+
+        init(source: Source, epoch: UInt64, byteCount: Int, pagesStart: Int, pageCount: Int) {
+            (self.source, self.epoch, self.byteCount, self.pagesStart, self.pageCount) = (source, epoch, byteCount, pagesStart, pageCount)
+        }
+
+        deinit {
+            if case .file(let fd, let fileSystem) = source { _ = fileSystem.close(fd) }
+        }
+
+        /// Whether a page failed its checksum or could not be read: the index cannot answer
+        /// for the records in it, and a rescan is due.
+        var isDamaged: Bool { cache.withLock { $0.damaged } }
+
+        /// Page `index`, checked against `checksum`; `nil` (and the file marked damaged) when
+        /// it cannot be read whole or fails its checksum. `caching: false` for a walk of every
+        /// page (a fold), which would only push out the pages lookups use.
+        func page(_ index: Int, checksum: UInt32, caching: Bool = true) -> [UInt8]? {
+            if caching, let cached = cache.withLock({ $0.pages[index] }) { return cached }
+            guard index >= 0, index < pageCount, let bytes = read(at: pagesStart + index * snapshotPageSize),
+                  CRC32C.checksum(bytes) == checksum
+            else {
+                cache.withLock { $0.damaged = true }
+                return nil
+            }
+            if caching { cache.withLock { $0.insert(bytes, at: index) } }
+            return bytes
+        }
+
+        /// One page's bytes at `offset`, or `nil` when they cannot all be read.
+        private func read(at offset: Int) -> [UInt8]? {
+            let count = snapshotPageSize
+            switch source {
+            case .bytes(let bytes):
+                guard offset >= 0, bytes.count - offset >= count else { return nil }
+                return Array(bytes[offset..<(offset + count)])
+            case .file(let fd, let fileSystem):
+                var whole = true
+                let bytes = [UInt8].uninitialized(capacity: count) { buffer in
+                    var done = 0
+                    while done < count {
+                        let n = fileSystem.pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                        if n > 0 {
+                            done += n
+                        } else if n < 0 && errno == EINTR {
+                            continue
+                        } else {
+                            whole = false
+                            break
+                        }
+                    }
+                    return done
+                }
+                return whole ? bytes : nil
+            }
+        }
+
+        /// The pages read lately, first in first out.
+        private struct PageCache {
+            var pages: [Int: [UInt8]] = [:]
+            var order: [Int] = []
+            var next = 0
+            var damaged = false
+
+            mutating func insert(_ bytes: [UInt8], at index: Int) {
+                guard pages[index] == nil else { return }
+                if order.count < SnapshotFile.cachedPages {
+                    order.append(index)
+                } else {
+                    pages[order[next]] = nil
+                    order[next] = index
+                    next = (next + 1) % order.count
+                }
+                pages[index] = bytes
+            }
+        }
+    }
+
+    /// One folder's hashed entries in a snapshot file: where its pages are, and the first
+    /// digest and checksum of each.
+    struct SavedFolder {
+        let file: SnapshotFile
+        let firstPage: Int
+        /// How many hashed entries the folder holds in the file.
+        let count: Int
+        /// The first digest of each page.
+        let fences: [MD5.Digest]
+        let checksums: [UInt32]
+
+        /// The record of `digest`, `nil` when the folder holds none — or when its page cannot
+        /// be read (the file is then marked damaged, see ``SnapshotFile/isDamaged``).
+        ///
+        /// - Complexity: O(log n) comparisons; one page read when the page is not cached.
+        func record(_ digest: MD5.Digest) -> Record? {
+            // The last page whose first digest is not above `digest`.
+            var low = 0, high = fences.count
+            while low < high {
+                let middle = (low + high) / 2
+                if fences[middle].isAbove(digest) { high = middle } else { low = middle + 1 }
+            }
+            guard low > 0 else { return nil }
+            let pageIndex = low - 1
+            guard let page = file.page(firstPage + pageIndex, checksum: checksums[pageIndex]) else { return nil }
+            let records = recordCount(onPage: pageIndex)
+            var lower = 0, upper = records
+            while lower < upper {
+                let middle = (lower + upper) / 2
+                let found = SavedFolder.digest(page, middle)
+                if found == digest { return SavedFolder.record(page, middle) }
+                if found.isAbove(digest) { upper = middle } else { lower = middle + 1 }
+            }
+            return nil
+        }
+
+        /// Calls `body` with every record in digest order; `false` when a page cannot be read.
+        ///
+        /// - Complexity: O(n), one page read at a time.
+        func forEach(_ body: (MD5.Digest, Record) -> Void) -> Bool {
+            for pageIndex in 0..<fences.count {
+                guard let page = file.page(firstPage + pageIndex, checksum: checksums[pageIndex], caching: false) else { return false }
+                for slot in 0..<recordCount(onPage: pageIndex) {
+                    body(SavedFolder.digest(page, slot), SavedFolder.record(page, slot))
+                }
+            }
+            return true
+        }
+
+        private func recordCount(onPage pageIndex: Int) -> Int {
+            min(recordsPerPage, count - pageIndex * recordsPerPage)
+        }
+
+        private static func word(_ page: [UInt8], _ offset: Int) -> UInt64 {
+            page.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        }
+
+        static func digest(_ page: [UInt8], _ slot: Int) -> MD5.Digest {
+            let at = slot * snapshotRecordSize
+            return MD5.Digest(high: word(page, at), low: word(page, at + 8))
+        }
+
+        static func record(_ page: [UInt8], _ slot: Int) -> Record {
+            let at = slot * snapshotRecordSize
+            return Record(logical: Int64(bitPattern: word(page, at + 16)), allocated: Int64(bitPattern: word(page, at + 24)),
+                          lastAccess: Double(bitPattern: word(page, at + 32)))
+        }
+    }
+}
+
+extension MD5.Digest {
+    /// Whether this digest sorts after `other`: the order of a snapshot's pages.
+    func isAbove(_ other: MD5.Digest) -> Bool {
+        high != other.high ? high > other.high : low > other.low
+    }
+}
+
+// MARK: - Reading
+
+extension DiskStore.SnapshotFile {
+    static let magic: [UInt8] = Array("ARCI".utf8)
+    /// 3: records in pages, read in place.
+    static let version: UInt16 = 3
+    /// The bytes before the directory.
+    static let headerLength = 24
+
+    /// Where the pages start: the end of the directory's checksum rounded up to a whole
+    /// page, so no page straddles two of the file system's; right there when there are none.
+    static func pagesStart(afterDirectoryEndingAt end: Int, pageCount: Int) -> Int {
+        pageCount == 0 ? end : (end + DiskStore.snapshotPageSize - 1) / DiskStore.snapshotPageSize * DiskStore.snapshotPageSize
+    }
+
+    /// The epoch a snapshot's header (its first 14 bytes: magic, version, epoch) names; `nil`
+    /// when they are not this format's magic and version.
+    static func epoch(ofHeader header: some Collection<UInt8>) -> UInt64? {
+        let header = Array(header.prefix(14))
+        guard header.count == 14, header.prefix(4).elementsEqual(magic),
+              UInt16(header[4]) | UInt16(header[5]) << 8 == version else { return nil }
+        return header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The directory of a snapshot whose header is `header` (its first ``headerLength``
+    /// bytes), read with `readAt` (offset, count → bytes, `nil` when they cannot be read), and
+    /// the file length `length`; `nil` for anything damaged or of another version. Judged by
+    /// the header and the lengths it gives before anything else is read, so a file of another
+    /// format, garbage or a sparse file of gigabytes costs one small read.
+    ///
+    /// - Complexity: O(folders + pages), never O(entries).
+    static func open(source: Source, length: Int,
+                     readAt: (Int, Int) -> [UInt8]?) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
+        guard length >= headerLength + 4, let header = readAt(0, headerLength),
+              let epoch = epoch(ofHeader: header) else { return nil }
+        var reader = SnapshotReader(header[...])
+        reader.skip(14)
+        guard let directoryLength = reader.uint32().map(Int.init), let pageCount = reader.uint32().map(Int.init) else { return nil }
+        let pagesStart = pagesStart(afterDirectoryEndingAt: headerLength + directoryLength + 4, pageCount: pageCount)
+        // The lengths must add up before the directory is read: a short or overlong file is damaged.
+        guard directoryLength <= length, pageCount <= length / DiskStore.snapshotPageSize,
+              length == pagesStart + pageCount * DiskStore.snapshotPageSize,
+              let rest = readAt(headerLength, directoryLength + 4) else { return nil }
+        let directory = rest.prefix(directoryLength)
+        let stored = rest.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard CRC32C.checksum(directory, seed: CRC32C.checksum(header)) == stored else { return nil }
+        let file = DiskStore.SnapshotFile(source: source, epoch: epoch, byteCount: length, pagesStart: pagesStart, pageCount: pageCount)
+        guard let index = DiskStore.SizeIndex(directory: directory, file: file) else { return nil }
+        return (file, index)
+    }
+}
+
+extension DiskStore.SizeIndex {
+    /// The index of the snapshot `file`, from its `directory`: each folder's usage and pages,
+    /// no records; `nil` when the directory is damaged.
+    fileprivate init?(directory: ArraySlice<UInt8>, file: DiskStore.SnapshotFile) {
+        self.init()
+        var reader = SnapshotReader(directory)
+        guard let folderCount = reader.uint32() else { return nil }
+        var pagesClaimed = 0
+        for _ in 0..<folderCount {
+            guard let depth = reader.byte() else { return nil }
+            var components: [String] = []
+            for _ in 0..<depth {
+                guard let length = reader.byte(), length > 0, let utf8 = reader.bytes(Int(length)),
+                      utf8.allSatisfy(FolderPath.isAllowed) else { return nil }
+                components.append(String(decoding: utf8, as: UTF8.self))
+            }
+            guard let hasSingle = reader.byte(), hasSingle <= 1 else { return nil }
+            var single: DiskStore.Record?
+            if hasSingle == 1 {
+                guard let record = reader.record() else { return nil }
+                single = record
+            }
+            guard let count = reader.uint32().map(Int.init), let firstPage = reader.uint32().map(Int.init),
+                  let logical = reader.uint64().map({ Int64(bitPattern: $0) }),
+                  let allocated = reader.uint64().map({ Int64(bitPattern: $0) }),
+                  logical >= 0, allocated >= 0 else { return nil }
+            let pages = (count + DiskStore.recordsPerPage - 1) / DiskStore.recordsPerPage
+            guard firstPage == pagesClaimed, pages <= file.pageCount - pagesClaimed else { return nil }
+            pagesClaimed += pages
+            var fences: [MD5.Digest] = [], checksums: [UInt32] = []
+            fences.reserveCapacity(pages)
+            checksums.reserveCapacity(pages)
+            for _ in 0..<pages {
+                guard let high = reader.uint64(), let low = reader.uint64(), let checksum = reader.uint32() else { return nil }
+                let fence = MD5.Digest(high: high, low: low)
+                if let last = fences.last, !fence.isAbove(last) { return nil }   // pages in order
+                fences.append(fence)
+                checksums.append(checksum)
+            }
+            var usage = DiskUsage()
+            usage.logicalBytes = logical
+            usage.allocatedBytes = allocated
+            usage.entryCount = count + (single == nil ? 0 : 1)
+            let saved = count == 0 ? nil
+                : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences, checksums: checksums)
+            guard load(FolderPath(components), saved: saved, single: single, usage: usage) else { return nil }
+        }
+        guard reader.isAtEnd, pagesClaimed == file.pageCount else { return nil }
+        self.file = file
+    }
+}
+
+/// A bounds-checked little-endian cursor over a snapshot's header and directory.
+struct SnapshotReader {
+    private let bytes: ArraySlice<UInt8>
+    private var offset: Int
+
+    init(_ bytes: ArraySlice<UInt8>) { (self.bytes, self.offset) = (bytes, bytes.startIndex) }
+
+    var isAtEnd: Bool { offset == bytes.endIndex }
+
+    mutating func skip(_ n: Int) { offset = min(bytes.endIndex, offset + n) }
+
+    mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
+        guard n >= 0, bytes.endIndex - offset >= n else { return nil }
+        defer { offset += n }
+        return bytes[offset..<(offset + n)]
+    }
+    mutating func byte() -> UInt8? { bytes(1)?.first }
+    mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
+        guard let slice = bytes(MemoryLayout<T>.size) else { return nil }
+        return slice.reversed().reduce(T(0)) { $0 << 8 | T($1) }
+    }
+    mutating func uint32() -> UInt32? { integer(UInt32.self) }
+    mutating func uint64() -> UInt64? { integer(UInt64.self) }
+    mutating func record() -> DiskStore.Record? {
+        guard let logical = uint64(), let allocated = uint64(), let access = uint64() else { return nil }
+        let record = DiskStore.Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated),
+                                      lastAccess: Double(bitPattern: access))
+        return record.logical >= 0 && record.allocated >= 0 ? record : nil
+    }
+}
