@@ -78,6 +78,9 @@ extension DiskStore {
         /// for the records in it, and a rescan is due.
         var isDamaged: Bool { cache.withLock { $0.damaged } }
 
+        /// How many pages the cache holds.
+        var cachedPageCount: Int { cache.withLock { $0.pages.count } }
+
         /// Page `index`, checked against `checksum`; `nil` (and the file marked damaged) when
         /// it cannot be read whole or fails its checksum. `caching: false` for a walk of every
         /// page (a fold), which would only push out the pages lookups use.
