@@ -189,8 +189,15 @@ extension DiskStore {
             } else if var saved = leaf.record(key.name) {
                 saved.lastAccess = time
                 leaf.entries[key.name] = saved
+                touchedSaved += 1
             }
         }
+
+        /// How many records of the snapshot file a read brought into memory (``touch(_:at:)``):
+        /// a process that reads many entries and writes few would otherwise hold them all. The
+        /// store folds the index past ``DiskStore/touchFoldThreshold``, after which they are
+        /// read from the new file again.
+        private(set) var touchedSaved = 0
 
         /// Drops `folder` and everything inside it; returns what it held.
         ///

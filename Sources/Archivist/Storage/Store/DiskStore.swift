@@ -385,10 +385,7 @@ package final class DiskStore: Sendable {
             let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
                                                           expected: (entry.typeName, entry.parameter), fileChecksum: file.checksum)
             let entry = Entry(header: header, file: file, payloadStart: length)
-            if recordingAccess {
-                let now = Date().timeIntervalSince1970
-                state.withLock { $0.index.touch(key, at: now) }
-            }
+            if recordingAccess { touch(key) }
             return try body(entry)
         } catch let error as StorageError where error.code == .corruptEntry || error.code == .entryMismatch {
             discard(key, path: path, identity: identity)
@@ -419,14 +416,23 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Records an access to `key` that did not touch the disk (a memory-tier hit), for
-    /// least-recently-accessed eviction.
+    /// Records an access to `key` — a read, or a memory-tier hit that did not touch the disk —
+    /// for least-recently-accessed eviction.
     ///
-    /// - Complexity: O(1); no file I/O.
+    /// - Complexity: O(1); for an entry only the snapshot file holds, a read of its page the
+    ///   first time.
     package func touch(_ key: DiskKey) {
         let now = Date().timeIntervalSince1970
-        state.withLock { $0.index.touch(key, at: now) }
+        let foldDue = state.withLock { state in
+            state.index.touch(key, at: now)
+            return state.index.touchedSaved > Self.touchFoldThreshold
+        }
+        if foldDue && writeRefusal == nil { scheduleFold() }
     }
+
+    /// How many records of the snapshot file reads may bring into memory before the index is
+    /// folded into a new snapshot (see ``SizeIndex/touchedSaved``).
+    static let touchFoldThreshold = 1 << 16
 
     /// Whether the index holds an entry at `key` (fresh or expired).
     ///
