@@ -156,6 +156,7 @@ enum BenchmarkPage {
         if let (ratio, baseline) = run.speedRatio(of: result) {
             speed = baseline == result.name ? "baseline" : "\(formatRatio(ratio)) (\(baseline))"
         }
+        if let note = result.note { speed += (speed.isEmpty ? "" : "; ") + note }
         let cells = [
             workload, result.name, timed ? Harness.format(result.medianNS) : "—", timed ? Harness.format(result.minNS) : "—",
             result.bytes.map(Harness.formatBytes) ?? "", speed,
