@@ -95,6 +95,9 @@ enum ScaleBench {
 ///   ``ScaleBench/flushChanges`` new entries and times the `flush()` after them; writes an
 ///   ``ScaleBench/OpenSample`` line to `<out>`, then removes those entries and flushes again,
 ///   so the root holds `count` entries with a saved index for the next child.
+/// - `--scale-child clear <root> <count> <size> <out>`: opens `root`, times `clear()` and
+///   writes its nanoseconds to `<out>`, then exits without waiting for the deletion the clear
+///   leaves to the background.
 /// - `--scale-child write <root> <count> <size> <progress>`: replaces entries 0, 1, 2, …
 ///   (modulo `count`) in an endless loop, writing how many it stored so far as a `UInt64` at
 ///   the start of `<progress>` every 64 stores, until it is killed.
@@ -142,6 +145,18 @@ func runScaleBenchmarkChild(_ arguments: [String]) -> Never {
             try sample.line.write(toFile: arguments[4], atomically: false, encoding: .utf8)
             for i in 0..<ScaleBench.flushChanges { try cache.removeValue(for: .blobs, parameter: "flush-\(i)") }
             try cache.flush()
+        case "clear":
+            guard arguments.count >= 5 else { throw CocoaError(.featureUnsupported) }
+            let cache = try ScaleBench.cache(root)
+            // The open's and earlier writes' dirty pages first, so that the clear does not
+            // wait behind their write-back.
+            sync()
+            let clock = ContinuousClock()
+            let start = clock.now
+            try cache.clear()
+            let clearNS = (clock.now - start).nanoseconds
+            try String(clearNS).write(toFile: arguments[4], atomically: false, encoding: .utf8)
+            // Exits without waiting for the deletion: the suite removes the root itself.
         case "write":
             guard arguments.count >= 5 else { throw CocoaError(.featureUnsupported) }
             let progress = open(arguments[4], O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
