@@ -116,6 +116,7 @@ enum BenchmarkPage {
         "shapes": "A fresh cache against a hand-written one (MD5 file names, JSON, no index)",
         "crc32c": "CRC32C: the CPU's instructions against software",
         "processes": "Several processes on one root",
+        "scale": "A very large cache: open, memory, flush and disk use from 10,000 to 1,000,000 entries",
     ]
 
     private static func describe(_ info: RunInfo?) -> [String] {
@@ -156,6 +157,7 @@ enum BenchmarkPage {
         if let (ratio, baseline) = run.speedRatio(of: result) {
             speed = baseline == result.name ? "baseline" : "\(formatRatio(ratio)) (\(baseline))"
         }
+        if let note = result.note { speed += (speed.isEmpty ? "" : "; ") + note }
         let cells = [
             workload, result.name, timed ? Harness.format(result.medianNS) : "—", timed ? Harness.format(result.minNS) : "—",
             result.bytes.map(Harness.formatBytes) ?? "", speed,

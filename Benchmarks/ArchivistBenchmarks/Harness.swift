@@ -8,6 +8,9 @@ struct BenchmarkResult: Codable {
     var minNS: Int64
     var bytes: Int?
     var samples: Int
+    /// What the row's figure is to be read against (a target, a ratio of bytes), shown after
+    /// its speed; `nil` for most rows.
+    var note: String? = nil
 }
 
 /// A tiny benchmark harness on `ContinuousClock`: warm-up, N samples, median and minimum,
@@ -195,6 +198,7 @@ final class Harness {
             if let name = baseline(row.name), let base = rows.first(where: { $0.name == name }), row.medianNS > 0 {
                 ratio = String(format: "%.2f× (%@)", Double(base.medianNS) / Double(row.medianNS), name)
             }
+            if let note = row.note { ratio += (ratio.isEmpty ? "" : "; ") + note }
             table.append([
                 row.name, Self.format(row.medianNS), Self.format(row.minNS), row.bytes.map(Self.formatBytes) ?? "",
                 ratio,

@@ -16,9 +16,11 @@ import Darwin
 // 3. Latency from another process's write returning to this process seeing it
 //    (ProcessLatencyBenchmarks.swift).
 
-func spawnSelf(_ arguments: [String]) throws -> pid_t {
+/// Starts this executable again in the child mode `mode` (`--process-child`, `--scale-child`)
+/// with `arguments`; returns its process id.
+func spawnSelf(_ arguments: [String], mode: String = "--process-child") throws -> pid_t {
     let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
-    var argv: [UnsafeMutablePointer<CChar>?] = ([executable, "--process-child"] + arguments).map { strdup($0) } + [nil]
+    var argv: [UnsafeMutablePointer<CChar>?] = ([executable, mode] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
     let result = posix_spawn(&pid, executable, nil, nil, &argv, environ)

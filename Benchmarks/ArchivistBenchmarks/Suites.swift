@@ -21,4 +21,5 @@ let allSuites: [BenchmarkSuite] = [
     BenchmarkSuite(name: "cache-blobs", run: runBlobBenchmarks),
     BenchmarkSuite(name: "crc32c", run: runChecksumBenchmarks),
     BenchmarkSuite(name: "processes", run: runProcessBenchmarks),
+    BenchmarkSuite(name: "scale", run: runScaleBenchmarks),
 ]

@@ -20,6 +20,9 @@ exit(1)
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
     runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `processes` suite's second process
 }
+if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--scale-child" {
+    runScaleBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `scale` suite's fresh processes
+}
 let started = ContinuousClock.now
 var options = Harness.Options()
 var report: String?
