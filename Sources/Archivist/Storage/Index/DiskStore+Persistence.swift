@@ -92,9 +92,14 @@ extension DiskStore {
     /// derives from its result (none: nothing changed). A repair the catch-up calls for runs
     /// first, without the lock (``withCaughtUpIndex(exclusive:_:)``).
     ///
+    /// - Parameter target: The one entry `io` changes — its file, and a folder at its path —
+    ///   when it changes nothing else: should the process die before the change's record, the
+    ///   next holder looks at that entry rather than rescanning the root
+    ///   (``repairIntentTarget()``). `nil` when `io` may change more.
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
-    func mutate<R>(origin: UInt, _ io: () throws -> R, change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
+    func mutate<R>(origin: UInt, target: DiskKey? = nil, _ io: () throws -> R,
+                   change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
         try checkWritable()
         let counterBefore = shared.change
         var foldDue = false
@@ -102,6 +107,7 @@ extension DiskStore {
         defer { if foldDue { scheduleFold() } }
         return try withCaughtUpIndex(exclusive: true) {
             shared.intent = true
+            setIntentTarget(target)
             let result: R
             do {
                 result = try io()
@@ -160,6 +166,82 @@ extension DiskStore {
             }
             return (result, removed, counter)
         }
+    }
+
+    /// Names `target` as the entry the intent word is about to cover (see ``mutate(origin:target:_:change:)``).
+    func setIntentTarget(_ target: DiskKey?) {
+        guard let target else { return shared.setIntentTarget(nil) }
+        let change = Change.remove(target)
+        let count = Self.encodedCount(change)
+        withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { buffer in
+            Self.encode(change, count: count, at: buffer.baseAddress!)
+            shared.setIntentTarget(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Under the exclusive lock, with the intent word set — a holder died between a change to
+    /// the disk and its record, or failed to append it: when that holder named the one entry
+    /// it was changing, brings the index in line with that entry's file (one `lstat`) by
+    /// journaling what the file now is, and clears the word. Its records, if it appended
+    /// them, are caught up with first.
+    ///
+    /// - Returns: Whether the index is whole again; `false` when no target was named, the
+    ///   journal cannot be caught up with, or the entry's path holds something other than a
+    ///   file (the caller rescans the root).
+    /// - Complexity: A catch-up, an `lstat` and a journal append.
+    func repairIntentTarget() -> Bool {
+        guard writeRefusal == nil, let bytes = shared.intentTarget else { return false }
+        let decoded = Self.decodeJournal(bytes[...])
+        guard !decoded.damaged, decoded.changes.count == 1, case .remove(let key) = decoded.changes[0],
+              catchUp() == .caughtUp
+        else { return false }
+        var status = stat()
+        let found = lstat(path(of: key), below: workingRoot, &status) == 0
+        if !found && errno != ENOENT { return false }
+        if found && status.st_mode & S_IFMT != S_IFREG { return false }   // a folder at the entry's path: rescan
+        let shadowing = folderShadowing(key)
+        var changes: [Change] = []
+        state.withLock { state in
+            if found {
+                let sizes = Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512,
+                                   lastAccess: Date().timeIntervalSince1970)
+                let known = state.index.record(key)
+                if known?.logical != sizes.logical || known?.allocated != sizes.allocated { changes.append(.set(key, sizes)) }
+            } else if state.index.record(key) != nil {
+                changes.append(.remove(key))
+            }
+            // A file, or nothing, at the entry's path: no folder there holds entries.
+            if state.index.usage(of: shadowing).entryCount > 0 { changes.append(.clear(shadowing)) }
+        }
+        if !changes.isEmpty {
+            guard journalAndApply(changes) else { return false }
+        }
+        shared.intent = false
+        return true
+    }
+
+    /// Appends the records of `changes` — another process's, which it died before recording —
+    /// and applies them, under the exclusive lock with the index caught up; `false` when the
+    /// records could not be appended (the index has them all the same; the caller leaves the
+    /// intent word set).
+    private func journalAndApply(_ changes: [Change]) -> Bool {
+        let befores = state.withLock { state in
+            changes.map { change -> Record? in
+                let gone = state.index.apply(change)
+                return gone.entryCount == 1 ? Record(logical: gone.logicalBytes, allocated: gone.allocatedBytes, lastAccess: 0) : nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for (change, before) in zip(changes, befores) { Self.encode(change, before: before, into: &bytes) }
+        let offset = state.withLock { $0.journalOffset }
+        let appended = bytes.withUnsafeBytes { fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset)) == $0.count }
+        let counter = shared.bumpChange()
+        state.withLock { state in
+            if appended { state.journalOffset += bytes.count }
+            state.appliedChange = counter
+            for change in changes { state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true)) }
+        }
+        return appended
     }
 
     /// Brings the index up to date with other processes' changes, if the change counter moved.

@@ -62,7 +62,9 @@ extension DiskStore {
         let (slot, sweep) = shared.register()
         // A dead owner's temporaries go even when another process's scan does the repair.
         if sweep { sweepAbandonedEntryTemporaries() }
-        if ours && !unclean && !shared.intent { return (slot, .load) }
+        // A holder that died naming its one entry leaves that entry to look at, once the
+        // snapshot is loaded (``repairIntentTarget()``), not a rescan.
+        if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load) }
         shared.intent = true   // no process starts a change until a scan is in place
         return (slot, .repair)
     }
@@ -139,9 +141,11 @@ extension DiskStore {
         }
     }
 
-    /// Catches up under the exclusive lock; a set intent word calls for a repair at once.
+    /// Catches up under the exclusive lock; a set intent word calls for a repair at once,
+    /// unless its holder named the one entry it was changing (``repairIntentTarget()``).
     private func catchUpExclusive() -> CatchUpOutcome {
-        shared.intent ? .needsRepair : catchUp()
+        if shared.intent && !repairIntentTarget() { return .needsRepair }
+        return catchUp()
     }
 
     /// Catches up under the shared lock; an intent word set then means its writer died (no
@@ -163,6 +167,7 @@ extension DiskStore {
     func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
         try repairGate.withLock {
             let due = try lock.withExclusive { () -> UInt64? in
+                if shared.intent && unusable == nil && repairIntentTarget() { return nil }   // one entry to look at
                 if !shared.intent {
                     // A damaged journal, or a snapshot an open cannot use: no process changes
                     // anything until the scan is in place.

@@ -225,9 +225,54 @@ final class SharedCounters: @unchecked Sendable {
                                    namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
     }
 
-    /// Whether a lock holder's disk change is not yet in the journal.
+    /// Whether a lock holder's disk change is not yet in the journal. Setting it either way
+    /// drops the intent's target first (``setIntentTarget(_:)``): a target names the change of
+    /// the intent it was set for, after the word, and nothing else — a holder that dies before
+    /// naming one leaves a rescan.
     var intent: Bool {
         get { archivist_atomic_load_u64(base + 3) != 0 }
-        set { archivist_atomic_store_u64(base + 3, newValue ? 1 : 0) }
+        set {
+            archivist_atomic_store_u64(base + Self.firstTargetWord, 0)
+            archivist_atomic_store_u64(base + 3, newValue ? 1 : 0)
+        }
+    }
+
+    /// The first word of the intent's target: the entry a lock holder is about to change, as
+    /// the bytes of a journal record naming it, written right after ``intent`` is set. A holder
+    /// that dies with the word set leaves the next one the one entry to look at, rather than
+    /// the whole root to rescan (``DiskStore/repairIntentTarget()``). Past the process slots,
+    /// in the core words, which files of this layout always had (as zeros: no target).
+    private static let firstTargetWord = 384
+    /// The bytes a target may take: the words after the length word, to the core's end.
+    static let targetCapacity = (coreLength / 8 - firstTargetWord - 1) * 8
+
+    /// Sets the intent's target to `bytes` (`nil`, or more than ``targetCapacity``: none, so
+    /// a holder that dies leaves a rescan), its length last. Under the exclusive lock, right
+    /// after ``intent`` is set.
+    func setIntentTarget(_ bytes: UnsafeRawBufferPointer?) {
+        let header = base + Self.firstTargetWord
+        guard let bytes, bytes.count > 0, bytes.count <= Self.targetCapacity else {
+            archivist_atomic_store_u64(header, 0)
+            return
+        }
+        var word = 0
+        while word * 8 < bytes.count {
+            var value: UInt64 = 0
+            for i in 0..<min(8, bytes.count - word * 8) { value |= UInt64(bytes[word * 8 + i]) << (8 * UInt64(i)) }
+            archivist_atomic_store_u64(header + 1 + word, value)
+            word += 1
+        }
+        archivist_atomic_store_u64(header, UInt64(bytes.count))
+    }
+
+    /// The intent's target bytes (see ``setIntentTarget(_:)``); `nil` when there is none. The
+    /// bytes carry their own checksum (a journal record's), which the caller checks.
+    var intentTarget: [UInt8]? {
+        let header = base + Self.firstTargetWord
+        let count = Int(truncatingIfNeeded: archivist_atomic_load_u64(header))
+        guard count > 0, count <= Self.targetCapacity else { return nil }
+        return (0..<count).map { i in
+            UInt8(truncatingIfNeeded: archivist_atomic_load_u64(header + 1 + i / 8) >> (8 * UInt64(i % 8)))
+        }
     }
 }

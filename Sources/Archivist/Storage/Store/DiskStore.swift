@@ -313,7 +313,7 @@ package final class DiskStore: Sendable {
                             }
                             let renamed: Bool, failure: (any Error)?, counter: UInt64
                             do {
-                                ((renamed, _, failure), _, counter) = try mutate(origin: origin) {
+                                ((renamed, _, failure), _, counter) = try mutate(origin: origin, target: key) {
                                     try renameEntry(prepared)
                                 } change: { (renamed, clearedFolder, _) -> [Change] in
                                     let set = Change.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
@@ -405,7 +405,7 @@ package final class DiskStore: Sendable {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let (removed, _, _) = try mutate(origin: origin) {
+                let (removed, _, _) = try mutate(origin: origin, target: key) {
                     try removeItem(at: path)
                 } change: { removed -> [Change] in
                     removed ? [.remove(key), .clear(folderShadowing(key))] : []
@@ -462,7 +462,7 @@ package final class DiskStore: Sendable {
     /// only, so another process may have discarded it too and committed a fresh entry since —
     /// that one stays (checked under the store's lock, which every rename over the path holds).
     func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
-        _ = try? mutate(origin: 0) { () -> Bool? in
+        _ = try? mutate(origin: 0, target: key) { () -> Bool? in
             guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return false }   // gone already
             guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
             // A file that could not be removed (EACCES, say) is still on disk: the index keeps
@@ -485,7 +485,7 @@ package final class DiskStore: Sendable {
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
-                return (try? mutate(origin: 0) {
+                return (try? mutate(origin: 0, target: key) {
                     // The list predates the lock: an entry written (or read) since, by any
                     // thread or process, is no longer the least recently accessed — keep it.
                     guard state.withLock({ $0.index.record(key) }) == listed else { return false }

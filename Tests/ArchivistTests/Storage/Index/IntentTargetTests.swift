@@ -1,0 +1,113 @@
+import ArchivistTestSupport
+import Foundation
+import Testing
+@testable import Archivist
+
+/// A lock holder that dies between a change to one entry and its journal record names that
+/// entry next to the intent word; the next holder looks at that one file — no rescan, no new
+/// epoch — and every store is exact again. Without a name (or with a folder at the entry's
+/// path) the root is rescanned as before. Stores are opened through links, as separate
+/// processes (see `DiskStoreSharingTests`); the real kills are in `CrashTests`.
+@Suite struct IntentTargetTests {
+    private func key(_ folder: String, _ parameter: String) -> DiskKey {
+        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
+    }
+
+    private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
+        try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+    }
+
+    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
+        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
+        try? FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+        return try DiskStore.open(at: link)
+    }
+
+    /// An entry file as a store writes it, put in place without the store (what a holder
+    /// killed after its rename leaves).
+    private func plant(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
+        let payload = [UInt8](repeating: 1, count: bytes)
+        let header = payload.withUnsafeBytes {
+            EntryHeader(typeName: "t", parameter: nil, writeDate: Date(), expiry: nil, payload: $0).encoded()
+        }
+        try Data(header + payload).write(to: URL(fileURLWithPath: store.path(of: key)))
+    }
+
+    private func expectExact(_ stores: [DiskStore], _ dir: URL) {
+        let files = entryFiles(under: dir)
+        for store in stores {
+            #expect(store.usage(of: FolderPath([])).entryCount == files.count)
+            #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
+        }
+    }
+
+    /// The dead holder's rename landed (a new entry, and a replaced one) or its unlink did:
+    /// the next writer journals what the named file now is.
+    @Test(arguments: ["added", "replaced", "removed"])
+    func theNamedEntryIsLookedAtInsteadOfARescan(what: String) throws {
+        try withTemporaryDirectory { dir throws in
+            let (a, b) = (try store(dir, "a"), try store(dir, "b"))
+            for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+            let epoch = a.shared.epoch
+            let target = what == "added" ? key("x", "new") : key("x", "3")
+            // What a kill between the file change and its record leaves: the word set, the entry named.
+            a.shared.intent = true
+            a.setIntentTarget(target)
+            switch what {
+            case "removed": try FileManager.default.removeItem(atPath: a.path(of: target))
+            default: try plant(a, target, bytes: 5_000)
+            }
+            try write(b, key("y", "1"), bytes: 50)
+            #expect(!a.shared.intent)
+            #expect(a.shared.epoch == epoch)   // no rescan: a rescan starts an epoch
+            #expect(b.contains(target) == (what != "removed"))
+            #expect(a.contains(target) == (what != "removed"))
+            expectExact([a, b], dir)
+        }
+    }
+
+    /// At open: a root whose last holder died naming its entry opens without a rescan.
+    @Test func anOpenAfterADeathLooksAtTheNamedEntryOnly() throws {
+        try withTemporaryDirectory { dir throws in
+            let orphan = key("x", "orphan")
+            let epoch: UInt64
+            do {
+                let a = try store(dir, "a")
+                for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+                try a.flush()
+                epoch = a.shared.epoch
+                a.shared.intent = true
+                a.setIntentTarget(orphan)
+                try plant(a, orphan, bytes: 3_000)
+            }
+            let reopened = try DiskStore.open(at: dir)
+            #expect(reopened.contains(orphan))
+            #expect(!reopened.shared.intent)
+            #expect(reopened.shared.epoch == epoch)
+            expectExact([reopened], dir)
+        }
+    }
+
+    /// Without a named entry, or with a folder at the named entry's path, the root is rescanned.
+    @Test(arguments: [false, true])
+    func withoutATargetOrWithAFolderThereTheRootIsRescanned(folderAtPath: Bool) throws {
+        try withTemporaryDirectory { dir throws in
+            let (a, b) = (try store(dir, "a"), try store(dir, "b"))
+            for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+            let epoch = a.shared.epoch
+            let target = key("x", "odd")
+            a.shared.intent = true   // drops any target
+            if folderAtPath {
+                a.setIntentTarget(target)
+                try FileManager.default.createDirectory(atPath: a.path(of: target), withIntermediateDirectories: false)
+            }
+            try plant(a, key("x", "unnamed"), bytes: 700)
+            try write(b, key("y", "1"), bytes: 50)
+            #expect(!a.shared.intent)
+            #expect(a.shared.epoch > epoch)   // rescanned
+            #expect(b.contains(key("x", "unnamed")))
+            expectExact([a, b], dir)
+        }
+    }
+}
