@@ -199,23 +199,15 @@ extension DiskStore {
         let found = lstat(path(of: key), below: workingRoot, &status) == 0
         if !found && errno != ENOENT { return false }
         if found && status.st_mode & S_IFMT != S_IFREG { return false }   // a folder at the entry's path: rescan
-        let shadowing = folderShadowing(key)
-        var changes: [Change] = []
-        state.withLock { state in
-            if found {
-                let sizes = Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512,
-                                   lastAccess: Date().timeIntervalSince1970)
-                let known = state.index.record(key)
-                if known?.logical != sizes.logical || known?.allocated != sizes.allocated { changes.append(.set(key, sizes)) }
-            } else if state.index.record(key) != nil {
-                changes.append(.remove(key))
-            }
-            // A file, or nothing, at the entry's path: no folder there holds entries.
-            if state.index.usage(of: shadowing).entryCount > 0 { changes.append(.clear(shadowing)) }
-        }
-        if !changes.isEmpty {
-            guard journalAndApply(changes) else { return false }
-        }
+        // Journaled whatever this process's index says: it may be the very process whose
+        // record is missing (its append failed), its index ahead of the journal. The records
+        // hold absolute values, so saying again what an index knows changes nothing. A file,
+        // or nothing, at the entry's path: no folder there holds entries.
+        let now = Date().timeIntervalSince1970
+        let entry: Change = found
+            ? .set(key, Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512, lastAccess: now))
+            : .remove(key)
+        guard journalAndApply([entry, .clear(folderShadowing(key))]) else { return false }
         shared.intent = false
         return true
     }

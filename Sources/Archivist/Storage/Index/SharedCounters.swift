@@ -21,6 +21,10 @@ import Darwin
 ///   cleared once its journal record is written. A process that takes the lock and finds it set
 ///   knows the previous holder died (or failed) in between, and rescans.
 ///
+/// - The intent's target, from word 384 to the end of the core words: the entry a holder
+///   setting ``intent`` is about to change, so its death costs the next holder that entry's
+///   `lstat` rather than a rescan (``setIntentTarget(_:)``).
+///
 /// - Process slots (from word 8, three words each: pid, PID namespace, incarnation — see
 ///   ``TemporaryName``; then one registration time per slot): every process that has the root
 ///   open holds one, and frees it when its store goes away or the process exits normally (an
