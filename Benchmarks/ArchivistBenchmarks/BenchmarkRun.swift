@@ -50,7 +50,10 @@ struct BenchmarkRun: Codable {
 
     /// Every row's ratio to its baseline except the baselines' own, for the chart.
     var chartRatios: [(title: String, name: String, baseline: String, ratio: Double)] {
-        tables.flatMap { table in
+        // The `scale` tables compare a size with a smaller one of the same code — how a cost
+        // grows with the entries, not one way of doing a job against another — so their
+        // ratios are not bars of the chart (the page lists them).
+        tables.filter { !$0.suite.hasPrefix("scale") }.flatMap { table in
             results.filter { $0.suite == table.suite }.compactMap { result in
                 guard let (ratio, baseline) = speedRatio(of: result), baseline != result.name else { return nil }
                 return (table.title, result.name, baseline, ratio)

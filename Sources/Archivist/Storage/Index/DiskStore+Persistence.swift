@@ -22,13 +22,16 @@ import Darwin
 ///
 /// Crashes: a process killed between its file change and its record leaves the intent word
 /// set; the next process to take the lock sees it (the kernel dropped the dead holder's lock)
-/// and repairs the index: it rescans the root *without* the lock, then saves a snapshot and
-/// starts a new journal epoch under a short hold (`DiskStore+Repair.swift`). While the word
-/// is set no process starts a change, so the scan sees a disk nobody changes. A journal
+/// and repairs the index: when the holder named the one entry it was changing, by looking at
+/// that entry's file (``repairIntentTarget()``); otherwise it rescans the root *without* the
+/// lock, then saves a snapshot and starts a new journal epoch under a short hold
+/// (`DiskStore+Repair.swift`). While the word is set no process starts a change, so the scan
+/// sees a disk nobody changes. A journal
 /// longer than ``compactionThreshold`` is folded into a new snapshot in the background by the
 /// process whose record crossed it; other processes then open the new snapshot, which they
-/// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The marker `.archivist/dirty` reading `D` at open also forces a rescan
-/// (older versions of the store kept it while a save was due).
+/// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The
+/// marker `.archivist/dirty` reading `D` at open also forces a rescan (older versions of the
+/// store kept it while a save was due).
 ///
 /// The journal and snapshot are not synced, so after a power loss the index may be stale
 /// until a damaged checksum or a crash forces a rescan.
@@ -159,7 +162,8 @@ extension DiskStore {
                 for change in changes { state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false)) }
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
-            // the next exclusive holder (perhaps this process) rescans.
+            // the next exclusive holder (perhaps this process) looks at the named entry, or
+            // rescans (``repairIntentTarget()``).
             if appended {
                 shared.intent = false
                 foldDue = offset + recordCount > Self.compactionThreshold

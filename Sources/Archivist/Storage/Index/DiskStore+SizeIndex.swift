@@ -184,9 +184,11 @@ extension DiskStore {
         /// Notes a read of `key` at `time`.
         mutating func touch(_ key: DiskKey, at time: Double) {
             guard let leaf = node(key.folder, create: false)?.last else { return }
-            if leaf.entries[key.name] != nil {
-                if leaf.entries[key.name]?.isRemoved == false { leaf.entries[key.name]?.lastAccess = time }
-            } else if var saved = leaf.record(key.name) {
+            // One lookup: a read holds the state lock for this, and readers on several threads
+            // wait for each other there (the `cache-manager` suite's two-thread reads guard it).
+            if let known = leaf.entries.index(forKey: key.name) {
+                if !leaf.entries.values[known].isRemoved { leaf.entries.values[known].lastAccess = time }
+            } else if case .hashed(let digest) = key.name, var saved = leaf.saved?.record(digest) {
                 saved.lastAccess = time
                 leaf.entries[key.name] = saved
                 touchedSaved += 1

@@ -1,3 +1,4 @@
+import CArchivistSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +44,8 @@ extension DiskStore {
     ///
     /// Thread-safe: pages are read with `pread`, and the page cache sits behind its own lock.
     final class SnapshotFile: @unchecked Sendable {
-        // Safety: `source` and the other stored properties are immutable; `cache` is a lock.
+        // Safety: `source` and the other stored properties are immutable; `cache` is a lock;
+        // `damagedWord` is touched only through the C atomics.
 
         /// Where the pages are: an open file, or bytes in memory (a snapshot read whole, by
         /// tools and tests).
@@ -61,6 +63,9 @@ extension DiskStore {
         let pagesStart: Int
         let pageCount: Int
         private let cache = Locked(PageCache())
+        /// Set once a page fails: read without a lock by every size and `contains`
+        /// (``isDamaged``), so a word of its own, through the C atomics.
+        private let damagedWord = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
 
         /// Pages kept after being read: a lookup reads one page, so this bounds the memory
         /// the records of a large index take in a process, whatever their number.
@@ -68,15 +73,17 @@ extension DiskStore {
 
         init(source: Source, epoch: UInt64, byteCount: Int, pagesStart: Int, pageCount: Int) {
             (self.source, self.epoch, self.byteCount, self.pagesStart, self.pageCount) = (source, epoch, byteCount, pagesStart, pageCount)
+            damagedWord.initialize(to: 0)
         }
 
         deinit {
             if case .file(let fd, let fileSystem) = source { _ = fileSystem.close(fd) }
+            damagedWord.deallocate()
         }
 
         /// Whether a page failed its checksum or could not be read: the index cannot answer
         /// for the records in it, and a rescan is due.
-        var isDamaged: Bool { cache.withLock { $0.damaged } }
+        var isDamaged: Bool { archivist_atomic_load_relaxed_u64(damagedWord) != 0 }
 
         /// How many pages the cache holds.
         var cachedPageCount: Int { cache.withLock { $0.pages.count } }
@@ -89,7 +96,7 @@ extension DiskStore {
             guard index >= 0, index < pageCount, let bytes = read(at: pagesStart + index * snapshotPageSize),
                   CRC32C.checksum(bytes) == checksum
             else {
-                cache.withLock { $0.damaged = true }
+                archivist_atomic_store_u64(damagedWord, 1)
                 return nil
             }
             if caching { cache.withLock { $0.insert(bytes, at: index) } }
@@ -129,7 +136,6 @@ extension DiskStore {
             var pages: [Int: [UInt8]] = [:]
             var order: [Int] = []
             var next = 0
-            var damaged = false
 
             mutating func insert(_ bytes: [UInt8], at index: Int) {
                 guard pages[index] == nil else { return }
@@ -259,11 +265,15 @@ extension DiskStore.SnapshotFile {
               let epoch = epoch(ofHeader: header) else { return nil }
         var reader = SnapshotReader(header[...])
         reader.skip(14)
-        guard let directoryLength = reader.uint32().map(Int.init), let pageCount = reader.uint32().map(Int.init) else { return nil }
+        // The lengths must add up before the directory is read: a short or overlong file is
+        // damaged. Compared as they are read, before any sum: a 32-bit `Int` cannot hold every
+        // length a damaged header may give.
+        guard let rawDirectory = reader.uint32(), let rawPages = reader.uint32(),
+              UInt64(rawDirectory) + UInt64(headerLength + 4) <= UInt64(length),
+              UInt64(rawPages) <= UInt64(length / DiskStore.snapshotPageSize) else { return nil }
+        let directoryLength = Int(rawDirectory), pageCount = Int(rawPages)
         let pagesStart = pagesStart(afterDirectoryEndingAt: headerLength + directoryLength + 4, pageCount: pageCount)
-        // The lengths must add up before the directory is read: a short or overlong file is damaged.
-        guard directoryLength <= length, pageCount <= length / DiskStore.snapshotPageSize,
-              length == pagesStart + pageCount * DiskStore.snapshotPageSize,
+        guard pagesStart <= length, length - pagesStart == pageCount * DiskStore.snapshotPageSize,
               let rest = readAt(headerLength, directoryLength + 4) else { return nil }
         let directory = rest.prefix(directoryLength)
         let stored = rest.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -296,7 +306,7 @@ extension DiskStore.SizeIndex {
                 guard let record = reader.record() else { return nil }
                 single = record
             }
-            guard let count = reader.uint32().map(Int.init), let firstPage = reader.uint32().map(Int.init),
+            guard let count = reader.uint32().flatMap({ Int(exactly: $0) }), let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
                   let logical = reader.uint64().map({ Int64(bitPattern: $0) }),
                   let allocated = reader.uint64().map({ Int64(bitPattern: $0) }),
                   logical >= 0, allocated >= 0 else { return nil }
