@@ -137,6 +137,32 @@ package struct FileSystem: Sendable {
 }
 
 extension FileSystem {
+    /// `count` bytes of the file open as `fd` at `offset`, read with `pread` — threads reading
+    /// one descriptor at once move no shared position; `nil` when they cannot all be read
+    /// (an error, or the file ends first).
+    ///
+    /// - Complexity: O(count); a `pread` per chunk the kernel returns.
+    package func readBytes(of fd: Int32, at offset: Int, count: Int) -> [UInt8]? {
+        if count == 0 { return [] }
+        var whole = true
+        let bytes = [UInt8].uninitialized(capacity: count) { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                if n > 0 {
+                    done += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    whole = false
+                    break
+                }
+            }
+            return done
+        }
+        return whole ? bytes : nil
+    }
+
     /// Creates the one folder `path` with mode 0700, whatever the umask (its parent must
     /// exist: a folder deleted meanwhile stays deleted).
     ///

@@ -522,31 +522,8 @@ extension DiskStore {
 
     /// `count` bytes of the journal at `offset`; `nil` when they cannot all be read.
     private func readJournalBytes(at offset: Int, count: Int) -> [UInt8]? {
-        readBytes(of: journalFD, at: offset, count: count)
-    }
-
-    /// `count` bytes of the file open as `fd` at `offset`; `nil` when they cannot all be read.
-    private func readBytes(of fd: Int32, at offset: Int, count: Int) -> [UInt8]? {
-        if count == 0 { return [] }
-        // `pread`, not `FileSystem.readFully`: threads holding the lock shared read the one
-        // descriptor at once, so none may move its position.
-        var whole = true
-        let bytes = [UInt8].uninitialized(capacity: count) { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = fileSystem.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-                if n > 0 {
-                    done += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    whole = false
-                    break
-                }
-            }
-            return done
-        }
-        return whole ? bytes : nil
+        // Threads holding the lock shared read the one descriptor at once.
+        fileSystem.readBytes(of: journalFD, at: offset, count: count)
     }
 
     /// The saved snapshot, when it is of `epoch` (of any epoch when `nil`), opened to be read
@@ -562,7 +539,7 @@ extension DiskStore {
         guard fd >= 0 else { return nil }
         guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
               let (file, index) = SnapshotFile.open(source: .file(fd, fileSystem), length: length, readAt: { offset, count in
-                  readBytes(of: fd, at: offset, count: count)
+                  fileSystem.readBytes(of: fd, at: offset, count: count)
               })
         else {
             _ = fileSystem.close(fd)

@@ -111,23 +111,7 @@ extension DiskStore {
                 guard offset >= 0, bytes.count - offset >= count else { return nil }
                 return Array(bytes[offset..<(offset + count)])
             case .file(let fd, let fileSystem):
-                var whole = true
-                let bytes = [UInt8].uninitialized(capacity: count) { buffer in
-                    var done = 0
-                    while done < count {
-                        let n = fileSystem.pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
-                        if n > 0 {
-                            done += n
-                        } else if n < 0 && errno == EINTR {
-                            continue
-                        } else {
-                            whole = false
-                            break
-                        }
-                    }
-                    return done
-                }
-                return whole ? bytes : nil
+                return fileSystem.readBytes(of: fd, at: offset, count: count)
             }
         }
 
