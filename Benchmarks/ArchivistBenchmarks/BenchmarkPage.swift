@@ -37,6 +37,10 @@ enum BenchmarkPage {
         lines += ["", "## Results"]
         for group in groups(of: run) {
             lines += ["", "### \(headings[group.name] ?? group.name)"]
+            if group.name == "scale" {
+                lines += sizeTable(group.suites, in: run)
+                continue
+            }
             lines += ["| workload | case | median | min | bytes | speed vs baseline |", "|:--|:--|--:|--:|--:|:--|"]
             for suite in group.suites {
                 let title = run.table(of: suite)?.title ?? suite
@@ -166,6 +170,42 @@ enum BenchmarkPage {
     }
 
     /// The suites grouped by their name up to the first dot, groups and suites in the order measured.
+    /// The `scale` suite's results as one table: a row per cache size (a result's name up to
+    /// `": "`), a column per measurement (its suite, and what follows `": "` in the name), each
+    /// cell the median (or the bytes, and the row's note); then what each column measures.
+    /// A table per measurement, a row per size, made the page a list of near-identical tables.
+    private static func sizeTable(_ suites: [String], in run: BenchmarkRun) -> [String] {
+        var sizes: [String] = [], columns: [(key: String, suite: String, label: String)] = []
+        var cells: [String: String] = [:]
+        for suite in suites {
+            for result in run.results where result.suite == suite {
+                let parts = result.name.components(separatedBy: ": ")
+                let size = parts[0], detail = parts.dropFirst().joined(separator: ": ")
+                let key = suite + "|" + detail
+                let label = String(suite.drop { $0 != "." }.dropFirst()) + (detail.isEmpty ? "" : ": " + detail)
+                if !sizes.contains(size) { sizes.append(size) }
+                if !columns.contains(where: { $0.key == key }) { columns.append((key, suite, label)) }
+                let timed = result.medianNS != 0 || result.minNS != 0 || result.bytes == nil
+                var cell = timed ? Harness.format(result.medianNS) : result.bytes.map(Harness.formatBytes) ?? ""
+                if !timed, let note = result.note { cell += " (\(note))" }
+                cells[size + "||" + key] = cell
+            }
+        }
+        func line(_ items: [String]) -> String {
+            "| " + items.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }
+        var lines = [line(["entries × value"] + columns.map(\.label)),
+                     "|:--|" + String(repeating: "--:|", count: columns.count)]
+        for size in sizes { lines.append(line([size] + columns.map { cells[size + "||" + $0.key] ?? "" })) }
+        lines.append("")
+        var described: Set<String> = []
+        for column in columns where described.insert(column.suite).inserted {
+            let name = String(column.suite.drop { $0 != "." }.dropFirst())
+            lines.append("- **\(name)**: \(run.table(of: column.suite)?.title ?? column.suite)")
+        }
+        return lines
+    }
+
     private static func groups(of run: BenchmarkRun) -> [(name: String, suites: [String])] {
         var groups: [(name: String, suites: [String])] = []
         for suite in run.results.map(\.suite) {
