@@ -14,27 +14,54 @@ extension DiskStore {
     /// a miss is final while the folder the store opened is still its own (renamed away or
     /// not); in a removed root, the path decides (see `DiskStore+RootRelative.swift`).
     ///
-    /// - Returns: Whether something was there.
+    /// - Returns: What was there: nothing, a file (or link, or FIFO), or a folder — whose
+    ///   contents the index must drop as well (``folderShadowing(_:)``).
     /// - Throws: ``StorageError`` when it exists but cannot be removed.
     /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a
     ///   folder; on a miss below the root, an `fstat` more.
-    func removeItem(at path: String) throws -> Bool {
-        try belowRootOrByPath { try removeItem(at: path, below: $0) }
+    func removeItem(at path: String) throws -> RemovedItem {
+        var removed = RemovedItem.nothing
+        _ = try belowRootOrByPath { root in
+            removed = try removeItem(at: path, below: root)
+            return removed != .nothing
+        }
+        return removed
     }
 
     /// ``removeItem(at:)`` from `root`, or by the whole path without one.
-    private func removeItem(at path: String, below root: AtomicFile.Root?) throws -> Bool {
-        if fileSystem.unlink(path, below: root) == 0 { return true }
+    private func removeItem(at path: String, below root: AtomicFile.Root?) throws -> RemovedItem {
+        if fileSystem.unlink(path, below: root) == 0 { return .file }
         let code = errno
-        if code == ENOENT || code == ENOTDIR { return false }
+        if code == ENOENT || code == ENOTDIR { return .nothing }
         // Linux says EISDIR for a folder, Apple platforms EPERM.
         var status = stat()
         if code == EISDIR || code == EPERM, lstat(path, below: root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             try moveToTrash(path)
             emptyTrash(completion: nil)
-            return true
+            return .folder
         }
         throw StorageError.posix("unlink", path: path, errno: code)
+    }
+
+    /// What ``removeItem(at:)`` removed.
+    enum RemovedItem {
+        /// Nothing was at the path.
+        case nothing
+        /// A file, link or FIFO: unlinked.
+        case file
+        /// A folder: moved into the trash, with whatever a scan counted inside it.
+        case folder
+    }
+
+    /// The changes that removing the entry at `key` makes to the index: none when nothing was
+    /// there, its record for a file, and for a folder also whatever was counted inside it.
+    /// (Journaling the folder's clear only for a folder keeps the common removal one record.)
+    func removalChanges(_ key: DiskKey, _ removed: RemovedItem) -> [Change] {
+        switch removed {
+        case .nothing: []
+        case .file: [.remove(key)]
+        case .folder: [.remove(key), .clear(folderShadowing(key))]
+        }
     }
 
     /// The folder a scan would have taken a folder at `key`'s path for, so that whatever it
@@ -63,7 +90,7 @@ extension DiskStore {
         } catch let inTheWay as StorageError where inTheWay.errno == EISDIR {
             let cleared: Bool
             do {
-                cleared = try removeItem(at: prepared.path)
+                cleared = try removeItem(at: prepared.path) != .nothing
             } catch {
                 prepared.discard(fileSystem)
                 throw error
@@ -97,7 +124,7 @@ extension DiskStore {
             var status = stat()
             guard lstat(path, below: below, &status) == 0 else { return nil }
             if status.st_mode & S_IFMT == S_IFDIR { continue }
-            guard try removeItem(at: path) else { return nil }
+            guard try removeItem(at: path) != .nothing else { return nil }
             let parent = Array(folder.components.prefix(depth))
             guard !parent.isEmpty, let name = EntryName(fileName: component[...]) else { return .some(nil) }
             return DiskKey(folder: FolderPath(parent), name: name)

@@ -408,10 +408,10 @@ package final class DiskStore: Sendable {
                 let (removed, _, _) = try mutate(origin: origin, target: key) {
                     try removeItem(at: path)
                 } change: { removed -> [Change] in
-                    removed ? [.remove(key), .clear(folderShadowing(key))] : []
+                    removalChanges(key, removed)
                 }
                 onCommit()
-                return removed
+                return removed != .nothing
             }
         }
     }
@@ -462,15 +462,16 @@ package final class DiskStore: Sendable {
     /// only, so another process may have discarded it too and committed a fresh entry since —
     /// that one stays (checked under the store's lock, which every rename over the path holds).
     func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
-        _ = try? mutate(origin: 0, target: key) { () -> Bool? in
-            guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return false }   // gone already
+        _ = try? mutate(origin: 0, target: key) { () -> RemovedItem? in
+            guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return .nothing }   // gone already
             guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
             // A file that could not be removed (EACCES, say) is still on disk: the index keeps
             // counting it rather than forgetting an entry a walk of the files would find.
             return try? removeItem(at: path)
         } change: { removed -> [Change] in
             guard let removed else { return [] }
-            return [.remove(key)] + (removed ? [.clear(folderShadowing(key))] : [])
+            // Gone already: forgotten all the same.
+            return removed == .nothing ? [.remove(key)] : removalChanges(key, removed)
         }
     }
 

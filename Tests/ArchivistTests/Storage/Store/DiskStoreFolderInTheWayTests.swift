@@ -47,4 +47,41 @@ import Darwin
             #expect(!store.shared.intent)
         }
     }
+
+    /// Removing an entry journals one record; only a folder found at its path (moved into the
+    /// trash) adds the clear of what a scan counted inside it. Either way the index agrees with
+    /// the disk.
+    @Test func aRemovalJournalsTheFoldersClearOnlyForAFolder() throws {
+        try withTemporaryDirectory { dir throws in
+            let folder = FolderPath([MD5.hexDigest(of: "t")])
+            let file = DiskKey(folder: folder, name: EntryName(parameter: "file"))
+            let inTheWay = DiskKey(folder: folder, name: EntryName(parameter: "folder"))
+            // What a scan counts as an entry inside the folder in the way.
+            let folderPath = dir.path + "/" + folder.relativePath + "/" + inTheWay.name.fileName
+            try FileManager.default.createDirectory(atPath: folderPath, withIntermediateDirectories: true)
+            try Data(repeating: 7, count: 500).write(to: URL(fileURLWithPath: folderPath + "/value"))
+            let store = try DiskStore.open(at: dir)
+            try store.write(Data(repeating: 1, count: 100), to: file, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            #expect(store.usage(of: FolderPath([])).entryCount == 2)
+
+            func journaled(_ body: () throws -> Void) throws -> [DiskStore.Change] {
+                let start = try #require(store.readJournal(from: 0)).count
+                try body()
+                return DiskStore.decodeJournal(try #require(store.readJournal(from: start))[...]).changes
+            }
+            var removed = false
+            let fileRecords = try journaled { removed = try store.remove(file) }
+            #expect(removed)
+            #expect(fileRecords == [.remove(file)])
+            let folderRecords = try journaled { removed = try store.remove(inTheWay) }
+            #expect(removed)
+            #expect(folderRecords == [.remove(inTheWay), .clear(store.folderShadowing(inTheWay))])
+            let missRecords = try journaled { removed = try store.remove(file) }
+            #expect(!removed)
+            #expect(missRecords.isEmpty)
+            store.waitForTrash()
+            #expect(entryFiles(under: dir).isEmpty)
+            #expect(store.usage(of: FolderPath([])) == (try store.scan()).usage(of: FolderPath([])))
+        }
+    }
 }
