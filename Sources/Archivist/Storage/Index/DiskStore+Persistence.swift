@@ -475,40 +475,71 @@ extension DiskStore {
     /// How much of the journal ``readJournalRecords(from:previous:)`` reads at a time.
     static let journalChunkBytes = 1 << 20
 
-    /// The journal's whole records from `offset` on, decoded as they are read, a chunk at a
-    /// time: reading stops at the first damaged record, so a damaged journal costs what comes
-    /// before the damage, not its length (a journal of gigabytes of garbage, or a sparse one,
-    /// is judged by its first chunk). What it returns is what ``decodeJournal(_:previous:)``
-    /// returns for the bytes from `offset` to the end. `nil` when the journal cannot be read or
-    /// ends before `offset`.
+    /// The journal's whole records from `offset` on, decoded as they are read (see
+    /// ``forEachJournalRecord(from:previous:chunkBytes:_:)``). What it returns is what
+    /// ``decodeJournal(_:previous:)`` returns for the bytes from `offset` to the end. `nil`
+    /// when the journal cannot be read or ends before `offset`.
     ///
     /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
     /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
     func readJournalRecords(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes)
         -> JournalRecords? {
+        var records = JournalRecords()
+        guard let (consumed, damaged) = forEachJournalRecord(from: offset, previous: &previous, chunkBytes: chunkBytes, { change, before in
+            records.changes.append(change)
+            records.before.append(before)
+        }) else { return nil }
+        (records.consumed, records.damaged) = (consumed, damaged)
+        return records
+    }
+
+    /// Applies the journal's whole records from `offset` on to `index`, in order, as they are
+    /// decoded — no array of changes in between (an open replays up to
+    /// ``compactionThreshold`` bytes; the `scale` suite's open guards it). Returns what
+    /// ``forEachJournalRecord(from:previous:chunkBytes:_:)`` returns.
+    func replayJournal(from offset: Int, into index: inout SizeIndex, previous: inout PreviousFolder?)
+        -> (consumed: Int, damaged: Bool)? {
+        // The first record's folder sized once for all of them, not doubled a dozen times.
+        let estimate = ((journalEnd() ?? offset) - offset) / 64
+        var sized = estimate < 1_024
+        var run = SizeIndex.Replay()
+        defer { index.finish(&run) }
+        return forEachJournalRecord(from: offset, previous: &previous) { change, before in
+            if !sized {
+                sized = true
+                index.reserveEntries(estimate, in: change.touched.folder)
+            }
+            index.replay(change, before: before, in: &run)
+        }
+    }
+
+    /// Hands the journal's whole records from `offset` on to `body` in order, decoded as they
+    /// are read, a chunk at a time: reading stops at the first damaged record, so a damaged
+    /// journal costs what comes before the damage, not its length (a journal of gigabytes of
+    /// garbage, or a sparse one, is judged by its first chunk). Returns the bytes the whole
+    /// records took from `offset`, and whether they stopped at damage rather than at the end;
+    /// `nil` when the journal cannot be read or ends before `offset`.
+    ///
+    /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
+    /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
+    func forEachJournalRecord(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes,
+                              _ body: (Change, Record?) -> Void) -> (consumed: Int, damaged: Bool)? {
         precondition(chunkBytes >= Self.maxJournalRecordBytes, "a chunk must hold the longest record")
         guard let end = journalEnd(), end >= offset else { return nil }
-        var records = JournalRecords()
         var position = offset
         while position < end {
             let count = min(chunkBytes, end - position)
             guard let chunk = readJournalBytes(at: position, count: count) else { return nil }
-            var decoded = Self.decodeJournal(chunk[...], previous: &previous)
+            let (consumed, damaged) = Self.forEachRecord(in: chunk[...], previous: &previous, body)
             let chunkEnd = position + count
-            position += decoded.consumed
-            let damaged = decoded.damaged
-            decoded.damaged = false
-            records.append(decoded)
+            position += consumed
             guard damaged else { continue }
             // A record the chunk's end cut short is read whole with the next chunk. Damage is a
             // record that had its room in the chunk and did not check, or the journal's end.
             let cutShort = chunkEnd < end && chunkEnd - position < Self.maxJournalRecordBytes
-            if !cutShort {
-                records.damaged = true
-                return records
-            }
+            if !cutShort { return (position - offset, true) }
         }
-        return records
+        return (position - offset, false)
     }
 
     /// The journal's length; `0` for a read-only root without a journal, `nil` when it cannot

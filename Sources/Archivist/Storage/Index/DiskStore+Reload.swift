@@ -33,12 +33,10 @@ extension DiskStore {
         }
         var index = saved
         var previous: PreviousFolder?
-        let prefix = readJournalRecords(from: 0, previous: &previous) ?? JournalRecords()
-        prefix.apply(to: &index)
+        let prefix = replayJournal(from: 0, into: &index, previous: &previous) ?? (0, false)
         let outcome = try lock.withShared { () -> CatchUpOutcome in
-            guard shared.epoch == epoch, let rest = readJournalRecords(from: prefix.consumed, previous: &previous)
+            guard shared.epoch == epoch, let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
             else { return .needsReload }
-            rest.apply(to: &index)
             let counter = shared.change
             state.withLock { state in
                 state.index = index

@@ -85,6 +85,9 @@ extension DiskStore {
         /// for the records in it, and a rescan is due.
         var isDamaged: Bool { archivist_atomic_load_relaxed_u64(damagedWord) != 0 }
 
+        /// Marks the file damaged: a page is not what the directory says it is.
+        func markDamaged() { archivist_atomic_store_u64(damagedWord, 1) }
+
         /// How many pages the cache holds.
         var cachedPageCount: Int { cache.withLock { $0.pages.count } }
 
@@ -142,12 +145,12 @@ extension DiskStore {
         let firstPage: Int
         /// How many hashed entries the folder holds in the file.
         let count: Int
-        /// The first digest of each page.
-        let fences: [MD5.Digest]
-        let checksums: [UInt32]
+        /// The first digest and checksum of each page, read in place from the directory.
+        let fences: PageFences
 
         /// The record of `digest`, `nil` when the folder holds none — or when its page cannot
-        /// be read (the file is then marked damaged, see ``SnapshotFile/isDamaged``).
+        /// be read or is not the page the directory describes (the file is then marked
+        /// damaged, see ``SnapshotFile/isDamaged``).
         ///
         /// - Complexity: O(log n) comparisons; one page read when the page is not cached.
         func record(_ digest: MD5.Digest) -> Record? {
@@ -155,11 +158,17 @@ extension DiskStore {
             var low = 0, high = fences.count
             while low < high {
                 let middle = (low + high) / 2
-                if fences[middle].isAbove(digest) { high = middle } else { low = middle + 1 }
+                if fences.digest(middle).isAbove(digest) { high = middle } else { low = middle + 1 }
             }
             guard low > 0 else { return nil }
             let pageIndex = low - 1
-            guard let page = file.page(firstPage + pageIndex, checksum: checksums[pageIndex]) else { return nil }
+            guard let page = file.page(firstPage + pageIndex, checksum: fences.checksum(pageIndex)) else { return nil }
+            // The directory's order is checked here, page by page as lookups reach them, rather
+            // than for every page at open.
+            guard SavedFolder.digest(page, 0) == fences.digest(pageIndex) else {
+                file.markDamaged()
+                return nil
+            }
             let records = recordCount(onPage: pageIndex)
             var lower = 0, upper = records
             while lower < upper {
@@ -176,7 +185,7 @@ extension DiskStore {
         /// - Complexity: O(n), one page read at a time.
         func forEach(_ body: (MD5.Digest, Record) -> Void) -> Bool {
             for pageIndex in 0..<fences.count {
-                guard let page = file.page(firstPage + pageIndex, checksum: checksums[pageIndex], caching: false) else { return false }
+                guard let page = file.page(firstPage + pageIndex, checksum: fences.checksum(pageIndex), caching: false) else { return false }
                 for slot in 0..<recordCount(onPage: pageIndex) {
                     body(SavedFolder.digest(page, slot), SavedFolder.record(page, slot))
                 }
@@ -201,6 +210,50 @@ extension DiskStore {
             let at = slot * snapshotRecordSize
             return Record(logical: Int64(bitPattern: word(page, at + 16)), allocated: Int64(bitPattern: word(page, at + 24)),
                           lastAccess: Double(bitPattern: word(page, at + 32)))
+        }
+    }
+}
+
+extension DiskStore {
+    /// A folder's page fences — each page's first digest (16 bytes) and CRC32C (4 bytes) —
+    /// read in place from the snapshot's directory bytes.
+    ///
+    /// Left as bytes: an open of a million entries' snapshot would otherwise decode some
+    /// 10,000 fences before the first lookup, most of which no lookup of a short-lived process
+    /// reaches (the `scale` suite's open guards it). The directory's CRC32C was checked at
+    /// open; the order of the digests, which the binary search relies on, is checked on each
+    /// page a lookup reads (``SavedFolder/record(_:)``).
+    struct PageFences {
+        /// The directory's bytes, shared by every folder of the file.
+        private let bytes: ArraySlice<UInt8>
+        /// Where the first fence starts in `bytes`.
+        private let start: Int
+        /// How many pages.
+        let count: Int
+
+        /// Bytes in one fence: the digest and the checksum.
+        static let stride = 20
+
+        /// The fences of `count` pages at `start` in `bytes`, which must hold them all.
+        init(_ bytes: ArraySlice<UInt8>, start: Int, count: Int) {
+            precondition(start >= bytes.startIndex && bytes.endIndex - start >= count * Self.stride,
+                         "the fences lie inside the directory")
+            (self.bytes, self.start, self.count) = (bytes, start, count)
+        }
+
+        /// The first digest of page `index`.
+        func digest(_ index: Int) -> MD5.Digest {
+            let at = start - bytes.startIndex + index * Self.stride
+            return bytes.withUnsafeBytes {
+                MD5.Digest(high: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                           low: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+            }
+        }
+
+        /// The CRC32C of page `index`.
+        func checksum(_ index: Int) -> UInt32 {
+            let at = start - bytes.startIndex + index * Self.stride + 16
+            return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
         }
     }
 }
@@ -297,22 +350,15 @@ extension DiskStore.SizeIndex {
             let pages = (count + DiskStore.recordsPerPage - 1) / DiskStore.recordsPerPage
             guard firstPage == pagesClaimed, pages <= file.pageCount - pagesClaimed else { return nil }
             pagesClaimed += pages
-            var fences: [MD5.Digest] = [], checksums: [UInt32] = []
-            fences.reserveCapacity(pages)
-            checksums.reserveCapacity(pages)
-            for _ in 0..<pages {
-                guard let high = reader.uint64(), let low = reader.uint64(), let checksum = reader.uint32() else { return nil }
-                let fence = MD5.Digest(high: high, low: low)
-                if let last = fences.last, !fence.isAbove(last) { return nil }   // pages in order
-                fences.append(fence)
-                checksums.append(checksum)
-            }
+            let fencesStart = reader.position
+            guard reader.bytes(pages * DiskStore.PageFences.stride) != nil else { return nil }
+            let fences = DiskStore.PageFences(directory, start: fencesStart, count: pages)
             var usage = DiskUsage()
             usage.logicalBytes = logical
             usage.allocatedBytes = allocated
             usage.entryCount = count + (single == nil ? 0 : 1)
             let saved = count == 0 ? nil
-                : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences, checksums: checksums)
+                : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
             guard load(FolderPath(components), saved: saved, single: single, usage: usage) else { return nil }
         }
         guard reader.isAtEnd, pagesClaimed == file.pageCount else { return nil }
@@ -328,6 +374,8 @@ struct SnapshotReader {
     init(_ bytes: ArraySlice<UInt8>) { (self.bytes, self.offset) = (bytes, bytes.startIndex) }
 
     var isAtEnd: Bool { offset == bytes.endIndex }
+    /// Where the next read starts, as an index of the bytes.
+    var position: Int { offset }
 
     mutating func skip(_ n: Int) { offset = min(bytes.endIndex, offset + n) }
 
@@ -336,10 +384,21 @@ struct SnapshotReader {
         defer { offset += n }
         return bytes[offset..<(offset + n)]
     }
-    mutating func byte() -> UInt8? { bytes(1)?.first }
+    mutating func byte() -> UInt8? {
+        guard offset < bytes.endIndex else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+    /// Byte by byte from the slice itself: a slice made per integer costs a retain and a
+    /// release each, and the directory of a million entries' snapshot holds some 30,000 of
+    /// them (the `scale` suite's open guards it).
     mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-        guard let slice = bytes(MemoryLayout<T>.size) else { return nil }
-        return slice.reversed().reduce(T(0)) { $0 << 8 | T($1) }
+        let size = MemoryLayout<T>.size
+        guard bytes.endIndex - offset >= size else { return nil }
+        var value = T(0)
+        for i in 0..<size { value |= T(bytes[offset + i]) << (8 * i) }
+        offset += size
+        return value
     }
     mutating func uint32() -> UInt32? { integer(UInt32.self) }
     mutating func uint64() -> UInt64? { integer(UInt64.self) }

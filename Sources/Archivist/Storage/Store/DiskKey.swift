@@ -135,6 +135,20 @@ package struct DiskUsage: Hashable, Sendable {
     /// Nothing.
     package init() {}
 
+    /// Adds the given bytes and entries (negative to take away), all in one mutation: on a
+    /// class's stored usage each mutation is an exclusivity-checked access, and the index
+    /// updates the usage of every folder above an entry on each change.
+    mutating func add(logical: Int64, allocated: Int64, entries: Int) {
+        logicalBytes += logical
+        allocatedBytes += allocated
+        entryCount += entries
+    }
+
+    /// Adds `other`'s bytes and entries, in one mutation.
+    mutating func add(_ other: DiskUsage) {
+        add(logical: other.logicalBytes, allocated: other.allocatedBytes, entries: other.entryCount)
+    }
+
     static func + (a: DiskUsage, b: DiskUsage) -> DiskUsage {
         var sum = a
         sum.logicalBytes += b.logicalBytes

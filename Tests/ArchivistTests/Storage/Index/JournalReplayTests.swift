@@ -49,13 +49,17 @@ import Testing
         }
         var bytes: [UInt8] = []
         for change in changes { DiskStore.encode(change, into: &bytes) }
-        var replayed = DiskStore.SizeIndex(), direct = DiskStore.SizeIndex()
+        var replayed = DiskStore.SizeIndex(), direct = DiskStore.SizeIndex(), batched = DiskStore.SizeIndex()
         for change in DiskStore.decodeJournal(bytes[...]).changes { replayed.apply(change) }
         for change in changes { direct.apply(change) }
-        for folder in folders + [FolderPath([])] {
-            #expect(replayed.usage(of: folder) == direct.usage(of: folder))
-            #expect(replayed.leastRecentlyAccessed(in: folder).map(\.0) == direct.leastRecentlyAccessed(in: folder).map(\.0))
-            #expect(replayed.leastRecentlyAccessed(in: folder).map(\.1) == direct.leastRecentlyAccessed(in: folder).map(\.1))
+        // As an open replays: runs of records in one folder, their usage added once a run ends.
+        DiskStore.decodeJournal(bytes[...]).apply(to: &batched)
+        for folder in folders + [FolderPath([]), folder(["a", "b"])] {
+            for index in [replayed, batched] {
+                #expect(index.usage(of: folder) == direct.usage(of: folder))
+                #expect(index.leastRecentlyAccessed(in: folder).map(\.0) == direct.leastRecentlyAccessed(in: folder).map(\.0))
+                #expect(index.leastRecentlyAccessed(in: folder).map(\.1) == direct.leastRecentlyAccessed(in: folder).map(\.1))
+            }
         }
     }
 

@@ -118,6 +118,38 @@ import Testing
         #expect(DiskStore.SizeIndex.deserialize(Array(bytes.prefix(40))) == nil)
     }
 
+    /// Pages whose first digests the directory gives out of order — a directory that checks
+    /// (its CRC32C made to match) but does not describe its pages — are found by the lookup
+    /// that reads them: the index is marked damaged for a rescan, and no lookup goes astray.
+    @Test func aDirectoryThatDoesNotDescribeItsPagesIsFoundAtTheLookup() throws {
+        var index = DiskStore.SizeIndex()
+        let keys = (0..<300).map { DiskKey(folder: FolderPath([]), name: EntryName(parameter: "p\($0)")) }
+        for (i, key) in keys.enumerated() { index.set(key, record(i)) }
+        var bytes = try #require(index.snapshot().serialized(epoch: 4)).bytes
+        // One folder, the root: its fences start after the folder count, the depth, the
+        // single-entry flag, the count, first page and two usage words.
+        let header = DiskStore.SnapshotFile.headerLength
+        let fences = header + 4 + 1 + 1 + 4 + 4 + 8 + 8
+        let directoryLength = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
+        #expect(directoryLength == fences - header + 3 * DiskStore.PageFences.stride)
+        // The first two pages' digests swapped, their checksums left in place.
+        for i in 0..<16 { bytes.swapAt(fences + i, fences + DiskStore.PageFences.stride + i) }
+        let checksum = CRC32C.checksum(bytes[header..<(header + directoryLength)], seed: CRC32C.checksum(bytes[0..<header]))
+        withUnsafeBytes(of: checksum.littleEndian) { for (i, byte) in $0.enumerated() { bytes[header + directoryLength + i] = byte } }
+
+        let (loaded, _) = try #require(DiskStore.SizeIndex.deserialize(bytes))
+        #expect(!loaded.isDamaged)
+        var found = 0
+        for (i, key) in keys.enumerated() {
+            if let got = loaded.record(key) {
+                #expect(got == record(i))
+                found += 1
+            }
+        }
+        #expect(loaded.isDamaged)
+        #expect(found < keys.count)
+    }
+
     /// A page that fails its checksum marks the index damaged; the store's next size or
     /// `contains` repairs it by a rescan, exact again.
     @Test func aDamagedPageIsFoundWhenReadAndRepairedByARescan() throws {
