@@ -61,6 +61,17 @@ package struct RootWalk: Sendable {
             let depth = location == "shared-caches" ? 1 : 2   // folders between location and entry
             walk(relative: location, location: location, components: [], typeDepth: depth)
         }
+        // Entry writes' temporaries, in their folder beside `.archivist`.
+        for name in Self.list(root + "/" + DiskStore.temporariesFolderName) where AtomicFile.isTemporary(name[...]) {
+            var status = stat()
+            let path = DiskStore.temporariesFolderName + "/" + name
+            guard lstat(root + "/" + path, &status) == 0 else { continue }
+            if status.st_mode & S_IFMT == S_IFREG {
+                temporaries.append((path, Self.modified(status), Int64(status.st_size)))
+            } else {
+                foreign.append(path)
+            }
+        }
         var trash: (items: Int, bytes: Int64) = (0, 0)
         for name in Self.list(root + "/.archivist/trash") {
             trash.items += 1

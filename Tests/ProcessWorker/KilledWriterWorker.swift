@@ -44,7 +44,8 @@ func stopInWrite(_ arguments: [String]) throws {
     let payload = Data(repeating: 0xAB, count: 15_000)
     if point == "writing" {
         _ = try payload.withUnsafeBytes { raw in
-            try AtomicFile.prepare([raw], toPath: store.path(of: last), durability: .none)
+            try AtomicFile.prepare([raw], toPath: store.path(of: last), durability: .none,
+                                   temporaries: store.temporariesPath)
         }
         stop()
     }

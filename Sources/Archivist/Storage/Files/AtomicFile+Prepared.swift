@@ -146,6 +146,12 @@ extension AtomicFile {
     /// created 0700 unless `createFolders` is false, the file's own folder from `spares` when
     /// given (a kept emptied folder, see ``SpareFolders``).
     ///
+    /// With `temporaries`, the temporary is made in that folder instead (on the same file
+    /// system as `path`), and only that folder is created when missing: `path`'s own folders
+    /// are then the caller's to make when the rename finds them missing (it throws `ENOENT`
+    /// with the temporary still there). A store keeps its entries' temporaries in one folder,
+    /// so a writer's leftovers are found by listing it rather than every folder of the store.
+    ///
     /// With `root` (a folder `path` is below) and a file system that
     /// ``FileSystem/allowsRootRelativeCalls``, the temporary is created and later renamed
     /// relative to the root's descriptor, and missing folders are made from it too (so a root
@@ -158,11 +164,16 @@ extension AtomicFile {
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func prepare(
         _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, spares: SpareFolders? = nil, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+        createFolders: Bool = true, spares: SpareFolders? = nil, temporaries: String? = nil,
+        fileSystem fs: FileSystem = .posix, below root: Root? = nil
     ) throws -> Prepared {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
-        guard var temporary = TemporaryName.path(besideFileAt: path) else {
+        func freshTemporary() -> String? {
+            if let temporaries { return TemporaryName.path(inFolder: temporaries) }
+            return TemporaryName.path(besideFileAt: path)
+        }
+        guard var temporary = freshTemporary() else {
             throw StorageError(.fileSystem, "not an absolute path", fileURL: URL(fileURLWithPath: path))
         }
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
@@ -176,7 +187,10 @@ extension AtomicFile {
         } else {
             fd = fs.open(temporary, flags, 0o600)
         }
-        if fd < 0 && errno == ENOENT && createFolders, let folder = folder(of: path) {
+        if fd < 0 && errno == ENOENT && createFolders, let folder = temporaries ?? folder(of: path) {
+            // The temporaries' folder is made as it is, never from a spare: a spare is an
+            // entry folder kept for reuse.
+            let spares = temporaries == nil ? spares : nil
             do {
                 if let spares { try spares.makeFolder(folder, below: root) } else { try fs.makeDirectories(folder, below: root) }
             } catch let error as StorageError where root != nil && error.errno == ENOENT {
@@ -189,7 +203,7 @@ extension AtomicFile {
         }
         // A leftover of a dead process that had our PID and, by chance, our counter: skip it.
         var attempts = 0
-        while fd < 0 && errno == EEXIST && attempts < 8, let next = TemporaryName.path(besideFileAt: path) {
+        while fd < 0 && errno == EEXIST && attempts < 8, let next = freshTemporary() {
             attempts += 1
             temporary = next
             fd = fs.open(temporary, flags, 0o600, below: root)

@@ -61,7 +61,7 @@ extension DiskStore {
         let ours = shared.adoptLayout()
         let (slot, sweep) = shared.register()
         // A dead owner's temporaries go even when another process's scan does the repair.
-        if sweep { sweepAbandonedEntryTemporaries() }
+        if sweep { sweepEntryTemporaries() }
         // A holder that died naming its one entry leaves that entry to look at, once the
         // snapshot is loaded (``repairIntentTarget()``), not a rescan.
         if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load) }

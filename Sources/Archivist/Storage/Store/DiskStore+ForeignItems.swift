@@ -72,21 +72,38 @@ extension DiskStore {
 }
 
 extension DiskStore {
+    /// What stood between an entry's temporary and the entry's path when it was renamed
+    /// (``renameEntry(_:)``): the writer clears it out of the lock, then renames the same
+    /// temporary again.
+    enum RenameObstacle {
+        /// A folder of the entry's path is missing: never made, or cleared since.
+        case missingFolder
+        /// A file where one of the entry's folders belongs.
+        case fileInPlaceOfFolder
+    }
+
     /// Renames a prepared entry file into place (under the store's lock); a folder in the way
     /// (the rename fails with `EISDIR`) is moved into the trash and the rename tried once more.
-    /// The temporary is deleted when this throws or reports a failure.
+    /// The temporary is deleted when this throws or reports a failure; it stays when the
+    /// entry's folders are in the way.
     ///
-    /// - Returns: Whether the entry was renamed (`false`: another process moved the folder,
-    ///   temporary and all, into the trash, or `failure` says why), whether a folder was cleared
+    /// - Returns: Whether the entry was renamed (`false`: the temporary was gone, or an
+    ///   `obstacle` stood in the way, or `failure` says why), whether a folder was cleared
     ///   out of the way (its contents must leave the index, even when the rename then failed:
-    ///   the disk changed), and the error of a rename that failed after that folder was gone,
-    ///   for the caller to throw once the clear is journaled.
+    ///   the disk changed), the error of a rename that failed after that folder was gone,
+    ///   for the caller to throw once the clear is journaled, and what kept the temporary
+    ///   from the entry's path — nothing changed then.
     /// - Throws: ``StorageError`` as ``AtomicFile/Prepared/rename(_:)`` when nothing changed: the old
     ///   entry is untouched.
     /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
-    func renameEntry(_ prepared: AtomicFile.Prepared) throws -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?) {
+    func renameEntry(_ prepared: AtomicFile.Prepared) throws
+        -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?, obstacle: RenameObstacle?) {
         do {
-            return (try prepared.rename(fileSystem), false, nil)
+            return (try prepared.rename(fileSystem), false, nil, nil)
+        } catch let blocked as StorageError where blocked.errno == ENOENT || blocked.errno == ENOTDIR {
+            // The temporary, in the store's temporaries folder, is still there (a missing one is
+            // reported as `false`): a folder of the entry's path is missing, or is a file.
+            return (false, false, nil, blocked.errno == ENOENT ? .missingFolder : .fileInPlaceOfFolder)
         } catch let inTheWay as StorageError where inTheWay.errno == EISDIR {
             let cleared: Bool
             do {
@@ -100,10 +117,10 @@ extension DiskStore {
                 throw inTheWay
             }
             do {
-                return (try prepared.rename(fileSystem), true, nil)
+                return (try prepared.rename(fileSystem), true, nil, nil)
             } catch {
                 prepared.discard(fileSystem)
-                return (false, true, error)
+                return (false, true, error, nil)
             }
         } catch {
             prepared.discard(fileSystem)

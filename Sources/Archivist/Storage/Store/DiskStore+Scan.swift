@@ -27,67 +27,30 @@ extension DiskStore {
         return index
     }
 
-    /// Deletes the temporaries of index saves that a crash interrupted: they sit in
-    /// `.archivist`, which the entry walk skips. (A save runs with the intent word set, so a
-    /// save killed midway always leaves a scan to the next holder of the lock.)
+    /// Deletes the temporaries of index saves that a crash interrupted — they sit in
+    /// `.archivist`, which the entry walk skips (a save runs with the intent word set, so a
+    /// save killed midway always leaves a scan to the next holder of the lock) — and the
+    /// abandoned ones of entry writes (``temporariesPath``).
     func sweepInternalTemporaries(below root: AtomicFile.Root?) {
         TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem, below: root)
+        TemporaryName.sweepAbandoned(inFolder: temporariesPath, fileSystem: fileSystem, below: root)
     }
 
-    /// Deletes, on the trash queue, the abandoned temporaries in every entry folder: what
-    /// processes killed while writing an entry (outside the lock) left behind. Temporaries of
-    /// live writers stay (``TemporaryName/isAbandoned(_:modified:now:)``); nothing is counted,
-    /// so the index needs no change and no lock is held.
+    /// Deletes, on the trash queue, the abandoned temporaries of entry writes: what processes
+    /// killed while writing an entry (outside the lock) left in ``temporariesPath``. Temporaries
+    /// of live writers stay (``TemporaryName/isAbandoned(_:modified:now:)``); nothing is
+    /// counted, so the index needs no change and no lock is held.
     ///
-    /// - Complexity: O(files under the root), in the background: a directory walk, and one
-    ///   `lstat` per temporary (and per item whose type the directory entry does not give).
-    func sweepAbandonedEntryTemporaries() {
+    /// - Complexity: O(temporaries) in the background — the writes under way in every process
+    ///   and what dead ones left — never O(entries): one folder listed, one `lstat` per
+    ///   temporary.
+    func sweepEntryTemporaries() {
         // Not the store itself: work queued here must not keep it alive (the registry would
         // hand it out again). The root's owner, though, so its descriptor stays open.
-        let (openRoot, rootPath, internalPath, fileSystem) = (openRoot, rootPath, internalPath, fileSystem)
+        let (openRoot, internalPath, temporariesPath, fileSystem) = (openRoot, internalPath, temporariesPath, fileSystem)
         trashQueue.async {
             let below = openRoot?.root.working(internalPath: internalPath)
-            let fd = openFolder(rootPath, below: below)
-            if fd >= 0 { Self.sweepTemporaries(fd, path: rootPath, depth: 0, fileSystem: fileSystem, below: below) }
-        }
-    }
-
-    /// Sweeps the folder open as `fd` (at `path`), which it closes, and the folders in it.
-    private static func sweepTemporaries(_ fd: Int32, path: String, depth: Int, fileSystem: FileSystem,
-                                         below root: AtomicFile.Root?) {
-        guard let dir = DirectoryEntries.stream(taking: fd) else { return }
-        defer { closedir(dir) }
-        var folders: [String] = []
-        var temporaries: [String] = []
-        while let item = readdir(dir) {
-            let name = Self.name(of: item)
-            if name == "." || name == ".." || (depth == 0 && name == ".archivist") { continue }
-            if AtomicFile.isTemporary(name[...]) {
-                temporaries.append(name)
-                continue
-            }
-            guard depth < maxScanDepth, name.utf8.allSatisfy(FolderPath.isAllowed) else { continue }
-            let type = item.pointee.d_type
-            if type == UInt8(DT_DIR) {
-                folders.append(name)
-            } else if type == UInt8(DT_UNKNOWN) {
-                var status = stat()
-                if fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(name) }
-            }
-        }
-        let now = TemporaryName.currentTime()
-        for name in temporaries {
-            var status = stat()
-            guard fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
-                  TemporaryName.isAbandoned(name[...], modified: TemporaryName.modificationTime(status), now: now)
-            else { continue }
-            _ = fileSystem.unlink(path + "/" + name, below: root)
-        }
-        for folder in folders {
-            let child = openat(fd, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if child >= 0 {
-                sweepTemporaries(child, path: path + "/" + folder, depth: depth + 1, fileSystem: fileSystem, below: root)
-            }
+            TemporaryName.sweepAbandoned(inFolder: temporariesPath, fileSystem: fileSystem, below: below)
         }
     }
 

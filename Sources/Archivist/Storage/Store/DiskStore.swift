@@ -107,6 +107,12 @@ package final class DiskStore: Sendable {
     var markerPath: String { internalPath + "/dirty" }
     var journalPath: String { internalPath + "/journal" }
     var trashPath: String { internalPath + "/trash" }
+    /// The folder entry files are written in before they are renamed into place (see
+    /// `DiskStore+EntryWrite.swift`): beside `.archivist` rather than in it, so that entries
+    /// take the Data Protection class of the root, not the one `.archivist` is given.
+    package let temporariesPath: String
+    /// The name of ``temporariesPath`` in the root.
+    package static let temporariesFolderName = ".archivist-temporaries"
 
     /// Keyed by the path's bytes: two spellings of "é" are two folders on most file systems.
     private static let registry = Locked<[BytewiseString: WeakStore]>([:])
@@ -137,6 +143,7 @@ package final class DiskStore: Sendable {
 
     private init(rootPath: String, fileSystem: FileSystem) throws {
         self.rootPath = rootPath
+        self.temporariesPath = rootPath + "/" + Self.temporariesFolderName
         self.fileSystem = fileSystem
         self.state = Locked(State())
         let folder = rootPath + "/.archivist"
@@ -284,64 +291,11 @@ package final class DiskStore: Sendable {
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
-                do {
-                    let header = EntryHeader(typeName: entry.typeName, parameter: entry.parameter, writeDate: writeDate, expiry: expiry,
-                                             payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
-                    try header.withUnsafeBytes { head in
-                        // A clear in another process may move the folder, temporary and all, to the
-                        // trash between the two halves: then the write is done again (rarely).
-                        let chunks = [head, pieces.0, pieces.1, pieces.2]
-                        var attempts = 0
-                        var clearedFileAtFolder = false
-                        while true {
-                            attempts += 1
-                            let prepared: AtomicFile.Prepared
-                            do {
-                                prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability,
-                                                                  spares: spares, fileSystem: fileSystem, below: root)
-                            } catch let error as StorageError where error.errno == ENOTDIR && !clearedFileAtFolder {
-                                // A file where one of the entry's folders belongs: clear it away once.
-                                let (obstacle, _, _) = try mutate(origin: origin) {
-                                    try removeFileInPlaceOfFolder(key.folder)
-                                } change: { obstacle -> [Change] in
-                                    if case .some(.some(let counted)) = obstacle { return [.remove(counted)] }
-                                    return []
-                                }
-                                guard obstacle != nil else { throw error }
-                                clearedFileAtFolder = true
-                                continue
-                            }
-                            let renamed: Bool, failure: (any Error)?, counter: UInt64
-                            do {
-                                ((renamed, _, failure), _, counter) = try mutate(origin: origin, target: key) {
-                                    try renameEntry(prepared)
-                                } change: { (renamed, clearedFolder, _) -> [Change] in
-                                    let set = Change.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
-                                                                     lastAccess: writeDate.timeIntervalSince1970))
-                                    // A folder cleared out of the way is gone even when the rename failed.
-                                    // Each case one literal: an empty array appended to regrew on every write.
-                                    switch (clearedFolder, renamed) {
-                                    case (false, true): return [set]
-                                    case (true, true): return [.clear(folderShadowing(key)), set]
-                                    case (true, false): return [.clear(folderShadowing(key))]
-                                    case (false, false): return []
-                                    }
-                                }
-                            } catch {
-                                prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename
-                                throw error
-                            }
-                            if let failure { throw failure }
-                            if !renamed {
-                                if attempts < 8 { continue }
-                                throw StorageError.posix("rename", path: path, errno: ENOENT)
-                            }
-                            let folderSyncFailure = prepared.syncFolderIfAsked(fileSystem)
-                            onCommit(counter)
-                            if let folderSyncFailure { throw folderSyncFailure }
-                            return
-                        }
-                    }
+                let header = EntryHeader(typeName: entry.typeName, parameter: entry.parameter, writeDate: writeDate, expiry: expiry,
+                                         payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
+                try header.withUnsafeBytes { head in
+                    try writeEntry([head, pieces.0, pieces.1, pieces.2], to: key, path: path, writeDate: writeDate,
+                                   durability: durability, origin: origin, onCommit: onCommit)
                 }
             }
             guard let byteLimit else { return [] }

@@ -42,7 +42,10 @@ import Darwin
             try a.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let dead = deadOwner
             #expect(a.shared.register(as: dead).slot != nil)
-            let temporary = (a.path(of: k) as NSString).deletingLastPathComponent + "/" + AtomicFile.temporaryPrefix
+            // Where its writes made their temporaries: the store's temporaries folder, the one
+            // folder the sweep lists.
+            try FileManager.default.createDirectory(atPath: a.temporariesPath, withIntermediateDirectories: true)
+            let temporary = a.temporariesPath + "/" + AtomicFile.temporaryPrefix
                 + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
                 + String(dead.incarnation, radix: 16) + ".1"
             try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: temporary))
