@@ -9,7 +9,8 @@ extension CacheManager {
     /// - Complexity: O(1), from the size index kept in step with every write; no file I/O —
     ///   unless another process wrote since the last size query: then that query first reads
     ///   the other processes' journal records, O(records), under the shared lock (O(entries)
-    ///   once after another process folded the journal into a new snapshot).
+    ///   once after another process folded the journal into a new snapshot). While the index
+    ///   is rebuilt after damage (``indexRebuild``), it waits for the rebuild.
     public var totalSize: Int { totalUsage.logicalBytes }
 
     /// Logical bytes, allocated bytes and entry count of everything this manager can see.

@@ -152,8 +152,15 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.root = root
         self.user = user
         self.configuration = configuration
-        self.caches = try CacheError.mapping { try DiskStore.open(at: root.caches, fileSystem: fileSystem) }
-        self.documents = try CacheError.mapping { try DiskStore.open(at: root.documents, fileSystem: fileSystem) }
+        // A large root's rescan that the open finds due runs in the background (``indexRebuild``):
+        // reads are served meanwhile, and what needs the size index waits for it.
+        let large = DiskStore.backgroundRescanEntries
+        self.caches = try CacheError.mapping {
+            try DiskStore.open(at: root.caches, fileSystem: fileSystem, backgroundRescanAbove: large)
+        }
+        self.documents = try CacheError.mapping {
+            try DiskStore.open(at: root.documents, fileSystem: fileSystem, backgroundRescanAbove: large)
+        }
         self.cachesWatch = MemoryWatch(store: caches)
         self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }

@@ -74,8 +74,12 @@ extension DiskStore {
     /// missing, damaged or of another epoch — or catches up with another process's repair. A
     /// read-only root's snapshot (or scan) is read without any lock: nobody can change it.
     ///
+    /// With `backgroundRescanAbove`, the repair of a root whose last snapshot counted at least
+    /// that many entries runs on a background queue rather than before this returns
+    /// (``repairInBackground(unusableSnapshotOf:)``).
+    ///
     /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
-    func loadIndexAfterOpening(_ load: IndexLoad) throws {
+    func loadIndexAfterOpening(_ load: IndexLoad, backgroundRescanAbove: Int? = nil) throws {
         switch load {
         case .readOnly(let unclean):
             if !unclean, let (_, epoch, _) = readSnapshot(of: nil),
@@ -85,9 +89,12 @@ extension DiskStore {
             return
         case .load:
             let (outcome, epoch) = try reloadWithoutLock()
-            if outcome == .needsScan { try repair(unusableSnapshotOf: epoch) }   // as an open always did
+            if outcome == .needsScan {
+                if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: epoch) }
+                try repair(unusableSnapshotOf: epoch)   // as an open always did
+            }
         case .repair:
-            break
+            if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: nil) }
         }
         try withCaughtUpIndex(exclusive: false) {}
     }

@@ -18,12 +18,15 @@ extension DiskStore {
     /// - Throws: ``StorageError`` when the root cannot be listed.
     /// - Complexity: Blocking file I/O: one `lstat` per file under the root.
     func scan() throws -> SizeIndex {
+        noteScan(running: true)
+        defer { noteScan(running: false) }
         let below = workingRoot
         sweepInternalTemporaries(below: below)
         var index = SizeIndex()
         let fd = openFolder(rootPath, below: below)
         guard fd >= 0 else { throw StorageError.posix("opendir", path: rootPath, errno: errno) }
-        try scanFolder(fd, path: rootPath, components: [], into: &index, below: below)
+        var examined = 0
+        try scanFolder(fd, path: rootPath, components: [], into: &index, examined: &examined, below: below)
         return index
     }
 
@@ -62,8 +65,9 @@ extension DiskStore {
 
     /// Scans the folder open as `fd` (at `path`, the folder `components` below the root),
     /// which it closes: its subfolders are opened from it, its files `lstat`ed from it.
+    /// `examined` counts the items seen, for ``rebuild``.
     private func scanFolder(_ fd: Int32, path: String, components: [String], into index: inout SizeIndex,
-                            below root: AtomicFile.Root?) throws {
+                            examined: inout Int, below root: AtomicFile.Root?) throws {
         guard let dir = DirectoryEntries.stream(taking: fd) else {
             if components.isEmpty { throw StorageError.posix("opendir", path: path, errno: errno) }
             return
@@ -73,6 +77,8 @@ extension DiskStore {
         while let item = readdir(dir) {
             let name = Self.name(of: item)
             if name == "." || name == ".." || (components.isEmpty && name == ".archivist") { continue }
+            examined += 1
+            if examined % Self.rebuildProgressStride == 0 { noteScanProgress(examined) }
             var status = stat()
             guard fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             switch status.st_mode & S_IFMT {
@@ -80,7 +86,8 @@ extension DiskStore {
                 if components.count < Self.maxScanDepth, !name.isEmpty, name.utf8.allSatisfy(FolderPath.isAllowed) {
                     let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     if child >= 0 {
-                        try scanFolder(child, path: path + "/" + name, components: components + [name], into: &index, below: root)
+                        try scanFolder(child, path: path + "/" + name, components: components + [name], into: &index,
+                                       examined: &examined, below: root)
                     }
                 }
             case S_IFREG:

@@ -24,7 +24,7 @@ import Darwin
 /// behind a lock held for dictionary updates only. Clearing takes a shared/exclusive gate
 /// exclusively for the moment of its renames, so no write of this process lands half inside a
 /// folder being moved to the trash; a write of another process whose folder was moved away
-/// writes its entry again.
+/// writes its entry again (`DiskStore+EntryWrite.swift`).
 ///
 /// ```swift
 /// let store = try DiskStore.open(at: root)
@@ -74,6 +74,9 @@ package final class DiskStore: Sendable {
     /// without the cross-process lock: one scan at a time in the process; the others wait for
     /// it and then find nothing left to do.
     let repairGate = Lock()
+    /// The rescan of the root under way in this process, if any (``scan()``), for
+    /// ``rebuild``.
+    let rebuildProgress = Locked<IndexRebuild?>(nil)
     let trashQueue: DispatchQueue
     /// Where a journal grown past ``compactionThreshold`` is folded (``scheduleFold()``).
     let foldQueue = DispatchQueue(label: "Archivist.DiskStore.fold", qos: .utility)
@@ -123,10 +126,18 @@ package final class DiskStore: Sendable {
     /// perhaps made again) is not handed out again: a new store opens the folder now there,
     /// as another process would, while the old one keeps serving its holders.
     ///
+    /// With `backgroundRescanAbove`, a rescan the open finds due (a process died mid-change,
+    /// the snapshot is missing or damaged) of a root whose last snapshot counted at least that
+    /// many entries runs on a background queue instead of before this returns: reads are
+    /// served meanwhile, and whatever needs the index — sizes, writes, removals, `flush()` —
+    /// waits for the rescan (``rebuild`` reports its progress). A smaller root's rescan, or one
+    /// whose size no snapshot tells, runs before the open returns, as without it.
+    ///
     /// - Throws: ``StorageError`` when the root cannot be created or scanned.
     /// - Complexity: Blocking file I/O on first open: reads the index, or scans every entry
     ///   when the last run did not shut down cleanly; after that, an `fstat` and a `stat`.
-    package static func open(at root: URL, fileSystem: FileSystem = .posix) throws -> DiskStore {
+    package static func open(at root: URL, fileSystem: FileSystem = .posix,
+                             backgroundRescanAbove: Int? = nil) throws -> DiskStore {
         var path = root.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         // On iOS 16 and 17 `URL.path` is a bridged `NSString`: every entry path built from it
@@ -134,14 +145,14 @@ package final class DiskStore: Sendable {
         path.makeContiguousUTF8()
         return try registry.withLock { stores in
             if let store = stores[BytewiseString(path)]?.store, store.isAtItsPath { return store }
-            let store = try DiskStore(rootPath: path, fileSystem: fileSystem)
+            let store = try DiskStore(rootPath: path, fileSystem: fileSystem, backgroundRescanAbove: backgroundRescanAbove)
             stores = stores.filter { $0.value.store != nil }
             stores[BytewiseString(path)] = WeakStore(store: store)
             return store
         }
     }
 
-    private init(rootPath: String, fileSystem: FileSystem) throws {
+    private init(rootPath: String, fileSystem: FileSystem, backgroundRescanAbove: Int?) throws {
         self.rootPath = rootPath
         self.temporariesPath = rootPath + "/" + Self.temporariesFolderName
         self.fileSystem = fileSystem
@@ -203,7 +214,7 @@ package final class DiskStore: Sendable {
         // Without the lock: reading the snapshot, or scanning, grows with the entries
         // (`DiskStore+Repair.swift`).
         do {
-            try loadIndexAfterOpening(load)
+            try loadIndexAfterOpening(load, backgroundRescanAbove: backgroundRescanAbove)
         } catch {
             if let taken { shared.unregister(taken) }
             slot.withLock { $0 = nil }
