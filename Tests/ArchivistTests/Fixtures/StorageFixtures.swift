@@ -15,6 +15,11 @@ func openFolder(_ url: URL) throws -> Int32 {
     return fd
 }
 
+/// The key of `parameter`'s entry in a folder named, as a cache type's, by the MD5 of `folder`.
+func hashedKey(_ folder: String, _ parameter: String) -> DiskKey {
+    DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
+}
+
 /// The permission bits of the file or folder at `path`.
 func permissions(_ path: String) -> mode_t {
     var status = stat()

@@ -15,10 +15,6 @@ import Darwin
 /// every process drop its memory tier). A rescan bumps the journal epoch, so an unchanged
 /// epoch proves there was none.
 @Suite struct DiskStoreSlotTests {
-    private func key(_ folder: String, _ parameter: String) -> DiskKey {
-        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
-    }
-
     /// A store on `dir` through the link `dir-<name>`, so it is apart from the process's others.
     private func store(_ dir: URL, _ name: String) throws -> DiskStore {
         let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
@@ -38,7 +34,7 @@ import Darwin
     @Test func aSlotLeftByAKilledProcessIsFreedAndItsTemporariesSweptWithoutARescan() throws {
         try withTemporaryDirectory { dir throws in
             let a = try store(dir, "a")
-            let k = key("x", "1")
+            let k = hashedKey("x", "1")
             try a.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let dead = deadOwner
             #expect(a.shared.register(as: dead).slot != nil)
@@ -67,9 +63,9 @@ import Darwin
     @Test func aSlotLeftByAProcessKilledMidChangeMakesTheOpenerRescan() throws {
         try withTemporaryDirectory { dir throws in
             let a = try store(dir, "a")
-            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             #expect(a.shared.register(as: deadOwner).slot != nil)
-            try Data(repeating: 2, count: 300).write(to: URL(fileURLWithPath: a.path(of: key("x", "2"))))
+            try Data(repeating: 2, count: 300).write(to: URL(fileURLWithPath: a.path(of: hashedKey("x", "2"))))
             a.shared.intent = true
             let epoch = a.shared.epoch
 
@@ -120,7 +116,7 @@ import Darwin
     @Test func everySlotTakenDoesNotRescan() throws {
         try withTemporaryDirectory { dir throws in
             let a = try store(dir, "a")
-            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let me = TemporaryName.identity
             let now = TemporaryName.currentTime()
             for i in 0..<63 {
@@ -170,7 +166,7 @@ import Darwin
             #expect(!a.shared.intent)
             let foreign = TemporaryName.Owner(pid: 9, namespace: TemporaryName.identity.namespace &+ 1, incarnation: 99)
             #expect(a.shared.register(as: foreign).slot != nil)   // the garbage slots were cleared
-            try a.write(Data(repeating: 1, count: 100), to: key("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let epoch = a.shared.epoch
             let b = try store(dir, "b")   // our layout now: no rescan
             #expect(b.shared.epoch == epoch)

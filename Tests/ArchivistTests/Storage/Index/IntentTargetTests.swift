@@ -9,10 +9,6 @@ import Testing
 /// path) the root is rescanned as before. Stores are opened through links, as separate
 /// processes (see `DiskStoreSharingTests`); the real kills are in `CrashTests`.
 @Suite struct IntentTargetTests {
-    private func key(_ folder: String, _ parameter: String) -> DiskKey {
-        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
-    }
-
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
         try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
     }
@@ -48,9 +44,9 @@ import Testing
     func theNamedEntryIsLookedAtInsteadOfARescan(what: String) throws {
         try withTemporaryDirectory { dir throws in
             let (a, b) = (try store(dir, "a"), try store(dir, "b"))
-            for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+            for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
             let epoch = a.shared.epoch
-            let target = what == "added" ? key("x", "new") : key("x", "3")
+            let target = what == "added" ? hashedKey("x", "new") : hashedKey("x", "3")
             // What a kill between the file change and its record leaves: the word set, the entry named.
             a.shared.intent = true
             a.setIntentTarget(target)
@@ -58,7 +54,7 @@ import Testing
             case "removed": try FileManager.default.removeItem(atPath: a.path(of: target))
             default: try plant(a, target, bytes: 5_000)
             }
-            try write(b, key("y", "1"), bytes: 50)
+            try write(b, hashedKey("y", "1"), bytes: 50)
             #expect(!a.shared.intent)
             #expect(a.shared.epoch == epoch)   // no rescan: a rescan starts an epoch
             #expect(b.contains(target) == (what != "removed"))
@@ -70,11 +66,11 @@ import Testing
     /// At open: a root whose last holder died naming its entry opens without a rescan.
     @Test func anOpenAfterADeathLooksAtTheNamedEntryOnly() throws {
         try withTemporaryDirectory { dir throws in
-            let orphan = key("x", "orphan")
+            let orphan = hashedKey("x", "orphan")
             let epoch: UInt64
             do {
                 let a = try store(dir, "a")
-                for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+                for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
                 try a.flush()
                 epoch = a.shared.epoch
                 a.shared.intent = true
@@ -94,19 +90,19 @@ import Testing
     func withoutATargetOrWithAFolderThereTheRootIsRescanned(folderAtPath: Bool) throws {
         try withTemporaryDirectory { dir throws in
             let (a, b) = (try store(dir, "a"), try store(dir, "b"))
-            for i in 0..<20 { try write(a, key("x", "\(i)"), bytes: 100 + i) }
+            for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
             let epoch = a.shared.epoch
-            let target = key("x", "odd")
+            let target = hashedKey("x", "odd")
             a.shared.intent = true   // drops any target
             if folderAtPath {
                 a.setIntentTarget(target)
                 try FileManager.default.createDirectory(atPath: a.path(of: target), withIntermediateDirectories: false)
             }
-            try plant(a, key("x", "unnamed"), bytes: 700)
-            try write(b, key("y", "1"), bytes: 50)
+            try plant(a, hashedKey("x", "unnamed"), bytes: 700)
+            try write(b, hashedKey("y", "1"), bytes: 50)
             #expect(!a.shared.intent)
             #expect(a.shared.epoch > epoch)   // rescanned
-            #expect(b.contains(key("x", "unnamed")))
+            #expect(b.contains(hashedKey("x", "unnamed")))
             expectExact([a, b], dir)
         }
     }

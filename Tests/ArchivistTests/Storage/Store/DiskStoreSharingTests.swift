@@ -13,10 +13,6 @@ import Darwin
 /// separate processes would (`flock` locks of separate open files exclude each other even in
 /// one process). The real-process tests are in `MultiProcess/CacheManagerMultiProcessTests`.
 @Suite struct DiskStoreSharingTests {
-    private func key(_ folder: String, _ parameter: String) -> DiskKey {
-        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
-    }
-
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
         try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
     }
@@ -44,7 +40,7 @@ import Darwin
             var rng = SplitMix64(seed: 42)
             for i in 0..<300 {
                 let writer = Bool.random(using: &rng) ? a : b
-                let k = key(["x", "y"][i % 2], "p\(Int.random(in: 0..<60, using: &rng))")
+                let k = hashedKey(["x", "y"][i % 2], "p\(Int.random(in: 0..<60, using: &rng))")
                 if Int.random(in: 0..<5, using: &rng) == 0 {
                     try writer.remove(k)
                 } else {
@@ -66,7 +62,7 @@ import Darwin
                 #expect(store.usage(of: FolderPath([])).logicalBytes == disk.bytes)
                 for p in 0..<60 {
                     for folder in ["x", "y"] {
-                        let k = key(folder, "p\(p)")
+                        let k = hashedKey(folder, "p\(p)")
                         #expect(store.contains(k) == FileManager.default.fileExists(atPath: store.path(of: k)))
                     }
                 }
@@ -118,15 +114,15 @@ import Darwin
     @Test func aHolderThatDiedBeforeItsRecordIsRepairedByTheNextWriter() throws {
         try withTemporaryDirectory { dir throws in
             let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
-            try write(a, key("x", "1"), bytes: 100)
+            try write(a, hashedKey("x", "1"), bytes: 100)
             // What a kill -9 between rename and record leaves: a file the journal lacks, intent set.
             a.shared.intent = true
-            let orphan = key("x", "2")
+            let orphan = hashedKey("x", "2")
             let header = [UInt8](repeating: 0, count: 0).withUnsafeBytes {
                 EntryHeader(typeName: "t", parameter: nil, writeDate: Date(), expiry: nil, payload: $0).encoded()
             }
             try Data(header).write(to: URL(fileURLWithPath: a.path(of: orphan)))
-            try write(b, key("y", "3"), bytes: 50)
+            try write(b, hashedKey("y", "3"), bytes: 50)
             #expect(!b.shared.intent)
             let disk = onDisk(dir)
             for store in [a, b] {
@@ -141,9 +137,9 @@ import Darwin
     @Test func aFoldedJournalIsReloadedByTheOthers() throws {
         try withTemporaryDirectory { dir throws in
             let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
-            for i in 0..<40 { try write(a, key("x", "\(i)"), bytes: 10 + i) }
+            for i in 0..<40 { try write(a, hashedKey("x", "\(i)"), bytes: 10 + i) }
             try b.flush()
-            for i in 40..<50 { try write(b, key("x", "\(i)"), bytes: 10 + i) }
+            for i in 40..<50 { try write(b, hashedKey("x", "\(i)"), bytes: 10 + i) }
             let disk = onDisk(dir)
             #expect(a.usage(of: FolderPath([])).entryCount == disk.count)
             #expect(a.usage(of: FolderPath([])).logicalBytes == disk.bytes)

@@ -14,10 +14,6 @@ import Darwin
 /// entry's folders are then met by the rename — missing, cleared meanwhile, or a file where a
 /// folder belongs — and each write still lands whole, with sizes equal to the disk's.
 @Suite struct EntryTemporariesTests {
-    private func key(_ folder: String, _ parameter: String) -> DiskKey {
-        DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
-    }
-
     private func expectExact(_ store: DiskStore, _ dir: URL, sourceLocation: SourceLocation = #_sourceLocation) {
         let files = entryFiles(under: dir)
         #expect(store.usage(of: FolderPath([])).entryCount == files.count, sourceLocation: sourceLocation)
@@ -38,7 +34,7 @@ import Darwin
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
             for i in 0..<6 {
-                try store.write(Data(repeating: UInt8(i), count: 100 + i), to: key("f\(i % 3)", "p\(i)"), typeName: "t",
+                try store.write(Data(repeating: UInt8(i), count: 100 + i), to: hashedKey("f\(i % 3)", "p\(i)"), typeName: "t",
                                 parameter: nil, expiry: nil, durability: .none)
             }
             let sources = renamedFrom.withLock { $0 }.filter { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") }
@@ -60,7 +56,7 @@ import Darwin
             try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
             defer { try? FileManager.default.removeItem(at: link) }
             let other = try DiskStore.open(at: link)
-            let folder = key("f", "x").folder
+            let folder = hashedKey("f", "x").folder
             let clearNext = Locked(false)
             var fs = FileSystem.posix
             let open = fs.open
@@ -74,18 +70,18 @@ import Darwin
                 return fd
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
-            try store.write(Data(repeating: 1, count: 300), to: key("f", "old"), typeName: "t", parameter: nil,
+            try store.write(Data(repeating: 1, count: 300), to: hashedKey("f", "old"), typeName: "t", parameter: nil,
                             expiry: nil, durability: .none)
             clearNext.withLock { $0 = true }
-            try store.write(Data(repeating: 2, count: 500), to: key("f", "new"), typeName: "t", parameter: nil,
+            try store.write(Data(repeating: 2, count: 500), to: hashedKey("f", "new"), typeName: "t", parameter: nil,
                             expiry: nil, durability: .none)
             #expect(!clearNext.withLock { $0 })   // the clear ran
             store.waitForTrash()
             other.waitForTrash()
             let files = entryFiles(under: dir)
             #expect(files.count == 1)
-            #expect(store.sizes(of: key("f", "new")) != nil)
-            #expect(store.sizes(of: key("f", "old")) == nil)
+            #expect(store.sizes(of: hashedKey("f", "new")) != nil)
+            #expect(store.sizes(of: hashedKey("f", "old")) == nil)
             expectExact(store, dir)
             expectExact(other, dir)
         }
@@ -99,12 +95,12 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             try? FileManager.default.removeItem(atPath: store.temporariesPath)
             try Data([1, 2, 3]).write(to: URL(fileURLWithPath: store.temporariesPath))
-            try store.write(Data(repeating: 1, count: 100), to: key("f", "a"), typeName: "t", parameter: nil,
+            try store.write(Data(repeating: 1, count: 100), to: hashedKey("f", "a"), typeName: "t", parameter: nil,
                             expiry: nil, durability: .none)
             var isFolder: ObjCBool = false
             #expect(FileManager.default.fileExists(atPath: store.temporariesPath, isDirectory: &isFolder) && isFolder.boolValue)
 
-            let blocked = key("g", "b")
+            let blocked = hashedKey("g", "b")
             let folderPath = dir.path + "/" + blocked.folder.relativePath
             try Data(repeating: 9, count: 40).write(to: URL(fileURLWithPath: folderPath))
             try store.write(Data(repeating: 2, count: 200), to: blocked, typeName: "t", parameter: nil,
@@ -120,7 +116,7 @@ import Darwin
     @Test func theDeadWritersSweepListsOnlyTheTemporariesFolder() throws {
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
-            let k = key("f", "a")
+            let k = hashedKey("f", "a")
             try store.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let me = TemporaryName.identity
             let dead = TemporaryName.Owner(pid: me.pid, namespace: me.namespace, incarnation: me.incarnation &+ 1)
