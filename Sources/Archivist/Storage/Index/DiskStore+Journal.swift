@@ -186,27 +186,9 @@ extension DiskStore {
 
         /// Applies every change to `index`, in order.
         func apply(to index: inout SizeIndex) {
-            // An open's replay: its first folder's table sized once, not doubled a dozen times.
-            if changes.count >= 1_024, let first = changes.first {
-                index.reserveEntries(changes.count, in: first.touched.folder)
-            }
-            var run = SizeIndex.Replay()
+            var run = SizeIndex.Replay(expecting: changes.count)
             for i in changes.indices { index.replay(changes[i], before: before[i], in: &run) }
             index.finish(&run)
-        }
-
-        /// Appends `other`, the records that followed.
-        mutating func append(_ other: JournalRecords) {
-            if changes.isEmpty {
-                // The first chunk's records taken as they are, not copied change by change.
-                changes = other.changes
-                before = other.before
-            } else {
-                changes += other.changes
-                before += other.before
-            }
-            consumed += other.consumed
-            damaged = other.damaged
         }
     }
 

@@ -363,17 +363,16 @@ extension DiskStore {
         guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else { return .needsScan }
         var index = saved
         var previous: PreviousFolder?
-        guard let decoded = readJournalRecords(from: 0, previous: &previous) else { return .needsRepair }
-        decoded.apply(to: &index)
+        guard let replayed = replayJournal(from: 0, into: &index, previous: &previous) else { return .needsRepair }
         state.withLock { state in
             state.index = index
-            state.journalOffset = decoded.consumed
+            state.journalOffset = replayed.consumed
             state.appliedEpoch = epoch
             state.appliedChange = counter
             state.snapshotBytes = snapshotBytes
             state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
         }
-        return decoded.damaged ? .needsRepair : .caughtUp
+        return replayed.damaged ? .needsRepair : .caughtUp
     }
 
     /// Saves the index — this process's, or a fresh scan's — as the snapshot of a new epoch
@@ -499,16 +498,10 @@ extension DiskStore {
     /// ``forEachJournalRecord(from:previous:chunkBytes:_:)`` returns.
     func replayJournal(from offset: Int, into index: inout SizeIndex, previous: inout PreviousFolder?)
         -> (consumed: Int, damaged: Bool)? {
-        // The first record's folder sized once for all of them, not doubled a dozen times.
-        let estimate = ((journalEnd() ?? offset) - offset) / 64
-        var sized = estimate < 1_024
-        var run = SizeIndex.Replay()
+        // About one record per 64 bytes.
+        var run = SizeIndex.Replay(expecting: ((journalEnd() ?? offset) - offset) / 64)
         defer { index.finish(&run) }
         return forEachJournalRecord(from: offset, previous: &previous) { change, before in
-            if !sized {
-                sized = true
-                index.reserveEntries(estimate, in: change.touched.folder)
-            }
             index.replay(change, before: before, in: &run)
         }
     }

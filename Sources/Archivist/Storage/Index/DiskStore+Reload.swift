@@ -138,10 +138,13 @@ extension DiskStore {
             guard end >= 0, let (saved, _, _) = readSnapshot(of: epoch),
                   let journal = readJournal(from: 0), journal.count >= end else { return }
             var previous: PreviousFolder?
-            let records = Self.decodeJournal(journal[..<end], previous: &previous)
-            guard !records.damaged else { return }
             var index = saved
-            records.apply(to: &index)
+            var run = SizeIndex.Replay(expecting: end / 64)
+            let (_, damaged) = Self.forEachRecord(in: journal[..<end], previous: &previous) { change, before in
+                index.replay(change, before: before, in: &run)
+            }
+            index.finish(&run)
+            guard !damaged else { return }
             let installed = state.withLock { state -> Bool in
                 guard state.appliedEpoch == epoch, state.journalOffset == end else { return false }
                 state.index = index

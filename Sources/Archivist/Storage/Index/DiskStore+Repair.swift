@@ -233,23 +233,22 @@ extension DiskStore {
             let epoch = shared.epoch
             if state.withLock({ $0.appliedEpoch }) == epoch { return false }   // rebuilt meanwhile
             var previous: PreviousFolder?
-            var (index, decoded) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
+            var (index, prefix) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
                 // Records read without the lock: a tail being appended may be cut short; what
                 // follows the last whole one is read again under the lock.
-                (try scan(), readJournalRecords(from: 0, previous: &previous) ?? JournalRecords())
+                var index = try scan()
+                let prefix = replayJournal(from: 0, into: &index, previous: &previous) ?? (0, false)
+                return (index, prefix)
             }
-            decoded.apply(to: &index)
-            decoded.changes = []
             return try lock.withShared { () -> Bool in
                 // Otherwise the catch-up that follows sees what moved, and what is due.
                 guard shared.epoch == epoch, !shared.intent,
-                      let rest = readJournalRecords(from: decoded.consumed, previous: &previous) else { return false }
-                if rest.damaged { return true }
-                rest.apply(to: &index)
+                      let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous) else { return false }
+                if rest.damaged { return true }   // the index, half replayed, is not installed
                 let counter = shared.change
                 state.withLock { state in
                     state.index = index
-                    state.journalOffset = decoded.consumed + rest.consumed
+                    state.journalOffset = prefix.consumed + rest.consumed
                     state.appliedEpoch = epoch
                     state.appliedChange = counter
                     state.snapshotBytes = 0

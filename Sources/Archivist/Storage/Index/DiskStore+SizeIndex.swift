@@ -143,14 +143,6 @@ extension DiskStore {
             return (old, delta)
         }
 
-        /// Makes room for `count` more entries in `folder`'s table of changes, when it exists.
-        ///
-        /// - Complexity: O(entries in the table) when it grows.
-        mutating func reserveEntries(_ count: Int, in folder: FolderPath) {
-            guard let leaf = node(folder, create: false)?.last else { return }
-            leaf.entries.reserveCapacity(leaf.entries.count + count)
-        }
-
         /// Forgets `key`; returns its record if it had one.
         ///
         /// - Parameter previous: As for ``set(_:_:keepingLaterAccess:previous:)``.
@@ -188,8 +180,12 @@ extension DiskStore {
             fileprivate var folder: FolderPath?
             fileprivate var path: [IndexNode] = []
             fileprivate var pending = DiskUsage()
+            /// How many records are to come, until the first run's folder is sized for them.
+            fileprivate var expected: Int
 
-            init() {}
+            /// A replay of about `records` records: the first run's folder table is sized for
+            /// them once (at 1,024 or more), not doubled a dozen times on the way.
+            init(expecting records: Int = 0) { expected = records }
         }
 
         /// Applies a journal record's change, as ``apply(_:previous:)`` does with the entry's
@@ -229,11 +225,13 @@ extension DiskStore {
         /// `create` is not set).
         private mutating func runLeaf(_ folder: FolderPath, create: Bool, _ run: inout Replay) -> IndexNode? {
             if let current = run.folder, current == folder { return run.path.last }
+            let expected = run.expected
             finish(&run)
-            guard let path = node(folder, create: create) else { return nil }
+            guard let path = node(folder, create: create), let leaf = path.last else { return nil }
             run.folder = folder
             run.path = path
-            return path.last
+            if expected >= 1_024 { leaf.entries.reserveCapacity(leaf.entries.count + expected) }
+            return leaf
         }
 
         /// What the snapshot file holds for `name` in `leaf`, which has nothing set for it

@@ -202,8 +202,7 @@ extension DiskStore {
         }
 
         static func digest(_ page: [UInt8], _ slot: Int) -> MD5.Digest {
-            let at = slot * snapshotRecordSize
-            return MD5.Digest(high: word(page, at), low: word(page, at + 8))
+            page.withUnsafeBytes { MD5.Digest(storedAt: slot * snapshotRecordSize, in: $0) }
         }
 
         static func record(_ page: [UInt8], _ slot: Int) -> Record {
@@ -244,10 +243,7 @@ extension DiskStore {
         /// The first digest of page `index`.
         func digest(_ index: Int) -> MD5.Digest {
             let at = start - bytes.startIndex + index * Self.stride
-            return bytes.withUnsafeBytes {
-                MD5.Digest(high: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
-                           low: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
-            }
+            return bytes.withUnsafeBytes { MD5.Digest(storedAt: at, in: $0) }
         }
 
         /// The CRC32C of page `index`.
@@ -259,6 +255,13 @@ extension DiskStore {
 }
 
 extension MD5.Digest {
+    /// The digest a snapshot holds at `offset` of `raw` — in a page's record or a directory's
+    /// fence — as two little-endian words, the high one first.
+    init(storedAt offset: Int, in raw: UnsafeRawBufferPointer) {
+        self.init(high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+                  low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+    }
+
     /// Whether this digest sorts after `other`: the order of a snapshot's pages.
     func isAbove(_ other: MD5.Digest) -> Bool {
         high != other.high ? high > other.high : low > other.low
