@@ -80,8 +80,12 @@ import Darwin
         let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
         let preferences = try Preferences(store: store)
+        // The background write is held until the flush has written: its delay is short, and
+        // a busy machine could otherwise run it between the set and the other writer's.
+        preferences.file.queue.suspend()
+        defer { preferences.file.queue.resume() }
         try preferences.set(1, for: count)
-        try store.set("outside", forKey: "name", in: "Preferences")   // before the background write
+        try store.set("outside", forKey: "name", in: "Preferences")
         try store.set(9, forKey: "count", in: "Preferences")
         try preferences.flush()
         let root = try PlistStore(directory: folder.url)["Preferences"]
