@@ -92,23 +92,37 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         return parts
     }
 
-    /// Returns a copy that names `fileURL` (and `key`, when the error has none yet).
-    /// Maps an error from the storage or archive layers to a store error, keeping it as the
-    /// underlying error.
+    /// Maps an error from the storage or archive layers to a store error: a storage failure
+    /// as ``init(_:_:fileURL:)`` says, an archive's as `corrupt` keeping it as the underlying
+    /// error, anything else as `ioFailed`.
     init(wrapping error: any Error, fileURL: URL?) {
-        if let error = error as? StoreError {
-            self = error
-            return
+        switch error {
+        case let error as StoreError: self = error
+        case let storage as StorageError: self.init(storage, nil, fileURL: fileURL)
+        case is ArchiveError: self.init(.corrupt, "\(error)", fileURL: fileURL, underlyingError: error)
+        default: self.init(.ioFailed, "\(error)", fileURL: fileURL, underlyingError: error)
         }
-        var code = Code.ioFailed
-        if let storage = error as? StorageError {
-            code = Code(storage.code)
-        } else if error is ArchiveError {
-            code = .corrupt
-        }
-        self.init(code, "\(error)", fileURL: fileURL, underlyingError: error)
     }
 
+    /// A storage-layer failure in the store's words: the nearest code; `context` ("cannot
+    /// write"), the failed operation, the system's text for its `errno` and the path it
+    /// touched (when not `fileURL`) as the message; and as the underlying error the
+    /// `POSIXError` behind it, or the lower error the storage layer kept. The storage layer's
+    /// own type is not public, so it is never the underlying error.
+    init(_ storage: StorageError, _ context: String?, fileURL: URL?) {
+        var message = context.map { "\($0): \(storage.message)" } ?? storage.message
+        var underlying = storage.underlyingError
+        if let errno = storage.errno {
+            message += ": \(String(cString: strerror(errno)))"
+            if let code = POSIXErrorCode(rawValue: errno) { underlying = POSIXError(code) }
+        }
+        if let touched = storage.fileURL, touched.path != fileURL?.path {
+            message += " (\(touched.path))"
+        }
+        self.init(Code(storage.code), message, fileURL: fileURL ?? storage.fileURL, underlyingError: underlying)
+    }
+
+    /// Returns a copy that names `fileURL` (and `key`, when the error has none yet).
     func located(at fileURL: URL, key: String? = nil) -> StoreError {
         var copy = self
         copy.fileURL = copy.fileURL ?? fileURL

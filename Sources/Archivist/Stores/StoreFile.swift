@@ -105,12 +105,12 @@ enum StoreFile {
         TemporaryName.sweepAbandoned(inFolder: folder.path)
     }
 
-    /// `error` as a ``StoreError`` naming `url`: a ``StorageError``'s code mapped to the
-    /// nearest store code, anything else as `ioFailed`.
+    /// `error` as a ``StoreError`` naming `url`: a ``StorageError`` in the store's words
+    /// (``StoreError/init(_:_:fileURL:)``), anything else as `ioFailed`.
     static func storeError(_ error: any Error, _ message: String, _ url: URL) -> StoreError {
         guard let storage = error as? StorageError else {
             return StoreError(.ioFailed, message, fileURL: url, underlyingError: error)
         }
-        return StoreError(StoreError.Code(storage.code), "\(message): \(storage.message)", fileURL: url, underlyingError: storage)
+        return StoreError(storage, message, fileURL: url)
     }
 }

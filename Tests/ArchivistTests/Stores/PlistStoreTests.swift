@@ -260,6 +260,10 @@ import Darwin
         let store = PlistStore(directory: folder.file("occupied"))
         let error = #expect(throws: StoreError.self) { try store.set(1, forKey: "k", in: "p") }
         #expect(error?.code == .ioFailed)
+        // In the store's words: the POSIX error behind it, no internal layer's type.
+        #expect((error?.underlyingError as? POSIXError)?.code == .ENOTDIR, "\(String(describing: error))")
+        let text = error.map { "\($0)" } ?? ""
+        #expect(!text.contains("StorageError") && text.contains(String(cString: strerror(ENOTDIR))), "\(text)")
     }
 
     @Test(.enabled(if: geteuid() != 0, "root ignores file permissions"))
