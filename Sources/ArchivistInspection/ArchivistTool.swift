@@ -149,6 +149,9 @@ package enum ArchivistTool {
         } catch let error as Arguments.UsageError {
             output.error("archivist \(name): \(error.description)\n\n" + command.help)
             return usage
+        } catch let error as StorageError {
+            output.error("archivist \(name): \(CacheError(error))")   // the library's public words
+            return damage
         } catch {
             output.error("archivist \(name): \(error)")
             return damage

@@ -13,12 +13,9 @@ package enum EntryFileTree {
         let parsed: (header: EntryHeader, length: Int)
         do {
             parsed = try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: false, path: path) }
-        } catch let error as CacheError {
-            inspection.damage.append("the entry header does not read: \(error.message)")
-            inspection.nodes = [.field("first bytes", Formatting.hex(bytes, limit: 48))]
-            return inspection
         } catch {
-            inspection.damage.append("the entry header does not read: \(error)")
+            inspection.damage.append("the entry header does not read: \(Formatting.reason(error))")
+            inspection.nodes = [.field("first bytes", Formatting.hex(bytes, limit: 48))]
             return inspection
         }
         let header = parsed.header

@@ -1,3 +1,4 @@
+import Archivist
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,24 @@ import Darwin
 /// How the tool writes sizes, dates, ages and tables for people (the `--json` forms write
 /// plain numbers and ISO 8601 dates instead).
 package enum Formatting {
+    /// `error` in the words of the library's public errors, for a reason beside a path the
+    /// tool already shows: a storage failure's or a `CacheError`'s message, with the system's
+    /// text for its `errno`; anything else as it describes itself.
+    ///
+    /// ```swift
+    /// Formatting.reason(error)   // "not an Archivist entry (bad magic)"
+    /// ```
+    package static func reason(_ error: any Error) -> String {
+        let cacheError: CacheError
+        switch error {
+        case let error as StorageError: cacheError = CacheError(error)
+        case let error as CacheError: cacheError = error
+        default: return "\(error)"
+        }
+        guard let code = cacheError.errno else { return cacheError.message }
+        return "\(cacheError.message): \(String(cString: strerror(code)))"
+    }
+
     /// `512 B`, `1.2 KB`, `3.4 MB`, `2.1 GB` (decimal units, as Finder and most tools show).
     ///
     /// ```swift

@@ -102,7 +102,7 @@ package struct RootVerification: Sendable {
                                         reason: "the size index counts \(Formatting.count(difference.indexed)) bytes, the file has \(Formatting.count(difference.onDisk))"))
             }
         } catch {
-            findings.append(Finding(kind: "index", path: ".archivist/lock", reason: "the root's lock cannot be taken: \(error)"))
+            findings.append(Finding(kind: "index", path: ".archivist/lock", reason: "the root's lock cannot be taken: \(Formatting.reason(error))"))
         }
     }
 
@@ -125,10 +125,8 @@ package struct RootVerification: Sendable {
                 return Finding(kind: "misplaced", path: item.relativePath, reason: problem)
             }
             return nil
-        } catch let error as CacheError {
-            return Finding(kind: "corrupt", path: item.relativePath, reason: error.message)
         } catch {
-            return Finding(kind: "corrupt", path: item.relativePath, reason: "\(error)")
+            return Finding(kind: "corrupt", path: item.relativePath, reason: Formatting.reason(error))
         }
     }
 

@@ -181,10 +181,8 @@ package struct RootWalk: Sendable {
         }
         do {
             return .success(try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: false, path: path) }.0)
-        } catch let error as CacheError {
-            return .failure(error)
         } catch {
-            return .failure(CacheError(.corruptEntry, "\(error)"))
+            return .failure(CacheError.from(error, "\(error)"))
         }
     }
 }

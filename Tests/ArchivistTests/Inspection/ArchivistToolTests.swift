@@ -67,6 +67,33 @@ import Testing
         #expect(text.output.split(separator: "\n").contains { $0.hasPrefix("total") && $0.contains(" 6 ") })
     }
 
+    @Test func listsAnEntryWhoseHeaderIsDamagedWithTheReasonInTheToolsWords() throws {
+        let fixture = try ToolRootFixture()
+        let file = try fixture.file(.productList)
+        var bytes = try Data(contentsOf: file)
+        bytes[0] ^= 0xFF   // the magic word
+        try bytes.write(to: file)
+        let run = try ToolRun(["ls", fixture.root.path, "--entries", "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let entries = try run.object().member("entries", as: [[String: Any]].self)
+        let damaged = try #require(entries.first { $0["problem"] is String }, "\(entries)")
+        #expect(damaged["problem"] as? String == "not an Archivist entry (bad magic)")
+        #expect(entries.count { $0["problem"] is String } == 1)
+    }
+
+    @Test func inspectsAnEntryWhoseHeaderIsTruncatedShowingItsFirstBytes() throws {
+        let fixture = try ToolRootFixture()
+        let file = try fixture.file(.productList)
+        #expect(truncate(file.path, 30) == 0)
+        let run = try ToolRun(["inspect", file.path, "--json"])
+        let inspection = try run.object()
+        #expect(inspection["kind"] as? String == "cache entry")
+        #expect(inspection["damage"] as? [String] == ["the entry header does not read: truncated header"], "\(run.output)")
+        let nodes = try inspection.member("nodes", as: [[String: Any]].self)
+        #expect((nodes.first { $0["key"] as? String == "first bytes" }?["value"] as? String)?.hasPrefix("41524345") == true,
+                "\(nodes)")
+    }
+
     @Test func inspectsACacheEntryFileHeaderAndPayload() throws {
         let fixture = try ToolRootFixture()
         let file = try fixture.file(.productList)

@@ -79,6 +79,7 @@ import Darwin
             #expect(findings.contains { $0["path"] as? String == path && $0["kind"] as? String == kind }, "no \(kind) finding for \(path) in \(findings)")
         }
         #expect(findings.count == expected.count, "\(findings)")
+        #expect(!run.output.contains("StorageError"), "the reasons name no internal type: \(run.output)")
         let index = try report.member("index", as: [String: Any].self)
         #expect(index["agrees"] as? Bool == false)
 
