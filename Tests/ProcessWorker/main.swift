@@ -10,7 +10,7 @@
 import ArchivistTestSupport
 import Foundation
 
-let modes: [String: ([String]) throws -> Void] = [
+var modes: [String: ([String]) throws -> Void] = [
     "lock-counter": lockCounter,
     "records-upsert": recordsUpsert,
     "records-mixed": recordsMixed,
@@ -35,6 +35,9 @@ let modes: [String: ([String]) throws -> Void] = [
     "spare-stop": spareStop,
     "statistics-script": statisticsScript,
 ]
+#if os(Linux)
+modes["fork-child"] = forkChild
+#endif
 
 exitWhenParentExits()
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -189,9 +189,13 @@ package enum TemporaryName {
 
     /// The owner fields of a temporary name made by ``make()``.
     package struct Owner: Equatable {
-        var pid: pid_t
-        var namespace: UInt64
-        var incarnation: UInt64
+        /// The process's id, in its PID namespace.
+        package var pid: pid_t
+        /// Tells PID namespaces apart (containers sharing a volume).
+        package var namespace: UInt64
+        /// Drawn at random when the process starts, and again in a child forked without
+        /// `exec`: tells a reused pid from the process that held it.
+        package var incarnation: UInt64
 
         init(pid: pid_t, namespace: UInt64, incarnation: UInt64) {
             self.pid = pid
@@ -216,10 +220,10 @@ package enum TemporaryName {
     /// which must not pass for its parent: with the parent's fields its temporaries would
     /// look like the parent's own, and its exit would free the parent's slot in the shared
     /// counters (``SharedCounters/unregister(_:)`` frees only slots of this identity).
-    static var identity: Owner { current.identity }
+    package static var identity: Owner { current.identity }
 
     /// The prefix every temporary of this process shares.
-    static var ownerPrefix: String { current.prefix }
+    package static var ownerPrefix: String { current.prefix }
 
     /// This process's identity and prefix. Written once by its initializer and then only by
     /// the `pthread_atfork` child handler, which runs in the new process while it has a single
