@@ -30,10 +30,11 @@ extension DiskStore {
         return index
     }
 
-    /// Deletes the temporaries of index saves that a crash interrupted — they sit in
-    /// `.archivist`, which the entry walk skips (a save runs with the intent word set, so a
-    /// save killed midway always leaves a scan to the next holder of the lock) — and the
-    /// abandoned ones of entry writes (``temporariesPath``).
+    /// Deletes the abandoned temporaries of index saves — they sit in `.archivist`, which the
+    /// entry walk skips, and a fold writes its snapshot without the lock or the intent word,
+    /// so a process that dies or exits during one leaves no repair to find it — and those of
+    /// entry writes (``temporariesPath``). Every open and every scan calls it: two small
+    /// folders listed.
     func sweepInternalTemporaries(below root: AtomicFile.Root?) {
         TemporaryName.sweepAbandoned(inFolder: internalPath, fileSystem: fileSystem, below: root)
         TemporaryName.sweepAbandoned(inFolder: temporariesPath, fileSystem: fileSystem, below: root)

@@ -45,12 +45,16 @@ import Darwin
                 + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
                 + String(dead.incarnation, radix: 16) + ".1"
             try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: temporary))
+            // And the snapshot a fold was writing, without the lock or the intent word.
+            let snapshot = a.internalPath + "/" + (temporary as NSString).lastPathComponent
+            try Data(repeating: 3, count: 10).write(to: URL(fileURLWithPath: snapshot))
             let epoch = a.shared.epoch
 
             let b = try store(dir, "b")
             #expect(b.shared.epoch == epoch)   // no rescan
             b.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: temporary))
+            #expect(!FileManager.default.fileExists(atPath: snapshot))
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
             #expect(b.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
             // The dead slot was freed: the next opener finds nothing to sweep.
