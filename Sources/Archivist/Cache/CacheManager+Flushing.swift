@@ -31,8 +31,10 @@ extension CacheManager {
     ///   deletion of the trash since the last `flush()` failed (once per failure): what it
     ///   could not delete stays in the trash, counted in no size, and the next clear or open
     ///   tries again.
-    /// - Complexity: Blocking file I/O: O(entries) to write the index when it changed, plus
-    ///   the deletion of whatever is in the trash.
+    /// - Complexity: Blocking file I/O: the changes other processes made since this one last
+    ///   looked; O(entries) to write a new snapshot of the index only when the changes since
+    ///   the last one amount to a sixteenth of it (or the index is small); plus the deletion
+    ///   of whatever is in the trash.
     public func flush() throws {
         statisticsBook.publishMemoryHits()
         for store in stores {
