@@ -549,7 +549,7 @@ extension DiskStore {
     }
 
     /// `count` bytes of the journal at `offset`; `nil` when they cannot all be read.
-    private func readJournalBytes(at offset: Int, count: Int) -> [UInt8]? {
+    func readJournalBytes(at offset: Int, count: Int) -> [UInt8]? {
         // Threads holding the lock shared read the one descriptor at once.
         fileSystem.readBytes(of: journalFD, at: offset, count: count)
     }

@@ -125,33 +125,46 @@ extension DiskStore {
 
     /// After this process saved the snapshot of `epoch`: reads the index from that file, as
     /// the other processes do, rather than keeping in memory every change since the snapshot
-    /// it loaded before — which would grow with each fold. Without the lock: the file is
-    /// renamed into place, and while the epoch lasts the journal is only appended to, so its
-    /// records up to this process's position stay as they are. Installed if this process's
-    /// position did not move meanwhile (tried again a few times); otherwise the index in memory
-    /// stays, exact all the same.
+    /// it loaded before — which would grow with each fold. The snapshot and the records this
+    /// process had applied when it looked are read without the lock: the file is renamed into
+    /// place, and while the epoch lasts the journal is only appended to. The records it applied
+    /// since, and the install, come under a short shared hold, which none of this process's
+    /// writes is inside: a write applies its change to the index before it appends the record
+    /// and moves this process's journal position after, so an install between the two would
+    /// drop the change for good (`RebaseRaceTests` guards it). When the epoch moved or a record
+    /// is damaged, the index in memory stays, exact all the same.
     ///
-    /// - Complexity: O(folders + pages) for the snapshot's directory, and the journal's records.
+    /// - Complexity: O(folders + pages) for the snapshot's directory, and the journal's
+    ///   records; under the lock, those appended while the others were replayed.
     func rebase(onSnapshotOf epoch: UInt64) {
-        for _ in 0..<3 {
+        let start = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
+        guard start >= 0, let (saved, _, _) = readSnapshot(of: epoch),
+              let journal = readJournal(from: 0), journal.count >= start else { return }
+        var previous: PreviousFolder?
+        var index = saved
+        var run = SizeIndex.Replay(expecting: start / 64)
+        let (_, damaged) = Self.forEachRecord(in: journal[..<start], previous: &previous) { change, before in
+            index.replay(change, before: before, in: &run)
+        }
+        index.finish(&run)
+        guard !damaged else { return }
+        try? lock.withShared {
             let end = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
-            guard end >= 0, let (saved, _, _) = readSnapshot(of: epoch),
-                  let journal = readJournal(from: 0), journal.count >= end else { return }
-            var previous: PreviousFolder?
-            var index = saved
-            var run = SizeIndex.Replay(expecting: end / 64)
-            let (_, damaged) = Self.forEachRecord(in: journal[..<end], previous: &previous) { change, before in
-                index.replay(change, before: before, in: &run)
+            guard end >= start else { return }
+            if end > start {
+                guard let tail = readJournalBytes(at: start, count: end - start) else { return }
+                var run = SizeIndex.Replay()
+                let (_, damaged) = Self.forEachRecord(in: tail[...], previous: &previous) { change, before in
+                    index.replay(change, before: before, in: &run)
+                }
+                index.finish(&run)
+                guard !damaged else { return }
             }
-            index.finish(&run)
-            guard !damaged else { return }
-            let installed = state.withLock { state -> Bool in
-                guard state.appliedEpoch == epoch, state.journalOffset == end else { return false }
+            state.withLock { state in
+                guard state.appliedEpoch == epoch, state.journalOffset == end else { return }   // a catch-up moved it
                 state.index = index
                 state.replayedFolder = previous
-                return true
             }
-            if installed { return }
         }
     }
 }

@@ -1,0 +1,70 @@
+import ArchivistTestSupport
+import Foundation
+import Testing
+@testable import Archivist
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// After a fold, the folding process reads its index back from the new snapshot (`rebase`)
+/// on the fold queue while its other threads go on writing. A write applies its change to the
+/// index, appends the journal record, and only then moves the process's journal position: a
+/// rebase installed in between would drop that change from the index, and every snapshot
+/// after it, for good (an entry on disk that no size counts).
+@Suite struct RebaseRaceTests {
+    @Test func aRebaseDuringAWritesJournalAppendKeepsTheWrite() throws {
+        try withTemporaryDirectory { dir throws in
+            // The next journal append, once armed, waits until the test lets it go.
+            let journal = Locked<Int32?>(nil)
+            let appending = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            var fileSystem = FileSystem.posix
+            let pwrite = fileSystem.pwrite
+            fileSystem.pwrite = { fd, buffer, count, offset in
+                if journal.withLock({ armed in
+                    guard armed == fd else { return false }
+                    armed = nil
+                    return true
+                }) {
+                    appending.signal()
+                    _ = release.wait(timeout: .now() + 30)
+                }
+                return pwrite(fd, buffer, count, offset)
+            }
+            let store = try DiskStore.open(at: dir, fileSystem: fileSystem)
+            for i in 0..<20 {
+                try store.write(Data(repeating: 1, count: 100), to: hashedKey("f", "\(i)"), typeName: "t", parameter: nil,
+                                expiry: nil, durability: .none)
+            }
+            #expect(try store.foldJournal())   // the snapshot a rebase reads
+            let epoch = store.shared.epoch
+
+            journal.withLock { $0 = store.journalFD }
+            let written = DispatchSemaphore(value: 0)
+            Thread {
+                _ = try? store.write(Data(repeating: 2, count: 100), to: hashedKey("f", "new"), typeName: "t", parameter: nil,
+                                 expiry: nil, durability: .none)
+                written.signal()
+            }.start()
+            #expect(appending.wait(timeout: .now() + 30) == .success)
+            // The write's change is in the index, its record not yet in the journal.
+            let rebased = DispatchSemaphore(value: 0)
+            Thread {
+                store.rebase(onSnapshotOf: epoch)
+                rebased.signal()
+            }.start()
+            // A rebase that does not wait for the write installs now.
+            let rebasedEarly = rebased.wait(timeout: .now() + 1) == .success
+            release.signal()
+            #expect(written.wait(timeout: .now() + 30) == .success)
+            if !rebasedEarly { #expect(rebased.wait(timeout: .now() + 30) == .success) }
+
+            let files = entryFiles(under: dir)
+            #expect(files.count == 21)
+            #expect(store.usage(of: FolderPath([])).entryCount == files.count)
+            #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
+        }
+    }
+}
