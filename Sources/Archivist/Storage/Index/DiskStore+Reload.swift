@@ -79,7 +79,13 @@ extension DiskStore {
     /// - Complexity: O(entries) without the lock; under it, a catch-up, a rename, and the
     ///   records appended while the snapshot was written.
     func foldJournal() throws -> Bool {
-        let (snapshot, epoch, offset) = state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
+        // The copy and its journal position under a short shared hold, which none of this
+        // process's writes is inside: one between applying its change and moving the position
+        // past its record would have the new epoch's journal apply that change again
+        // (`RebaseRaceTests`). O(folders): the copy shares each folder's table until written.
+        let (snapshot, epoch, offset) = try lock.withShared {
+            state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
+        }
         // A page of the snapshot file the index reads is damaged: the next catch-up repairs.
         guard let bytes = snapshot.serialized(epoch: epoch &+ 1) else { return false }
         let prepared = try bytes.withChunks { chunks in

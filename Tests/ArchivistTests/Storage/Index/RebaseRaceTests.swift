@@ -8,13 +8,23 @@ import Glibc
 import Darwin
 #endif
 
-/// After a fold, the folding process reads its index back from the new snapshot (`rebase`)
-/// on the fold queue while its other threads go on writing. A write applies its change to the
-/// index, appends the journal record, and only then moves the process's journal position: a
-/// rebase installed in between would drop that change from the index, and every snapshot
-/// after it, for good (an entry on disk that no size counts).
+/// A fold takes its copy of the index, and afterwards reads its index back from the new
+/// snapshot (`rebase`), on the fold queue while the process's other threads go on writing. A
+/// write applies its change to the index, appends the journal record, and only then moves the
+/// process's journal position: a copy taken in between holds the change and a position before
+/// its record, which the new epoch's journal then applies a second time; a rebase installed in
+/// between drops the change. Either way the sizes leave the disk for good.
 @Suite struct RebaseRaceTests {
-    @Test func aRebaseDuringAWritesJournalAppendKeepsTheWrite() throws {
+    /// A store on `dir` through the link `dir-<name>`, so it is apart from the process's others.
+    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
+        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
+        try? FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+        return try DiskStore.open(at: link)
+    }
+
+    @Test(arguments: ["rebase", "fold"])
+    func aFoldOrRebaseDuringAWritesJournalAppendKeepsTheWrite(step: String) throws {
         try withTemporaryDirectory { dir throws in
             // The next journal append, once armed, waits until the test lets it go.
             let journal = Locked<Int32?>(nil)
@@ -52,7 +62,7 @@ import Darwin
             // The write's change is in the index, its record not yet in the journal.
             let rebased = DispatchSemaphore(value: 0)
             Thread {
-                store.rebase(onSnapshotOf: epoch)
+                if step == "rebase" { store.rebase(onSnapshotOf: epoch) } else { _ = try? store.foldJournal() }
                 rebased.signal()
             }.start()
             // A rebase that does not wait for the write installs now.
@@ -65,6 +75,9 @@ import Darwin
             #expect(files.count == 21)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
+            let other = try self.store(dir, "other")   // from the snapshot and journal on disk
+            #expect(other.usage(of: FolderPath([])).entryCount == files.count)
+            #expect(other.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
         }
     }
 }
