@@ -33,8 +33,9 @@ extension CacheManager {
     ///   tries again.
     /// - Complexity: Blocking file I/O: the changes other processes made since this one last
     ///   looked; O(entries) to write a new snapshot of the index only when the changes since
-    ///   the last one amount to a sixteenth of it (or the index is small); plus the deletion
-    ///   of whatever is in the trash.
+    ///   the last one amount to a sixteenth of it (or the index is small), or when a fold
+    ///   started by a store is under way, which it waits for; plus the deletion of whatever is
+    ///   in the trash.
     public func flush() throws {
         statisticsBook.publishMemoryHits()
         for store in stores {

@@ -272,10 +272,11 @@ extension DiskStore {
     }
 
     /// Makes the saved index current: every committed change is in the journal already, and
-    /// the journal is folded into a new snapshot when it holds enough of them (``flushFolds``).
-    /// Only then does the flush wait for a fold under way in the background, which may be
-    /// folding those very records: a large root's flush after a few changes returns at once
-    /// even while a fold of its whole index runs (the `scale` suite's flush guards it).
+    /// the journal is folded into a new snapshot when it holds enough of them (``flushFolds``),
+    /// after a fold under way in the background finishes. That wait stays even when this flush
+    /// will not fold: a process often exits after its flush, and a fold it left undone leaves
+    /// the journal longer for every open after it; short-lived processes would each add to it
+    /// (the `scale` suite's open guards it).
     ///
     /// - Throws: ``StorageError`` when the snapshot cannot be written.
     /// - Complexity: Blocking file I/O: a catch-up; when the journal is folded, O(entries)
@@ -283,10 +284,8 @@ extension DiskStore {
     ///   length — and under it after a few lost races with other processes' folds.
     package func flush() throws {
         guard writeRefusal == nil else { return }   // nothing can have changed
+        foldQueue.sync {}
         for _ in 0..<Self.scanAttempts {
-            try withCaughtUpIndex(exclusive: false) {}
-            guard flushFolds else { return }
-            foldQueue.sync {}
             try withCaughtUpIndex(exclusive: false) {}
             guard flushFolds else { return }
             if try foldJournal() { return }
