@@ -6,10 +6,7 @@ import Testing
 /// on another link to the same folder, as another process would be) within a poll.
 @Suite struct CacheChangeTests {
     private func manager(_ dir: URL, via name: String) throws -> CacheManager<ShopCache> {
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try CacheManager<ShopCache>(root: CacheRoot(directory: link), user: "u")
+        try CacheManager<ShopCache>(root: CacheRoot(directory: linkedFolder(dir, name)), user: "u")
     }
 
     @Test func ownAndOtherStoresChangesOfTheTypeAreReported() async throws {

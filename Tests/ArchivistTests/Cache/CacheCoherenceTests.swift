@@ -9,10 +9,7 @@ import Testing
     /// A manager on `dir` through its own symbolic link `dir-<name>`.
     private func manager(_ dir: URL, via name: String?) throws -> CacheManager<ShopCache> {
         guard let name else { return try CacheManager<ShopCache>(root: CacheRoot(directory: dir), user: "u") }
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try CacheManager<ShopCache>(root: CacheRoot(directory: link), user: "u")
+        return try CacheManager<ShopCache>(root: CacheRoot(directory: linkedFolder(dir, name)), user: "u")
     }
 
     @Test(arguments: [true, false])
@@ -61,12 +58,7 @@ import Testing
     @Test(arguments: FaultInjector.Mode.allCases)
     func aWriteWhoseRecordFailedIsNotHiddenByTheMemoryTier(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
-            let links = try ["w", "r"].map { name in
-                let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-                try? FileManager.default.removeItem(at: link)
-                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-                return link
-            }
+            let links = try ["w", "r"].map { try linkedFolder(dir, $0) }
             let injector = FaultInjector(mode: mode)
             let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: links[0]), user: "u",
                                                      configuration: .init(), fileSystem: injector.fileSystem)

@@ -20,6 +20,22 @@ func hashedKey(_ folder: String, _ parameter: String) -> DiskKey {
     DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
 }
 
+/// A symbolic link `<dir>-<name>` beside `dir`, pointing at it (made again if it exists): a
+/// store opened through it is apart from the process's other stores of `dir`, which the
+/// library shares per path, so it acts as another process's as far as the lock, the shared
+/// counters and the journal go.
+func linkedFolder(_ dir: URL, _ name: String) throws -> URL {
+    let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
+    try? FileManager.default.removeItem(at: link)
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+    return link
+}
+
+/// A store of `dir` apart from the process's others (see ``linkedFolder(_:_:)``).
+func storeThroughLink(_ dir: URL, _ name: String, fileSystem: FileSystem = .posix) throws -> DiskStore {
+    try DiskStore.open(at: linkedFolder(dir, name), fileSystem: fileSystem)
+}
+
 /// The permission bits of the file or folder at `path`.
 func permissions(_ path: String) -> mode_t {
     var status = stat()

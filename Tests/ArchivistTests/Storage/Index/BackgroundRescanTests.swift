@@ -30,10 +30,7 @@ import Darwin
             try store.flush()
         }
         try Data("D".utf8).write(to: dir.appendingPathComponent(".archivist/dirty"))
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-again")
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return link
+        return try linkedFolder(dir, "again")
     }
 
     @Test func aLargeRootsRescanRunsWhileTheOpenReturnsAndReadsAreServed() throws {

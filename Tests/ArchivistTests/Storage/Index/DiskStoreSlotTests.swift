@@ -15,14 +15,6 @@ import Darwin
 /// every process drop its memory tier). A rescan bumps the journal epoch, so an unchanged
 /// epoch proves there was none.
 @Suite struct DiskStoreSlotTests {
-    /// A store on `dir` through the link `dir-<name>`, so it is apart from the process's others.
-    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try DiskStore.open(at: link)
-    }
-
     /// A previous incarnation of this process's PID: judged dead.
     private var deadOwner: TemporaryName.Owner {
         let me = TemporaryName.identity
@@ -33,7 +25,7 @@ import Darwin
     /// change, so the next opener frees the slot and sweeps its temporaries without a rescan.
     @Test func aSlotLeftByAKilledProcessIsFreedAndItsTemporariesSweptWithoutARescan() throws {
         try withTemporaryDirectory { dir throws in
-            let a = try store(dir, "a")
+            let a = try storeThroughLink(dir, "a")
             let k = hashedKey("x", "1")
             try a.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let dead = deadOwner
@@ -50,7 +42,7 @@ import Darwin
             try Data(repeating: 3, count: 10).write(to: URL(fileURLWithPath: snapshot))
             let epoch = a.shared.epoch
 
-            let b = try store(dir, "b")
+            let b = try storeThroughLink(dir, "b")
             #expect(b.shared.epoch == epoch)   // no rescan
             b.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: temporary))
@@ -66,14 +58,14 @@ import Darwin
     /// record: the next opener rescans (here the record of the second write is missing).
     @Test func aSlotLeftByAProcessKilledMidChangeMakesTheOpenerRescan() throws {
         try withTemporaryDirectory { dir throws in
-            let a = try store(dir, "a")
+            let a = try storeThroughLink(dir, "a")
             try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             #expect(a.shared.register(as: deadOwner).slot != nil)
             try Data(repeating: 2, count: 300).write(to: URL(fileURLWithPath: a.path(of: hashedKey("x", "2"))))
             a.shared.intent = true
             let epoch = a.shared.epoch
 
-            let b = try store(dir, "b")
+            let b = try storeThroughLink(dir, "b")
             #expect(b.shared.epoch == epoch &+ 1)   // rescanned
             #expect(!b.shared.intent)
             #expect(b.usage(of: FolderPath([])).entryCount == 2)
@@ -119,7 +111,7 @@ import Darwin
     /// rescan forever.
     @Test func everySlotTakenDoesNotRescan() throws {
         try withTemporaryDirectory { dir throws in
-            let a = try store(dir, "a")
+            let a = try storeThroughLink(dir, "a")
             try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let me = TemporaryName.identity
             let now = TemporaryName.currentTime()
@@ -129,11 +121,11 @@ import Darwin
             }
             let epoch = a.shared.epoch
             // The old unjudged slot is reused.
-            let b = try store(dir, "b")
+            let b = try storeThroughLink(dir, "b")
             #expect(b.shared.epoch == epoch)
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
             // None left: the next opener works without a slot, still without a rescan.
-            let c = try store(dir, "c")
+            let c = try storeThroughLink(dir, "c")
             #expect(c.shared.epoch == epoch)
             #expect(c.usage(of: FolderPath([])).entryCount == 1)
             #expect(a.shared.register(as: TemporaryName.Owner(pid: 9, namespace: me.namespace &+ 1, incarnation: 99), now: now).slot == nil)
@@ -164,7 +156,7 @@ import Darwin
             let folder = dir.appendingPathComponent(".archivist")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(repeating: 0xFF, count: 4096).write(to: folder.appendingPathComponent("shared"))
-            let a = try store(dir, "a")
+            let a = try storeThroughLink(dir, "a")
             let words = try Data(contentsOf: folder.appendingPathComponent("shared"))
             #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
             #expect(!a.shared.intent)
@@ -172,7 +164,7 @@ import Darwin
             #expect(a.shared.register(as: foreign).slot != nil)   // the garbage slots were cleared
             try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let epoch = a.shared.epoch
-            let b = try store(dir, "b")   // our layout now: no rescan
+            let b = try storeThroughLink(dir, "b")   // our layout now: no rescan
             #expect(b.shared.epoch == epoch)
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
         }

@@ -21,14 +21,6 @@ import Darwin
                         expiry: nil, durability: .none)
     }
 
-    /// A store on `dir` through the link `dir-<name>`, apart from the process's others.
-    private func store(_ dir: URL, _ name: String, fileSystem: FileSystem = .posix) throws -> DiskStore {
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try DiskStore.open(at: link, fileSystem: fileSystem)
-    }
-
     private func expectExact(_ stores: [DiskStore], _ dir: URL) {
         let files = entryFiles(under: dir)
         for store in stores {
@@ -42,8 +34,8 @@ import Darwin
     func aFailedSaveWithoutAScanLeavesNoRescanBehind(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector(mode: mode)
-            let a = try store(dir, "a", fileSystem: injector.fileSystem)
-            let b = try store(dir, "b")
+            let a = try storeThroughLink(dir, "a", fileSystem: injector.fileSystem)
+            let b = try storeThroughLink(dir, "b")
             try write(a, "1", bytes: 100)
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
             #expect(throws: StorageError.self) { try a.flush() }
@@ -63,8 +55,8 @@ import Darwin
     func aFailedSaveAfterAScanLeavesNoRescanBehind(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector(mode: mode)
-            let a = try store(dir, "a", fileSystem: injector.fileSystem)
-            let b = try store(dir, "b")
+            let a = try storeThroughLink(dir, "a", fileSystem: injector.fileSystem)
+            let b = try storeThroughLink(dir, "b")
             try write(b, "1", bytes: 100)
             b.shared.intent = true   // as a holder killed between a change and its record leaves it
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))

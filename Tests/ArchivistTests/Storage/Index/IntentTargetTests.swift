@@ -13,13 +13,6 @@ import Testing
         try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
     }
 
-    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try DiskStore.open(at: link)
-    }
-
     /// An entry file as a store writes it, put in place without the store (what a holder
     /// killed after its rename leaves).
     private func plant(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
@@ -43,7 +36,7 @@ import Testing
     @Test(arguments: ["added", "replaced", "removed"])
     func theNamedEntryIsLookedAtInsteadOfARescan(what: String) throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = (try store(dir, "a"), try store(dir, "b"))
+            let (a, b) = (try storeThroughLink(dir, "a"), try storeThroughLink(dir, "b"))
             for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
             let epoch = a.shared.epoch
             let target = what == "added" ? hashedKey("x", "new") : hashedKey("x", "3")
@@ -69,7 +62,7 @@ import Testing
             let orphan = hashedKey("x", "orphan")
             let epoch: UInt64
             do {
-                let a = try store(dir, "a")
+                let a = try storeThroughLink(dir, "a")
                 for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
                 try a.flush()
                 epoch = a.shared.epoch
@@ -89,7 +82,7 @@ import Testing
     @Test(arguments: [false, true])
     func withoutATargetOrWithAFolderThereTheRootIsRescanned(folderAtPath: Bool) throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = (try store(dir, "a"), try store(dir, "b"))
+            let (a, b) = (try storeThroughLink(dir, "a"), try storeThroughLink(dir, "b"))
             for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
             let epoch = a.shared.epoch
             let target = hashedKey("x", "odd")

@@ -91,13 +91,9 @@ import Testing
     /// entries, logical and allocated bytes of every folder, and every entry's record sizes.
     @Test func replayOfInterleavedFoldersWithClearsEqualsARescan() throws {
         try withTemporaryDirectory { dir throws in
-            let links = (0..<2).map { i in dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-replay\(i)") }
+            let links = try (0..<2).map { i in try linkedFolder(dir, "replay\(i)") }
             defer { for link in links { try? FileManager.default.removeItem(at: link) } }
-            let stores = try links.map { link in
-                try? FileManager.default.removeItem(at: link)
-                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-                return try DiskStore.open(at: link)
-            }
+            let stores = try links.map { try DiskStore.open(at: $0) }
             let (writer, reader) = (stores[0], stores[1])
             let folders = [["x"], ["x", "y"], ["x", "z"], ["w"], ["w", "y"], ["v", "u", "t"]].map(folder)
             var rng = SplitMix64(seed: 7)

@@ -15,14 +15,6 @@ import Darwin
 /// its record, which the new epoch's journal then applies a second time; a rebase installed in
 /// between drops the change. Either way the sizes leave the disk for good.
 @Suite struct RebaseRaceTests {
-    /// A store on `dir` through the link `dir-<name>`, so it is apart from the process's others.
-    private func store(_ dir: URL, _ name: String) throws -> DiskStore {
-        let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
-        try? FileManager.default.removeItem(at: link)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        return try DiskStore.open(at: link)
-    }
-
     @Test(arguments: ["rebase", "fold"])
     func aFoldOrRebaseDuringAWritesJournalAppendKeepsTheWrite(step: String) throws {
         try withTemporaryDirectory { dir throws in
@@ -75,7 +67,7 @@ import Darwin
             #expect(files.count == 21)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
-            let other = try self.store(dir, "other")   // from the snapshot and journal on disk
+            let other = try storeThroughLink(dir, "other")   // from the snapshot and journal on disk
             #expect(other.usage(of: FolderPath([])).entryCount == files.count)
             #expect(other.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
         }

@@ -240,8 +240,7 @@ import Darwin
             let folding = ContinuousClock.now
             try store.flush()
             let folded = ContinuousClock.now - folding
-            let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-other")
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+            let link = try linkedFolder(dir, "other")
             defer { try? FileManager.default.removeItem(at: link) }
             let loading = ContinuousClock.now
             let other = try DiskStore.open(at: link)
@@ -327,8 +326,7 @@ import Darwin
                                  typeName: "t", parameter: nil, expiry: nil, durability: .none)
             }
             // Another store of the root (a process of its own, as far as the lock and journal go).
-            let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-reader")
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+            let link = try linkedFolder(dir, "reader")
             defer { try? FileManager.default.removeItem(at: link) }
             let reader = try DiskStore.open(at: link, fileSystem: recorder.fileSystem)
             let epoch = writer.shared.epoch

@@ -52,11 +52,7 @@ import Darwin
 
     /// Store A (through `hook`'s file system) and store B on `dir`, each through its own link.
     private func twoStores(_ dir: URL, hook: BeforeExclusiveLock) throws -> (DiskStore, DiskStore) {
-        let links = (0..<2).map { dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-race\($0)") }
-        for link in links {
-            try? FileManager.default.removeItem(at: link)
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-        }
+        let links = try (0..<2).map { try linkedFolder(dir, "race\($0)") }
         let stores = (try DiskStore.open(at: links[0], fileSystem: hook.fileSystem), try DiskStore.open(at: links[1]))
         // The walk of the trash each open queues takes the trash lock exclusively through A's
         // `flock` too: run late on a loaded machine, it took the armed action.

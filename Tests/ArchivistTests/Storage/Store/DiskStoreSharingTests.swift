@@ -19,12 +19,7 @@ import Darwin
 
     /// `count` stores on the folder `dir`, through links `dir-link<i>` (kept alive by the caller).
     private func stores(_ dir: URL, _ count: Int) throws -> [DiskStore] {
-        try (0..<count).map { i in
-            let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-link\(i)")
-            try? FileManager.default.removeItem(at: link)
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
-            return try DiskStore.open(at: link)
-        }
+        try (0..<count).map { i in try storeThroughLink(dir, "link\(i)") }
     }
 
     private func onDisk(_ dir: URL) -> (count: Int, bytes: Int64) {

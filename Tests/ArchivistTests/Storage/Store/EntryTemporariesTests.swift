@@ -51,9 +51,7 @@ import Darwin
     /// the clear — in both processes' sizes as on the disk.
     @Test func aFolderClearedWhileTheTemporaryIsWrittenIsMadeAgain() throws {
         try withTemporaryDirectory { dir throws in
-            let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-other")
-            try? FileManager.default.removeItem(at: link)
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+            let link = try linkedFolder(dir, "other")
             defer { try? FileManager.default.removeItem(at: link) }
             let other = try DiskStore.open(at: link)
             let folder = hashedKey("f", "x").folder
