@@ -28,8 +28,8 @@ final class ExitRegistry<Object: AnyObject>: Sendable {
     ///
     /// A closure, not the key path `\.object`: projecting a key path instantiates generic
     /// metadata the first time, behind the Swift runtime's one-time lock, and a child forked
-    /// without `exec` (a pre-fork server's worker) runs this at its exit with only the forking thread:
-    /// had another thread of the parent held that lock at the fork, the child would wait for it
-    /// forever.
+    /// without `exec` (a pre-fork server's worker) runs this at its exit with only the forking
+    /// thread: had another thread of the parent held that lock at the fork, the child would
+    /// wait for it forever.
     var live: [Object] { entries.withLock { $0.values.compactMap { $0.object } } }
 }
