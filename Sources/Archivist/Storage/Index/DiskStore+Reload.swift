@@ -145,11 +145,11 @@ extension DiskStore {
     func rebase(onSnapshotOf epoch: UInt64) {
         let start = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
         guard start >= 0, let (saved, _, _) = readSnapshot(of: epoch),
-              let journal = readJournal(from: 0), journal.count >= start else { return }
+              let applied = readJournalBytes(at: 0, count: start) else { return }
         var previous: PreviousFolder?
         var index = saved
         var run = SizeIndex.Replay(expecting: start / 64)
-        let (_, damaged) = Self.forEachRecord(in: journal[..<start], previous: &previous) { change, before in
+        let (_, damaged) = Self.forEachRecord(in: applied[...], previous: &previous) { change, before in
             index.replay(change, before: before, in: &run)
         }
         index.finish(&run)
