@@ -181,8 +181,10 @@ package struct RootWalk: Sendable {
         }
         do {
             return .success(try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: false, path: path) }.0)
+        } catch let error as StorageError {
+            return .failure(CacheError(error))
         } catch {
-            return .failure(CacheError.from(error, "\(error)"))
+            return .failure(CacheError(.corruptEntry, "\(error)"))
         }
     }
 }
