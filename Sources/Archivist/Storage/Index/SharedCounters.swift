@@ -131,7 +131,7 @@ final class SharedCounters: @unchecked Sendable {
     /// Bumps the journal epoch; returns the new value.
     func bumpEpoch() -> UInt64 { archivist_atomic_add_u64(base + 2, 1) }
 
-    private static let firstSlot = 8
+    static let firstSlot = 8
     static let slotCount = 64
     /// Each slot's registration time (seconds since 1970), one word per slot after the slots.
     /// Files written before these words existed read 0 there: such slots look old.
