@@ -1,5 +1,11 @@
 import Archivist
+import ArchivistKeyedArchive
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `archivist` command line: each subcommand parses its arguments, does its work through
 /// the types of this module, and answers with an exit status — 0 when all is well, 1 when
@@ -32,15 +38,20 @@ package enum ArchivistTool {
 
             Recognises a cache entry file (its header: type name, parameter, dates, sizes and
             checksums, then its payload), a native archive, an NSKeyedArchiver archive (binary
-            or XML), a plain property list, and a RecordStore folder (snapshot, change log with
-            its batches, quarantined parts). Prints a tree: types, keys, values, object ids;
-            shared objects and cycles appear as references (→ #3, → @5); long data is cut, with
-            its size. Bounded by ArchiveLimits: a hostile file gives an error, never a crash.
+            or XML), a plain property list, a RecordStore folder (snapshot, change log with
+            its batches, quarantined parts), and a cache root's own .archivist folder and files
+            (the size index snapshot and journal, the shared counters, the marker, the locks).
+            Prints a tree: types, keys, values, object ids; shared objects and cycles appear as
+            references (→ #3, → @5), a shared string or number as its value (true (shared @5));
+            long data is cut, with its size. Bounded by ArchiveLimits: a hostile file gives an
+            error, never a crash. A FILE that does not exist or cannot be read is reported on
+            standard error.
 
-              --json   the same as JSON (nodes with key, kind, type, value, id, ref, children)
+              --json   the same as JSON (nodes with key, kind, type, value, id, ref, children;
+                       {"path", "error"} for a FILE that cannot be read)
 
-            Exit status: 0 all checked out, 1 damage found (a checksum, a torn tail, an
-            unreadable file), 2 usage.
+            Exit status: 0 all checked out, 1 damage found (a checksum, a torn tail) or a FILE
+            missing or unreadable, 2 usage.
             """, flags: ["--json"], options: [], run: inspect),
         Command(name: "ls", summary: "list a cache root per location, user and type", help: """
             usage: archivist ls ROOT... [--entries] [--json]
@@ -52,7 +63,8 @@ package enum ArchivistTool {
               --entries   also list every entry: type, parameter, size, age, expiry, file
               --json      the same as JSON
 
-            Exit status: 0, or 2 when ROOT is not a cache root.
+            Exit status: 0, or 2 when ROOT does not exist or is not a cache root (a folder
+            inside a root names the root).
             """, flags: ["--entries", "--json"], options: [], run: list),
         Command(name: "verify", summary: "check every entry, the size index, temporaries and trash", help: """
             usage: archivist verify ROOT... [--repair] [--json]
@@ -65,6 +77,9 @@ package enum ArchivistTool {
                          empties the trash — with the library's own locks, so the processes
                          using the root may go on meanwhile — then verifies again
               --json     the same as JSON
+
+            Each damaged entry is named by its type and parameter when its header reads, and by
+            its path below the root.
 
             Exit status: 0 no damage (after a repair: none left), 1 damage found, 2 usage.
             """, flags: ["--repair", "--json"], options: [], run: verify),
@@ -80,7 +95,7 @@ package enum ArchivistTool {
               --reset   set every counter to zero (for every process) after printing
               --json    the same as JSON
 
-            Exit status: 0, or 2 when ROOT is not a cache root.
+            Exit status: 0, or 2 when ROOT does not exist or is not a cache root.
             """, flags: ["--reset", "--json"], options: [], run: stats),
         Command(name: "clear", summary: "clear a root, a type or a user, through the trash", help: """
             usage: archivist clear ROOT [--type NAME] [--user ID] [--json]
@@ -93,18 +108,30 @@ package enum ArchivistTool {
               --user ID     only this user's caches and documents (with --type: that type)
               --json        the result as JSON (folders cleared, bytes freed)
 
+            A type or user the root holds nothing of is a usage error, which lists the types
+            (from the entries' headers) and user folders (the MD5 of each user id) it holds.
+
             Exit status: 0 cleared, 1 failed, 2 usage.
             """, flags: ["--json"], options: ["--type", "--user"], run: clear),
         Command(name: "convert", summary: "write a keyed archive or property list as JSON, XML or binary", help: """
-            usage: archivist convert FILE --to json|xml|binary [--output PATH]
+            usage: archivist convert FILE --to json|xml|binary [--graph] [--output PATH]
 
             Reads FILE (a binary or XML property list; NSKeyedArchiver archives are property
             lists) and writes it in the format asked for, to standard output or PATH. References
             (CF$UID) stay references, so an archive converted to XML and back is the same.
             JSON writes dates as ISO 8601, data as base64, a reference as {"CF$UID": n}.
+            A native archive or a cache entry is no property list: `archivist inspect --json`
+            writes those as JSON.
 
-            Exit status: 0 written, 1 FILE does not read or cannot be written so, 2 usage.
-            """, flags: [], options: ["--to", "--output", "-o"], run: convert),
+              --graph   with --to json, an NSKeyedArchiver archive's object graph resolved
+                        instead of its $objects table: {"$class": name, field: value, …} for
+                        each object, arrays and dictionaries as JSON's own, strings and numbers
+                        as values; an object met again (shared, or a cycle) is {"$ref": n},
+                        n being the "$id" it carries where it is written out
+
+            Exit status: 0 written, 1 FILE is missing, does not read or cannot be written so,
+            2 usage.
+            """, flags: ["--graph"], options: ["--to", "--output", "-o"], run: convert),
     ]
 
     static let overview = """
@@ -149,6 +176,9 @@ package enum ArchivistTool {
         } catch let error as Arguments.UsageError {
             output.error("archivist \(name): \(error.description)\n\n" + command.help)
             return usage
+        } catch let refusal as Refusal {
+            output.error("archivist \(name): \(refusal.message)")
+            return refusal.status
         } catch let error as StorageError {
             output.error("archivist \(name): \(CacheError(error))")   // the library's public words
             return damage
@@ -158,23 +188,36 @@ package enum ArchivistTool {
         }
     }
 
+    /// A command that cannot do its work with a path or value it was given (a path that does
+    /// not exist, a folder that is no cache root, a type the root does not hold): one message
+    /// for standard error — without the help text a malformed command line gets — and the
+    /// exit status.
+    struct Refusal: Error {
+        var message: String
+        var status: Int32
+    }
+
     // MARK: Subcommands
 
     private static func inspect(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw Arguments.UsageError(description: "inspect needs a FILE") }
         let inspections = arguments.positionals.map { FileInspector.inspect(path: $0) }
+        for inspection in inspections {
+            if let failure = inspection.failure { output.error("archivist inspect: \(inspection.path): \(failure)") }
+        }
         if arguments.has("--json") {
             output.print((inspections.count == 1 ? inspections[0].json : .array(inspections.map(\.json))).text(pretty: true))
         } else {
-            output.print(inspections.map(\.text).joined(separator: "\n\n"))
+            let reports = inspections.filter { $0.failure == nil }.map(\.text)
+            if !reports.isEmpty { output.print(reports.joined(separator: "\n\n")) }
         }
-        return inspections.contains { !$0.damage.isEmpty } ? damage : success
+        return inspections.contains { !$0.damage.isEmpty || $0.failure != nil } ? damage : success
     }
 
-    private static func roots(_ arguments: Arguments) throws -> [String] {
+    private static func roots(_ arguments: Arguments, command: String) throws -> [String] {
         guard !arguments.positionals.isEmpty else { throw Arguments.UsageError(description: "needs a ROOT") }
         for root in arguments.positionals where !RootWalk.isRoot(root) {
-            throw Arguments.UsageError(description: "\(root) is not a cache root (it has no .archivist folder)")
+            throw Refusal(message: RootWalk.whyNotARoot(root, command: command), status: usage)
         }
         return arguments.positionals.map { path in
             var trimmed = path
@@ -184,7 +227,7 @@ package enum ArchivistTool {
     }
 
     private static func list(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
-        let listings = try roots(arguments).map { RootListing(root: $0) }
+        let listings = try roots(arguments, command: "ls").map { RootListing(root: $0) }
         let entries = arguments.has("--entries")
         if arguments.has("--json") {
             output.print((listings.count == 1 ? listings[0].json(entries: entries) : .array(listings.map { $0.json(entries: entries) })).text(pretty: true))
@@ -196,7 +239,7 @@ package enum ArchivistTool {
 
     private static func verify(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
         var results: [RootVerification] = []
-        for root in try roots(arguments) {
+        for root in try roots(arguments, command: "verify") {
             let found = RootVerification(root: root)
             results.append(arguments.has("--repair") && (found.isDamaged || found.trashItems > 0) ? try RootVerification.repair(found) : found)
         }
@@ -209,7 +252,7 @@ package enum ArchivistTool {
     }
 
     private static func stats(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
-        let reports = try roots(arguments).map { try StatisticsReport(root: $0) }
+        let reports = try roots(arguments, command: "stats").map { try StatisticsReport(root: $0) }
         if arguments.has("--json") {
             output.print((reports.count == 1 ? reports[0].json : .array(reports.map(\.json))).text(pretty: true))
         } else {
@@ -223,9 +266,13 @@ package enum ArchivistTool {
     }
 
     private static func clear(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
-        let roots = try roots(arguments)
+        let roots = try roots(arguments, command: "clear")
         guard roots.count == 1 else { throw Arguments.UsageError(description: "clear takes one ROOT") }
-        let result = try RootClearing.clear(root: roots[0], typeName: arguments.option("--type"), user: arguments.option("--user"))
+        let typeName = arguments.option("--type"), user = arguments.option("--user")
+        if let unknown = RootClearing.unknownSelection(root: roots[0], typeName: typeName, user: user) {
+            throw Refusal(message: unknown, status: usage)
+        }
+        let result = try RootClearing.clear(root: roots[0], typeName: typeName, user: user)
         output.print(arguments.has("--json") ? result.json.text(pretty: true) : result.text)
         return success
     }
@@ -235,15 +282,24 @@ package enum ArchivistTool {
         guard let name = arguments.option("--to"), let format = Conversion.Format(rawValue: name) else {
             throw Arguments.UsageError(description: "--to json, xml or binary is needed")
         }
-        let path = arguments.positionals[0]
-        guard let input = FileManager.default.contents(atPath: path) else {
-            throw Arguments.UsageError(description: "cannot read \(path)")
+        guard !arguments.has("--graph") || format == .json else {
+            throw Arguments.UsageError(description: "--graph goes with --to json (XML and binary keep the $objects table)")
         }
+        let path = arguments.positionals[0]
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Refusal(message: "\(path): " + Formatting.pathProblem(errno), status: damage) }
+        close(fd)
+        guard let input = FileManager.default.contents(atPath: path) else {
+            throw Refusal(message: "\(path): cannot be read", status: damage)
+        }
+        if let refusal = Conversion.notConvertible(input, path: path) { throw Refusal(message: refusal, status: damage) }
         let converted: Data
         do {
-            converted = try Conversion.convert(input, to: format)
+            converted = try Conversion.convert(input, to: format, graph: arguments.has("--graph"))
         } catch {
-            output.error("archivist convert: \(path): \(error)")
+            let takes = PropertyListTable.looksLikePropertyList(input)
+                ? "" : " (convert takes binary and XML property lists, NSKeyedArchiver archives among them)"
+            output.error("archivist convert: \(path): \(error)" + takes)
             return damage
         }
         if let destination = arguments.option("--output") ?? arguments.option("-o") {

@@ -16,7 +16,35 @@ package enum Conversion {
         package var description: String
     }
 
-    /// `bytes` (a binary or XML property list, keyed archives included) in `format`.
+    /// Why `bytes` cannot be converted when they are a file of Archivist's that is no property
+    /// list (a native archive, a cache entry, a record store's change log, a size index
+    /// snapshot): what they are, what `convert` takes, and where such a file's JSON comes
+    /// from. `nil` for anything else.
+    ///
+    /// ```swift
+    /// Conversion.notConvertible(Archive.encode("x"), path: "x.archive")
+    /// // "x.archive is a native archive, not a property list: …"
+    /// ```
+    package static func notConvertible(_ bytes: Data, path: String) -> String? {
+        let what: String
+        if ArchiveOutline.hasMagic(bytes) {
+            what = "a native archive (Archive.encode)"
+        } else if bytes.starts(with: Array("ARCE".utf8)) {
+            what = "a cache entry file"
+        } else if bytes.starts(with: Array("ARVL".utf8)) {
+            what = "a record store's change log"
+        } else if bytes.starts(with: Array("ARCI".utf8)) {
+            what = "a cache root's size index snapshot"
+        } else {
+            return nil
+        }
+        return "\(path) is \(what), not a property list: convert takes binary and XML property lists, "
+            + "NSKeyedArchiver archives among them; `archivist inspect --json \(path)` writes it as JSON"
+    }
+
+    /// `bytes` (a binary or XML property list, keyed archives included) in `format`; with
+    /// `graph`, JSON of a keyed archive is its resolved object graph (``KeyedArchiveGraph``)
+    /// rather than its `$objects` table (a plain property list is its own graph).
     ///
     /// JSON has no dates, data or references: dates become ISO 8601 strings, data a base64
     /// string, a `CF$UID` reference `{"CF$UID": n}`, and a dictionary key that is not a string
@@ -27,8 +55,14 @@ package enum Conversion {
     /// - Throws: ``ArchiveError`` when `bytes` is not a readable property list; ``Failure``
     ///   when it cannot be written in `format`.
     /// - Complexity: O(n) in the size of the output.
-    package static func convert(_ bytes: Data, to format: Format, limits: ArchiveLimits = ArchiveLimits()) throws -> Data {
+    package static func convert(_ bytes: Data, to format: Format, graph: Bool = false,
+                                limits: ArchiveLimits = ArchiveLimits()) throws -> Data {
         let table = try PropertyListTable(bytes: bytes, limits: limits)
+        if graph, format == .json, FileInspector.isKeyedArchive(table) {
+            let archive = try KeyedArchive(data: bytes, limits: limits)
+            let json = try KeyedArchiveGraph.json(archive, budget: max(16 * bytes.count, 1 << 20), maxDepth: limits.maxDepth)
+            return Data((json.text(pretty: true) + "\n").utf8)
+        }
         switch format {
         case .binary:
             return Data(table.binaryBytes())

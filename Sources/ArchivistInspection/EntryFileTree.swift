@@ -30,13 +30,13 @@ package enum EntryFileTree {
                 Formatting.date($0) + ($0 <= now ? " (expired " + Formatting.age(now.timeIntervalSince($0)) + " ago)"
                                                  : " (" + Formatting.age(now.timeIntervalSince($0)) + ")")
             } ?? "never"),
-            .field("header", "\(Formatting.count(parsed.length)) bytes, CRC32C ok"),
+            .field("header", Formatting.count(parsed.length, "byte") + ", CRC32C ok"),
         ]
-        var payloadText = "\(Formatting.count(header.payloadLength)) bytes, " + String(format: "CRC32C %08x", header.payloadChecksum)
+        var payloadText = Formatting.count(header.payloadLength, "byte") + ", " + String(format: "CRC32C %08x", header.payloadChecksum)
         if payload.count != header.payloadLength {
             let problem = payload.count < header.payloadLength
-                ? "truncated: \(Formatting.count(payload.count)) of \(Formatting.count(header.payloadLength)) payload bytes present"
-                : "\(Formatting.count(payload.count - header.payloadLength)) bytes after the payload"
+                ? "truncated: \(Formatting.count(payload.count)) of " + Formatting.count(header.payloadLength, "payload byte") + " present"
+                : Formatting.count(payload.count - header.payloadLength, "byte") + " after the payload"
             inspection.damage.append(problem)
             payloadText += " (" + problem + ")"
         } else if CRC32C.checksum(payload) != header.payloadChecksum {

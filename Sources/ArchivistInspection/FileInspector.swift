@@ -23,10 +23,22 @@ package struct Inspection: Sendable {
     package var damage: [String] = []
     /// Things worth knowing that are not damage (quarantined parts set aside earlier).
     package var notes: [String] = []
+    /// Why the path could not be inspected at all — it does not exist, cannot be read, or is
+    /// neither a file nor a folder: an error about the command line's path, which the tool
+    /// writes to standard error, not damage of a file.
+    package var failure: String?
 
-    /// The inspection for people: a title line, the tree, then the damage and notes.
+    /// An inspection that could not be made, for `failure`.
+    static func failed(_ path: String, _ failure: String) -> Inspection {
+        var inspection = Inspection(path: path, kind: "unknown", byteCount: 0, nodes: [])
+        inspection.failure = failure
+        return inspection
+    }
+
+    /// The inspection for people: a title line, the tree, then the damage and notes. (A
+    /// ``failure`` is not part of it: the tool writes it to standard error.)
     package var text: String {
-        var lines = ["\(path): \(kind), \(Formatting.count(byteCount)) bytes"]
+        var lines = ["\(path): \(kind), \(Formatting.count(byteCount, "byte"))"]
         lines += nodes.map { $0.text(indent: 1) }
         lines += notes.map { "note: " + $0 }
         lines += damage.map { "DAMAGE: " + $0 }
@@ -34,9 +46,10 @@ package struct Inspection: Sendable {
     }
 
     /// The inspection as JSON: `path`, `kind`, `size`, `damage`, `notes` and `nodes` (see
-    /// ``InspectionNode/json``).
+    /// ``InspectionNode/json``); for a ``failure``, `path` and `error` alone.
     package var json: JSONValue {
-        .object([("path", .string(path)), ("kind", .string(kind)), ("size", .int(Int64(byteCount))),
+        if let failure { return .object([("path", .string(path)), ("error", .string(failure))]) }
+        return .object([("path", .string(path)), ("kind", .string(kind)), ("size", .int(Int64(byteCount))),
                  ("damage", .array(damage.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
                  ("nodes", .array(nodes.map(\.json)))])
     }
@@ -58,27 +71,26 @@ package enum FileInspector {
     ///   in their size.
     package static func inspect(path: String, limits: ArchiveLimits = ArchiveLimits()) -> Inspection {
         var status = stat()
-        guard lstat(path, &status) == 0 else {
-            return Inspection(path: path, kind: "unknown", byteCount: 0, nodes: [],
-                              damage: ["cannot read it: \(String(cString: strerror(errno)))"])
-        }
+        guard lstat(path, &status) == 0 else { return .failed(path, Formatting.pathProblem(errno)) }
         switch status.st_mode & S_IFMT {
         case S_IFDIR:
+            if InternalFileTree.isInternalFolder(path) { return InternalFileTree.inspect(folder: path, limits: limits) }
             return RecordStoreTree.inspect(folder: path, limits: limits)
         case S_IFREG:
             guard status.st_size <= limits.maxTotalBytes else {
                 return Inspection(path: path, kind: "unknown", byteCount: Int(clamping: status.st_size), nodes: [],
-                                  damage: ["larger than ArchiveLimits.maxTotalBytes (\(Formatting.count(limits.maxTotalBytes)) bytes)"])
+                                  damage: ["larger than ArchiveLimits.maxTotalBytes (\(Formatting.count(limits.maxTotalBytes, "byte")))"])
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                return Inspection(path: path, kind: "unknown", byteCount: 0, nodes: [], damage: ["cannot read it"])
-            }
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return .failed(path, "cannot be read: " + Formatting.pathProblem(errno)) }
+            close(fd)
+            guard let data = FileManager.default.contents(atPath: path) else { return .failed(path, "cannot be read") }
+            if let file = InternalFileTree.file(at: path) { return InternalFileTree.inspect(bytes: data, file: file, path: path) }
             var inspection = inspect(bytes: data, path: path, limits: limits)
             if inspection.kind == "cache entry" { EntryFileTree.checkPlace(path: path, inspection: &inspection) }
             return inspection
         default:
-            return Inspection(path: path, kind: "unknown", byteCount: 0, nodes: [],
-                              damage: ["not a regular file or folder (a link, FIFO or device is never followed)"])
+            return .failed(path, "not a regular file or folder (a link, FIFO or device is never followed)")
         }
     }
 
@@ -93,6 +105,7 @@ package enum FileInspector {
             return inspection
         }
         if bytes.starts(with: Array("ARVL".utf8)) { return RecordStoreTree.inspect(log: bytes, path: path, limits: limits) }
+        if bytes.starts(with: Array("ARCI".utf8)) { return InternalFileTree.inspect(bytes: bytes, file: .indexSnapshot, path: path) }
         if PropertyListTable.looksLikePropertyList(bytes) {
             var inspection = Inspection(path: path, kind: "property list", byteCount: bytes.count, nodes: [])
             payloadNodes(bytes, into: &inspection, limits: limits)
@@ -100,7 +113,7 @@ package enum FileInspector {
         }
         return Inspection(path: path, kind: "unknown", byteCount: bytes.count, nodes: [
             .field("first bytes", Formatting.hex(bytes, limit: 32)),
-        ], damage: ["not a file archivist knows: a cache entry, a native archive, an NSKeyedArchiver archive, a property list or a record store"])
+        ], damage: ["not a file archivist knows: a cache entry, a native archive, an NSKeyedArchiver archive, a property list, a record store, or a cache root's .archivist file"])
     }
 
     /// Adds the nodes of `bytes` — a native archive, or a keyed archive or property list — to

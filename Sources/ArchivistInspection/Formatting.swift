@@ -27,6 +27,17 @@ package enum Formatting {
         return "\(cacheError.message): \(String(cString: strerror(code)))"
     }
 
+    /// What a path's `errno` means, for an error about a path a person typed: `no such file
+    /// or folder` for a path that does not exist (`ENOENT`, `ENOTDIR`), the system's words for
+    /// the rest.
+    ///
+    /// ```swift
+    /// Formatting.pathProblem(ENOENT)   // "no such file or folder"
+    /// ```
+    package static func pathProblem(_ code: Int32) -> String {
+        code == ENOENT || code == ENOTDIR ? "no such file or folder" : String(cString: strerror(code))
+    }
+
     /// `512 B`, `1.2 KB`, `3.4 MB`, `2.1 GB` (decimal units, as Finder and most tools show).
     ///
     /// ```swift
@@ -53,6 +64,22 @@ package enum Formatting {
             out.append(digit)
         }
         return (value < 0 ? "-" : "") + out
+    }
+
+    /// A count with its noun, singular for one and plural otherwise: `1 entry`, `2 entries`,
+    /// `0 bytes`, `12,345 bytes`. Every count the tool writes beside a noun goes through this.
+    ///
+    /// ```swift
+    /// Formatting.count(1, "entry", plural: "entries")   // "1 entry"
+    /// Formatting.count(1_000, "byte")                    // "1,000 bytes"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The count.
+    ///   - noun: The noun for one.
+    ///   - plural: The noun for any other count; `noun` + `s` when not given.
+    package static func count<N: BinaryInteger>(_ value: N, _ noun: String, plural: String? = nil) -> String {
+        count(value) + " " + (value == 1 ? noun : plural ?? noun + "s")
     }
 
     /// `2026-11-27 19:40:34Z`: UTC, to the second.

@@ -4,7 +4,9 @@
 /// Object graphs are shown as trees whose shared objects and cycles are references: an object
 /// is written out in full where it is first met (with its ``id``), and every later meeting is
 /// a node of kind ``Kind/reference`` naming that id, marked ``isCycle`` when it points back up
-/// the path it is on. So the output grows with the archive, never with its expansion.
+/// the path it is on. So the output grows with the archive, never with its expansion. A plain
+/// value stored once for several places (a uniqued string or number) is shown by its value at
+/// each, its ``target`` naming where it is stored: `done: true (shared @17)`.
 ///
 /// ```swift
 /// let node = InspectionNode(key: "name", kind: .string, value: .string("Tea"))
@@ -46,7 +48,8 @@ package struct InspectionNode: Sendable, Equatable {
     package var value: Scalar?
     /// The object id this node defines (`#3` in a native archive, `@3` in a keyed archive).
     package var id: String?
-    /// The object id a reference points at.
+    /// The object id a reference points at; for a plain value stored once for several places,
+    /// where it is stored.
     package var target: String?
     /// Whether a reference points at an object on its own path (a cycle).
     package var isCycle = false
@@ -90,14 +93,15 @@ package struct InspectionNode: Sendable, Equatable {
         case .bool, .integer, .real:
             if let value { parts.append(Self.text(of: value)) }
         case .data:
-            var text = "data, \(Formatting.count(count ?? 0)) bytes"
+            var text = "data, " + Formatting.count(count ?? 0, "byte")
             if case .string(let hex)? = value, !hex.isEmpty { text += ": " + hex }
             parts.append(text)
         case .date, .url, .uuid, .uid:
             parts.append(kind.rawValue + (value.map { " " + Self.text(of: $0) } ?? ""))
         case .array, .set, .orderedSet, .dictionary:
-            let noun = kind == .dictionary ? "entr" + ((count ?? 0) == 1 ? "y" : "ies") : "element" + ((count ?? 0) == 1 ? "" : "s")
-            parts.append([typeName, kind.rawValue].compactMap { $0 }.joined(separator: " ") + ", \(Formatting.count(count ?? children.count)) \(noun)")
+            let elements = count ?? children.count
+            parts.append([typeName, kind.rawValue].compactMap { $0 }.joined(separator: " ") + ", "
+                         + (kind == .dictionary ? Formatting.count(elements, "entry", plural: "entries") : Formatting.count(elements, "element")))
         case .record:
             parts.append((typeName ?? "anonymous") + " (record" + (detail.map { ", " + $0 } ?? "") + ")")
         case .instance, .classDescription:
@@ -108,6 +112,7 @@ package struct InspectionNode: Sendable, Equatable {
         case .section:
             if let typeName { parts.append(typeName) }
         }
+        if let target, kind != .reference, kind != .null { parts.append("(shared \(target))") }
         var line = parts.joined(separator: " ")
         if let key { line = key + (line.isEmpty ? "" : ": " + line) }
         if let detail, ![.record, .instance, .classDescription].contains(kind) { line += line.isEmpty ? detail : "  [" + detail + "]" }

@@ -5,6 +5,8 @@ import Foundation
 /// An NSKeyedArchiver archive as inspection nodes: `$top`'s entries, each object written out
 /// where it is first met (`@n`, its index in `$objects`) with its class chain and fields, and
 /// every later meeting a reference to it — so shared objects and cycles show as references.
+/// A string, number, date or other plain value the archive stores once for several places
+/// (NSKeyedArchiver uniques them) is shown by its value at each, marked `(shared @n)`.
 package enum KeyedArchiveTree {
     /// The nodes of `archive`: a section of its facts, then one node per `$top` entry (`root`
     /// first).
@@ -16,7 +18,7 @@ package enum KeyedArchiveTree {
         for chain in archive.classChains { if let name = chain.first { classes.insert(name) } }
         let facts: [InspectionNode] = [
             .field("format", "NSKeyedArchiver archive (\(format) property list)"),
-            .field("objects", "\(Formatting.count(archive.objects.count)) (\(Formatting.count(instances)) instances)"),
+            .field("objects", "\(Formatting.count(archive.objects.count)) (\(Formatting.count(instances, "instance")))"),
             .field("classes", classes.sorted().joined(separator: ", ")),
         ]
         var walker = Walker(archive: archive, maxDepth: maxDepth)
@@ -38,6 +40,10 @@ package enum KeyedArchiveTree {
             let index = reference.index
             let id = "@\(index)"
             if shown.contains(index) {
+                if var value = Self.value(archive[reference], key: key) {
+                    value.target = id
+                    return value
+                }
                 return InspectionNode(key: key, kind: .reference, target: id, isCycle: path.contains(index))
             }
             if depth >= maxDepth {
@@ -51,14 +57,8 @@ package enum KeyedArchiveTree {
             switch archive[reference] {
             case .null: node = InspectionNode(key: key, kind: .null)
             case .nsNull: node = InspectionNode(key: key, kind: .null, typeName: "NSNull")
-            case .string(let text): node = InspectionNode(key: key, kind: .string, value: .string(text))
-            case .integer(let number): node = InspectionNode(key: key, kind: .integer, value: .integer(number))
-            case .unsignedInteger(let number): node = InspectionNode(key: key, kind: .integer, value: .unsigned(number))
-            case .real(let number): node = InspectionNode(key: key, kind: .real, value: .real(number))
-            case .bool(let flag): node = InspectionNode(key: key, kind: .bool, value: .bool(flag))
-            case .data(let bytes): node = Self.data(bytes, key: key)
-            case .date(let date): node = InspectionNode(key: key, kind: .date, value: .string(Formatting.isoDate(date)))
-            case .uuid(let uuid): node = InspectionNode(key: key, kind: .uuid, value: .string(uuid.uuidString))
+            case .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid:
+                node = Self.value(archive[reference], key: key) ?? InspectionNode(key: key, kind: .null)
             case .url(let relative, let base):
                 node = InspectionNode(key: key, kind: .url, value: .string(relative))
                 if let base, !base.isNull { node.children = [object(base, key: "base", depth: depth + 1)] }
@@ -117,6 +117,22 @@ package enum KeyedArchiveTree {
                 guard depth < maxDepth else { return InspectionNode(key: key, kind: .dictionary, count: entries.count, detail: "not shown: too deep") }
                 return InspectionNode(key: key, kind: .dictionary, count: entries.count,
                                       children: entries.sorted { $0.key < $1.key }.map { self.field($0.value, key: Formatting.quoted($0.key, limit: 80), depth: depth + 1) })
+            }
+        }
+
+        /// The node of a plain value — a string, number, Boolean, data, date or UUID — or `nil`
+        /// for an object (shown once, then referred to).
+        static func value(_ object: KeyedArchiveObject, key: String?) -> InspectionNode? {
+            switch object {
+            case .string(let text): InspectionNode(key: key, kind: .string, value: .string(text))
+            case .integer(let number): InspectionNode(key: key, kind: .integer, value: .integer(number))
+            case .unsignedInteger(let number): InspectionNode(key: key, kind: .integer, value: .unsigned(number))
+            case .real(let number): InspectionNode(key: key, kind: .real, value: .real(number))
+            case .bool(let flag): InspectionNode(key: key, kind: .bool, value: .bool(flag))
+            case .data(let bytes): data(bytes, key: key)
+            case .date(let date): InspectionNode(key: key, kind: .date, value: .string(Formatting.isoDate(date)))
+            case .uuid(let uuid): InspectionNode(key: key, kind: .uuid, value: .string(uuid.uuidString))
+            default: nil
             }
         }
 

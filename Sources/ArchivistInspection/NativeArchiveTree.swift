@@ -11,7 +11,7 @@ package enum NativeArchiveTree {
     package static func nodes(_ outline: ArchiveOutline) -> [InspectionNode] {
         var facts: [InspectionNode] = [
             .field("format", "native archive, version \(outline.version)"),
-            .field("size", "\(Formatting.count(outline.byteCount)) bytes"),
+            .field("size", Formatting.count(outline.byteCount, "byte")),
             .field("checksum", String(format: "CRC32C %08x ", outline.storedChecksum) + (outline.checksumMatches ? "ok" : "MISMATCH")),
         ]
         if !outline.types.isEmpty {

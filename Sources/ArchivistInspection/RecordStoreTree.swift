@@ -35,7 +35,7 @@ package enum RecordStoreTree {
             var part = Inspection(path: folder, kind: "", byteCount: 0, nodes: [])
             FileInspector.payloadNodes(snapshot, into: &part, limits: limits, setKind: false)
             var section = InspectionNode(key: "snapshot", kind: .section, typeName: snapshotName,
-                                         detail: "\(Formatting.count(snapshot.count)) bytes", children: part.nodes)
+                                         detail: Formatting.count(snapshot.count, "byte"), children: part.nodes)
             if let summary = snapshotSummary(part.nodes) { section.detail! += ", " + summary }
             inspection.nodes.append(section)
             inspection.damage += part.damage.map { "\(snapshotName): " + $0 }
@@ -54,9 +54,9 @@ package enum RecordStoreTree {
             inspection.nodes.append(InspectionNode(key: "quarantined", kind: .section, count: quarantined.count, children: quarantined.map { name in
                 var status = stat()
                 let size = lstat(folder + "/" + name, &status) == 0 ? Int64(status.st_size) : 0
-                return .field(name, "\(Formatting.count(size)) bytes set aside by an open that found them torn or corrupt")
+                return .field(name, Formatting.count(size, "byte") + " set aside by an open that found them torn or corrupt")
             }))
-            inspection.notes.append("\(quarantined.count) quarantined part\(quarantined.count == 1 ? "" : "s"): damage an earlier open set aside (see RecordStore.recoveredDamage)")
+            inspection.notes.append(Formatting.count(quarantined.count, "quarantined part") + ": damage an earlier open set aside (see RecordStore.recoveredDamage)")
         }
         return inspection
     }
@@ -93,7 +93,7 @@ package enum RecordStoreTree {
             }
         }
         if let records = root.children.first(where: { $0.key == "records" }), let count = records.count {
-            parts.append("\(Formatting.count(count)) record\(count == 1 ? "" : "s")")
+            parts.append(Formatting.count(count, "record"))
         }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
@@ -108,7 +108,7 @@ package enum RecordStoreTree {
         func u16(_ at: Int) -> UInt16 { UInt16(raw[at]) | UInt16(raw[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(raw[at + $1]) << (8 * UInt32($1)) } }
         func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(raw[at + $1]) << (8 * UInt64($1)) } }
-        var section = InspectionNode(key: "log", kind: .section, detail: "\(Formatting.count(raw.count)) bytes")
+        var section = InspectionNode(key: "log", kind: .section, detail: Formatting.count(raw.count, "byte"))
         guard raw.count >= 16, raw.starts(with: Array("ARVL".utf8)), u16(6) == 0, [1, 2].contains(u16(4)) else {
             inspection.damage.append(raw.count < 16 ? "shorter than a change-log header" : "an unknown change-log header")
             inspection.nodes = [section]
@@ -130,12 +130,12 @@ package enum RecordStoreTree {
         var entries = 0, upserts = 0, deletes = 0
         while offset < raw.count {
             guard raw.count - offset >= 4 else {
-                inspection.damage.append("a torn entry at byte \(offset): \(raw.count - offset) bytes of a length")
+                inspection.damage.append("a torn entry at byte \(offset): \(Formatting.count(raw.count - offset, "byte")) of a length")
                 break
             }
             let length = Int(clamping: u32(offset))
             guard length <= raw.count - offset - 4 else {
-                inspection.damage.append("a torn entry at byte \(offset): it claims \(Formatting.count(length)) bytes, \(Formatting.count(raw.count - offset - 4)) follow")
+                inspection.damage.append("a torn entry at byte \(offset): it claims \(Formatting.count(length, "byte")), \(Formatting.count(raw.count - offset - 4)) follow")
                 break
             }
             let entry = Data(raw[(offset + 4)..<(offset + 4 + length)])
@@ -152,12 +152,12 @@ package enum RecordStoreTree {
             upserts += batchUpserts
             deletes += batchDeletes
             section.children.append(InspectionNode(key: "entry \(entries)", kind: .section, typeName: "at byte \(offset)",
-                                                   detail: "\(Formatting.count(length)) bytes, \(batchUpserts) upserts, \(batchDeletes) deletes",
+                                                   detail: [Formatting.count(length, "byte"), Formatting.count(batchUpserts, "upsert"), Formatting.count(batchDeletes, "delete")].joined(separator: ", "),
                                                    children: part.nodes))
             offset += 4 + length
         }
-        section.detail! += ", \(entries) batches (\(upserts) upserts, \(deletes) deletes)"
-        if offset < raw.count { section.children.append(.field("damaged tail", "from byte \(offset), \(Formatting.count(raw.count - offset)) bytes")) }
+        section.detail! += ", " + Formatting.count(entries, "batch", plural: "batches") + " (" + Formatting.count(upserts, "upsert") + ", " + Formatting.count(deletes, "delete") + ")"
+        if offset < raw.count { section.children.append(.field("damaged tail", "from byte \(offset), " + Formatting.count(raw.count - offset, "byte"))) }
         inspection.nodes = [section]
         return inspection
     }

@@ -18,6 +18,17 @@ package struct RootVerification: Sendable {
         /// The path below the root (empty for the index as a whole).
         package var path: String
         package var reason: String
+        /// The type name and parameter the entry's header records, when there is an entry
+        /// file at `path` whose header reads: what a person knows the entry by.
+        package var typeName: String?
+        package var parameter: String?
+
+        /// The entry as a person knows it: its type name and parameter, where its header
+        /// reads, and its path (`productList at shared-caches/…/value`).
+        package var subject: String {
+            guard let typeName else { return path }
+            return typeName + (parameter.map { " " + Formatting.quoted($0, limit: 80) } ?? "") + " at " + path
+        }
     }
 
     package var root: String
@@ -77,7 +88,7 @@ package struct RootVerification: Sendable {
             let name = temporary.relativePath.split(separator: "/").last ?? ""
             if TemporaryName.isAbandoned(name, modified: temporary.modified, now: now) {
                 findings.append(Finding(kind: "stray temporary", path: temporary.relativePath,
-                                        reason: "left by a writer that is gone (\(Formatting.count(temporary.size)) bytes); the next open sweeps it"))
+                                        reason: "left by a writer that is gone (\(Formatting.count(temporary.size, "byte"))); the next open sweeps it"))
             } else {
                 liveTemporaries += 1
             }
@@ -99,10 +110,28 @@ package struct RootVerification: Sendable {
             }
             for difference in comparison.wrongSize {
                 findings.append(Finding(kind: "index", path: difference.path,
-                                        reason: "the size index counts \(Formatting.count(difference.indexed)) bytes, the file has \(Formatting.count(difference.onDisk))"))
+                                        reason: "the size index counts \(Formatting.count(difference.indexed, "byte")), the file has \(Formatting.count(difference.onDisk))"))
             }
         } catch {
             findings.append(Finding(kind: "index", path: ".archivist/lock", reason: "the root's lock cannot be taken: \(Formatting.reason(error))"))
+        }
+        nameEntries()
+    }
+
+    /// Fills in the type name and parameter of each finding about an entry file whose header
+    /// reads (a payload that fails its checksum, an entry under another key's name, a size the
+    /// index records wrong).
+    ///
+    /// - Complexity: Blocking file I/O: one header read per entry with findings.
+    private mutating func nameEntries() {
+        var headers: [String: EntryHeader?] = [:]
+        for index in findings.indices where ["corrupt", "misplaced", "index"].contains(findings[index].kind) {
+            let path = findings[index].path
+            guard !path.isEmpty, !path.hasPrefix(".archivist/") else { continue }
+            if headers[path] == nil { headers[path] = try? RootWalk.header(of: root + "/" + path).get() }
+            guard let header = headers[path] ?? nil else { continue }
+            findings[index].typeName = header.typeName
+            findings[index].parameter = header.parameter
         }
     }
 
@@ -148,9 +177,9 @@ package struct RootVerification: Sendable {
             switch finding.kind {
             case "corrupt", "misplaced", "not a file":
                 switch try store.repairEntry(relativePath: finding.path) {
-                case .removed(let reason): repairs.append("removed \(finding.path): \(reason)")
-                case .sound: repairs.append("kept \(finding.path): it is sound now (written again since)")
-                case .gone: repairs.append("\(finding.path) is gone already")
+                case .removed(let reason): repairs.append("removed \(finding.subject): \(reason)")
+                case .sound: repairs.append("kept \(finding.subject): it is sound now (written again since)")
+                case .gone: repairs.append("\(finding.subject) is gone already")
                 }
                 rebuild = rebuild || finding.kind == "not a file"
             case "stray temporary":
@@ -176,17 +205,17 @@ package struct RootVerification: Sendable {
 
     /// The verification for people: what was checked, each finding, what a repair did.
     package var text: String {
-        var lines = ["\(root): \(Formatting.count(entries)) entries, \(Formatting.bytes(bytes))"]
+        var lines = ["\(root): \(Formatting.count(entries, "entry", plural: "entries")), \(Formatting.bytes(bytes))"]
         if let index {
             if let reason = index.unreadable {
                 lines.append("index: unreadable (\(reason))")
             } else {
-                lines.append("index: \(Formatting.count(index.indexedEntries)) entries, \(Formatting.bytes(index.indexedBytes))"
+                lines.append("index: \(Formatting.count(index.indexedEntries, "entry", plural: "entries")), \(Formatting.bytes(index.indexedBytes))"
                              + (index.agrees ? ", agrees with the files" : ", DISAGREES with the files"))
             }
         }
         if liveTemporaries > 0 { lines.append("temporaries of live writers: \(liveTemporaries)") }
-        lines.append("trash: " + (trashItems == 0 ? "empty" : "\(trashItems) items, \(Formatting.bytes(trashBytes)) still being deleted"))
+        lines.append("trash: " + (trashItems == 0 ? "empty" : "\(Formatting.count(trashItems, "item")), \(Formatting.bytes(trashBytes)) still being deleted"))
         if !foreign.isEmpty {
             lines.append("not Archivist's (left alone): " + foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", …" : ""))
         }
@@ -195,14 +224,15 @@ package struct RootVerification: Sendable {
         if findings.isEmpty {
             lines.append("no damage found")
         } else {
-            lines.append("\(findings.count) problem\(findings.count == 1 ? "" : "s") found:")
-            for finding in findings { lines.append("  \(finding.kind): \(finding.path): \(finding.reason)") }
+            lines.append("\(Formatting.count(findings.count, "problem")) found:")
+            for finding in findings { lines.append("  \(finding.kind): \(finding.subject): \(finding.reason)") }
         }
         return lines.joined(separator: "\n")
     }
 
     /// The verification as JSON: `root`, `entries`, `bytes`, `damaged`, `findings` (each with
-    /// `kind`, `path`, `reason`), `index` (`entries`, `bytes`, `agrees`, `unreadable`,
+    /// `kind`, `path`, `reason`, and the entry's `type` and `parameter`, `null` where no
+    /// header reads), `index` (`entries`, `bytes`, `agrees`, `unreadable`,
     /// `unindexed`, `missing`, `wrongSize`), `liveTemporaries`, `trash`, `foreign`, `skipped`,
     /// `repairs`.
     package var json: JSONValue {
@@ -219,7 +249,10 @@ package struct RootVerification: Sendable {
         }
         return .object([
             ("root", .string(root)), ("entries", .int(Int64(entries))), ("bytes", .int(bytes)), ("damaged", .bool(isDamaged)),
-            ("findings", .array(findings.map { .object([("kind", .string($0.kind)), ("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+            ("findings", .array(findings.map {
+                .object([("kind", .string($0.kind)), ("path", .string($0.path)), ("reason", .string($0.reason)),
+                         ("type", .string($0.typeName)), ("parameter", .string($0.parameter))])
+            })),
             ("index", indexJSON), ("liveTemporaries", .int(Int64(liveTemporaries))),
             ("trash", .object([("items", .int(Int64(trashItems))), ("bytes", .int(trashBytes))])),
             ("foreign", .array(foreign.map { .string($0) })), ("skipped", .array(skipped.map { .string($0) })),

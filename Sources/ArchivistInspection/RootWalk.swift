@@ -52,6 +52,38 @@ package struct RootWalk: Sendable {
         return lstat(path + "/.archivist", &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Why `path`, given as a ROOT to `archivist command`, is not one, in words for standard
+    /// error: it does not exist; it is a file (in which root, if any); it is a folder inside the
+    /// cache root named (run the command on that); or it has no `.archivist` folder.
+    ///
+    /// ```swift
+    /// RootWalk.whyNotARoot("/r/shared-caches", command: "ls")
+    /// // "/r/shared-caches is inside the cache root /r; run archivist ls /r"
+    /// ```
+    ///
+    /// - Complexity: Blocking file I/O: an `lstat` per folder from `path` up to `/`.
+    package static func whyNotARoot(_ path: String, command: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return "\(path): " + Formatting.pathProblem(errno) }
+        let enclosing = enclosingRoot(of: path)
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            let inRoot = enclosing.map { " in the cache root \($0); run archivist \(command) \($0) for the root" } ?? ", not a cache root"
+            return "\(path) is a file\(inRoot) (archivist inspect \(path) shows the file)"
+        }
+        if let enclosing { return "\(path) is inside the cache root \(enclosing); run archivist \(command) \(enclosing)" }
+        return "\(path) is not a cache root (it has no .archivist folder)"
+    }
+
+    /// The nearest folder above `path` that is a cache root, if any.
+    static func enclosingRoot(of path: String) -> String? {
+        var url = URL(fileURLWithPath: path).standardizedFileURL
+        for _ in 0..<256 where url.path != "/" && !url.path.isEmpty {
+            url = url.deletingLastPathComponent()
+            if isRoot(url.path) { return url.path }
+        }
+        return nil
+    }
+
     /// Walks the root at `root`.
     ///
     /// - Complexity: Blocking file I/O: one `readdir` per folder and one `lstat` per item.

@@ -4,8 +4,8 @@ import Foundation
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
-/// Feeds `archivist inspect` and `convert` every hostile input the keyed-archive reader's fuzz
-/// tests make (``KeyedArchiveFuzz``: each fixture, each truncation of it, seeded byte changes)
+/// Feeds `archivist inspect` and `convert` (with and without `--graph`) every hostile input
+/// the keyed-archive reader's fuzz tests make (``KeyedArchiveFuzz``: each fixture, each truncation of it, seeded byte changes)
 /// and the same for native archives, cache entry files and change logs. Runs in a child
 /// process (an exit test): a trap or a stack overflow fails the test instead of the runner.
 enum InspectionFuzz {
@@ -67,13 +67,13 @@ enum InspectionFuzz {
         _ = inspection.text
         _ = inspection.json.text()
         if inspection.kind.isEmpty { fail("\(label ?? "a mutation"): no kind") }
-        for format in Conversion.Format.allCases {
+        for (format, graph) in Conversion.Format.allCases.map({ ($0, false) }) + [(.json, true)] {
             do {
-                _ = try Conversion.convert(data, to: format, limits: limits)
+                _ = try Conversion.convert(data, to: format, graph: graph, limits: limits)
             } catch is ArchiveError {
             } catch is Conversion.Failure {
             } catch {
-                fail("\(label ?? "a mutation"): convert to \(format) threw \(error)")
+                fail("\(label ?? "a mutation"): convert to \(format)\(graph ? " --graph" : "") threw \(error)")
             }
         }
     }

@@ -168,7 +168,7 @@ import Testing
         let inspection = try clean.object()
         #expect(inspection["kind"] as? String == "record store")
         let log = try #require(try inspection.member("nodes", as: [[String: Any]].self).first { $0["key"] as? String == "log" })
-        #expect((log["detail"] as? String)?.contains("3 batches (2 upserts, 1 deletes)") == true)
+        #expect((log["detail"] as? String)?.contains("3 batches (2 upserts, 1 delete)") == true)
 
         // A torn append: a length that promises more bytes than follow.
         let handle = try FileHandle(forWritingTo: directory.appendingPathComponent("records.log"))

@@ -38,7 +38,8 @@ import Testing
         #expect(failing.standardError.contains("inspect needs a FILE"))
         var missing = ToolOutput()
         #expect(ArchivistTool.run(["inspect", "/nonexistent/archivist-file"], output: &missing) == ArchivistTool.damage)
-        #expect(missing.standardOutputText.contains("cannot read it"))
+        #expect(missing.standardOutputText.isEmpty)
+        #expect(missing.standardError == "archivist inspect: /nonexistent/archivist-file: no such file or folder\n")
     }
 
     @Test func jsonTextKeepsKeyOrderAndEscapes() {

@@ -72,12 +72,65 @@ import Testing
         #expect(inspect.output.contains("→ #0 (cycle)"))
     }
 
-    @Test func somethingThatIsNotAPropertyListFailsWithOne() throws {
+    @Test func aNativeArchiveIsRefusedWithWhatConvertTakesAndWhereItsJSONIs() throws {
         let folder = try ScratchFolder()
         let file = folder.file("archive")
         try Archive.encode("native").write(to: file)
         let run = try ToolRun(["convert", file.path, "--to", "json"])
         #expect(run.status == 1)
-        #expect(!run.errors.isEmpty)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.contains("\(file.path) is a native archive"), "\(run.errors)")
+        #expect(run.errors.contains("convert takes binary and XML property lists, NSKeyedArchiver archives among them"))
+        #expect(run.errors.contains("archivist inspect --json \(file.path)"))
+        #expect(!run.errors.contains("bad magic"))
+
+        let other = folder.file("text")
+        try Data("just text".utf8).write(to: other)
+        let text = try ToolRun(["convert", other.path, "--to", "xml"])
+        #expect(text.status == 1)
+        #expect(text.errors.contains("(convert takes binary and XML property lists, NSKeyedArchiver archives among them)"), "\(text.errors)")
+    }
+
+    @Test func aMissingFileIsSaidToBeMissing() throws {
+        let missing = "/nonexistent-\(UUID().uuidString).plist"
+        let run = try ToolRun(["convert", missing, "--to", "json"])
+        #expect(run.status == 1)
+        #expect(run.errors == "archivist convert: \(missing): no such file or folder\n", "\(run.errors)")
+    }
+
+    @Test func graphWritesTheResolvedObjectsWithSharedOnesAndCyclesAsReferences() throws {
+        let folder = try ScratchFolder()
+        let file = try SharedValuesArchive.write(in: folder)
+        let run = try ToolRun(["convert", file.path, "--to", "json", "--graph"])
+        #expect(run.status == 0, "\(run.errors)")
+        let graph = try run.object()
+        let root = try graph.member("root", as: [String: Any].self)
+        #expect(root["$class"] as? String == "Task")
+        #expect((root["$id"] as? NSNumber)?.intValue == 1)            // referred to again by the child
+        #expect(root["done"] as? Bool == true && root["seen"] as? Bool == true)   // a shared value, written at both
+        #expect(root["title"] as? String == "Write the guide" && root["subtitle"] as? String == "Write the guide")
+        let subtasks = try root.member("subtasks", as: [[String: Any]].self)
+        #expect(subtasks.count == 2)
+        #expect(subtasks[0]["$class"] as? String == "Task")
+        #expect((subtasks[0]["$id"] as? NSNumber)?.intValue == 7)
+        #expect(subtasks[0]["title"] as? String == "Write the guide")
+        let parent = try subtasks[0].member("parent", as: [String: Any].self)
+        #expect(parent.count == 1 && (parent["$ref"] as? NSNumber)?.intValue == 1)   // the cycle
+        #expect(subtasks[1].count == 1 && (subtasks[1]["$ref"] as? NSNumber)?.intValue == 7)   // shared
+
+        // Without --graph, the table as it is.
+        let raw = try ToolRun(["convert", file.path, "--to", "json"])
+        #expect(try raw.object()["$objects"] is [Any])
+        #expect(try ToolRun(["convert", file.path, "--to", "xml", "--graph"]).status == 2)
+    }
+
+    @Test func graphOfANoteFromAnApplePlatformReadsAsTheNote() throws {
+        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let run = try ToolRun(["convert", directory.appendingPathComponent(Self.notePath).path, "--to", "json", "--graph"])
+        #expect(run.status == 0, "\(run.errors)")
+        let note = try run.object().member("root", as: [String: Any].self)
+        #expect(note["title"] as? String == "Some cool title")
+        #expect(note["author"] as? String == "Michael Wright")
+        #expect(try note.member("array", as: [Any].self).count == 3)
     }
 }

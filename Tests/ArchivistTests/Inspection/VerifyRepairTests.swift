@@ -89,6 +89,39 @@ import Darwin
         #expect(text.output.contains("stray temporary: "))
     }
 
+    @Test func verifyNamesADamagedEntryByTypeAndParameterWhereItsHeaderReads() throws {
+        let fixture = try ToolRootFixture()
+        func relative(_ url: URL) -> String { String(url.path.dropFirst(fixture.root.path.count + 1)) }
+        let orders = try fixture.file(.apiStrategy, "/v1/orders")          // the payload cut short
+        #expect(truncate(orders.path, off_t(ToolRootFixture.size(orders) - 3)) == 0)
+        let products = try fixture.file(.productList)                       // a payload byte flipped
+        var bytes = try Data(contentsOf: products)
+        bytes[bytes.count - 3] ^= 0x40
+        try bytes.write(to: products)
+        let message = try fixture.file(.message)                            // the header's own bytes
+        var header = try Data(contentsOf: message)
+        header[20] ^= 0x01
+        try header.write(to: message)
+
+        let run = try ToolRun(["verify", fixture.root.path, "--json"])
+        #expect(run.status == 1)
+        let findings = try run.object().member("findings", as: [[String: Any]].self)
+        func finding(_ url: URL, _ kind: String) throws -> [String: Any] {
+            try #require(findings.first { $0["path"] as? String == relative(url) && $0["kind"] as? String == kind }, "\(findings)")
+        }
+        #expect(try finding(orders, "corrupt")["type"] as? String == "apiStrategy")
+        #expect(try finding(orders, "corrupt")["parameter"] as? String == "/v1/orders")
+        #expect(try finding(orders, "index")["type"] as? String == "apiStrategy")   // its size is not the index's
+        #expect(try finding(products, "corrupt")["type"] as? String == "productList")
+        #expect(try finding(products, "corrupt")["parameter"] is NSNull)
+        #expect(try finding(message, "corrupt")["type"] is NSNull)
+
+        let text = try ToolRun(["verify", fixture.root.path])
+        #expect(text.output.contains("  corrupt: apiStrategy \"/v1/orders\" at \(relative(orders)): "), "\(text.output)")
+        #expect(text.output.contains("  corrupt: productList at \(relative(products)): "), "\(text.output)")
+        #expect(text.output.contains("  corrupt: \(relative(message)): "), "\(text.output)")
+    }
+
     /// How many of a `cache-write` worker's keys have a committed version in its progress file
     /// (0 while the file does not exist yet).
     static func committedWrites(_ progress: String) -> Int {
