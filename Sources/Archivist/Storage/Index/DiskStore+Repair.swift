@@ -119,7 +119,7 @@ extension DiskStore {
             try resolve(outcome, repairing: true)
         }
         // Processes keep dying mid-change, repairing or folding the journal under this one:
-        // catch up under the lock, as before these ran without it.
+        // catch up under the lock, so that this call ends however often others die.
         func lastResort() throws -> R {
             var outcome = catchUpExclusive()
             if outcome == .needsReload {
