@@ -373,7 +373,8 @@ extension DiskStore {
             state.appliedEpoch = epoch
             state.appliedChange = counter
             state.snapshotBytes = snapshotBytes
-            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+            // anything may have changed
+            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
         }
         return replayed.damaged ? .needsRepair : .caughtUp
     }
