@@ -8,8 +8,8 @@
 #   ArchivistKeyedArchive    uses only the public API of Archivist.
 #   ArchivistInspection      uses the public API of Archivist and ArchivistKeyedArchive, and of
 #                            their `package` types only those listed in `inspection_may_name`
-#                            below (the storage it inspects and repairs, the archive outline,
-#                            the property-list table).
+#                            below (the storage it inspects and repairs, the checksum, the
+#                            archive outline, the property-list table).
 #   ArchivistCLI (Tools/)    imports only ArchivistInspection (whose `ArchivistTool` does the
 #                            work) and Foundation.
 #   Benchmarks               imports Archivist and ArchivistKeyedArchive (public and `package`
@@ -66,6 +66,7 @@ for layer, files in layers.items():
 inspection_may_name = {
     "DiskStore", "DiskKey", "EntryHeader", "EntryName", "FolderPath", "AtomicFile", "TemporaryName",
     "StorageError", "SharedStatistics", "MD5",      # Archivist's storage: what `ls`, `verify`, `clear` read and repair
+    "CRC32C",                                        # the checksum `inspect` shows and checks
     "ArchiveOutline",                                # Archivist's archiving: any native archive as a tree
     "PropertyListTable",                             # ArchivistKeyedArchive: any property list as a table
 }
