@@ -7,7 +7,7 @@ import Foundation
 func runTaskArchivingBenchmarks(_ harness: Harness) throws {
     let tasks = (0..<(harness.options.quick ? 2_000 : 10_000)).map(HandTask.init)
     try compare(
-        harness, suite: "archiving.tasks", title: "(a) \(tasks.count) tasks (seed 000)",
+        harness, suite: "archiving.tasks", title: "(a) \(tasks.count) tasks",
         hand: tasks, codable: tasks.map(CodableTask.init), objects: tasks.map(ObjectTask.init) as NSArray,
         objectClasses: [NSArray.self, ObjectTask.self, NSString.self, NSDate.self])
 }
@@ -15,7 +15,7 @@ func runTaskArchivingBenchmarks(_ harness: Harness) throws {
 func runLetterArchivingBenchmarks(_ harness: Harness) throws {
     let users = (0..<(harness.options.quick ? 200 : 1_000)).map { HandUser($0, letters: 20) }
     try compare(
-        harness, suite: "archiving.letters", title: "(b) \(users.count) users × 20 letters with back-references (seed 002)",
+        harness, suite: "archiving.letters", title: "(b) \(users.count) users × 20 letters with back-references",
         hand: users, codable: users.map(CodableUser.init), objects: users.map(ObjectUser.init) as NSArray,
         objectClasses: [NSArray.self, ObjectUser.self, ObjectLetter.self, NSString.self])
     for user in users { user.letters.removeAll() }
@@ -24,7 +24,7 @@ func runLetterArchivingBenchmarks(_ harness: Harness) throws {
 func runStoryArchivingBenchmarks(_ harness: Harness) throws {
     let story = Story(imageBytes: 1_000_000)
     try compare(
-        harness, suite: "archiving.story", title: "(c) a story with a 1 MB image (seed 000)",
+        harness, suite: "archiving.story", title: "(c) a story with a 1 MB image",
         hand: story, codable: story, objects: ObjectStory(story),
         objectClasses: [ObjectStory.self, NSString.self, NSDate.self, NSData.self])
 }

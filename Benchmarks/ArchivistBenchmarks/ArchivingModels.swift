@@ -4,7 +4,7 @@ import Foundation
 // The seed workloads in three dresses: hand-written Archivable, Codable (also fed to
 // JSONEncoder and PropertyListEncoder), and NSSecureCoding (for NSKeyedArchiver).
 
-/// Seed 000's task table row, hand-written.
+/// A task-list app's task, hand-written.
 struct HandTask: Archivable {
     var id: String, name: String, color: String, diligenceTime: Int, isRestMode: Bool, restTime: Int
     var isFocusMode: Bool, musicName: String, isMusicEnabled: Bool, isAlertEnabled: Bool, alertTime: Date
@@ -45,7 +45,7 @@ struct HandTask: Archivable {
     }
 }
 
-/// Seed 000's task, Codable.
+/// A task-list app's task, Codable.
 struct CodableTask: Codable, Archivable {
     var id: String, name: String, color: String, diligenceTime: Int, isRestMode: Bool, restTime: Int
     var isFocusMode: Bool, musicName: String, isMusicEnabled: Bool, isAlertEnabled: Bool, alertTime: Date
@@ -57,7 +57,7 @@ struct CodableTask: Codable, Archivable {
     }
 }
 
-/// Seed 000's task as an NSSecureCoding object.
+/// A task-list app's task as an NSSecureCoding object.
 final class ObjectTask: NSObject, NSSecureCoding {
     static var supportsSecureCoding: Bool { true }
     let task: HandTask
@@ -98,7 +98,7 @@ final class ObjectTask: NSObject, NSSecureCoding {
     }
 }
 
-/// Seed 002's user with letters that point back at it, hand-written.
+/// A messaging app's user with letters that point back at it, hand-written.
 final class HandUser: Archivable {
     var account: String, writeName: String
     var letters: [HandLetter] = []
@@ -152,7 +152,7 @@ final class HandLetter: Archivable {
     }
 }
 
-/// Seed 002's graph, Codable; JSON and property lists write the back-reference as null.
+/// The user and letters graph, Codable; JSON and property lists write the back-reference as null.
 final class CodableUser: Codable, Archivable {
     var account: String, writeName: String, letters: [CodableLetter]
 
@@ -173,7 +173,7 @@ final class CodableLetter: Codable, Archivable {
     }
 }
 
-/// Seed 002's graph for NSKeyedArchiver, without the back-reference (Foundation on Linux
+/// The user and letters graph for NSKeyedArchiver, without the back-reference (Foundation on Linux
 /// overflows its stack decoding that cycle).
 final class ObjectUser: NSObject, NSSecureCoding {
     static var supportsSecureCoding: Bool { true }
@@ -227,7 +227,7 @@ final class ObjectLetter: NSObject, NSSecureCoding {
     }
 }
 
-/// Seed 000's story of the day with its image, hand-written and Codable at once (its
+/// A news app's story of the day with its image, hand-written and Codable at once (its
 /// fields are all primitives, so one type serves both paths).
 struct Story: Codable, Archivable {
     var dateToday: Date, title: String, attribute: String, para1: String, image: Data

@@ -3,12 +3,11 @@ import Foundation
 /// What one run of the benchmarks leaves in `results.json`: every measured case, the tables the
 /// run printed (which case each row is compared with), and the machine and build it ran on.
 ///
-/// `docs/Benchmarks.md` and `chart.svg` are generated from this alone (``BenchmarkPage``), so
-/// `--report FILE` rebuilds them without measuring again.
+/// The page and its charts are generated from this alone (``BenchmarkPage``), so `--report FILE`
+/// rebuilds them without measuring again.
 ///
-/// Files written before tables and run details were recorded hold a bare array of results;
-/// ``read(from:)`` still reads them (`--compare` needs only the results), and a page made from
-/// one has no ratios and says its run is not recorded.
+/// ``read(from:)`` also reads a bare array of results, which is all `--compare` needs; a page
+/// made from one has no ratios and says its run is not recorded.
 struct BenchmarkRun: Codable {
     /// The machine, toolchain and commit the run measured; `nil` when not recorded.
     var run: RunInfo?
@@ -48,16 +47,18 @@ struct BenchmarkRun: Codable {
         return (Double(base.medianNS) / Double(result.medianNS), name)
     }
 
-    /// Every row's ratio to its baseline except the baselines' own, for the chart.
-    var chartRatios: [(title: String, name: String, baseline: String, ratio: Double)] {
+    /// The chart of a group of suites (a suite's name up to its first dot): a section per table,
+    /// with every row's ratio to its baseline except the baselines' own.
+    func chartSections(ofGroup group: String) -> [BenchmarkChart.Section] {
         // The `scale` tables compare a size with a smaller one of the same code — how a cost
         // grows with the entries, not one way of doing a job against another — so their
-        // ratios are not bars of the chart (the page lists them).
-        tables.filter { !$0.suite.hasPrefix("scale") }.flatMap { table in
-            results.filter { $0.suite == table.suite }.compactMap { result in
+        // ratios are not bars of a chart (the page lists them).
+        guard group != "scale" else { return [] }
+        return tables.filter { $0.suite.prefix { $0 != "." } == group }.map { table in
+            BenchmarkChart.Section(heading: table.title, bars: results.filter { $0.suite == table.suite }.compactMap { result in
                 guard let (ratio, baseline) = speedRatio(of: result), baseline != result.name else { return nil }
-                return (table.title, result.name, baseline, ratio)
-            }
+                return BenchmarkChart.Bar(label: "\(result.name) vs \(baseline)", ratio: ratio)
+            })
         }
     }
 }

@@ -22,10 +22,17 @@ final class Harness {
         var suites: [String] = []
         /// Fewer samples and smaller workloads, to finish in well under a minute.
         var quick = false
-        /// Where `results.json` and `chart.svg` are written; `nil` to skip.
-        var outputDirectory: URL? = URL(fileURLWithPath: "docs/benchmarks", isDirectory: true)
+        /// Where `results.json` and the charts are written; `nil` to skip. Outside the tracked
+        /// files unless `--update-docs` says otherwise (``updatingDocs()``).
+        var outputDirectory: URL? = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
         /// Where the page generated from them is written (``BenchmarkPage``); `nil` to skip.
-        var pageFile: URL? = URL(fileURLWithPath: "docs/Benchmarks.md")
+        var pageFile: URL? = URL(fileURLWithPath: ".build/benchmarks/Benchmarks.md")
+
+        /// Writes into the committed `docs/benchmarks/` and `docs/Benchmarks.md` instead.
+        mutating func updatingDocs() {
+            outputDirectory = URL(fileURLWithPath: "docs/benchmarks", isDirectory: true)
+            pageFile = URL(fileURLWithPath: "docs/Benchmarks.md")
+        }
         /// The folder the disk suites make their scratch folder in: `--root`, else the
         /// `ARCHIVIST_BENCHMARK_ROOT` environment variable, else the temporary folder. Point it
         /// at another file system (a journaled ext4 image on a loop device) to measure there.

@@ -98,7 +98,7 @@ private func compareKeyed<Model: Codable & KeyedArchiveClassNamed>(
     harness.printTable(suite, title: title) { $0.hasSuffix("encode") ? "NSKeyedArchiver encode" : "NSKeyedUnarchiver decode" }
 }
 
-/// Seed 000's task with ObjectTask's keys, written as an ObjectTask.
+/// The task with ObjectTask's keys, written as an ObjectTask.
 private struct KeyedTask: Codable, KeyedArchiveClassNamed {
     static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectTask.self), "NSObject"] }
     var id: String, name: String, color: String, diligenceTime: Int, isRestMode: Bool, restTime: Int
@@ -111,7 +111,7 @@ private struct KeyedTask: Codable, KeyedArchiveClassNamed {
     }
 }
 
-/// Seed 002's user with ObjectUser's keys, written as an ObjectUser.
+/// The user with ObjectUser's keys, written as an ObjectUser.
 private struct KeyedUser: Codable, KeyedArchiveClassNamed {
     static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectUser.self), "NSObject"] }
     var account: String, writeName: String, letters: [KeyedLetter]
@@ -121,7 +121,7 @@ private struct KeyedUser: Codable, KeyedArchiveClassNamed {
     }
 }
 
-/// Seed 002's letter with ObjectLetter's keys, written as an ObjectLetter.
+/// The letter with ObjectLetter's keys, written as an ObjectLetter.
 private struct KeyedLetter: Codable, KeyedArchiveClassNamed {
     static var keyedArchiveClassChain: [String] { [NSStringFromClass(ObjectLetter.self), "NSObject"] }
     var pkNumber: Int, sender: String, content: String, dateString: String, isRead: Bool, incoming: Bool

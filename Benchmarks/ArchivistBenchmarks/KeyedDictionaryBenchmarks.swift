@@ -86,7 +86,7 @@ private struct DictionaryRecord: Decodable {
     }
 }
 
-/// Seed 002's user and letters, as dictionaries.
+/// The user and letters, as dictionaries.
 private struct DictionaryUser: Decodable {
     var account: String, writeName: String, letters: [DictionaryLetter]
 

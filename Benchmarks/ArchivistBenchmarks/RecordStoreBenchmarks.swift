@@ -1,7 +1,7 @@
 import Archivist
 import Foundation
 
-/// Seed 000's task as a record.
+/// A task-list app's task as a record.
 struct TaskRecord: Codable, Archivable, Identifiable, Sendable {
     var id: Int
     var task: CodableTask
@@ -23,7 +23,7 @@ struct TaskRecord: Codable, Archivable, Identifiable, Sendable {
 }
 
 /// RecordStore with 1,000 / 10,000 / 100,000 records: one update, and an upsert of 1,000,
-/// against rewriting the whole plist as seeds 000 and 001 do for every change.
+/// against rewriting the whole plist as an app that keeps its table in a plist does for every change.
 func runRecordStoreBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
     let sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
@@ -72,7 +72,7 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
             return data?.count
         }
     }
-    harness.printTable(suite, title: "RecordStore vs rewriting the whole plist (seeds 000/001)") { name in
+    harness.printTable(suite, title: "RecordStore vs rewriting the whole plist") { name in
         guard let size = name.split(separator: ":").first else { return nil }
         return "\(size): plist rewrite per change"
     }

@@ -1,8 +1,8 @@
 import Archivist
 import Foundation
 
-/// PlistStore against PropertyListSerialization used directly, on a 1,000-key plist (seed 001's
-/// job at scale) in both formats. The target is a ratio of at least 0.83 (within 1.2×). Then
+/// PlistStore against PropertyListSerialization used directly, on a 1,000-key plist (a settings
+/// file at scale) in both formats. The target is a ratio of at least 0.83 (within 1.2×). Then
 /// `Preferences.set` against `UserDefaults.set` (``runPreferencesBenchmarks(_:)``).
 func runStoreBenchmarks(_ harness: Harness) throws {
     let keyCount = harness.options.quick ? 200 : 1_000

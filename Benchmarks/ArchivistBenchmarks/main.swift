@@ -2,28 +2,24 @@ import Foundation
 
 // ArchivistBenchmarks: compares Archivist with Foundation's encoders and raw file I/O.
 //
-//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]
-//   swift run -c release ArchivistBenchmarks --report RESULTS.json [--output DIR]
+//   swift run -c release ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --update-docs | --no-output] [--root DIR]
+//   swift run -c release ArchivistBenchmarks --report RESULTS.json [--output DIR | --update-docs]
 //   swift run -c release ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]
 //
 // --root DIR (or ARCHIVIST_BENCHMARK_ROOT=DIR) puts the disk suites' scratch folder in DIR, to
 // measure another file system.
-// Each suite prints a table with ratios to its baseline. A run writes docs/benchmarks/results.json
-// and chart.svg and the page docs/Benchmarks.md made from them (relative to the working
-// directory); --output DIR writes all three into DIR, --no-output none. --report makes the chart
-// and the page from an existing results.json without measuring.
+// Each suite prints a table with ratios to its baseline. A run writes results.json, a chart per
+// table and the page Benchmarks.md made from them into .build/benchmarks (relative to the
+// working directory), outside the tracked files; --output DIR writes them into DIR,
+// --update-docs into the committed docs/benchmarks and docs/Benchmarks.md, --no-output nowhere.
+// --report makes the charts and the page from an existing results.json without measuring.
 
-#if DEBUG
-print("ArchivistBenchmarks measures optimized code: run it with `swift run -c release ArchivistBenchmarks`.")
-exit(1)
-#else
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
     runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `processes` suite's second process
 }
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--scale-child" {
     runScaleBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `scale` suite's fresh processes
 }
-let started = ContinuousClock.now
 var options = Harness.Options()
 var report: String?
 var arguments = CommandLine.arguments.dropFirst()
@@ -55,6 +51,8 @@ while let argument = arguments.popFirst() {
     case "--no-output":
         options.outputDirectory = nil
         options.pageFile = nil
+    case "--update-docs":
+        options.updatingDocs()
     case "--output":
         guard let path = arguments.popFirst() else {
             print("--output needs a folder")
@@ -69,8 +67,9 @@ while let argument = arguments.popFirst() {
         }
         options.root = URL(fileURLWithPath: path, isDirectory: true)
     case "--help", "-h":
-        print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --no-output] [--root DIR]")
-        print("       ArchivistBenchmarks --report RESULTS.json [--output DIR]   (the page and chart, not measuring)")
+        print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --update-docs | --no-output] [--root DIR]")
+        print("       ArchivistBenchmarks --report RESULTS.json [--output DIR | --update-docs]   (the page and charts, not measuring)")
+        print("       Results go to .build/benchmarks unless --output or --update-docs (docs/Benchmarks.md) says otherwise.")
         print("       ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]   (see Benchmarks/compare-with-baseline.sh)")
         exit(0)
     default:
@@ -81,7 +80,7 @@ while let argument = arguments.popFirst() {
 
 if let report {
     guard let directory = options.outputDirectory, let page = options.pageFile else {
-        print("--report writes the chart and the page: it cannot be combined with --no-output")
+        print("--report writes the charts and the page: it cannot be combined with --no-output")
         exit(2)
     }
     do {
@@ -95,6 +94,12 @@ if let report {
     exit(0)
 }
 
+#if DEBUG
+// Rendering a report (above) measures nothing, so a debug build may do it; measuring may not.
+print("ArchivistBenchmarks measures optimized code: run it with `swift run -c release ArchivistBenchmarks`.")
+exit(1)
+#else
+let started = ContinuousClock.now
 do {
     let harness = try Harness(options: options)
     defer { harness.cleanUp() }

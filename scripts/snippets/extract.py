@@ -4,14 +4,19 @@
     extract.py generate ROOT OUT     # writes the scratch package OUT (one target per document)
     extract.py report ROOT OUT LOG   # maps `swift build` errors in LOG back to documents
 
-Documents: README.md, docs/*.md and Sources/*/*.docc/*.md under ROOT. A block's treatment is
-given by an HTML comment on the last non-blank line before its fence:
+Documents: README.md, docs/*.md and Sources/*/*.docc/*.md under ROOT, and the `///` doc
+comments of the `public`, `open` and `package` declarations in Sources/Archivist and
+Sources/ArchivistKeyedArchive (one target per source file, compiled with the library's package
+name so that `package` API is in reach). A block's treatment is given by an HTML comment on
+the last non-blank line before its fence (in a doc comment, a `///` line of its own):
 
     <!-- snippet: declarations -->    file-scope code only (types, extensions, functions)
     <!-- snippet: sync -->            statements, compiled in a synchronous throwing function
     <!-- snippet: async -->           statements, compiled in an `async throws` function
     <!-- snippet: manifest -->        a whole Package.swift, checked by `swift package dump-package`
     <!-- snippet: skip REASON -->     not compiled; the reason is required
+    <!-- snippet: member TYPE -->     members of a type (an `init(from:)`, a `var location`),
+                                      compiled in an extension of TYPE, which the context declares
 
 An unmarked block is split: its top-level types, extensions and functions join the document's
 declarations, and its statements are compiled in a synchronous function and in an `async` one
@@ -19,8 +24,13 @@ declarations, and its statements are compiled in a synchronous function and in a
 blocks; every target imports the library its documentation belongs to (`Archivist`, or for
 `Sources/<Module>/<Module>.docc`, that module). Names the snippets take for granted (`documents`,
 `api.hots()`, a stored `letter`) are declared in scripts/snippets/context/<document>.swift, its
-path with `/` as `_` and `.swift` for `.md` (`docs_Guide.swift`). `#sourceLocation` makes every
-diagnostic name the document and line.
+path with `/` as `_` and `.swift` for `.md` (`docs_Guide.swift`). A source file's doc comments
+take theirs from scripts/snippets/context/doc-comments/<path with `/` as `_`>
+(`Sources_Archivist_Cache_MemoryCache.swift`) when it exists, and from
+scripts/snippets/context/doc-comments/<Module>.swift (what the module's examples share: a
+`cache`, the `ShopCache` type, ...), less any name the file's own examples or context declare;
+their targets import Foundation too. `#sourceLocation` makes every diagnostic name the document
+and line.
 """
 import shutil
 import os
@@ -35,7 +45,11 @@ DECLARATION = re.compile(
     r"(struct|class|enum|extension|protocol|func|actor|typealias)\b")
 ATTRIBUTE_ONLY = re.compile(r"^@\w+(\([^)]*\))?\s*$")
 IMPORT = re.compile(r"^import\s+(\w+)\s*$")
-KINDS = {"declarations", "sync", "async", "manifest", "skip"}
+KINDS = {"declarations", "sync", "async", "manifest", "skip", "member"}
+DECLARED_NAME = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:\w+\s+)*?(?:struct|class|enum|protocol|actor|typealias|func|var|let)\s+(\w+)")
+DOC_COMMENT = re.compile(r"^\s*///\s?(.*)$")
+DOCUMENTED_MODULES = ["Archivist", "ArchivistKeyedArchive"]
+VISIBLE = re.compile(r"\b(public|open|package)\b")
 
 
 def documents(root):
@@ -50,9 +64,46 @@ def documents(root):
     return [path for path in found if os.path.isfile(os.path.join(root, path))]
 
 
+def source_documents(root):
+    """The Swift sources whose doc comments are checked."""
+    found = []
+    for module in DOCUMENTED_MODULES:
+        for folder, subfolders, names in os.walk(os.path.join(root, "Sources", module)):
+            subfolders[:] = sorted(name for name in subfolders if not name.endswith(".docc"))
+            found += sorted(os.path.relpath(os.path.join(folder, name), root) for name in names if name.endswith(".swift"))
+    return found
+
+
+def doc_comment_lines(root, path):
+    """The file's lines with the doc comments of public, open and package declarations as
+    their text (`///` and one space removed) and every other line empty, so that line numbers
+    stay those of the file."""
+    lines = open(os.path.join(root, path), encoding="utf-8").read().split("\n")
+    result, index = [""] * len(lines), 0
+    while index < len(lines):
+        if not DOC_COMMENT.match(lines[index]):
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and DOC_COMMENT.match(lines[end]):
+            end += 1
+        following = end
+        while following < len(lines) and (ATTRIBUTE_ONLY.match(lines[following].strip()) or not lines[following].strip()):
+            following += 1
+        declaration = lines[following].split("//", 1)[0] if following < len(lines) else ""
+        if VISIBLE.search(declaration):
+            for number in range(index, end):
+                result[number] = DOC_COMMENT.match(lines[number]).group(1)
+        index = end
+    return result
+
+
 def blocks(root, path):
     """(first line number of the code, kind, argument, lines) for each ```swift block."""
-    lines = open(os.path.join(root, path), encoding="utf-8").read().split("\n")
+    if path.endswith(".swift"):
+        lines = doc_comment_lines(root, path)
+    else:
+        lines = open(os.path.join(root, path), encoding="utf-8").read().split("\n")
     result, index = [], 0
     while index < len(lines):
         fence = FENCE.match(lines[index])
@@ -109,11 +160,50 @@ def split(body):
     return roles
 
 
+def main_actor(root, path):
+    """Whether the examples run on the main actor: a document's or source file's context says
+    `// snippets: main actor` (the `@MainActor` SwiftUI models)."""
+    context = os.path.join(root, "scripts", "snippets", "context", context_name(path))
+    return os.path.isfile(context) and "// snippets: main actor" in open(context, encoding="utf-8").read()
+
+
+def without(text, names):
+    """The context's text without its top-level declarations of `names` (those the file's own
+    examples declare), each blanked line for line so that diagnostics keep their lines."""
+    lines, depth, start, result = text.split("\n"), 0, None, []
+    for number, line in enumerate(lines):
+        code = strip_code(line).strip()
+        if depth == 0 and start is None and code:
+            start = number
+        depth += code.count("{") - code.count("}")
+        if start is not None and depth == 0 and not ATTRIBUTE_ONLY.match(code):
+            chunk = lines[start:number + 1]
+            first = next((strip_code(text).strip() for text in chunk if not ATTRIBUTE_ONLY.match(strip_code(text).strip())), "")
+            match = DECLARED_NAME.match(first)
+            result += [""] * len(chunk) if match and match.group(1) in names else chunk
+            start = None
+        elif start is None:
+            result.append(line)
+    if start is not None:
+        result += lines[start:]
+    return "\n".join(result)
+
+
+def path_of_target(name, root):
+    """The source file a doc-comment target was made from (for removing stale ones)."""
+    for path in source_documents(root):
+        if target_name(path) == name:
+            return path
+    return None
+
+
 def target_name(path):
-    return "Snippets_" + re.sub(r"\W", "_", path[:-3])
+    return "Snippets_" + re.sub(r"\W", "_", path[:-6] if path.endswith(".swift") else path[:-3])
 
 
 def context_name(path):
+    if path.endswith(".swift"):
+        return "doc-comments/" + path.replace("/", "_")
     return path.replace("/", "_")[:-3] + ".swift"
 
 
@@ -125,7 +215,8 @@ def generate(root, out):
     dependency = os.path.basename(os.path.abspath(root))
     targets, manifests, skipped, problems = [], [], [], []
     counts = {"blocks": 0, "functions": 0}
-    for path in documents(root):
+    package_name = re.sub(r"[^a-z0-9_]", "_", os.path.basename(os.path.abspath(root)).lower())
+    for path in documents(root) + source_documents(root):
         found = blocks(root, path)
         if not found:
             continue
@@ -134,6 +225,8 @@ def generate(root, out):
         if parts[0] == "Sources":
             module = parts[1]
         imports = {module}
+        if path.endswith(".swift"):
+            imports.add("Foundation")
         declarations, functions = [], []
         for line, kind, argument, body in found:
             counts["blocks"] += 1
@@ -147,6 +240,15 @@ def generate(root, out):
                 continue
             if kind == "manifest":
                 manifests.append({"path": path, "line": line, "text": "\n".join(body) + "\n"})
+                continue
+            if kind == "member":
+                if not argument:
+                    problems.append(f"{path}:{line - 1}: 'snippet: member' needs a type")
+                    continue
+                declarations.append(f"extension {argument} {{")
+                declarations.append(location(path, line))
+                declarations.extend(body)
+                declarations.append("}")
                 continue
             roles = ["decl"] * len(body) if kind == "declarations" else split(body)
             for number, (text, role) in enumerate(zip(body, roles)):
@@ -167,10 +269,14 @@ def generate(root, out):
             if kind == "declarations":
                 continue
             says_await = any(re.search(r"\bawait\b", strip_code(text)) for text in statements)
-            contexts = {"sync": ["sync"], "async": ["async"]}.get(kind, ["async"] if says_await else ["sync", "async"])
+            # A doc comment shows the form of the call it documents: the blocking one unless it
+            # says `await` (an `async` function would pick the `async` overload).
+            either = ["sync"] if path.endswith(".swift") else ["sync", "async"]
+            contexts = {"sync": ["sync"], "async": ["async"]}.get(kind, ["async"] if says_await else either)
             for context in contexts:
                 effects = "async throws" if context == "async" else "throws"
-                functions.append(f"func snippet_line{line}_{context}() {effects} {{")
+                functions.append(f"@MainActor func snippet_line{line}_{context}() {effects} {{" if main_actor(root, path)
+                                 else f"func snippet_line{line}_{context}() {effects} {{")
                 functions.append(location(path, line))
                 functions.extend(statements)
                 functions.append("#sourceLocation()")
@@ -178,18 +284,41 @@ def generate(root, out):
                 functions.append("")
                 counts["functions"] += 1
         name = target_name(path)
-        folder = os.path.join(out, "Sources", name)
+        # A source file's examples are type-checked by check-snippets.sh with swiftc against the
+        # package's own debug build, under its package name, so that `package` API is in reach
+        # (a package depending on this one never reaches it); the documents' are targets here.
+        folder = os.path.join(out + "-doc-comments" if path.endswith(".swift") else os.path.join(out, "Sources"), name)
         os.makedirs(folder, exist_ok=True)
         header = "".join(f"import {module_name}\n" for module_name in sorted(imports))
         with open(os.path.join(folder, "Declarations.swift"), "w", encoding="utf-8") as file:
             file.write(header + "\n" + "\n".join(declarations) + ("\n#sourceLocation()\n" if declarations else ""))
         with open(os.path.join(folder, "Statements.swift"), "w", encoding="utf-8") as file:
             file.write(header + "\n" + "\n".join(functions) + "\n")
-        context = os.path.join(root, "scripts", "snippets", "context", context_name(path))
-        if os.path.isfile(context):
-            with open(context, encoding="utf-8") as source, open(os.path.join(folder, "Context.swift"), "w", encoding="utf-8") as file:
-                file.write(location("scripts/snippets/context/" + context_name(path), 1) + "\n" + source.read())
+        contexts = [context_name(path)]
+        if path.endswith(".swift"):
+            contexts.insert(0, f"doc-comments/{module}.swift")
+        declared = {match.group(1) for text in declarations if (match := DECLARED_NAME.match(text))}
+        for entry in os.listdir(folder):
+            if entry.startswith("Context"):
+                os.remove(os.path.join(folder, entry))
+        for number, context in reversed(list(enumerate(contexts))):   # the file's own context first
+            source_path = os.path.join(root, "scripts", "snippets", "context", context)
+            if os.path.isfile(source_path):
+                text = open(source_path, encoding="utf-8").read()
+                if path.endswith(".swift"):
+                    text = without(text, declared)
+                    declared |= {match.group(1) for line in text.split("\n") if (match := DECLARED_NAME.match(line))}
+                with open(os.path.join(folder, f"Context{number}.swift"), "w", encoding="utf-8") as file:
+                    file.write(location("scripts/snippets/context/" + context, 1) + "\n" + text)
+        if path.endswith(".swift"):
+            with open(os.path.join(folder, "package-name"), "w", encoding="utf-8") as file:
+                file.write(package_name + "\n")
+            continue
         targets.append(name)
+    comment_root = out + "-doc-comments"
+    for stale in os.listdir(comment_root) if os.path.isdir(comment_root) else []:
+        if path_of_target(stale, root) is None:
+            shutil.rmtree(os.path.join(comment_root, stale))
     for stale in os.listdir(os.path.join(out, "Sources")) if os.path.isdir(os.path.join(out, "Sources")) else []:
         if stale not in targets:
             for entry in os.listdir(os.path.join(out, "Sources", stale)):
@@ -235,9 +364,9 @@ def generate(root, out):
 def report(root, log):
     """Prints each error with the block it is in; returns the number of errors."""
     starts = {}
-    for path in documents(root):
+    for path in documents(root) + source_documents(root):
         starts[path] = [(line, line + len(body)) for line, _, _, body in blocks(root, path)]
-    diagnostic = re.compile(r"^(?:.*/)?((?:README\.md|docs/[^:]+|Sources/[^:]+\.md|scripts/snippets/[^:]+)):(\d+):(\d+): (error|warning|note): (.*)$")
+    diagnostic = re.compile(r"^(?:.*/)?((?:README\.md|docs/[^:]+|Sources/[^:]+\.(?:md|swift)|scripts/snippets/[^:]+)):(\d+):(\d+): (error|warning|note): (.*)$")
     errors, seen = 0, set()
     for raw in open(log, encoding="utf-8", errors="replace"):
         match = diagnostic.match(raw.rstrip("\n"))

@@ -10,8 +10,8 @@ import Foundation
 extension Archive {
     /// The archive of a root `Data` value, in three pieces: the prefix (``withPrefix(_:)``),
     /// the value's bytes, ``suffix``. From ``dataPieces(of:options:)`` their concatenation is byte for byte what
-    /// ``Archive/encode(_:options:)`` returns for the value; an earlier version wrote the
-    /// prefix's varints longer than needed to place a large value, and readers still read that.
+    /// ``Archive/encode(_:options:)`` returns for the value. Readers also read a prefix whose
+    /// varints are longer than needed, which the format allows (docs/ArchiveFormat.md).
     package struct DataPieces: Sendable {
         /// The prefix's bytes, held inline: an array of them cost a heap allocation and, built
         /// outside a specialization of `Array`, a run-time metadata lookup — about 800
@@ -49,7 +49,7 @@ extension Archive {
 
     /// The lengths of the varints in a root `Data`'s archive: the byte count's, the body
     /// length's and the total length's. The cache writes the minimal layout; the tests build
-    /// lengthened ones, as an earlier version placed a large value, to check they still read.
+    /// lengthened ones, which the format allows, to check that they read.
     struct DataLayout {
         var countSize: Int
         var bodyLength: Int

@@ -4,6 +4,7 @@
 /// the type no longer reads are ignored; a key the archive lacks throws for `decode(_:forKey:)`
 /// and gives `nil` for `decodeIfPresent(_:forKey:)`, so fields can be added and removed.
 ///
+/// <!-- snippet: member Profile -->
 /// ```swift
 /// init(from archive: ArchiveDecoder) throws {
 ///     name = try archive.decode(String.self, forKey: "name")
@@ -134,6 +135,7 @@ public final class ArchiveDecoder {
     ///
     /// Call it after every stored property is initialized, so `assign` can capture `self`:
     ///
+    /// <!-- snippet: skip a class's initializer, which no extension can add -->
     /// ```swift
     /// init(from archive: ArchiveDecoder) throws {
     ///     content = try archive.decode(String.self, forKey: "content")

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Inside `encode(to:)`, write each field under a key, like `NSCoder.encode(_:forKey:)`:
 ///
+/// <!-- snippet: member Profile -->
 /// ```swift
 /// func encode(to archive: ArchiveEncoder) throws {
 ///     try archive.encode(name, forKey: "name")

@@ -6,7 +6,7 @@ import Foundation
 /// conformance lookups (about 0.6 µs, a fifth of encoding a small record on its own). The
 /// names are kept in ``ArchivingThreadCache``, so a lookup takes no lock; the type asked for
 /// last (a one-model archive's every time) costs one compare. Only the default name is cached:
-/// a type that overrides `archiveTypeName` is asked every time, as before.
+/// a type that overrides `archiveTypeName` is asked every time, since its answer may change.
 enum DefaultTypeNames {
     /// `String(describing: type)`, from this thread's cache after the first call for `type`.
     static func name(of type: Any.Type) -> String {

@@ -33,10 +33,6 @@ public struct CacheChange<Kind: CacheType>: Sendable {
     /// other stores' changes use too).
     public let isFromAnotherProcess: Bool
 
-    /// Whether another process made the change.
-    @available(*, deprecated, renamed: "isFromAnotherProcess")
-    public var fromOtherProcess: Bool { isFromAnotherProcess }
-
     init(type: Kind, target: Target, fromOtherProcess: Bool) {
         self.type = type
         self.target = target

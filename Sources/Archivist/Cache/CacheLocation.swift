@@ -5,6 +5,7 @@
 /// ``CacheRoot/documents`` (kept, and backed up on Apple platforms). User-scoped locations
 /// get a folder per user, named by the MD5 of the user id, created 0700.
 ///
+/// <!-- snippet: member ThreeCaches -->
 /// ```swift
 /// var location: CacheLocation {
 ///     switch self {

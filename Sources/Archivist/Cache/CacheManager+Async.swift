@@ -45,6 +45,8 @@ extension CacheManager {
     /// let cached: [Product]? = try await cache.value(for: .productList)
     /// ```
     ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
+    ///
     /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
     /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
     public func value<T: Archivable & Sendable>(
@@ -65,6 +67,8 @@ extension CacheManager {
     /// let letters: [Letter]? = try await cache.value(for: .message)
     /// ```
     ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
+    ///
     /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
     /// - Complexity: File I/O on a background queue, O(size of the entry); the decoding runs
     ///   on the calling task.
@@ -83,6 +87,8 @@ extension CacheManager {
     /// ```swift
     /// let recent: [Product]? = try await cache.value(for: .productList, maxAge: 300)
     /// ```
+    ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
     /// - Throws: ``CacheError`` as the blocking `value(_:for:parameter:maxAge:)`.
     /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
@@ -151,6 +157,8 @@ extension CacheManager {
     /// ```swift
     /// cache.value([Product].self, for: .productList) { result in show(try? result.get()) }
     /// ```
+    ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
     /// - Parameters:
     ///   - valueType: The type to decode.

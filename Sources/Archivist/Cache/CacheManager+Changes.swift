@@ -72,7 +72,7 @@ extension CacheManager {
     /// ```swift
     /// Task {
     ///     for await change in cache.changes(of: .productList) where change.isFromAnotherProcess {
-    ///         products = try cache.value(for: .productList) ?? []
+    ///         products = try await cache.value(for: .productList) ?? []
     ///     }
     /// }
     /// ```

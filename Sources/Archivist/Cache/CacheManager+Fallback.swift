@@ -14,6 +14,8 @@ extension CacheManager {
     /// if story.isFromCache { showOfflineBanner() }
     /// ```
     ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
+    ///
     /// - Returns: The fetched value, or the cached one with ``CacheFetchResult/fetchError`` set.
     ///   If storing the fetched value fails, it is still returned, with
     ///   ``CacheFetchResult/storeError`` set.
@@ -33,6 +35,8 @@ extension CacheManager {
     /// ```swift
     /// let products = try cache.value(for: .productList) { try api.products() }
     /// ```
+    ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
     /// - Returns: As the non-`Sendable` form.
     /// - Throws: As the non-`Sendable` form.
@@ -69,6 +73,8 @@ extension CacheManager {
     /// ```swift
     /// let letters = try await cache.value(for: .message) { try await api.letters() }
     /// ```
+    ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
     /// - Returns: As ``value(_:for:parameter:fetchingWith:)``.
     /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the

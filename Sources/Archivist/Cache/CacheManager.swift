@@ -266,6 +266,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let cached: [Product]? = try cache.value(for: .productList)
     /// ```
     ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
+    ///
     /// - Throws: ``CacheError``: `corruptEntry` or `entryMismatch` (the entry has been removed;
     ///   the next read is a miss), `decodingFailed` (the entry holds another type; it is
     ///   kept), `noUser`, `permissionDenied`, `fileSystem`.
@@ -287,6 +289,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// let letters: [Letter]? = try cache.value(for: .message)
     /// ```
     ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
+    ///
     /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: Blocking file I/O, O(size of the entry).
     public func value<T: Archivable>(
@@ -302,6 +306,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// ```swift
     /// let recent: [Product]? = try cache.value(for: .productList, maxAge: 300)
     /// ```
+    ///
+    /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
     /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O.

@@ -47,6 +47,7 @@ extension CacheType {
 /// How long a cache type's entries stay fresh, how many bytes the type may hold on disk, and
 /// how durable its writes are.
 ///
+/// <!-- snippet: member ThreeCaches -->
 /// ```swift
 /// var policy: CachePolicy { CachePolicy(maxAge: 86_400, byteLimit: 5_000_000, durability: .file) }
 /// ```
@@ -71,7 +72,7 @@ public struct CachePolicy: Sendable, Hashable {
 /// When a stored entry stops being fresh.
 ///
 /// ```swift
-/// try cache.store(story, for: .dailyStory, expiry: .at(tomorrowMidnight))
+/// try cache.store(products, for: .hots, expiry: .at(tomorrowMidnight))
 /// ```
 public enum CacheExpiry: Sendable, Hashable {
     /// As the type's ``CachePolicy/maxAge`` says (never, when it has none).

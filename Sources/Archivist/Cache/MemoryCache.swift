@@ -134,7 +134,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable> {
     /// cost counts as `0`. The total of all costs must fit in an `Int`.
     ///
     /// ```swift
-    /// cache.setValue(thumbnail, forKey: url, cost: thumbnail.count)
+    /// cache.setValue(products, forKey: "productList", cost: bytes.count)
     /// ```
     ///
     /// - Parameters:

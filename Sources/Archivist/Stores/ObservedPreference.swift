@@ -59,6 +59,7 @@ public final class ObservedPreference<Value: PlistConvertible> {
     /// when the key changes, here or in another process. A write that fails leaves the value
     /// as stored and records the error in ``lastError``.
     ///
+    /// <!-- snippet: skip SwiftUI exists on Apple platforms only -->
     /// ```swift
     /// Toggle("Dark mode", isOn: $darkMode.value)
     /// ```
@@ -122,6 +123,7 @@ public final class ObservedPreference<Value: PlistConvertible> {
     /// Removes the key's stored value through ``Preferences/removeValue(for:)``, so that
     /// ``value`` reads as the key's default.
     ///
+    /// <!-- snippet: skip SwiftUI exists on Apple platforms only -->
     /// ```swift
     /// Button("Reset") { try? theme.reset() }
     /// ```

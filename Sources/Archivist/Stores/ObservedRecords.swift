@@ -37,6 +37,7 @@ public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
     /// Reading it in a SwiftUI `body` (or in `withObservationTracking`) makes the view update
     /// when the store changes, here or in another process.
     ///
+    /// <!-- snippet: skip SwiftUI exists on Apple platforms only -->
     /// ```swift
     /// Text("\(open.records.count) open")
     /// ```

@@ -23,7 +23,7 @@ extension PlistStore {
     /// lock in a shared container, `0xdead10cc`); under it come only a `stat`, the rename and
     /// the time stamp — the file is never read there: the stamp alone tells whether another
     /// writer came first (see ``FileStamp``). The folder's sync follows the release. Lost
-    /// updates are excluded as before: the rename happens only if `decide` accepted the stamp
+    /// updates are excluded: the rename happens only if `decide` accepted the stamp
     /// the lock found, which the caller compares with the one its change was made on. A
     /// temporary not renamed is deleted.
     ///

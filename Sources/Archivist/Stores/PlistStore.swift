@@ -90,7 +90,7 @@ public final class PlistStore: Sendable {
     /// ```swift
     /// let store = PlistStore(
     ///     directory: documents,
-    ///     defaultFileURL: { name in Bundle.module.url(forResource: name, withExtension: "plist") })
+    ///     defaultFileURL: { name in Bundle.main.url(forResource: name, withExtension: "plist") })
     /// ```
     ///
     /// - Parameters:

@@ -12,7 +12,7 @@
 ///     static let launchCount = PreferenceKey<Int>("launchCount", default: 0)
 ///     static let theme = PreferenceKey<Theme>("theme", default: .light)   // a PlistConvertible enum
 /// }
-/// if preferences[.firstLogin] == false { … }
+/// if preferences[.firstLogin] == false { showOnboarding() }
 /// try preferences.set(preferences[Keys.launchCount] + 1, for: Keys.launchCount)
 /// ```
 public struct PreferenceKey<Value: PlistConvertible>: Sendable {
@@ -23,6 +23,7 @@ public struct PreferenceKey<Value: PlistConvertible>: Sendable {
 
     /// Creates a key.
     ///
+    /// <!-- snippet: member SettingsKeys -->
     /// ```swift
     /// static let firstLogin = PreferenceKey<Bool>("firstLogin", default: false)
     /// ```

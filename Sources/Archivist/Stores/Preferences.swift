@@ -130,7 +130,7 @@ public final class Preferences: Sendable {
     ///
     /// ```swift
     /// do { _ = try preferences.storedValue(for: .firstLogin) }
-    /// catch let error as StoreError where error.code == .typeMismatch { … }
+    /// catch let error as StoreError where error.code == .typeMismatch { print(error) }
     /// ```
     ///
     /// - Throws: ``StoreError`` with code ``StoreError/Code/typeMismatch``.

@@ -182,7 +182,7 @@ where Record.ID: Archivable & Sendable {
     /// The records `isIncluded` accepts, ordered by `areInIncreasingOrder`, at most `limit`.
     ///
     /// ```swift
-    /// let nextAlerts = tasks.records(where: { $0.isAlertEnabled }, sortedBy: { $0.alertTime < $1.alertTime }, limit: 5)
+    /// let firstReads = tasks.records(where: { $0.name.hasPrefix("Read") }, sortedBy: { $0.name < $1.name }, limit: 5)
     /// ```
     ///
     /// - Complexity: O(n log n).

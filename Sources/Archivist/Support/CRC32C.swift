@@ -13,12 +13,12 @@ import CArchivistSupport
 /// ```swift
 /// let sum = CRC32C.checksum(Array("123456789".utf8))   // 0xE3069283
 /// ```
-public enum CRC32C {
+package enum CRC32C {
     /// The checksum of `bytes`, starting from `seed` (the result of a previous call, to
     /// checksum data in pieces).
     ///
     /// - Complexity: O(n).
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return seed }
         return usesHardware ? hardwareChecksum(start, bytes.count, seed: seed) : softwareChecksum(bytes, seed: seed)
     }
@@ -127,7 +127,7 @@ public enum CRC32C {
     /// The checksum of a byte sequence such as `[UInt8]` or `Data`.
     ///
     /// - Complexity: O(n).
-    public static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes, seed: UInt32 = 0) -> UInt32 {
+    package static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes, seed: UInt32 = 0) -> UInt32 {
         if let sum = bytes.withContiguousStorageIfAvailable({
             checksum(UnsafeRawBufferPointer($0), seed: seed)
         }) {
@@ -155,7 +155,7 @@ extension CRC32C {
     /// it).
     ///
     /// - Complexity: O(log `length`).
-    public static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
+    package static func combine(_ first: UInt32, _ second: UInt32, length: Int) -> UInt32 {
         guard length > 0 else { return first }
         guard usesCarrylessMultiply else { return softwareCombine(first, second, length: length) }
         return archivist_crc32c_shift_carryless(first, UInt64(length)) ^ second

@@ -7,6 +7,7 @@ import Foundation
 /// `Codable` one and the keyed-archive one), so a synthesized `Codable` model cannot hold it
 /// directly. Wrap the property and the model stays synthesized:
 ///
+/// <!-- snippet: skip the class's NSCoding methods are left out -->
 /// ```swift
 /// final class Order: NSObject, NSSecureCoding, Archivable { … }   // its usual NSCoding methods
 ///

@@ -23,7 +23,7 @@ extension KeyedArchive {
 /// Anything else reachable from the root — an instance of another class, a class the process
 /// has remapped with `NSKeyedUnarchiver.setClass(_:forClassName:)`, a plain plist array or
 /// dictionary stored as an object, a URL Foundation would not build — makes ``build(_:root:)``
-/// return `nil`, and the bridge hands the archive to Foundation as before.
+/// return `nil`, and the bridge hands the archive to Foundation's unarchiver.
 enum KeyedArchiveFoundationObjects {
     /// The class names whose objects the reader maps to values and this builder can make.
     static let classNames: Set<String> = [

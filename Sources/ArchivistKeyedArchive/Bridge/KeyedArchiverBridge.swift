@@ -170,7 +170,8 @@ public enum KeyedArchiverBridge {
     static func foundationValueRoot(of validated: KeyedArchiveValidator.Result, limits: ArchiveLimits) throws -> Any? {
         guard KeyedArchiveFoundationObjects.canBuild(classNames: validated.summary.classNames) else { return nil }
         // The validator accepted this property list; a reader that still refuses it (or a limit
-        // it counts differently) leaves the archive to Foundation, as before this path existed.
+        // it counts differently) leaves the archive to Foundation's unarchiver, which the
+        // validator has already made safe.
         guard let archive = try? KeyedArchive(validatedDocument: validated.document, limits: limits),
               let root = archive.root else { return nil }
         guard !root.isNull else { throw ArchiveError(.valueNotFound, "the root object decoded to nil") }

@@ -106,7 +106,7 @@ public enum KeyedArchiveWriter {
     ///
     /// ```swift
     /// let data = try KeyedArchiveWriter.archive(note)
-    /// let copy = try NSKeyedUnarchiver.unarchivedObject(ofClass: Note.self, from: data)
+    /// let table = try KeyedArchive(data: data)   // NSKeyedUnarchiver reads it into a class MyApp.Note
     /// ```
     ///
     /// - Throws: `ArchiveError`: `.limitExceeded(.depth)` / `.limitExceeded(.objectCount)`,

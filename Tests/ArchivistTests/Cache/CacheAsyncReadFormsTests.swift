@@ -12,7 +12,8 @@ import Testing
             #expect(info.payloadSize > 0)
             #expect(info.typeName == ShopCache.hots.name)
             #expect(try await cache.info(for: .apiStrategy, parameter: "/v1/none") == nil)
-            #expect(try await cache.value(String.self, for: .hots, maxAge: 86_400) == "fresh")   // a loaded test run may take minutes
+            // a loaded test run may take minutes
+            #expect(try await cache.value(String.self, for: .hots, maxAge: 86_400) == "fresh")
             #expect(try await cache.value(String.self, for: .hots, maxAge: -1) == nil)   // no entry is that young
         }
     }

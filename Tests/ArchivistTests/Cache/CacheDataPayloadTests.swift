@@ -138,8 +138,8 @@ import Testing
                 let expected = Self.sample(size, seed: i)
                 #expect(try reader.value(Data.self, for: .hots, parameter: "blob-\(i)") == expected)
                 // The file: the entry header, then the encoder's archive byte for byte (the
-                // cache no longer lengthens the varints to place a large value; files that
-                // did are read as before, see `placedPiecesDecodeAsTheEncodersArchive`).
+                // cache writes minimal varints; files with lengthened ones, which the format
+                // allows, read too, see `placedPiecesDecodeAsTheEncodersArchive`).
                 let url = try #require(try reader.info(for: .hots, parameter: "blob-\(i)")).fileURL
                 let file = try Data(contentsOf: url)
                 let (header, length) = try file.withUnsafeBytes {
@@ -163,7 +163,7 @@ import Testing
             let value = Self.sample(100_000, seed: 3)
             try writer.store(value, for: .hots, parameter: "old")
             let url = try #require(try writer.info(for: .hots, parameter: "old")).fileURL
-            // The file as the earlier version wrote it: pieces placed for the header's length.
+            // A file with the varints lengthened so the value is placed for the header's length.
             let headerLength = EntryHeader.encodedCount(typeName: ShopCache.hots.name, parameter: "old")
             let placed = try value.withUnsafeBytes { raw -> Data in
                 var shift = 0, pieces = try #require(Archive.dataPieces(of: raw, options: ArchiveOptions()))
@@ -269,7 +269,7 @@ import Testing
         }
     }
 
-    /// Limits still apply: an archive over `maxTotalBytes` fails to encode as before.
+    /// Limits apply: an archive over `maxTotalBytes` fails to encode.
     @Test func aDataOverTheArchiveLimitIsNotStored() throws {
         try withTemporaryDirectory { dir throws in
             var options = ArchiveOptions()

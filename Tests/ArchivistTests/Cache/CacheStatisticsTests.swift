@@ -67,7 +67,8 @@ import Darwin
             DispatchQueue.concurrentPerform(iterations: 4) { thread in
                 for i in 0..<readsPerThread {
                     _ = try? cache.value(String.self, for: .hots, parameter: "\((thread + i) % 8)")   // memory hits
-                    if i % 100 == 0 { _ = try? cache.value(String.self, for: .hots, parameter: "none-\(thread)") }   // misses
+                    // misses
+                    if i % 100 == 0 { _ = try? cache.value(String.self, for: .hots, parameter: "none-\(thread)") }
                     if i % 500 == 0 { _ = cache.statistics }   // publishing while others count
                 }
             }

@@ -1,10 +1,15 @@
 import Foundation
+import Testing
 
 /// The 28 NSKeyedArchiver fixtures of `shared/fixtures/nskeyedarchiver`, read at test time.
 ///
 /// They are not copied into the repository (their licenses are unresolved). The folder is
 /// looked up as `shared/` beside the repository root (the CI layout), then beside each
 /// ancestor of it (a git worktree nested under the main checkout's parent).
+///
+/// A test that reads them carries ``Testing/Trait/needsKeyedArchiveFixtures``: without the
+/// folder it is skipped with a note naming it, except when the `CI` environment variable is
+/// set, where it runs and fails with ``FixtureMissing``, so that CI always proves it.
 enum KeyedArchiveFixtures {
     /// What decoding a fixture through the bridge, with the default allowlist, must do.
     enum Outcome: Sendable, CustomStringConvertible {
@@ -53,6 +58,10 @@ enum KeyedArchiveFixtures {
 
     static var paths: [String] { expectations.map(\.path) }
 
+    /// Whether the tests that read the fixtures run: when the folder is found, and always when
+    /// the `CI` environment variable is set (where a missing folder fails them).
+    static let isAvailable: Bool = directory() != nil || ProcessInfo.processInfo.environment["CI"] != nil
+
     /// The fixture folder, or `nil` when no `shared/fixtures/nskeyedarchiver` is found.
     static func directory(filePath: String = #filePath) -> URL? {
         // Tests/ArchivistTests/Support/<file> -> repository root is three folders up.
@@ -82,5 +91,15 @@ enum KeyedArchiveFixtures {
 
     struct FixtureMissing: Error, CustomStringConvertible {
         var description: String { KeyedArchiveFixtures.missingMessage }
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test when ``KeyedArchiveFixtures/isAvailable``; otherwise records a skip that
+    /// names the folder the test reads.
+    static var needsKeyedArchiveFixtures: Self {
+        .enabled(
+            if: KeyedArchiveFixtures.isAvailable,
+            "needs ../shared/fixtures/nskeyedarchiver beside the repository (CI=1 makes its absence a failure)")
     }
 }

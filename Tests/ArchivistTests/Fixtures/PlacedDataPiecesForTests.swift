@@ -1,10 +1,10 @@
 import Foundation
 @testable import Archivist
 
-/// The placement an earlier version of the cache applied to a large `Data`'s archive: the
+/// A placement of a large `Data`'s archive that the format allows: the
 /// prefix's varints lengthened so the value lands at a file offset congruent to its address
-/// modulo 32. The cache writes the minimal layout now; the tests build placed archives with
-/// this to check that files written so are still read.
+/// modulo 32. The cache writes the minimal layout; the tests build placed archives with
+/// this to check that files written so read.
 extension Archive.DataPieces {
     /// The alignment, in bytes, that placement gave the value's file offset relative to its
     /// address.
@@ -39,7 +39,7 @@ extension Archive {
         return layout
     }
 
-    /// The pieces of the archive of `bytes` as a root `Data` as the earlier version wrote them
+    /// The pieces of the archive of `bytes` as a root `Data`, placed
     /// at file offset `fileOffset`: a value of at least
     /// ``DataPieces/placedMinimumCount`` bytes placed when lengthening the varints can do it,
     /// otherwise (and for smaller values) ``dataPieces(of:options:)``'s minimal layout.

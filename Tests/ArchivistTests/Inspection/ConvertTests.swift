@@ -9,7 +9,7 @@ import Testing
 @Suite struct ConvertTests {
     static let notePath = "rust-nskeyedunarchiver/note.plist"
 
-    @Test(arguments: KeyedArchiveFixtures.expectations.filter { if case .decodes = $0.outcome { true } else { false } }.map(\.path))
+    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.filter { if case .decodes = $0.outcome { true } else { false } }.map(\.path))
     func aKeyedArchiveSurvivesXMLAndBinaryRoundTrips(path: String) throws {
         let original = try KeyedArchiveFixtures.data(path)
         let folder = try ScratchFolder()
@@ -36,7 +36,7 @@ import Testing
         }
     }
 
-    @Test func jsonKeepsReferencesAsUIDObjects() throws {
+    @Test(.needsKeyedArchiveFixtures) func jsonKeepsReferencesAsUIDObjects() throws {
         let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let run = try ToolRun(["convert", directory.appendingPathComponent(Self.notePath).path, "--to", "json"])
         #expect(run.status == 0)

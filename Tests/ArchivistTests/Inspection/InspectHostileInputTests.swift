@@ -7,7 +7,7 @@ import Testing
 /// Apple platforms and Linux, and broken ones), and on every hostile input the reader's fuzz
 /// tests make: an answer every time, never a crash or a hang.
 @Suite struct InspectHostileInputTests {
-    @Test(arguments: KeyedArchiveFixtures.expectations.map(\.path))
+    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.map(\.path))
     func everyFixtureInspectsAsAKeyedArchiveOrShowsWhyNot(path: String) throws {
         let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let file = directory.appendingPathComponent(path).path
@@ -30,7 +30,7 @@ import Testing
         #expect(text.output.hasPrefix(file + ": "))
     }
 
-    @Test func archivesWrittenOnApplePlatformsShowTheirObjects() throws {
+    @Test(.needsKeyedArchiveFixtures) func archivesWrittenOnApplePlatformsShowTheirObjects() throws {
         let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let run = try ToolRun(["inspect", directory.appendingPathComponent("fq/recentapps.sfl2").path])
         #expect(run.status == 0)
@@ -49,7 +49,7 @@ import Testing
     /// Shards run side by side, each in a child process with its own seed.
     static let shards = 4
 
-    @Test(arguments: 0..<shards) func hostileInputsNeverCrashInspectOrConvert(shard: Int) async throws {
+    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func hostileInputsNeverCrashInspectOrConvert(shard: Int) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let cases = Sanitizer.active == nil ? 10_000 : 1_000
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-inspect-fuzz-\(UUID()).log").path

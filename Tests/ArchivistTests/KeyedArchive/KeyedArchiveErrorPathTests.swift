@@ -15,7 +15,7 @@ import Testing
         }
     }
 
-    @Test func theDecoderAndTheCoderShapedAPIAgree() throws {
+    @Test(.needsKeyedArchiveFixtures) func theDecoderAndTheCoderShapedAPIAgree() throws {
         let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/note.plist")
         let archive = try KeyedArchive(data: data)
         let codable = try #require(throws: ArchiveError.self) { try archive.decode(Strings.self) }
@@ -29,7 +29,7 @@ import Testing
         #expect(bridged.codingPath == codable.codingPath)
     }
 
-    @Test func theTopKeyNamesTheStart() throws {
+    @Test(.needsKeyedArchiveFixtures) func theTopKeyNamesTheStart() throws {
         struct Title: Decodable { var title: Int }
         let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/note.plist")
         let error = try #require(throws: ArchiveError.self) { try KeyedArchive(data: data).decode(Title.self, key: "root") }

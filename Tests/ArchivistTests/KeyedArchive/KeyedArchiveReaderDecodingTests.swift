@@ -14,13 +14,13 @@ import Testing
         var metadata: [String: String]
     }
 
-    @Test func codableStructDecodesFromFixture() throws {
+    @Test(.needsKeyedArchiveFixtures) func codableStructDecodesFromFixture() throws {
         let foo = try KeyedArchive.decode(Foo.self, from: try KeyedArchiveFixtures.data("bpylist2/complex_archive.plist"))
         #expect(foo == Foo(title: "yo", count: 42, active: true, categories: ["banana", "apple"],
                            metadata: ["fruit": "kiwi", "veg": "asparagus"]))
     }
 
-    @Test func foundationValuesDecodeAsSwiftValues() throws {
+    @Test(.needsKeyedArchiveFixtures) func foundationValuesDecodeAsSwiftValues() throws {
         struct Complex: Decodable {
             var string: String
             var url: URL
@@ -38,21 +38,21 @@ import Testing
         let recursive: Node?
     }
 
-    @Test func optionalReferenceChainsDecode() throws {
+    @Test(.needsKeyedArchiveFixtures) func optionalReferenceChainsDecode() throws {
         let node = try KeyedArchive.decode(Node.self, from: try KeyedArchiveFixtures.data("bpylist2/recursive_archive.plist"))
         #expect(node.title == "hello")
         #expect(node.recursive?.title == "yo")
         #expect(node.recursive?.recursive == nil)
     }
 
-    @Test func cycleIntoCodableThrowsDepthLimit() throws {
+    @Test(.needsKeyedArchiveFixtures) func cycleIntoCodableThrowsDepthLimit() throws {
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchive.decode(Node.self, from: try KeyedArchiveFixtures.data("bpylist2/circular_archive.plist"))
         }
         #expect(error.code == .limitExceeded(.depth))
     }
 
-    @Test func mismatchNamesTheKeyPath() throws {
+    @Test(.needsKeyedArchiveFixtures) func mismatchNamesTheKeyPath() throws {
         struct Note: Decodable {
             var title: String
             var array: [String]
@@ -83,7 +83,7 @@ import Testing
         }
     }
 
-    @Test func coderShapedAPIReadsFields() throws {
+    @Test(.needsKeyedArchiveFixtures) func coderShapedAPIReadsFields() throws {
         let archive = try KeyedArchive(data: try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/note.plist"))
         let note = try archive.unarchive(Note.self)
         #expect(note.title == "Some cool title")
@@ -91,7 +91,7 @@ import Testing
         #expect(note.published && note.date == 2025 && note.missing == 0 && note.hasArray)
     }
 
-    @Test func coderShapedAPIReportsKeyPathAndType() throws {
+    @Test(.needsKeyedArchiveFixtures) func coderShapedAPIReportsKeyPathAndType() throws {
         struct Strings: KeyedArchiveDecodable {
             init(from unarchiver: KeyedArchiveUnarchiver) throws {
                 _ = try unarchiver.decodeObject(of: [String].self, forKey: "array")
@@ -119,7 +119,7 @@ import Testing
         }
     }
 
-    @Test func coderShapedCycleThrowsUnresolvedReference() throws {
+    @Test(.needsKeyedArchiveFixtures) func coderShapedCycleThrowsUnresolvedReference() throws {
         let archive = try KeyedArchive(data: try KeyedArchiveFixtures.data("bpylist2/circular_archive.plist"))
         let error = try #require(throws: ArchiveError.self) { try archive.unarchive(Foo2.self) }
         #expect(error.code == .unresolvedReference)

@@ -119,7 +119,7 @@ import Testing
         #expect(covered == Set(KeyedArchiveFixtures.paths))
     }
 
-    @Test(arguments: readable.map(\.path))
+    @Test(.needsKeyedArchiveFixtures, arguments: readable.map(\.path))
     func fixtureReadsCompletely(path: String) throws {
         let archive = try KeyedArchive(data: try KeyedArchiveFixtures.data(path))
         let expected = try #require(Self.readable.first { $0.path == path }?.root)
@@ -127,14 +127,14 @@ import Testing
         #expect(try KeyedArchiveTree(archive, try #require(archive.root)) == expected)
     }
 
-    @Test(arguments: broken.map { ($0.path, "\($0.code)") })
+    @Test(.needsKeyedArchiveFixtures, arguments: broken.map { ($0.path, "\($0.code)") })
     func brokenFixtureThrowsTypedError(path: String, code: String) throws {
         let error = try #require(throws: ArchiveError.self) { try KeyedArchive(data: try KeyedArchiveFixtures.data(path)) }
         #expect("\(error.code)" == code)
     }
 
     /// A real macOS SharedFileList file: ten recent apps with names, bookmarks and UUIDs.
-    @Test func recentAppsDecodesIntoCodableStructs() throws {
+    @Test(.needsKeyedArchiveFixtures) func recentAppsDecodesIntoCodableStructs() throws {
         struct RecentApps: Decodable {
             struct Item: Decodable {
                 var Name: String
@@ -157,7 +157,7 @@ import Testing
     }
 
     /// References stay references: the shared URL is one object, the cycle is representable.
-    @Test func sharingAndCyclesAreKeptAsReferences() throws {
+    @Test(.needsKeyedArchiveFixtures) func sharingAndCyclesAreKeptAsReferences() throws {
         let shared = try KeyedArchive(data: try KeyedArchiveFixtures.data("php-nskeyedunarchiver/ArchivedData/reference.bin.plist"))
         guard case .dictionary(_, let values) = shared[try #require(shared.root)] else { Issue.record("not a dictionary"); return }
         #expect(values[0] == values[1])

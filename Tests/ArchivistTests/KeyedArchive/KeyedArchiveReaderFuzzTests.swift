@@ -21,7 +21,7 @@ import Testing
     /// Shard `shard`'s seed: the committed seed plus the shard, so every shard is reproducible alone.
     static func seed(ofShard shard: Int) -> UInt64 { KeyedArchiveFuzz.seed &+ UInt64(shard) }
 
-    @Test(arguments: 0..<shards) func seededMutationsGiveTypedAnswers(shard: Int) async throws {
+    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func seededMutationsGiveTypedAnswers(shard: Int) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-reader-fuzz-\(UUID()).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }

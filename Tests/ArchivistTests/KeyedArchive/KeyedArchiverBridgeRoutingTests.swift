@@ -155,7 +155,7 @@ import Testing
         }
     }
 
-    @Test(arguments: KeyedArchiveFixtures.expectations.filter { $0.outcome.description == "decodes" }.map(\.path))
+    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.filter { $0.outcome.description == "decodes" }.map(\.path))
     func decodingFixtureReadsTheSameThroughBothPaths(path: String) throws {
         let data = try KeyedArchiveFixtures.data(path)
         let (pure, foundation) = try Self.bothPaths(data)
@@ -178,7 +178,7 @@ import Testing
         #expect((array[0] as? SecureLetter)?.content == "hi")
     }
 
-    @Test func badArchivesStillThrowTypedErrors() throws {
+    @Test(.needsKeyedArchiveFixtures) func badArchivesStillThrowTypedErrors() throws {
         func code(_ data: Data) -> ArchiveError.Code? {
             do {
                 _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)

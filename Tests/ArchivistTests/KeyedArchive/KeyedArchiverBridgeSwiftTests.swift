@@ -36,7 +36,7 @@ import Testing
         #expect(list == ["a", "b"])
     }
 
-    @Test func keyedArchiveDecodableKeepsTheValidatorsGuarantees() throws {
+    @Test(.needsKeyedArchiveFixtures) func keyedArchiveDecodableKeepsTheValidatorsGuarantees() throws {
         let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
         let disallowed = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.unarchive(HandLetter.self, from: data) }
         #expect(disallowed.code == .disallowedType)
@@ -52,7 +52,7 @@ import Testing
         #expect(wrong.code == .valueNotFound)
     }
 
-    @Test func validatorGuaranteesStillHold() throws {
+    @Test(.needsKeyedArchiveFixtures) func validatorGuaranteesStillHold() throws {
         let data = try NSKeyedArchiver.archivedData(withRootObject: SecureLetter(content: "hi", sent: Date()), requiringSecureCoding: true)
         let disallowed = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.decode(Letter.self, from: data) }
         #expect(disallowed.code == .disallowedType)

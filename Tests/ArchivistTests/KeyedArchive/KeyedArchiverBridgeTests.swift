@@ -139,7 +139,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(error.message.contains("twice"), "\(error)")
     }
 
-    @Test func circularFixtureThrowsUnresolvedReference() throws {
+    @Test(.needsKeyedArchiveFixtures) func circularFixtureThrowsUnresolvedReference() throws {
         let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchiverBridge.unarchive(NSMutableArray.self, from: data)
@@ -150,7 +150,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
     /// The three refusals Foundation on Linux would die on (a class off the allowlist, a
     /// cycle through `init(coder:)`, a 100,000-deep chain), in a child process: if any of
     /// them reached Foundation and crashed, the child's exit status fails this test.
-    @Test func refusalsHoldInAChildProcess() async throws {
+    @Test(.needsKeyedArchiveFixtures) func refusalsHoldInAChildProcess() async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         await #expect(processExitsWith: .success) {
             func refused(_ expected: ArchiveError.Code, _ body: () throws -> Any) {
@@ -219,7 +219,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
 
     // MARK: Fixtures
 
-    @Test func fixtureFolderHoldsTheExpectedFiles() throws {
+    @Test(.needsKeyedArchiveFixtures) func fixtureFolderHoldsTheExpectedFiles() throws {
         let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }
             .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".txt") && $0.contains(".") } ?? []
@@ -227,7 +227,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(KeyedArchiveFixtures.paths.count == 28)
     }
 
-    @Test(arguments: KeyedArchiveFixtures.expectations.map { ($0.path, $0.outcome.description) })
+    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.map { ($0.path, $0.outcome.description) })
     func fixtureDecodesOrThrowsTypedError(path: String, expected: String) throws {
         let data = try KeyedArchiveFixtures.data(path)
         do {
@@ -240,12 +240,12 @@ enum FoundationValue: String, CaseIterable, Sendable {
 
     // MARK: Never crashing, proven in a child process
 
-    @Test func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
+    @Test(.needsKeyedArchiveFixtures) func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
         try await runFuzzInChildProcess(seeds: [KeyedArchiveFuzz.seed], flips: 3_000)
     }
 
     /// Off by default: runs when `ARCHIVIST_FUZZ_SEEDS` is set (see ``KeyedArchiveFuzz/campaign``).
-    @Test(.enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign"))
+    @Test(.needsKeyedArchiveFixtures, .enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign"))
     func longFlipCampaignNeverCrashes() async throws {
         let campaign = try #require(KeyedArchiveFuzz.campaign)
         try await runFuzzInChildProcess(seeds: campaign.seeds, flips: campaign.flips)

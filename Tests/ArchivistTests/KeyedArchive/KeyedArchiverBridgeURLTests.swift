@@ -18,7 +18,7 @@ import Testing
         return Data(bytes)
     }
 
-    @Test func fuzzFoundBaseURLIsRefused() throws {
+    @Test(.needsKeyedArchiveFixtures) func fuzzFoundBaseURLIsRefused() throws {
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchiverBridge.validate(try Self.mutatedComplexTest())
         }
@@ -58,7 +58,7 @@ import Testing
 
     /// The same inputs through the whole bridge, Foundation included, in a child process: were
     /// one to slip past the validator it would crash the child, not the test runner.
-    @Test func refusedURLsNeverReachFoundation() async throws {
+    @Test(.needsKeyedArchiveFixtures) func refusedURLsNeverReachFoundation() async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         await #expect(processExitsWith: .success) {
             let inputs = KeyedArchiveURLs.refused.map(\.data) + [try KeyedArchiverBridgeURLTests.mutatedComplexTest()]

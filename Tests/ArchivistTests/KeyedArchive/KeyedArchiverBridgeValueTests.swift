@@ -100,7 +100,7 @@ import Testing
         ("bare reference", "<dict><key>CF$UID</key><integer>6</integer></dict>"),
     ]
 
-    @Test func fuzzFoundBareReferenceIsRefused() throws {
+    @Test(.needsKeyedArchiveFixtures) func fuzzFoundBareReferenceIsRefused() throws {
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchiverBridge.validate(try Self.recentAppsWithBareReference())
         }
@@ -117,7 +117,7 @@ import Testing
         #expect(date.firstObject as? Date == Date(timeIntervalSinceReferenceDate: 86_400))
     }
 
-    @Test func fuzzFoundDictionaryKeyIsRefused() throws {
+    @Test(.needsKeyedArchiveFixtures) func fuzzFoundDictionaryKeyIsRefused() throws {
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchiverBridge.validate(try Self.mutatedRecentApps())
         }
@@ -157,7 +157,7 @@ import Testing
     }
 
     /// Through Foundation, in a child process, using the value as a caller would.
-    @Test func refusedKeysNeverReachFoundation() async throws {
+    @Test(.needsKeyedArchiveFixtures) func refusedKeysNeverReachFoundation() async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         await #expect(processExitsWith: .success) {
             let inputs = KeyedArchiverBridgeValueTests.collectionKeys.map {

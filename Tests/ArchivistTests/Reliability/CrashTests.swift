@@ -139,7 +139,7 @@ import Darwin
             // The open sweeps a killed writer's temporaries on the trash queue (they are no
             // entries, so no size counts them): wait for it before walking the files. Walking
             // before it, 1 run in a few hundred kills found the index "behind" the disk by
-            // exactly such a temporary's size, which a rescan at every open used to hide.
+            // exactly such a temporary's size (no rescan at open hides that).
             cache.caches.waitForTrash()
             cache.documents.waitForTrash()
             let files = entryFiles(under: root.caches).merging(entryFiles(under: root.documents)) { $0 + $1 }

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// An entry's length is a u32: a batch that archives to more than 4 GiB used to trap in
-/// `UInt32(entry.count)`. It is a `StoreError` now, thrown before any byte is written. The
+/// An entry's length is a u32: a batch that archives to more than 4 GiB must not trap in
+/// `UInt32(entry.count)`; it is a `StoreError`, thrown before any byte is written. The
 /// limit is lowered here rather than allocating 4 GiB.
 @Suite struct ChangeLogEntryLimitTests {
     private func openLog(_ url: URL, limit: Int) throws -> ChangeLog {

@@ -22,9 +22,9 @@ import Darwin
         return true
     }
 
-    /// The body used to run under the lock (against the documented promise) and a write made
-    /// while it ran was overwritten by the update; now the body sees the lock free, and runs
-    /// again on the root with that write in it.
+    /// The body runs without the lock, as documented, and a write made while it ran is not
+    /// overwritten by the update: the body sees the lock free, and runs again on the root
+    /// with that write in it.
     @Test(arguments: [PlistStore.Format.xml, .binary])
     func theBodyRunsWithoutTheLockAndAgainAfterAConcurrentWrite(format: PlistStore.Format) throws {
         let folder = try ScratchFolder()

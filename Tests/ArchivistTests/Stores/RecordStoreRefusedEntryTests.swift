@@ -109,7 +109,7 @@ import Testing
     }
 
     /// Damage is still damage: a flipped byte inside the entry after the dogs fails its
-    /// checksum, and that entry and the rest are quarantined as before, by any opener.
+    /// checksum, and that entry and the rest are quarantined, by any opener.
     @Test func aDamagedEntryAfterARefusedOneIsStillQuarantinedByAnOpenerThatReadsIt() throws {
         let folder = try ScratchFolder()
         try writeMixedRecords(folder.url)

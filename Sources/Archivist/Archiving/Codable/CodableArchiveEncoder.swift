@@ -333,7 +333,7 @@ struct CodableTypeKinds {
         case plain
         /// A class or `Optional` that is not `Archivable` itself: a value may still be (a
         /// subclass, or the wrapped value, which a conditional cast unwraps), so it is cast
-        /// each time, as before.
+        /// each time.
         case dynamic
     }
 

@@ -51,7 +51,7 @@ extension AtomicFile {
     ///
     /// ```swift
     /// let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .file)
-    /// guard try prepared.rename(.posix) else { /* another process moved the folder away */ }
+    /// guard try prepared.rename(.posix) else { return }   // another process moved the folder away
     /// if let failure = prepared.syncFolderIfAsked(.posix) { throw failure }
     /// ```
     package struct Prepared {

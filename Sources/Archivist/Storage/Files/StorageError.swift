@@ -9,7 +9,7 @@ import Darwin
 /// that failed, with the operation, the path and the `errno`.
 ///
 /// It speaks only of files and entries. Each public edge maps it once into its own error:
-/// ``CacheManager`` into ``StorageError`` (code for code), the stores into ``StoreError``.
+/// ``CacheManager`` into ``CacheError`` (code for code), the stores into ``StoreError``.
 ///
 /// ```swift
 /// throw StorageError.posix("rename", path: temporary, errno: errno)
@@ -34,7 +34,7 @@ package struct StorageError: Error, Sendable, CustomStringConvertible {
         /// Any other failure of a file-system call.
         case fileSystem
 
-        /// A short name for the code, the same words ``StorageError/Code`` uses.
+        /// A short name for the code, in the words ``CacheError/Code`` uses for the same code.
         package var description: String {
             switch self {
             case .corruptEntry: "corrupt entry"

@@ -30,8 +30,8 @@ import Darwin
 /// longer than ``compactionThreshold`` is folded into a new snapshot in the background by the
 /// process whose record crossed it; other processes then open the new snapshot, which they
 /// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The
-/// marker `.archivist/dirty` reading `D` at open also forces a rescan (older versions of the
-/// store kept it while a save was due).
+/// marker `.archivist/dirty` reading `D` at open also forces a rescan (a store sets it while
+/// the disk may be ahead of the saved index).
 ///
 /// The journal and snapshot are not synced, so after a power loss the index may be stale
 /// until a damaged checksum or a crash forces a rescan.
@@ -373,7 +373,8 @@ extension DiskStore {
             state.appliedEpoch = epoch
             state.appliedChange = counter
             state.snapshotBytes = snapshotBytes
-            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+            // anything may have changed
+            state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
         }
         return replayed.damaged ? .needsRepair : .caughtUp
     }

@@ -46,7 +46,8 @@ extension DiskStore {
                 // the damage again and calls for the repair.
                 if !rest.damaged { state.appliedChange = counter }
                 state.snapshotBytes = snapshotBytes
-                state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+                // anything may have changed
+                state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
             }
             return rest.damaged ? .needsRepair : .caughtUp
         }

@@ -119,7 +119,7 @@ extension DiskStore {
             try resolve(outcome, repairing: true)
         }
         // Processes keep dying mid-change, repairing or folding the journal under this one:
-        // catch up under the lock, as before these ran without it.
+        // catch up under the lock, so that this call ends however often others die.
         func lastResort() throws -> R {
             var outcome = catchUpExclusive()
             if outcome == .needsReload {
@@ -178,7 +178,8 @@ extension DiskStore {
                 if !shared.intent {
                     // A damaged journal, or a snapshot an open cannot use: no process changes
                     // anything until the scan is in place.
-                    guard unusable == shared.epoch || catchUp() == .needsRepair else { return nil }   // repaired meanwhile
+                    // repaired meanwhile
+                    guard unusable == shared.epoch || catchUp() == .needsRepair else { return nil }
                     shared.intent = true
                 }
                 return shared.epoch
@@ -253,7 +254,8 @@ extension DiskStore {
                     state.appliedChange = counter
                     state.snapshotBytes = 0
                     state.replayedFolder = nil
-                    state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))   // anything may have changed
+                    // anything may have changed
+                    state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
                 }
                 return false
             }

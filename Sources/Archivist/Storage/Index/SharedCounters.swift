@@ -33,10 +33,10 @@ import Darwin
 ///   dead owner's temporaries in the background; it rescans only if the intent word is set
 ///   (see ``register(as:now:)``).
 ///
-/// - From byte 4096: the per-type statistics of ``SharedStatistics``. Files made before it
-///   existed are 4096 bytes long and grow when a process that knows it opens them (the words
-///   past the old end read 0, a valid empty table); where they cannot grow, they are mapped
-///   as they are and the statistics stay in the process (``statistics`` is `nil`).
+/// - From byte 4096: the per-type statistics of ``SharedStatistics``. A file that holds the
+///   core words but not these is grown when opened (the new words read 0, a valid empty
+///   table); where it cannot grow, it is mapped as it is and the statistics stay in the
+///   process (``statistics`` is `nil`), so the root stays usable.
 ///
 /// Writes to a shared mapping survive the death of the writing process (they live in the page
 /// cache), so a `kill -9` between two of them leaves the other processes a consistent view.
@@ -75,7 +75,7 @@ final class SharedCounters: @unchecked Sendable {
         guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: path, errno: errno) }
         var length = Self.length
         if status.st_size < Self.length, fileSystem.ftruncate(fd, off_t(Self.length)) != 0 {
-            // A file of the old length opens as before, without shared statistics.
+            // A file that cannot grow to the statistics' length opens without shared statistics.
             guard status.st_size >= Self.coreLength else {
                 throw StorageError.posix("size shared counters", path: path, errno: errno)
             }

@@ -33,6 +33,7 @@ import Darwin
 /// claiming leaves a row in state 1, which nobody uses again (a few words lost, nothing
 /// counted wrong).
 ///
+/// <!-- snippet: skip SharedCounters, whose words it reads, is internal to the module -->
 /// ```swift
 /// if let table = SharedStatistics(words: counters.statistics, owner: counters),
 ///    let row = table.row(named: "hots", scope: 0) {

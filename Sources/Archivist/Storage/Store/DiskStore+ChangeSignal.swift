@@ -9,6 +9,7 @@ extension DiskStore {
     /// file change and clears it only after the bump, so the word is read first: found clear,
     /// any commit that raised the signal has bumped the counter read next.
     ///
+    /// <!-- snippet: skip the store's change signal is internal to the module -->
     /// ```swift
     /// let observation = store.changeSignal.observe(on: queue) { store.refreshAfterSignal() }
     /// ```

@@ -28,9 +28,10 @@ import Darwin
 ///
 /// ```swift
 /// let store = try DiskStore.open(at: root)
-/// let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]), name: .single)
-/// try store.write(payload, to: key, typeName: "hots", parameter: nil, expiry: nil, durability: .none)
-/// let entry = try store.read(key, typeName: "hots", parameter: nil)
+/// let key = try EntryKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]),
+///                        typeName: "hots", parameter: nil)
+/// try store.write(payload, to: key, expiry: nil, durability: .none)
+/// let length = try store.read(key) { entry in entry.payloadBytes.count }   // nil: no entry
 /// ```
 package final class DiskStore: Sendable {
     /// The root folder's path, without a trailing slash.

@@ -36,6 +36,7 @@ import Darwin
 ///   `..` of its child, checked to be the folder it left (device and inode), and starts over
 ///   from the top when it is not (a folder deleted or moved under the walk).
 ///
+/// <!-- snippet: skip the trash path is internal to the module -->
 /// ```swift
 /// try FolderRemoval.removeContents(of: store.trashPath)   // the trash folder stays, empty
 /// ```

@@ -37,8 +37,8 @@ extension SpareFolders {
     /// the same trash) may hold any folder of it open, and goes on deleting what it reads
     /// there — in a kept folder that a claim made an entry folder meanwhile, the new entries.
     /// So each batch holds ``lockPath``: exclusively, when no other walk holds it, and then it
-    /// keeps; else shared (after a keeping batch ends), and removes everything, as before
-    /// spares. Between batches a walk holds folders open without the lock, so another walk
+    /// keeps; else shared (after a keeping batch ends), and removes everything, keeping no
+    /// spare. Between batches a walk holds folders open without the lock, so another walk
     /// may keep one of them meanwhile: each batch after the first checks, under the lock,
     /// that every folder it holds open is still where it found it in the trash, and starts
     /// over from the top otherwise (``FolderRemoval/Batches/resume()``). The store makes the

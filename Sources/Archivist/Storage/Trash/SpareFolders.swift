@@ -44,6 +44,7 @@ import Darwin
 /// Where the rename that never replaces is not supported (`EINVAL`, `ENOSYS`, `ENOTSUP`),
 /// nothing is kept or claimed: emptied folders are removed, and new ones made with `mkdir`.
 ///
+/// <!-- snippet: skip emptyTrash() is internal to the module -->
 /// ```swift
 /// try spares.emptyTrash()                                            // keeps large folders
 /// try spares.makeFolder(rootPath + "/shared-caches/" + digest)        // a spare, or mkdir

@@ -153,7 +153,7 @@ import Darwin
     }
 
     /// A root that refuses writes is opened for reading only, still with its descriptor:
-    /// reads go through it, and writes are refused as before.
+    /// reads go through it, and writes are refused.
     @Test func aReadOnlyRootReadsThroughItsDescriptor() throws {
         try withTemporaryDirectory { dir throws in
             let rootURL = dir.appendingPathComponent("root")

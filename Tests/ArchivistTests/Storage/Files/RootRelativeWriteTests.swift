@@ -126,7 +126,7 @@ import Darwin
     }
 
     /// The root removed (and its path made again) under an open store: the write cannot
-    /// create its temporary in the removed folder, so it goes by the path, as before.
+    /// create its temporary in the removed folder, so it goes by the path.
     @Test func aWriteAfterTheRootWasRemovedLandsAtItsPath() throws {
         try withTemporaryDirectory { dir throws in
             let rootURL = dir.appendingPathComponent("root")

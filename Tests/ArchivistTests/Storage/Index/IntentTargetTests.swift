@@ -6,7 +6,7 @@ import Testing
 /// A lock holder that dies between a change to one entry and its journal record names that
 /// entry next to the intent word; the next holder looks at that one file — no rescan, no new
 /// epoch — and every store is exact again. Without a name (or with a folder at the entry's
-/// path) the root is rescanned as before. Stores are opened through links, as separate
+/// path) the root is rescanned. Stores are opened through links, as separate
 /// processes (see `DiskStoreSharingTests`); the real kills are in `CrashTests`.
 @Suite struct IntentTargetTests {
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {

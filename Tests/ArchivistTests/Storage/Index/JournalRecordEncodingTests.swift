@@ -6,7 +6,7 @@ import Testing
 /// earlier ones: the encoder writing them in place must produce the bytes the earlier
 /// piecewise encoder did, and they must read back as the same changes.
 @Suite struct JournalRecordEncodingTests {
-    /// The encoder as it was before records were written in place: the reference format.
+    /// The records encoded piece by piece: the reference format the in-place encoder must match.
     static func referenceEncode(_ change: DiskStore.Change, into out: inout [UInt8]) {
         var body: [UInt8] = []
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { body += $0 } }

@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    /// A record cut short or damaged after records of the same folder stops the replay there,
-    /// as before: the whole records before it are returned.
+    /// A record cut short or damaged after records of the same folder stops the replay there:
+    /// the whole records before it are returned.
     @Test func aDamagedRecordAfterARepeatedFolderStopsTheReplay() {
         let key = DiskKey(folder: folder(["a", "b"]), name: EntryName(parameter: "p"))
         var bytes: [UInt8] = []

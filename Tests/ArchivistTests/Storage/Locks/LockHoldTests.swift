@@ -335,7 +335,8 @@ import Darwin
             #expect(reader.usage(of: folder).entryCount == 200)   // reloads the new epoch's snapshot
             let reads = recorder.reads.withLock { $0 }
             let writes = recorder.writes.withLock { $0 }
-            #expect(reads.count >= 2 && writes.count >= 2)   // the opens' and the catch-up's; the first open's and the fold's
+            // the opens' and the catch-up's; the first open's and the fold's
+            #expect(reads.count >= 2 && writes.count >= 2)
             #expect(reads.allSatisfy { !$0 })
             #expect(writes.allSatisfy { !$0 })
         }

@@ -71,7 +71,7 @@ import Darwin
     }
 
     /// Both processes find K corrupt; B discards it and commits a fresh K; then A's discard
-    /// takes the lock. A used to unlink B's fresh file and journal its removal.
+    /// takes the lock. A must not unlink B's fresh file nor journal its removal.
     @Test func aDiscardLeavesAFreshEntryAnotherProcessWroteMeanwhile() throws {
         try withTemporaryDirectory { dir throws in
             let hook = BeforeExclusiveLock()
@@ -107,7 +107,7 @@ import Darwin
     }
 
     /// A's eviction lists X as least recently accessed; B then rewrites X; A's eviction
-    /// reaches X. It used to unlink the fresh X from its stale list.
+    /// reaches X. It must not unlink the fresh X from its stale list.
     @Test func evictionSparesAnEntryRewrittenAfterItsCandidatesWereListed() throws {
         try withTemporaryDirectory { dir throws in
             let hook = BeforeExclusiveLock()

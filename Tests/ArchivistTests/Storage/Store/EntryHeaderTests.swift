@@ -24,8 +24,8 @@ import Testing
         #expect(Array(bytes[length...]) == Array("payload bytes".utf8))
     }
 
-    /// The header as the encoder before the in-place one wrote it, field by field: entries
-    /// written by either must be the same bytes (other processes and older builds read them).
+    /// The header written field by field, the reference for the in-place encoder: both must
+    /// give the same bytes (every process reading the root reads them).
     private static func referenceEncoded(_ header: EntryHeader) -> [UInt8] {
         func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
             withUnsafeBytes(of: value.littleEndian) { out += $0 }

@@ -172,7 +172,7 @@ import Darwin
             #expect(entryFiles(under: rootURL).count == 1)
             #expect(try read(reopened, key) == Data(repeating: 2, count: 20))
             #expect(try read(store, key) == Data(repeating: 1, count: 10))
-            #expect(try DiskStore.open(at: rootURL) === reopened)   // at its path: shared as before
+            #expect(try DiskStore.open(at: rootURL) === reopened)   // at its path: shared
             store.waitForTrash()
             reopened.waitForTrash()
         }

@@ -1,0 +1,2 @@
+// What the examples of FileLock.swift take for granted; never run.
+var folder: String { "/tmp/root" }

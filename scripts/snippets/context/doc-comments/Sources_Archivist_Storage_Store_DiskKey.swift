@@ -1,0 +1,2 @@
+// What the examples of DiskKey.swift take for granted; never run.
+var user: String { "alice" }
