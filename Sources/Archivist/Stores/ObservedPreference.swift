@@ -84,7 +84,7 @@ public final class ObservedPreference<Value: PlistConvertible> {
     ///     look for other processes' changes when no change signal came; `nil` turns that
     ///     fallback off.
     /// - Complexity: O(1), plus one read of the key.
-    public init(_ key: PreferenceKey<Value>, in preferences: Preferences, pollingInterval: Duration? = .seconds(1)) {
+    public init(_ key: PreferenceKey<Value>, in preferences: Preferences, pollingInterval: Duration? = nil) {
         // Subscribe before reading, so that no change falls between the read and the stream.
         let changes = preferences.changes(for: key, pollingInterval: pollingInterval)
         self.preferences = preferences

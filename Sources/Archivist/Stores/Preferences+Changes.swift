@@ -51,8 +51,8 @@ extension Preferences {
     ///   signal came: every second by default, give or take half of it.
     /// - Complexity: O(1) to subscribe. Each signal or poll makes one `stat`; one that finds
     ///   the file changed reads it, O(n) in its size.
-    public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
-        file.subscribe(key: nil, pollingInterval: pollingInterval)
+    public func changes(pollingInterval: Duration? = nil) -> AsyncStream<Change> {
+        file.subscribe(key: nil, pollingInterval: pollingInterval, owner: ObjectIdentifier(self))
     }
 
     /// The changes to `key` from now on, as ``changes(pollingInterval:)`` reports them, each
@@ -67,8 +67,8 @@ extension Preferences {
     ///   - pollingInterval: as in ``changes(pollingInterval:)``.
     /// - Complexity: as ``changes(pollingInterval:)``.
     public func changes<Value>(
-        for key: PreferenceKey<Value>, pollingInterval: Duration? = .seconds(1)
+        for key: PreferenceKey<Value>, pollingInterval: Duration? = nil
     ) -> AsyncStream<Change> {
-        file.subscribe(key: key.name, pollingInterval: pollingInterval)
+        file.subscribe(key: key.name, pollingInterval: pollingInterval, owner: ObjectIdentifier(self))
     }
 }

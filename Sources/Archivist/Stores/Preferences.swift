@@ -90,14 +90,14 @@ public final class Preferences: Sendable {
     public init(store: PlistStore, name: String = "Preferences") throws {
         self.store = store
         self.name = name
-        file = try PreferencesFile(store: store, name: name)
-        fileURL = file.url
+        file = try PreferencesFile.open(store: store, name: name)
+        fileURL = try store.fileURL(for: name)
     }
 
     /// Writes the changes still unwritten (a failure then has nobody to be reported to) and
     /// ends the change streams.
     deinit {
-        file.close()
+        file.close(owner: ObjectIdentifier(self))
     }
 
     /// The value of `key`, or its default when it is absent or stored with another type.
@@ -155,7 +155,7 @@ public final class Preferences: Sendable {
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
         var change = PendingChanges()
         change.record(key.name, value.plistValue)
-        try file.change(change, key: key.name)
+        try file.change(change, key: key.name, by: ObjectIdentifier(self))
     }
 
     /// Stores `value` for `key` and writes the file before returning, synced as `durability`
@@ -181,7 +181,7 @@ public final class Preferences: Sendable {
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>, durability: Durability) throws {
         var change = PendingChanges()
         change.record(key.name, value.plistValue)
-        try file.changeDurably(change, key: key.name, durability: durability)
+        try file.changeDurably(change, key: key.name, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Removes the stored value of `key` in memory at once, and in the file shortly after, so
@@ -196,7 +196,7 @@ public final class Preferences: Sendable {
     public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
         var change = PendingChanges()
         change.record(key.name, nil)
-        try file.change(change, key: key.name)
+        try file.change(change, key: key.name, by: ObjectIdentifier(self))
     }
 
     /// Removes the stored value of `key` and writes the file before returning, synced as
@@ -211,7 +211,7 @@ public final class Preferences: Sendable {
     public func removeValue<Value>(for key: PreferenceKey<Value>, durability: Durability) throws {
         var change = PendingChanges()
         change.record(key.name, nil)
-        try file.changeDurably(change, key: key.name, durability: durability)
+        try file.changeDurably(change, key: key.name, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Removes every stored value in memory at once, and in the file shortly after, so that
@@ -226,7 +226,7 @@ public final class Preferences: Sendable {
     ///   reported; the call then makes no change.
     /// - Complexity: O(n) in the number of keys; no file I/O.
     public func removeAll() throws {
-        try file.change(PendingChanges(removesAll: true), key: nil)
+        try file.change(PendingChanges(removesAll: true), key: nil, by: ObjectIdentifier(self))
     }
 
     /// Removes every stored value and writes the file before returning, synced as
@@ -239,7 +239,7 @@ public final class Preferences: Sendable {
     /// - Throws: as ``set(_:for:durability:)``.
     /// - Complexity: as ``set(_:for:durability:)``.
     public func removeAll(durability: Durability) throws {
-        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability)
+        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Writes every change not yet written and returns when it is in the file (synced as
