@@ -7,15 +7,22 @@ import Foundation
 /// The whole file is loaded when the preferences are opened and kept in memory. A read costs
 /// one `stat` of the file and a dictionary lookup: when the file's stamp (device, inode,
 /// size, modification time to the nanosecond) is the one last seen, memory answers; when
-/// another process, or another `Preferences` or ``PlistStore`` on the file, changed it, the
-/// file is read again first.
+/// another process, or a ``PlistStore`` write, changed it, the file is read again first.
+///
+/// **One state per file in a process.** Every `Preferences` on one file in a process shares
+/// one in-memory state, as `UserDefaults` instances do, whatever path spelling opened it (a
+/// symbolic link to the folder, another case on a case-insensitive volume): a set through
+/// one is read through every other, and by every ``PlistStore`` read of the file, as soon as
+/// it returns. The state is found by the file's lock file's device and inode (and, before
+/// its folder exists, by its canonical path); its writes go through the store of the first
+/// `Preferences` opened on the file, and it goes away with the last one.
 ///
 /// **Writes return at once.** ``set(_:for:)``, ``removeValue(for:)`` and ``removeAll()``
 /// change memory — a read in this process right after sees the new value — and leave the file
 /// to a background write, which starts about 20 ms after the first unwritten change and writes
 /// every change made by then in one go (a thousand sets in a loop make a handful of writes).
-/// Other processes, and other `Preferences` on the file, see a change once it is written:
-/// typically just after that delay, and at once after `flush()`. Changes still unwritten are written
+/// Other processes see a change once it is written: typically just after that delay, and at
+/// once after `flush()`. Changes still unwritten are written
 /// when the `Preferences` is deinitialized and when the process calls `exit` (or returns from
 /// `main`); a process that is killed (`SIGKILL`, a crash, iOS terminating a suspended app)
 /// loses the changes of its last 20 ms or so, never more, and never leaves a damaged file.
@@ -95,7 +102,7 @@ public final class Preferences: Sendable {
     }
 
     /// Writes the changes still unwritten (a failure then has nobody to be reported to) and
-    /// ends the change streams.
+    /// ends the change streams opened through this instance.
     deinit {
         file.close(owner: ObjectIdentifier(self))
     }
