@@ -131,4 +131,34 @@ private let canBindMount: Bool = {
         }
         #endif
     }
+
+    /// What a writer killed mid-write leaves beside an entry on another mount is deleted when
+    /// a store of the root opens.
+    @Test(.enabled(if: canBindMount, "needs root and a system that allows bind mounts"))
+    func anOpenSweepsAbandonedTemporariesInAMountedFolder() throws {
+        #if os(Linux)
+        try withTemporaryDirectory { dir throws in
+            let elsewhere = try ScratchFolder()
+            weak var first: DiskStore?
+            let entryFolder = try { () throws -> String in
+                let store = try DiskStore.open(at: dir)
+                first = store
+                return try #require(AtomicFile.folder(of: store.path(of: key)))
+            }()
+            try FileManager.default.createDirectory(atPath: entryFolder, withIntermediateDirectories: true)
+            #expect(mount(elsewhere.url.path, entryFolder, nil, UInt(MS_BIND), nil) == 0)
+            defer { umount(entryFolder) }
+            let user = elsewhere.url.appendingPathComponent("user", isDirectory: true)
+            try FileManager.default.createDirectory(at: user, withIntermediateDirectories: true)
+            let leftovers = [elsewhere.file(abandonedTemporaryName(1)), user.appendingPathComponent(abandonedTemporaryName(2))]
+            for leftover in leftovers { try Data("half".utf8).write(to: leftover) }
+            let live = elsewhere.file(TemporaryName.make())   // a live writer's, this process's
+            try Data("busy".utf8).write(to: live)
+            #expect(first == nil, "the next open is a new store's, which sweeps")
+            _ = try DiskStore.open(at: dir)
+            for leftover in leftovers { #expect(!FileManager.default.fileExists(atPath: leftover.path), "\(leftover.lastPathComponent)") }
+            #expect(FileManager.default.fileExists(atPath: live.path))
+        }
+        #endif
+    }
 }
