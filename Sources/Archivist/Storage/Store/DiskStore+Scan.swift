@@ -42,31 +42,37 @@ extension DiskStore {
     }
 
     /// Deletes the abandoned temporaries that entry writes left beside their entries in the
-    /// root's folders on another mount than the root (a type folder that is a mount point, and
-    /// the user folders in it; a user folder that is one), where writes make them (`EXDEV`,
-    /// see `DiskStore+EntryWrite.swift`). Such folders are those on another device than the
-    /// root, and on Linux the mount points below the root that `/proc/self/mountinfo` lists
-    /// (a bind mount of a folder of the root's own file system keeps its device number).
+    /// root's folders on another mount than the root, where writes make them (`EXDEV`, see
+    /// `DiskStore+EntryWrite.swift`): in each such folder and two levels of folders below it
+    /// (a mounted location folder's user and type folders). Such folders are those of the
+    /// root's first two levels on another device than the root, and on Linux the mount points
+    /// below the root that `/proc/self/mountinfo` lists, at any depth (a bind mount of a
+    /// folder of the root's own file system keeps its device number).
     ///
-    /// - Complexity: O(the root's items) `lstat`s and one read of the mount table, plus a
-    ///   listing of each folder on another mount.
+    /// - Complexity: O(the folders of the root's first level) `readdir`s and one read of the
+    ///   mount table, plus listings of the folders on another mount.
     func sweepCrossDeviceTemporaries() {
         var rootStatus = stat()
         guard stat(rootPath, &rootStatus) == 0 else { return }
-        var folders: [(path: String, isTypeFolder: Bool)] = []
-        for folder in Self.subfolders(of: rootPath) where folder != internalPath && folder != temporariesPath {
+        func isElsewhere(_ folder: String) -> Bool {
             var status = stat()
-            if lstat(folder, &status) == 0, status.st_dev != rootStatus.st_dev { folders.append((folder, true)) }
+            return lstat(folder, &status) == 0 && status.st_dev != rootStatus.st_dev
         }
-        for relative in Self.mountPoints(below: rootPath) where !folders.contains(where: { $0.path == rootPath + "/" + relative }) {
-            let depth = relative.split(separator: "/").count
-            if depth <= 2 { folders.append((rootPath + "/" + relative, depth == 1)) }
+        var mounted: Set<String> = []
+        for folder in Self.subfolders(of: rootPath) where folder != internalPath && folder != temporariesPath {
+            if isElsewhere(folder) {
+                mounted.insert(folder)
+            } else {
+                for inner in Self.subfolders(of: folder) where isElsewhere(inner) { mounted.insert(inner) }
+            }
         }
-        for (folder, isTypeFolder) in folders {
+        for relative in Self.mountPoints(below: rootPath) { mounted.insert(rootPath + "/" + relative) }
+        func sweep(_ folder: String, levels: Int) {
             TemporaryName.sweepAbandoned(inFolder: folder, fileSystem: fileSystem)
-            guard isTypeFolder else { continue }
-            for user in Self.subfolders(of: folder) { TemporaryName.sweepAbandoned(inFolder: user, fileSystem: fileSystem) }
+            guard levels > 0 else { return }
+            for inner in Self.subfolders(of: folder) { sweep(inner, levels: levels - 1) }
         }
+        for folder in mounted { sweep(folder, levels: 2) }
     }
 
     /// The mount points below the folder at `path`, relative to it (Linux's
@@ -119,9 +125,14 @@ extension DiskStore {
         while let item = readdir(dir) {
             let name = Self.name(of: item)
             guard name != "." && name != "..", !AtomicFile.isTemporary(name[...]) else { continue }
-            var status = stat()
             let child = path + "/" + name
-            if lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(child) }
+            let type = item.pointee.d_type
+            if type == UInt8(DT_DIR) {
+                folders.append(child)
+            } else if type == UInt8(DT_UNKNOWN) {
+                var status = stat()
+                if lstat(child, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { folders.append(child) }
+            }
         }
         return folders
     }

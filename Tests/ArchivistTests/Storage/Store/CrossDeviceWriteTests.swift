@@ -132,6 +132,37 @@ private let canBindMount: Bool = {
         #endif
     }
 
+    /// A cache type whose folder is a bind mount: stored, read, removed and stored again, as
+    /// on the root's own file system; remounted read-only, a store throws `readOnlyFileSystem`
+    /// and the value stays.
+    @Test(.enabled(if: canBindMount, "needs root and a system that allows bind mounts"))
+    func aCacheTypeFolderOnAnotherMountIsStoredRemovedAndStoredAgain() throws {
+        #if os(Linux)
+        try withTemporaryDirectory { dir throws in
+            let elsewhere = try ScratchFolder()
+            let cache = try CacheManager<NamedCacheType>(root: CacheRoot(directory: dir), user: "u",
+                                                         configuration: .init(memoryCountLimit: 0))
+            let type = NamedCacheType(name: "orders", location: .userCaches)
+            let folder = dir.path + "/" + (try cache.folder(for: type)).relativePath
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(mount(elsewhere.url.path, folder, nil, UInt(MS_BIND), nil) == 0)
+            defer { umount(folder) }
+            try cache.store("one", for: type)
+            try cache.store("two", for: type)
+            #expect(try cache.value(String.self, for: type) == "two")
+            #expect(try cache.removeValue(for: type))
+            #expect(try cache.value(String.self, for: type) == nil)
+            try cache.store("three", for: type)
+            #expect(try cache.value(String.self, for: type) == "three")
+
+            #expect(mount(nil, folder, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0)
+            let error = #expect(throws: CacheError.self) { try cache.store("four", for: type) }
+            #expect(error?.code == .readOnlyFileSystem)
+            #expect(try cache.value(String.self, for: type) == "three")
+        }
+        #endif
+    }
+
     /// What a writer killed mid-write leaves beside an entry on another mount is deleted when
     /// a store of the root opens.
     @Test(.enabled(if: canBindMount, "needs root and a system that allows bind mounts"))
