@@ -97,8 +97,9 @@ final class PreferencesFile: Sendable {
     deinit {
         let pin = pin.withLock { $0 }
         if pin >= 0 { _ = FileSystem.posix.close(pin) }
+        // Not the table: a lookup that held the last reference ends it under the table's lock.
+        // Its entries go at the next open.
         Self.atExit.remove(ObjectIdentifier(self))
-        Self.table.withLock { table in table = table.filter { $0.value.file != nil } }
     }
 
     // MARK: Sharing
@@ -124,6 +125,7 @@ final class PreferencesFile: Sendable {
         let (keys, pin) = PlistFileLock.pinnedKeys(forPlistAt: url)
         let made = PreferencesFile(store: store, name: name, url: url, snapshot: snapshot, pin: pin)
         let (file, isNew) = table.withLock { table -> (PreferencesFile, Bool) in
+            table = table.filter { $0.value.file != nil }   // the entries of states gone
             let found = Self.file(under: keys, in: table)
             let file = found ?? made
             for key in keys where table[key]?.file == nil { table[key] = Entry(file: file) }
