@@ -82,10 +82,10 @@ public final class ObservedPreference<Value: PlistConvertible> {
     ///   - key: the key to follow.
     ///   - preferences: the preferences holding it.
     ///   - pollingInterval: as in ``Preferences/changes(for:pollingInterval:)``: how often to
-    ///     look for other processes' changes when no change signal came; `nil` turns that
-    ///     fallback off.
+    ///     look for other processes' changes besides the change signal; `nil` (the default)
+    ///     polls only where no signal can be observed, every second.
     /// - Complexity: O(1), plus one read of the key.
-    public init(_ key: PreferenceKey<Value>, in preferences: Preferences, pollingInterval: Duration? = .seconds(1)) {
+    public init(_ key: PreferenceKey<Value>, in preferences: Preferences, pollingInterval: Duration? = nil) {
         // Subscribe before reading, so that no change falls between the read and the stream.
         let changes = preferences.changes(for: key, pollingInterval: pollingInterval)
         self.preferences = preferences

@@ -23,9 +23,12 @@ package enum PlistFileLock {
         var users: Int
     }
 
-    /// What the table knows a lock file by: its identity, or its path while it cannot be
-    /// made (its folder missing, for a first write that then creates it).
-    private enum Key: Hashable {
+    /// What a plist's lock file is known by in this process: its identity (device and
+    /// inode), or, while it cannot be made (its folder missing, for a first write that then
+    /// creates it), its canonical path (``canonicalPath(_:)``). The identity stays the same
+    /// while the plist itself is replaced by a rename on every write: the lock file is never
+    /// replaced.
+    enum Key: Hashable {
         case file(device: UInt64, inode: UInt64)
         case path(String)
     }
@@ -93,6 +96,59 @@ package enum PlistFileLock {
     package static func holdHistogram(forPlistAt url: URL) -> LockHoldHistogram? {
         let key = key(ofLockAt: lockPath(for: url), creating: false)
         return table.withLock { $0[key]?.lock }?.holdHistogram
+    }
+
+    /// The keys the plist at `url` is known by in this process: its lock file's identity,
+    /// when there is one, then its canonical path, which names the file also before its folder
+    /// exists. ``PreferencesFile`` keeps one state per file under both.
+    ///
+    /// - Complexity: One `stat` and a `realpath`.
+    static func keys(forPlistAt url: URL) -> [Key] {
+        let path = lockPath(for: url)
+        let canonical = Key.path(canonicalPath(path))
+        let key = key(ofLockAt: path, creating: false)
+        return key == .path(path) ? [canonical] : [key, canonical]
+    }
+
+    /// As ``keys(forPlistAt:)``, the lock file made first (empty, 0600) when its folder exists,
+    /// and kept open as `pin` (-1 when it cannot be opened), so that its inode number stays
+    /// its own for as long as the caller keeps the key: a deleted lock file's number could
+    /// otherwise go to another folder's lock file. The caller closes `pin`.
+    ///
+    /// - Complexity: One `open` (which may create the file), an `fstat` and a `realpath`.
+    static func pinnedKeys(forPlistAt url: URL) -> (keys: [Key], pin: Int32) {
+        let path = lockPath(for: url)
+        let canonical = Key.path(canonicalPath(path))
+        var fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT { fd = FileSystem.posix.openCreatingPrivately(path, O_RDWR | O_CLOEXEC) }
+        var status = stat()
+        guard fd >= 0, fstat(fd, &status) == 0 else {
+            if fd >= 0 { close(fd) }
+            return ([canonical], -1)
+        }
+        let key = Key.file(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+        return ([key, canonical], fd)
+    }
+
+    /// `path` with the symbolic links, `.` and `..` of its longest existing prefix resolved
+    /// (`realpath`), and the rest appended as given: one spelling for every path to one file,
+    /// whether or not the file and its folders exist yet.
+    ///
+    /// - Complexity: One `realpath` per missing trailing component, plus one.
+    static func canonicalPath(_ path: String) -> String {
+        var existing = URL(fileURLWithPath: path).standardizedFileURL.path
+        var missing: [String] = []
+        while existing.count > 1 {
+            if let resolved = realpath(existing, nil) {
+                defer { free(resolved) }
+                let base = String(cString: resolved)
+                return missing.reversed().reduce(base) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
+            }
+            let url = URL(fileURLWithPath: existing)
+            missing.append(url.lastPathComponent)
+            existing = url.deletingLastPathComponent().path
+        }
+        return "/" + missing.reversed().joined(separator: "/")
     }
 
     /// The table's key of the lock file at `path`, made first (empty, 0600) when `creating`.

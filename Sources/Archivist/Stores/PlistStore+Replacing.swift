@@ -123,7 +123,16 @@ extension PlistStore {
     /// - Complexity: On Apple platforms one `stat` and one message to `notifyd`.
     static func signalChange(of url: URL) {
         #if canImport(Darwin)
-        ChangeSignal(folder: url.deletingLastPathComponent().path, fileName: url.lastPathComponent).post()
+        changeSignal(of: url).post()
         #endif
+    }
+
+    /// The change signal of the plist at `url`, named as of now: writers post it after each
+    /// write, ``Preferences`` change streams observe it (named once the folder exists, so
+    /// that both sides use the folder's device and inode numbers).
+    ///
+    /// - Complexity: One `stat` of the folder.
+    static func changeSignal(of url: URL) -> ChangeSignal {
+        ChangeSignal(folder: url.deletingLastPathComponent().path, fileName: url.lastPathComponent)
     }
 }

@@ -146,6 +146,8 @@ public final class PlistStore: Sendable {
     ///
     /// A missing file reads as its bundled default, which is then saved (see the type's
     /// discussion), or as an empty dictionary when there is no default; it is not an error.
+    /// Changes a ``Preferences`` of this process made to the file and has not written yet
+    /// are read as made (every read form of the store goes through this one).
     ///
     /// ```swift
     /// for (id, task) in try store.root(of: "taskData") { print(id, task["name"] ?? "") }
@@ -162,7 +164,9 @@ public final class PlistStore: Sendable {
     /// - Complexity: One `stat` when the file is unchanged since this store last read or wrote
     ///   it; otherwise O(n) in the file's size. Blocking file I/O (a write too, when seeding).
     public func root(of name: String) throws -> [String: PlistValue] {
-        try snapshot(of: name).root
+        var root = try snapshot(of: name).root
+        PreferencesFile.applyUnwritten(to: &root, forPlistAt: try fileURL(for: name))
+        return root
     }
 
     /// The root dictionary of the plist called `name`, as in the seed's `PlistManager`.

@@ -31,11 +31,12 @@ extension Preferences {
     /// an equal value), and other writers' as soon as their write reaches the file and its
     /// change signal arrives (a Darwin notification on Apple platforms, `inotify` on Linux;
     /// soon after their write, which follows their `set` by the write delay of about 20 ms;
-    /// the `processes` suite's latency rows guard it), else at the next fallback poll, every
-    /// `pollingInterval` — for changes whose signal does not arrive (a write from another
-    /// machine to a network volume, the system's limit on file watches reached). `nil` turns
-    /// the fallback off. Other writers' changes to keys this instance has changed and not yet
-    /// written are not reported: reads still return this instance's values.
+    /// the `processes` suite's latency rows guard it). The signal is named and observed when
+    /// the first stream on the file starts, or — when the folder does not exist yet — by the
+    /// poll once it does. Changes made through another `Preferences` on the file in this
+    /// process arrive as they are made, marked ``Change/isFromAnotherProcess``. Other writers'
+    /// changes to keys unwritten in this process are not reported: reads still return this
+    /// process's values.
     ///
     /// ```swift
     /// for await change in preferences.changes() where change.isFromAnotherProcess {
@@ -47,12 +48,16 @@ extension Preferences {
     /// its task) to stop observing and polling. The stream ends when the `Preferences` is
     /// deinitialized.
     ///
-    /// - Parameter pollingInterval: How often to look for other writers' changes when no
-    ///   signal came: every second by default, give or take half of it.
+    /// - Parameter pollingInterval: How often to look for other writers' changes besides the
+    ///   signal, give or take half of it — for changes whose signal does not arrive (a write
+    ///   from another machine to a network volume). `nil` (the default): no poll while the
+    ///   change signal is observed (a Darwin notification, `inotify`); where none can be
+    ///   observed (the folder missing, the system's limit on file watches reached), a poll
+    ///   every second, which also observes the signal once it can and then stops.
     /// - Complexity: O(1) to subscribe. Each signal or poll makes one `stat`; one that finds
     ///   the file changed reads it, O(n) in its size.
-    public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
-        file.subscribe(key: nil, pollingInterval: pollingInterval)
+    public func changes(pollingInterval: Duration? = nil) -> AsyncStream<Change> {
+        file.subscribe(key: nil, pollingInterval: pollingInterval, owner: ObjectIdentifier(self))
     }
 
     /// The changes to `key` from now on, as ``changes(pollingInterval:)`` reports them, each
@@ -67,8 +72,8 @@ extension Preferences {
     ///   - pollingInterval: as in ``changes(pollingInterval:)``.
     /// - Complexity: as ``changes(pollingInterval:)``.
     public func changes<Value>(
-        for key: PreferenceKey<Value>, pollingInterval: Duration? = .seconds(1)
+        for key: PreferenceKey<Value>, pollingInterval: Duration? = nil
     ) -> AsyncStream<Change> {
-        file.subscribe(key: key.name, pollingInterval: pollingInterval)
+        file.subscribe(key: key.name, pollingInterval: pollingInterval, owner: ObjectIdentifier(self))
     }
 }

@@ -7,15 +7,22 @@ import Foundation
 /// The whole file is loaded when the preferences are opened and kept in memory. A read costs
 /// one `stat` of the file and a dictionary lookup: when the file's stamp (device, inode,
 /// size, modification time to the nanosecond) is the one last seen, memory answers; when
-/// another process, or another `Preferences` or ``PlistStore`` on the file, changed it, the
-/// file is read again first.
+/// another process, or a ``PlistStore`` write, changed it, the file is read again first.
+///
+/// **One state per file in a process.** Every `Preferences` on one file in a process shares
+/// one in-memory state, as `UserDefaults` instances do, whatever path spelling opened it (a
+/// symbolic link to the folder, another case on a case-insensitive volume): a set through
+/// one is read through every other, and by every ``PlistStore`` read of the file, as soon as
+/// it returns. The state is found by the file's lock file's device and inode (and, before
+/// its folder exists, by its canonical path); its writes go through the store of the first
+/// `Preferences` opened on the file, and it goes away with the last one.
 ///
 /// **Writes return at once.** ``set(_:for:)``, ``removeValue(for:)`` and ``removeAll()``
 /// change memory — a read in this process right after sees the new value — and leave the file
 /// to a background write, which starts about 20 ms after the first unwritten change and writes
 /// every change made by then in one go (a thousand sets in a loop make a handful of writes).
-/// Other processes, and other `Preferences` on the file, see a change once it is written:
-/// typically just after that delay, and at once after `flush()`. Changes still unwritten are written
+/// Other processes see a change once it is written: typically just after that delay, and at
+/// once after `flush()`. Changes still unwritten are written
 /// when the `Preferences` is deinitialized and when the process calls `exit` (or returns from
 /// `main`); a process that is killed (`SIGKILL`, a crash, iOS terminating a suspended app)
 /// loses the changes of its last 20 ms or so, never more, and never leaves a damaged file.
@@ -90,14 +97,14 @@ public final class Preferences: Sendable {
     public init(store: PlistStore, name: String = "Preferences") throws {
         self.store = store
         self.name = name
-        file = try PreferencesFile(store: store, name: name)
-        fileURL = file.url
+        file = try PreferencesFile.open(store: store, name: name)
+        fileURL = try store.fileURL(for: name)
     }
 
     /// Writes the changes still unwritten (a failure then has nobody to be reported to) and
-    /// ends the change streams.
+    /// ends the change streams opened through this instance.
     deinit {
-        file.close()
+        file.close(owner: ObjectIdentifier(self))
     }
 
     /// The value of `key`, or its default when it is absent or stored with another type.
@@ -155,7 +162,7 @@ public final class Preferences: Sendable {
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>) throws {
         var change = PendingChanges()
         change.record(key.name, value.plistValue)
-        try file.change(change, key: key.name)
+        try file.change(change, key: key.name, by: ObjectIdentifier(self))
     }
 
     /// Stores `value` for `key` and writes the file before returning, synced as `durability`
@@ -181,7 +188,7 @@ public final class Preferences: Sendable {
     public func set<Value>(_ value: Value, for key: PreferenceKey<Value>, durability: Durability) throws {
         var change = PendingChanges()
         change.record(key.name, value.plistValue)
-        try file.changeDurably(change, key: key.name, durability: durability)
+        try file.changeDurably(change, key: key.name, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Removes the stored value of `key` in memory at once, and in the file shortly after, so
@@ -196,7 +203,7 @@ public final class Preferences: Sendable {
     public func removeValue<Value>(for key: PreferenceKey<Value>) throws {
         var change = PendingChanges()
         change.record(key.name, nil)
-        try file.change(change, key: key.name)
+        try file.change(change, key: key.name, by: ObjectIdentifier(self))
     }
 
     /// Removes the stored value of `key` and writes the file before returning, synced as
@@ -211,7 +218,7 @@ public final class Preferences: Sendable {
     public func removeValue<Value>(for key: PreferenceKey<Value>, durability: Durability) throws {
         var change = PendingChanges()
         change.record(key.name, nil)
-        try file.changeDurably(change, key: key.name, durability: durability)
+        try file.changeDurably(change, key: key.name, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Removes every stored value in memory at once, and in the file shortly after, so that
@@ -226,7 +233,7 @@ public final class Preferences: Sendable {
     ///   reported; the call then makes no change.
     /// - Complexity: O(n) in the number of keys; no file I/O.
     public func removeAll() throws {
-        try file.change(PendingChanges(removesAll: true), key: nil)
+        try file.change(PendingChanges(removesAll: true), key: nil, by: ObjectIdentifier(self))
     }
 
     /// Removes every stored value and writes the file before returning, synced as
@@ -239,7 +246,7 @@ public final class Preferences: Sendable {
     /// - Throws: as ``set(_:for:durability:)``.
     /// - Complexity: as ``set(_:for:durability:)``.
     public func removeAll(durability: Durability) throws {
-        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability)
+        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability, by: ObjectIdentifier(self))
     }
 
     /// Writes every change not yet written and returns when it is in the file (synced as

@@ -5,8 +5,19 @@ import Glibc
 import Darwin
 #endif
 
-/// What a ``Preferences`` keeps of its file: the root last read or written, the changes not
-/// yet written, the background write that will write them, and the change streams.
+/// The one state of a preferences file in this process, which every ``Preferences`` on the
+/// file shares: the root last read or written, the changes not yet written, the background
+/// write that will write them, and the change streams. A set through any of them is seen by
+/// the next read through every other, and by ``PlistStore`` reads of the file, as soon as it
+/// returns; the disk write stays deferred and coalesced.
+///
+/// States are found by the file's keys (``PlistFileLock/pinnedKeys(forPlistAt:)``): its
+/// lock file's device and inode, which stay the same while the plist is replaced by a rename
+/// on every write and which every spelling of the path shares (the state keeps the lock file
+/// open, so that the number is not reused meanwhile), and its canonical path, which names the
+/// file before its folder exists. The table holds them weakly: the state lives as
+/// long as a `Preferences` (or a scheduled write) holds it. Writes use the ``PlistStore`` of
+/// the `Preferences` that made the state (its format and file system).
 ///
 /// Separate from ``Preferences`` so that the background write holds this rather than the
 /// preferences: when the last reference to a `Preferences` goes, its deinitializer runs at
@@ -25,14 +36,21 @@ final class PreferencesFile: Sendable {
     let writeLock = Lock()
     /// Where background writes, change signals and polls run.
     let queue = DispatchQueue(label: "Archivist.Preferences", qos: .utility)
-    /// The file's change signal (Darwin notification, `inotify`).
-    let signal: ChangeSignal
+    /// How background writes start their ``BackgroundActivity`` (tests record it).
+    let activityStarter = Locked<BackgroundActivity.Starter?>(BackgroundActivity.platformStarter)
     /// The process that made this, whose exit writes what is pending (a forked child's does not).
     private let process = getpid()
+    /// The file's lock file, kept open so that the inode number this state is known by is
+    /// not given to another file while it lives (-1: none could be opened).
+    private let pin: Locked<Int32>
 
     /// How long after the first unwritten change the background write starts, collecting
     /// every change made meanwhile into one write of the file.
     static let writeDelay: DispatchTimeInterval = .milliseconds(20)
+
+    /// How often change streams look for other writers' changes when they asked for no poll
+    /// but no change signal could be observed.
+    static let fallbackPollInterval: Duration = .seconds(1)
 
     struct State {
         /// The file's root as last read or written, with its stamp then.
@@ -52,29 +70,106 @@ final class PreferencesFile: Sendable {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriber: UInt64 = 0
         var observation: ChangeSignal.Observation?
+        /// The name of the change signal observed (``ChangeSignal/name``), while one is.
+        var signalName: String?
         var poller: Task<Void, Never>?
-        var isClosed = false
+        /// Counts the pollers started, so that an ended one does not clear its successor.
+        var pollerGeneration: UInt64 = 0
     }
 
     /// An iterator of ``Preferences/changes(pollingInterval:)`` (`key == nil`) or of one key's
-    /// changes.
+    /// changes, opened through the `Preferences` that `owner` names.
     struct Subscriber {
         var key: String?
+        var owner: ObjectIdentifier
+        var pollingInterval: Duration?
         var continuation: AsyncStream<Preferences.Change>.Continuation
     }
 
-    init(store: PlistStore, name: String) throws {
+    private init(store: PlistStore, name: String, url: URL, snapshot: PlistSnapshot, pin: Int32) {
         self.store = store
         self.name = name
-        url = try store.fileURL(for: name)
-        signal = ChangeSignal(folder: store.directory.path, fileName: url.lastPathComponent)
-        state = Locked(State(remembered: try store.snapshot(of: name)))
-        _ = Self.writeAtExit
-        Self.atExit.add(self)
+        self.url = url
+        self.pin = Locked(pin)
+        state = Locked(State(remembered: snapshot))
     }
 
     deinit {
+        let pin = pin.withLock { $0 }
+        if pin >= 0 { _ = FileSystem.posix.close(pin) }
+        // Not the table: a lookup that held the last reference ends it under the table's lock.
+        // Its entries go at the next open.
         Self.atExit.remove(ObjectIdentifier(self))
+    }
+
+    // MARK: Sharing
+
+    /// A state held weakly by the table.
+    private struct Entry {
+        weak var file: PreferencesFile?
+    }
+
+    /// Every live state of this process, under each of its file's keys.
+    private static let table = Locked<[PlistFileLock.Key: Entry]>([:])
+
+    /// The state of the plist called `name` in `store`: the live one of this process, if
+    /// any, brought up to date with the file; else a new one. Reads the file (or seeds it
+    /// from the store's default for `name`) either way, and makes the file's lock file when
+    /// its folder exists.
+    ///
+    /// - Throws: as ``PlistStore/root(of:)``.
+    /// - Complexity: O(n) in the file's size; blocking file I/O.
+    static func open(store: PlistStore, name: String) throws -> PreferencesFile {
+        let url = try store.fileURL(for: name)
+        let snapshot = try store.snapshot(of: name)
+        let (keys, pin) = PlistFileLock.pinnedKeys(forPlistAt: url)
+        let made = PreferencesFile(store: store, name: name, url: url, snapshot: snapshot, pin: pin)
+        let (file, isNew) = table.withLock { table -> (PreferencesFile, Bool) in
+            table = table.filter { $0.value.file != nil }   // the entries of states gone
+            let found = Self.file(under: keys, in: table)
+            let file = found ?? made
+            for key in keys where table[key]?.file == nil { table[key] = Entry(file: file) }
+            if let found, found.pin.withLock({ $0 }) < 0 {
+                // Found by its path: the identity it is now known by too stays pinned.
+                let pin = made.pin.withLock { pin in defer { pin = -1 }; return pin }
+                found.pin.withLock { $0 = pin }
+            }
+            return (file, found == nil)
+        }
+        if isNew {
+            _ = writeAtExit
+            atExit.add(file)
+        } else {
+            file.state.withLock { $0.remembered = snapshot }
+        }
+        return file
+    }
+
+    /// The live state of the plist at `url` in this process, if any.
+    ///
+    /// - Complexity: O(1) when no `Preferences` is open; else one `stat` and a `realpath`.
+    static func live(forPlistAt url: URL) -> PreferencesFile? {
+        guard !table.withLock({ $0.isEmpty }) else { return nil }
+        let keys = PlistFileLock.keys(forPlistAt: url)
+        return table.withLock { Self.file(under: keys, in: $0) }
+    }
+
+    /// The live state `table` holds under the first of `keys` that has one.
+    private static func file(under keys: [PlistFileLock.Key], in table: [PlistFileLock.Key: Entry]) -> PreferencesFile? {
+        for key in keys {
+            if let file = table[key]?.file { return file }
+        }
+        return nil
+    }
+
+    /// Applies the changes of the plist at `url` that its live state in this process holds
+    /// unwritten, if any, to `root`, so that a ``PlistStore`` read sees what a `Preferences`
+    /// set.
+    static func applyUnwritten(to root: inout [String: PlistValue], forPlistAt url: URL) {
+        guard let file = live(forPlistAt: url) else { return }
+        let (inFlight, pending) = file.state.withLock { ($0.inFlight, $0.pending) }
+        _ = inFlight.apply(to: &root)
+        _ = pending.apply(to: &root)
     }
 
     // MARK: Reading
@@ -120,26 +215,27 @@ final class PreferencesFile: Sendable {
     // MARK: Changing
 
     /// Records `changes` — a set or removal of `key`, or (`key == nil`) a removal of every
-    /// key — in memory (a read sees them at once) and schedules the background write that
+    /// key — made through the `Preferences` that `owner` names, in memory (a read through any
+    /// `Preferences` on the file sees them at once) and schedules the background write that
     /// writes them with whatever else changed meanwhile.
     ///
     /// - Throws: the failure of an earlier background write, once, making no change; or
     ///   ``StoreError/Code/notRepresentable`` when a set finds another spelling of `key` in
     ///   memory.
-    func change(_ changes: PendingChanges, key: String?) throws {
-        let decided = try state.withLock { state -> (schedule: Bool, change: Preferences.Change)? in
+    func change(_ changes: PendingChanges, key: String?, by owner: ObjectIdentifier) throws {
+        let decided = try state.withLock { state -> (schedule: Bool, keys: Set<String>)? in
             try reportFailure(&state)
             guard try admits(changes, key: key, in: state) else { return nil }
             let keys: Set<String> = key.map { [$0] } ?? effectiveKeys(state)
             state.pending.merge(newer: changes)
             defer { state.isScheduled = true }
-            return (!state.isScheduled, Preferences.Change(keys: keys, isFromAnotherProcess: false))
+            return (!state.isScheduled, keys)
         }
         guard let decided else { return }
         if decided.schedule {
             queue.asyncAfter(deadline: .now() + Self.writeDelay) { [self] in writeInBackground() }
         }
-        publish(decided.change)
+        publish(decided.keys, from: owner)
     }
 
     /// Writes `changes` (as in ``change(_:key:)``), with every unwritten change before them,
@@ -147,7 +243,7 @@ final class PreferencesFile: Sendable {
     ///
     /// - Throws: as ``change(_:key:)``, or the write's ``StoreError`` (memory then keeps no
     ///   trace of `changes`; the earlier unwritten changes stay for the next write).
-    func changeDurably(_ changes: PendingChanges, key: String?, durability: Durability) throws {
+    func changeDurably(_ changes: PendingChanges, key: String?, durability: Durability, by owner: ObjectIdentifier) throws {
         let keys = try state.withLock { state -> Set<String>? in
             try reportFailure(&state)
             guard try admits(changes, key: key, in: state) else { return nil }
@@ -155,7 +251,7 @@ final class PreferencesFile: Sendable {
         }
         guard let keys else { return }
         try write(adding: changes, durability: durability)
-        publish(Preferences.Change(keys: keys, isFromAnotherProcess: false))
+        publish(keys, from: owner)
     }
 
     /// Whether `changes` of `key` are to be made: a set throws when memory holds another
@@ -214,15 +310,18 @@ final class PreferencesFile: Sendable {
         return keys
     }
 
-    /// The scheduled write: its failure is kept for the next call to report.
+    /// The scheduled write, inside a ``BackgroundActivity`` (it takes the file's lock, around
+    /// its rename): its failure is kept for the next call to report.
     private func writeInBackground() {
         state.withLock { $0.isScheduled = false }
-        do {
-            try write()
-        } catch let error as StoreError {
-            state.withLock { $0.failure = error }
-        } catch {
-            state.withLock { $0.failure = StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error) }
+        BackgroundActivity.run("Archivist: writing preferences", starter: activityStarter.withLock { $0 }) { _ in
+            do {
+                try write()
+            } catch let error as StoreError {
+                state.withLock { $0.failure = error }
+            } catch {
+                state.withLock { $0.failure = StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error) }
+            }
         }
     }
 
@@ -274,7 +373,7 @@ final class PreferencesFile: Sendable {
                 state.observed = written
                 return Self.changedKeys(from: observed.root, to: base, shownThrough: state)
             }
-            if !foreign.isEmpty { publish(Preferences.Change(keys: foreign, isFromAnotherProcess: true)) }
+            if !foreign.isEmpty { publish(foreign, from: nil) }
             if let key = refused.first {
                 var root: [String: PlistValue] = [:]
                 if let index = base.index(forKey: key) { root[base[index].key] = .bool(true) }
@@ -283,131 +382,20 @@ final class PreferencesFile: Sendable {
         }
     }
 
-    // MARK: Changes
-
-    /// Starts a change stream: of every key (`key == nil`), or of one.
-    func subscribe(key: String?, pollingInterval: Duration?) -> AsyncStream<Preferences.Change> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: Preferences.Change.self, bufferingPolicy: .bufferingNewest(256))
-        let id = state.withLock { state -> UInt64? in
-            guard !state.isClosed else { return nil }
-            state.nextSubscriber += 1
-            state.subscribers[state.nextSubscriber] = Subscriber(key: key, continuation: continuation)
-            if state.observed == nil {
-                state.observed = state.remembered
-                startWatching(&state, pollingInterval: pollingInterval)
-            }
-            return state.nextSubscriber
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.subscribers[id] = nil
-                if state.subscribers.isEmpty { Self.stopWatching(&state) }
-            }
-        }
-        return stream
-    }
-
-    /// Observes the file's change signal and starts the fallback poll (under `state`'s lock).
-    private func startWatching(_ state: inout State, pollingInterval: Duration?) {
-        state.observation = signal.observe(on: queue) { [weak self] in self?.catchUp() }
-        guard let interval = pollingInterval else { return }
-        state.poller = Task.detached(priority: .utility) { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval, tolerance: interval / 2)
-                guard let file = self, !Task.isCancelled else { return }
-                file.queue.async { file.poll() }
-            }
-        }
-    }
-
-    /// Stops observing and polling (under `state`'s lock).
-    private static func stopWatching(_ state: inout State) {
-        state.observation?.cancel()
-        state.observation = nil
-        state.poller?.cancel()
-        state.poller = nil
-        state.observed = nil
-    }
-
-    /// The fallback poll: catches up, and observes the signal again if it could not before
-    /// (the folder did not exist yet).
-    private func poll() {
-        state.withLock { state in
-            guard state.observed != nil, state.observation == nil else { return }
-            state.observation = signal.observe(on: queue) { [weak self] in self?.catchUp() }
-        }
-        catchUp()
-    }
-
-    /// Reads the file if it changed since the streams last reported it, and reports the keys
-    /// another writer changed.
-    func catchUp() {
-        writeLock.withLock {
-            guard let observed = state.withLock({ $0.observed }) else { return }
-            let current: PlistSnapshot
-            do {
-                current = try store.currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:])
-            } catch {
-                return   // unreadable for now: the next signal or poll tries again
-            }
-            if let stamp = current.stamp, stamp == observed.stamp { return }
-            let keys = state.withLock { state -> Set<String> in
-                guard state.observed != nil else { return [] }
-                state.observed = current
-                if current.stamp != nil { state.remembered = current }
-                return Self.changedKeys(from: observed.root, to: current.root, shownThrough: state)
-            }
-            if !keys.isEmpty { publish(Preferences.Change(keys: keys, isFromAnotherProcess: true)) }
-        }
-    }
-
-    /// The keys whose values differ between `old` and `new`, less those whose unwritten
-    /// change hides the file's value from reads.
-    private static func changedKeys(
-        from old: [String: PlistValue], to new: [String: PlistValue], shownThrough state: State
-    ) -> Set<String> {
-        guard !state.pending.removesAll && !state.inFlight.removesAll else { return [] }
-        var keys: Set<String> = []
-        for (key, value) in new where old[key] != value { keys.insert(key) }
-        for key in old.keys where new[key] == nil { keys.insert(key) }
-        return keys.filter { key in
-            if case .unchanged = state.pending.lookup(key), case .unchanged = state.inFlight.lookup(key) { return true }
-            return false
-        }
-    }
-
-    /// Hands `change` to every stream that wants it.
-    func publish(_ change: Preferences.Change) {
-        let subscribers = state.withLock { $0.subscribers.isEmpty ? [] : Array($0.subscribers.values) }
-        for subscriber in subscribers {
-            guard let key = subscriber.key else {
-                subscriber.continuation.yield(change)
-                continue
-            }
-            if change.keys.contains(key) {
-                subscriber.continuation.yield(Preferences.Change(keys: [key], isFromAnotherProcess: change.isFromAnotherProcess))
-            }
-        }
-    }
-
     // MARK: Closing
 
-    /// Writes what is pending (its failure has nobody to go to) and ends the change streams:
-    /// for the deinitializer of ``Preferences``.
-    func close() {
+    /// Writes what is pending (its failure has nobody to go to) and ends the change streams
+    /// opened through the `Preferences` that `owner` names: for its deinitializer. The state
+    /// itself goes with the last `Preferences` holding it.
+    func close(owner: ObjectIdentifier) {
         try? write()
-        let subscribers = state.withLock { state -> [Subscriber] in
-            state.isClosed = true
-            Self.stopWatching(&state)
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
+        let finished = state.withLock { state -> [Subscriber] in
+            let mine = state.subscribers.filter { $0.value.owner == owner }
+            for id in mine.keys { state.subscribers[id] = nil }
+            if state.subscribers.isEmpty { Self.stopWatching(&state) }
+            return Array(mine.values)
         }
-        for subscriber in subscribers { subscriber.continuation.finish() }
+        for subscriber in finished { subscriber.continuation.finish() }
     }
 
     /// Every live file of this process, so that its exit writes what they have pending.

@@ -47,6 +47,11 @@ package final class ChangeSignal: Sendable {
     /// The Darwin notification's name, used on Apple platforms (see
     /// ``notificationName(folder:fileName:)``).
     package let name: String
+    /// Whether ``name`` was made from the folder's device and inode numbers, as every writer's
+    /// is; `false` when the folder could not be read (it does not exist yet), and the name
+    /// fell back to its path, which a writer's signal, made once the folder exists, does not
+    /// use: an observer then names the signal again later.
+    package let isIdentified: Bool
 
     /// The signal of the file `fileName` in `folder`.
     ///
@@ -54,7 +59,7 @@ package final class ChangeSignal: Sendable {
     package init(folder: String, fileName: String) {
         self.folder = folder
         self.fileName = fileName
-        name = Self.notificationName(folder: folder, fileName: fileName)
+        (name, isIdentified) = Self.identifiedName(folder: folder, fileName: fileName)
     }
 
     /// `archivist.` and the MD5 of the folder's device and inode numbers (its path when it
@@ -66,9 +71,15 @@ package final class ChangeSignal: Sendable {
     ///
     /// - Complexity: One `stat`.
     package static func notificationName(folder: String, fileName: String) -> String {
+        identifiedName(folder: folder, fileName: fileName).name
+    }
+
+    /// ``notificationName(folder:fileName:)``, and whether the folder's identity named it.
+    private static func identifiedName(folder: String, fileName: String) -> (name: String, isIdentified: Bool) {
         var status = stat()
-        let identity = stat(folder, &status) == 0 ? "\(status.st_dev):\(status.st_ino)" : folder
-        return "archivist." + MD5.hexDigest(of: identity + "/" + fileName)
+        let isIdentified = stat(folder, &status) == 0
+        let identity = isIdentified ? "\(status.st_dev):\(status.st_ino)" : folder
+        return ("archivist." + MD5.hexDigest(of: identity + "/" + fileName), isIdentified)
     }
 
     /// Tells the processes observing the file that a change was committed. Call it after the

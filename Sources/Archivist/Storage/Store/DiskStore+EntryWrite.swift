@@ -16,9 +16,33 @@ import Darwin
 /// folder, a missing folder (never made, or cleared meanwhile) or a file where a folder
 /// belongs is found by the rename: the writer makes the folder, or clears the file away,
 /// without the lock, and renames the same temporary again.
+///
+/// An entry folder on another file system than the root (a type folder that is a bind mount,
+/// a container volume, a folder moved to another volume) cannot receive a rename from the
+/// temporaries folder (`EXDEV`): its writes make their temporaries beside the entry instead,
+/// in the entry's folder, with the same atomicity. The process remembers such folders
+/// (``crossDeviceFolders``), so only the first write into one meets the `EXDEV`; that write
+/// also deletes the abandoned temporaries other writers left there (a rescan does too, as it
+/// does for every temporary in an entry folder).
 extension DiskStore {
     /// How many times a write renames (or prepares) again after something was in its way.
     static let writeAttempts = 8
+
+    /// The entry folders of this process's stores that are on another file system than their
+    /// root's temporaries folder: their writes make the temporary beside the entry.
+    private static let crossDeviceFolders = Locked<Set<String>>([])
+
+    /// Whether writes into `folder` make their temporary beside the entry.
+    static func writesBesideEntries(in folder: String) -> Bool {
+        crossDeviceFolders.withLock { $0.contains(folder) }
+    }
+
+    /// Remembers that `folder` is on another file system than the temporaries folder, and,
+    /// the first time, deletes the abandoned temporaries left in it.
+    private func noteCrossDevice(_ folder: String) {
+        guard Self.crossDeviceFolders.withLock({ $0.insert(folder).inserted }) else { return }
+        TemporaryName.sweepAbandoned(inFolder: folder, fileSystem: fileSystem)
+    }
 
     /// Writes `chunks` as the entry file at `path` (the file of `key`), journaling the change;
     /// `onCommit` runs after the rename, with the change counter.
@@ -31,6 +55,7 @@ extension DiskStore {
         var attempts = 0
         var clearedFileAtFolder = false, clearedTemporariesObstacle = false
         var pending: AtomicFile.Prepared?
+        var besideEntry = false
         while true {
             attempts += 1
             let prepared: AtomicFile.Prepared
@@ -38,8 +63,10 @@ extension DiskStore {
                 prepared = pending
             } else {
                 do {
+                    if !besideEntry, let folder = AtomicFile.folder(of: path) { besideEntry = Self.writesBesideEntries(in: folder) }
                     prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability, spares: spares,
-                                                      temporaries: temporariesPath, fileSystem: fileSystem, below: root)
+                                                      temporaries: besideEntry ? nil : temporariesPath, fileSystem: fileSystem,
+                                                      below: root)
                 } catch let error as StorageError where error.errno == ENOTDIR && !clearedTemporariesObstacle {
                     // A file where the temporaries folder belongs: ours by its name, counted by
                     // nothing. Cleared away once.
@@ -65,6 +92,12 @@ extension DiskStore {
                     case (false, false): return []
                     }
                 }
+            } catch let error as StorageError where error.errno == EXDEV && !besideEntry {
+                // The entry's folder is on another file system: written again beside the entry.
+                prepared.discard(fileSystem)
+                besideEntry = true
+                noteCrossDevice(prepared.folder)
+                continue
             } catch {
                 prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename
                 throw error
