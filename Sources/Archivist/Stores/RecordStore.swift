@@ -89,6 +89,8 @@ where Record.ID: Archivable & Sendable {
     /// Whether this process committed a change whose signal is still to be posted, once the
     /// cross-process lock is released (see ``writing(_:)``).
     let signalDue = Locked(false)
+    /// The polls of ``changes(pollingInterval:)`` running now.
+    let activePolls = Locked(0)
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
     ///
