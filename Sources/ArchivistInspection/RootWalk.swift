@@ -202,7 +202,11 @@ package struct RootWalk: Sendable {
         fixed.removeLast(48 - got)
         var names = 0
         if got == 48 {
-            func u32(_ at: Int) -> Int { Int(fixed[at]) | Int(fixed[at + 1]) << 8 | Int(fixed[at + 2]) << 16 | Int(fixed[at + 3]) << 24 }
+            // Assembled as a `UInt32` and clamped: in a 32-bit `Int` (arm64_32) a damaged length
+            // of 2³¹ or more would come out negative.
+            func u32(_ at: Int) -> Int {
+                Int(clamping: UInt32(fixed[at]) | UInt32(fixed[at + 1]) << 8 | UInt32(fixed[at + 2]) << 16 | UInt32(fixed[at + 3]) << 24)
+            }
             names = min(u32(8), EntryHeader.maxTypeNameLength + 1) + min(u32(12), EntryHeader.maxParameterLength + 1)
         }
         var bytes = fixed

@@ -2,7 +2,8 @@ import Foundation
 
 /// The subscribers of one manager's ``CacheManager/changes(of:)`` streams and, while there
 /// are any, what wakes the manager to look for changes made elsewhere: the stores'
-/// ``ChangeSignal``s and a slow fallback poll.
+/// ``ChangeSignal``s and, where one cannot be established or the configuration asks for it,
+/// a poll.
 final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
     // Safety: every `var` is read and written only under `lock`.
     let lock = Lock()
@@ -14,15 +15,17 @@ final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
     /// every call (the `cache-manager` suite's sets guard it).
     var subscriberCount = 0
     var nextID: UInt64 = 0
-    /// The fallback poll, every ``fallbackInterval``.
+    /// The poll, when one runs (see ``CacheManager/pollingInterval(signalsEstablished:)``).
     var timer: DispatchSourceTimer?
+    /// Whether the manager is watching (signals observed, a poll if any started).
+    var watching = false
+    /// Whether to observe the stores' change signals: `false` acts out a system that refuses
+    /// every one (tests).
+    var observesSignals = true
     /// The stores' change signals, observed while there are subscribers.
     var observations: [ChangeSignal.Observation] = []
     /// Each polled store's change number to read from next, by store identity.
     var cursors: [ObjectIdentifier: UInt64] = [:]
-    /// How often the fallback poll runs: ``CacheManager/changePollInterval`` (tests set
-    /// another before subscribing).
-    var fallbackInterval = CacheManager<Kind>.changePollInterval
     /// What woke the manager so far, and what that delivered.
     var wakeups = ChangeWakeups()
     /// Where the signals' handlers and the fallback poll run, one at a time, so that changes
@@ -31,6 +34,7 @@ final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
 
     /// Stops watching for changes made elsewhere (called under `lock`).
     func stopWatching() {
+        watching = false
         timer?.cancel()
         timer = nil
         observations = []   // released: each cancels its registration
@@ -51,23 +55,36 @@ package struct ChangeWakeups: Sendable, Equatable {
 }
 
 extension CacheManager {
-    /// How often a manager with ``changes(of:)`` subscribers also polls its stores, as a
-    /// fallback for changes whose signal does not arrive (a write from another machine to a
-    /// network volume, the system's limit on file watches reached): every second, give or take
-    /// half a second so the system can group the wakeup with others.
+    /// How often a manager with ``changes(of:)`` subscribers polls its stores when a change
+    /// signal cannot be established for one of them (the system's limit on file watches
+    /// reached) and ``Configuration/changePollingInterval`` is `nil`: every second, give or
+    /// take half a second so the system can group the wakeup with others. Where every signal
+    /// is established, no poll runs unless the configuration asks for one.
     ///
     /// ```swift
-    /// let slowest = CacheManager<ShopCache>.changePollInterval * 1.5   // the latest a missed change arrives
+    /// let slowest = CacheManager<ShopCache>.changePollInterval * 1.5   // the latest a change arrives without its signal
     /// ```
     ///
     /// - Complexity: Each poll costs two atomic loads per store when nothing changed.
     public static var changePollInterval: Duration { .seconds(1) }
 
+    /// How often to poll: ``Configuration/changePollingInterval`` when given; else
+    /// ``changePollInterval`` when a store's change signal could not be established, and no
+    /// poll at all when every one was.
+    static func pollingInterval(configured: Duration?, signalsEstablished: Bool) -> Duration? {
+        configured ?? (signalsEstablished ? nil : changePollInterval)
+    }
+
+    /// Whether a poll is running for this manager's ``changes(of:)`` subscribers (tests).
+    package var isPollingForChanges: Bool { changeHub.lock.withLock { changeHub.timer != nil } }
+
     /// The changes to `type`'s entries, as they happen: this manager's stores, removals and
     /// clears at once; other managers' and other processes' as soon as their change signal
     /// arrives (Darwin notifications on Apple platforms, `inotify` on Linux: typically within
-    /// a millisecond or two), or else at the next fallback poll, within
-    /// ``changePollInterval``.
+    /// a millisecond or two). Nothing polls where the signals are established, unless
+    /// ``Configuration/changePollingInterval`` asks for it (changes whose signal does not
+    /// arrive: another machine's writes to a network volume); where one cannot be
+    /// established, a poll every ``changePollInterval`` stands in for it.
     ///
     /// ```swift
     /// Task {
@@ -81,15 +98,14 @@ extension CacheManager {
     /// than they are consumed are buffered (the newest 256 kept).
     ///
     /// - Complexity: O(1) to subscribe. While any subscriber exists, the manager observes its
-    ///   stores' change signals and polls once every ``changePollInterval``; with no
-    ///   subscriber it does neither.
+    ///   stores' change signals, and polls as said above; with no subscriber it does neither.
     public func changes(of type: Kind) -> AsyncStream<CacheChange<Kind>> {
         let (stream, continuation) = AsyncStream.makeStream(of: CacheChange<Kind>.self, bufferingPolicy: .bufferingNewest(256))
         let hub = changeHub
         let id = hub.lock.withLock { () -> UInt64 in
             hub.nextID += 1
             hub.subscribers[hub.nextID] = (type, continuation)
-            if hub.timer == nil { startWatching(hub) }
+            if !hub.watching { startWatching(hub) }
             return hub.nextID
         }
         continuation.onTermination = { _ in
@@ -128,28 +144,42 @@ extension CacheManager {
         }
     }
 
-    /// Starts observing the stores' change signals and the fallback poll (called under the
-    /// hub's lock). The handlers hold the manager weakly: a manager that goes away stops them.
+    /// Starts observing the stores' change signals and, if one is due
+    /// (``pollingInterval(configured:signalsEstablished:)``), the poll (called under the hub's
+    /// lock). The handlers hold the manager weakly: a manager that goes away stops them.
     private func startWatching(_ hub: ChangeHub<Kind>) {
+        hub.watching = true
         let stores = caches === documents ? [caches] : [caches, documents]
         for store in stores where hub.cursors[ObjectIdentifier(store)] == nil {
             hub.cursors[ObjectIdentifier(store)] = store.changeSequence
         }
-        hub.observations = stores.compactMap { store in
+        hub.observations = hub.observesSignals ? stores.compactMap { store in
             store.changeSignal.observe(on: hub.queue) { [weak self] in self?.pollForChanges(signalled: true) }
-        }
+        } : []
+        let established = hub.observations.count == stores.count
+        guard let every = Self.pollingInterval(configured: configuration.changePollingInterval, signalsEstablished: established)
+        else { return }
         let timer = DispatchSource.makeTimerSource(queue: hub.queue)
-        let interval = DispatchTimeInterval(hub.fallbackInterval)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: DispatchTimeInterval(hub.fallbackInterval / 2))
+        let interval = DispatchTimeInterval(every)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: DispatchTimeInterval(every / 2))
         timer.setEventHandler { [weak self] in self?.pollForChanges(signalled: false) }
         hub.timer = timer
         timer.resume()
     }
 
     /// One look for changes made elsewhere, woken by a store's change signal or by the
-    /// fallback poll: catches up each store with other processes' records and reports the
-    /// changes this manager did not make to the subscribers of the types they touched.
+    /// poll: catches up each store with other processes' records and reports the changes this
+    /// manager did not make to the subscribers of the types they touched. Work the library
+    /// starts by itself that takes the stores' locks, so it runs inside a
+    /// ``BackgroundActivity``.
     func pollForChanges(signalled: Bool) {
+        BackgroundActivity.run("Archivist: reading another process's cache changes") { _ in
+            lookForChanges(signalled: signalled)
+        }
+    }
+
+    /// The body of ``pollForChanges(signalled:)``.
+    private func lookForChanges(signalled: Bool) {
         let hub = changeHub
         hub.lock.withLock {
             if signalled { hub.wakeups.signals += 1 } else { hub.wakeups.polls += 1 }
@@ -201,6 +231,14 @@ extension DispatchTimeInterval {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        self = overflow ? .never : .nanoseconds(Int(clamping: nanoseconds + attoseconds / 1_000_000_000))
+        let total = nanoseconds + attoseconds / 1_000_000_000
+        if overflow {
+            self = .never
+        } else if let exact = Int(exactly: total) {
+            self = .nanoseconds(exact)
+        } else {
+            // Above 2³¹ ns (2.1 s) a 32-bit `Int` (arm64_32) cannot count nanoseconds.
+            self = .milliseconds(Int(clamping: total / 1_000_000))
+        }
     }
 }

@@ -42,11 +42,13 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// Memory-tier limits and archive options.
     ///
     /// The memory tier holds at most 1,000 values by default, standing for at most
-    /// ``defaultMemoryCostLimit`` encoded bytes: 32 MiB in an app, 4 MiB in an app extension.
-    /// The system gives a widget or a notification-service extension only about 24–30 MB in
-    /// all and terminates it past that, so an extension's default leaves room for everything
-    /// else it does. Whatever the limits, the memory tier gives memory back when the system
-    /// runs short (see ``CacheManager/trimMemory(to:)``).
+    /// ``defaultMemoryCostLimit`` encoded bytes: 32 MiB in an app, 4 MiB in an app extension
+    /// and on watchOS. The system gives a widget or a notification-service extension only
+    /// about 24–30 MB in all and terminates it past that; a watch app runs in a device's
+    /// few hundred megabytes to a gigabyte, shared with everything else on it; and the limit
+    /// counts encoded bytes, which decoded values exceed. The smaller default leaves room for
+    /// everything else such a process does. Whatever the limits, the memory tier gives memory
+    /// back when the system runs short (see ``CacheManager/trimMemory(to:)``).
     ///
     /// ```swift
     /// let configuration = CacheManager<ShopCache>.Configuration(memoryCountLimit: 200)
@@ -59,24 +61,53 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         public var memoryCostLimit: Int
         /// Options for encoding and decoding values (limits, allowed subclasses, renames).
         public var archiveOptions: ArchiveOptions
+        /// How often a manager with ``CacheManager/changes(of:)`` subscribers also looks at its
+        /// stores for changes made elsewhere, in addition to their change signals.
+        ///
+        /// `nil`, the default, polls only where a change signal cannot be established (the
+        /// system refused the Darwin notification or the `inotify` watch): every second then,
+        /// give or take half a second. Where the signal is established nothing wakes the
+        /// process but a change — no timer in a widget or on the watch. Give an interval to
+        /// poll as well, for changes whose signal does not arrive: a write from another
+        /// machine to a network volume.
+        ///
+        /// ```swift
+        /// var configuration = CacheManager<ShopCache>.Configuration()
+        /// configuration.changePollingInterval = .seconds(30)   // a shared network volume
+        /// ```
+        public var changePollingInterval: Duration?
 
         /// The memory tier's byte limit unless you choose one: 4 MiB (`4 << 20`) in an app
         /// extension — a process whose main bundle is an `.appex`, such as a widget, a share
-        /// or a notification-service extension — and 32 MiB (`32 << 20`) everywhere else,
-        /// Linux included.
+        /// or a notification-service extension — and on watchOS, and 32 MiB (`32 << 20`)
+        /// everywhere else, Linux included.
         ///
         /// ```swift
         /// print(CacheManager<ShopCache>.Configuration.defaultMemoryCostLimit >> 20, "MiB")
         /// ```
         ///
         /// - Complexity: O(1); the main bundle is looked at once per process.
-        public static var defaultMemoryCostLimit: Int { memoryCostLimit(inAppExtension: AppExtension.isCurrentProcess) }
+        public static var defaultMemoryCostLimit: Int {
+            memoryCostLimit(inAppExtension: AppExtension.isCurrentProcess, onWatch: isWatchOS)
+        }
 
-        /// The default byte limit in an app extension, or elsewhere.
-        static func memoryCostLimit(inAppExtension: Bool) -> Int { inAppExtension ? 4 << 20 : 32 << 20 }
+        /// The default byte limit in an app extension or on watchOS, or elsewhere.
+        static func memoryCostLimit(inAppExtension: Bool, onWatch: Bool) -> Int {
+            inAppExtension || onWatch ? 4 << 20 : 32 << 20
+        }
+
+        /// Whether this build runs on watchOS.
+        static var isWatchOS: Bool {
+            #if os(watchOS)
+            return true
+            #else
+            return false
+            #endif
+        }
 
         /// Creates a configuration: 1,000 values and ``defaultMemoryCostLimit`` bytes (32 MiB,
-        /// or 4 MiB in an app extension) in memory by default.
+        /// or 4 MiB in an app extension and on watchOS) in memory by default, and change
+        /// streams that poll only where no change signal can be established.
         ///
         /// ```swift
         /// let configuration = CacheManager<ShopCache>.Configuration(memoryCountLimit: 0)   // no memory tier
@@ -84,10 +115,11 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         ///
         /// - Complexity: O(1).
         public init(memoryCountLimit: Int = 1_000, memoryCostLimit: Int = Configuration.defaultMemoryCostLimit,
-                    archiveOptions: ArchiveOptions = ArchiveOptions()) {
+                    archiveOptions: ArchiveOptions = ArchiveOptions(), changePollingInterval: Duration? = nil) {
             self.memoryCountLimit = memoryCountLimit
             self.memoryCostLimit = memoryCostLimit
             self.archiveOptions = archiveOptions
+            self.changePollingInterval = changePollingInterval
         }
     }
 

@@ -51,6 +51,10 @@ final class ChangeLog {
     /// Whether a load failed midway, so that what was read may not have reached the
     /// records in memory: the next catch-up must load again.
     private var loadIncomplete = false
+    /// Descriptors of logs replaced since ``closeReplacedLogs()`` last ran: closing the last
+    /// descriptor of an unlinked log frees its blocks, O(its size) in the kernel, which the
+    /// store does once the cross-process lock is released rather than in the hold.
+    private var replacedDescriptors: [Int32] = []
 
     /// Bytes of entries after the header.
     var size: Int { end - headerSize }
@@ -74,11 +78,65 @@ final class ChangeLog {
         TemporaryName.sweepAbandoned(inFolder: directory, fileSystem: fileSystem)
     }
 
-    deinit { if fd >= 0 { _ = fileSystem.close(fd) } }
+    deinit {
+        if fd >= 0 { _ = fileSystem.close(fd) }
+        closeReplacedLogs()
+    }
+
+    /// Closes the descriptors of the logs replaced since the last call (see
+    /// ``replacedDescriptors``). Call outside the cross-process lock.
+    ///
+    /// - Complexity: One `close` per replaced log, each O(its size) in the kernel.
+    func closeReplacedLogs() {
+        for descriptor in replacedDescriptors { _ = fileSystem.close(descriptor) }
+        replacedDescriptors.removeAll()
+    }
 
     /// The snapshot's bytes, or `nil` when there is none.
     func readSnapshot() throws -> Data? {
         try AtomicFile.read(path: snapshotPath, fileSystem: fileSystem).map { Data($0) }
+    }
+
+    /// The snapshot's bytes with the descriptor they were read from, left open (the caller
+    /// closes it through ``fileSystem``) so that its inode stays the snapshot's: a later
+    /// ``isSnapshot(pinnedBy:)`` tells whether the file at ``snapshotPath`` is still that one.
+    /// `nil` when there is no snapshot.
+    ///
+    /// - Complexity: O(n) blocking file I/O.
+    func readSnapshotPinned() throws -> (bytes: Data, pin: Int32)? {
+        let fd = fileSystem.open(snapshotPath, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw StorageError.posix("open", path: snapshotPath, errno: code)
+        }
+        do {
+            var status = stat()
+            guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: snapshotPath, errno: errno) }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: snapshotPath))
+            }
+            var bytes = Data(count: Int(clamping: Int64(status.st_size)))
+            let read = try bytes.withUnsafeMutableBytes { try fileSystem.readFully(fd, into: $0, path: snapshotPath) }
+            bytes.count = read
+            return (bytes, fd)
+        } catch {
+            _ = fileSystem.close(fd)
+            throw error
+        }
+    }
+
+    /// Whether the file at ``snapshotPath`` is the one open as `pin` (`-1`: whether there is
+    /// none). A snapshot is only ever replaced by a rename, so the same file has the same
+    /// bytes; the open descriptor keeps its inode number from going to another file.
+    ///
+    /// - Complexity: A `stat` and an `fstat`.
+    func isSnapshot(pinnedBy pin: Int32) -> Bool {
+        var there = stat()
+        let found = stat(snapshotPath, &there) == 0
+        guard pin >= 0 else { return !found && (errno == ENOENT || errno == ENOTDIR) }
+        var pinned = stat()
+        return found && fileSystem.fstat(pin, &pinned) == 0 && pinned.st_dev == there.st_dev && pinned.st_ino == there.st_ino
     }
 
     /// A version 2 header of `generation`.
@@ -172,14 +230,23 @@ final class ChangeLog {
     /// corrupt tail — possible only when its writer died, since every append holds the
     /// store's file lock — is quarantined and cut off.
     ///
+    /// With `settingAside` false (a caller holding the lock shared, which must not change the
+    /// file) the entries before such a tail are applied, the tail is left as it is, and
+    /// ``NeedsExclusiveLock`` is thrown: a holder of the exclusive lock sets it aside.
+    ///
     /// - Returns: The quarantined tail, if any.
     func readNewEntries<Entry: Archivable>(
-        as type: Entry.Type, options: ArchiveOptions, apply: (Entry) -> Void
+        as type: Entry.Type, options: ArchiveOptions, settingAside: Bool = true, apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         let bytes = try readFromFD(offset: end)
         guard !bytes.isEmpty else { return nil }
-        return try replay(bytes, from: 0, fileOffset: end, as: type, options: options, apply: apply)
+        return try replay(bytes, from: 0, fileOffset: end, as: type, options: options, settingAside: settingAside, apply: apply)
     }
+
+    /// Thrown to a holder of the shared lock when what it found needs a change to the files,
+    /// which only a holder of the exclusive lock may make: a damaged tail to set aside
+    /// (``readNewEntries(as:options:settingAside:apply:)``), a log replaced by a compaction.
+    struct NeedsExclusiveLock: Error {}
 
     /// How the log file at ``logPath`` compares with what this log has read.
     enum FileState {
@@ -304,7 +371,7 @@ final class ChangeLog {
         if fileSystem.fstat(newFD, &status) == 0, status.st_mode & 0o777 != 0o600 {
             _ = fileSystem.fchmod(newFD, 0o600)   // the umask may have stripped bits
         }
-        if fd >= 0 { _ = fileSystem.close(fd) }
+        if fd >= 0 { replacedDescriptors.append(fd) }   // closed once the lock is released
         fd = newFD
     }
 
@@ -324,7 +391,7 @@ final class ChangeLog {
     /// `fileOffset`), applying each and advancing ``end``; quarantines a bad tail.
     private func replay<Entry: Archivable>(
         _ bytes: [UInt8], from start: Int, fileOffset: Int = 0, as type: Entry.Type, options: ArchiveOptions,
-        apply: (Entry) -> Void
+        settingAside: Bool = true, apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         var offset = start
         var damagedAt: Int?
@@ -356,6 +423,7 @@ final class ChangeLog {
             end = fileOffset + offset
         }
         guard let damagedAt else { return nil }
+        guard settingAside else { throw NeedsExclusiveLock() }
         let url = try quarantine(bytes[damagedAt...])
         try truncate(to: fileOffset + damagedAt)
         return (bytes.count - damagedAt, url)

@@ -7,8 +7,8 @@ import Observation
 ///
 /// ``records`` holds the records the query selects, in its order. The model follows
 /// ``RecordStore/changes(pollingInterval:)`` and evaluates the query again after each change,
-/// whoever made it (other processes' changes are read when their change signal arrives, or at
-/// the fallback poll). It holds the observation weakly: releasing the model ends it, and its
+/// whoever made it (other processes' changes are read when their change signal arrives, and at
+/// a poll where the signal cannot be established or one is asked for). It holds the observation weakly: releasing the model ends it, and its
 /// change stream with it.
 ///
 /// ```swift
@@ -65,14 +65,14 @@ public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
     ///     write first.
     ///   - limit: the most records kept (none when negative); no limit by default.
     ///   - pollingInterval: as in ``RecordStore/changes(pollingInterval:)``: how often to look
-    ///     for other processes' changes when no change signal came; `nil` turns that fallback
-    ///     off.
+    ///     for other processes' changes besides the change signal; `nil` (the default) polls
+    ///     only where the signal cannot be established, every second.
     /// - Complexity: O(n log n) in the store's records, on the main actor, now and after
     ///   each change.
     public init(
         _ store: RecordStore<Record>, where isIncluded: ((Record) -> Bool)? = nil,
         sortedBy areInIncreasingOrder: ((Record, Record) -> Bool)? = nil, limit: Int = .max,
-        pollingInterval: Duration? = .seconds(1)
+        pollingInterval: Duration? = nil
     ) {
         // Subscribe before querying, so that no change falls between the query and the stream.
         let changes = store.changes(pollingInterval: pollingInterval)

@@ -19,9 +19,13 @@ extension RecordStore {
     /// other processes' as this one reads them — on its next write or ``refresh()``, or by
     /// itself while the sequence is being iterated: when the writer's change signal arrives
     /// (a Darwin notification on Apple platforms, `inotify` on Linux; typically within a
-    /// millisecond or two), and else every `pollingInterval`, a fallback for changes whose
-    /// signal does not arrive (a write from another machine to a network volume, the system's
-    /// limit on file watches reached). `nil` turns the fallback off.
+    /// millisecond or two), and every `pollingInterval` if one is given.
+    ///
+    /// With the default, `nil`, nothing polls where the change signal is established: the
+    /// process wakes for changes only, not on a timer (which matters in a widget and on the
+    /// watch). Where the signal cannot be established (the system's limit on file watches
+    /// reached), a poll every second stands in for it. Give an interval to poll as well, for
+    /// changes whose signal does not arrive: a write from another machine to a network volume.
     ///
     /// ```swift
     /// for await change in letters.changes() where change.isFromAnotherProcess {
@@ -32,34 +36,61 @@ extension RecordStore {
     /// Events are buffered without bound until iterated; end the iteration (or cancel its
     /// task) to stop observing and polling.
     ///
-    /// - Parameter pollingInterval: How often to look for other processes' changes when no
-    ///   signal came: every second by default, give or take half of it so the system can
-    ///   group the wakeup with others.
-    /// - Complexity: Each signal or poll takes the store's lock and makes one `fstat` call;
-    ///   one that finds other processes' entries costs what ``refresh()`` costs.
-    public func changes(pollingInterval: Duration? = .seconds(1)) -> AsyncStream<Change> {
+    /// - Parameter pollingInterval: How often to look for other processes' changes besides
+    ///   the signal, give or take half of it so the system can group the wakeup with others;
+    ///   `nil` (the default): only where the signal cannot be established, every second.
+    /// - Complexity: Each signal or poll makes one `fstat` call; one that finds other
+    ///   processes' entries costs what ``refresh()`` costs.
+    public func changes(pollingInterval: Duration? = nil) -> AsyncStream<Change> {
+        changes(pollingInterval: pollingInterval, observingSignal: true)
+    }
+
+    /// How often ``changes(pollingInterval:)`` polls, by default, where the change signal
+    /// cannot be established.
+    static var fallbackPollingInterval: Duration { .seconds(1) }
+
+    /// ``changes(pollingInterval:)``, leaving the change signal unobserved when
+    /// `observingSignal` is `false` (tests act out a system that refuses it).
+    func changes(pollingInterval: Duration?, observingSignal: Bool) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream()
         let key = observers.withLock { list -> Int in
             list.nextKey += 1
             list.continuations[list.nextKey] = continuation
             return list.nextKey
         }
-        let observation = changeSignal.observe(on: queue) { [weak self] in try? self?.refresh() }
-        let poller = pollingInterval.map { interval in
-            Task { [weak self] in
+        let observation: ChangeSignal.Observation? = observingSignal
+            ? changeSignal.observe(on: queue, { [weak self] in self?.catchUpInBackground() }) : nil
+        let every = pollingInterval ?? (observation == nil ? Self.fallbackPollingInterval : nil)
+        let poller = every.map { interval in
+            activePolls.withLock { $0 += 1 }
+            return Task { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval, tolerance: interval / 2)
                     guard let store = self, !Task.isCancelled else { return }
-                    store.queue.async { try? store.refresh() }
+                    store.queue.async { store.catchUpInBackground() }
                 }
             }
         }
         continuation.onTermination = { [weak self] _ in
             observation?.cancel()
-            poller?.cancel()
+            if let poller {
+                poller.cancel()
+                self?.activePolls.withLock { $0 -= 1 }
+            }
             _ = self?.observers.withLock { $0.continuations.removeValue(forKey: key) }
         }
         return stream
+    }
+
+    /// The polls of change streams running now (tests).
+    package var runningPolls: Int { activePolls.withLock { $0 } }
+
+    /// ``refresh()`` for a change signal or a poll: work the library starts by itself that
+    /// takes the cross-process lock, so it runs inside a ``BackgroundActivity``.
+    func catchUpInBackground() {
+        BackgroundActivity.run("Archivist: reading another process's record changes") { _ in
+            _ = try? refresh()
+        }
     }
 
     /// Hands `change` to every iterator of ``changes(pollingInterval:)``; `make` runs only

@@ -54,7 +54,7 @@ extension RecordStore {
             // decided on the latest one.
             while true {
                 guard var record = record(id: id) else {
-                    let stillMissing = try crossProcessLock.withExclusive {
+                    let stillMissing = try withExclusiveCatchingUp {
                         try catchUpLocked()
                         return self.record(id: id) == nil
                     }
@@ -68,7 +68,7 @@ extension RecordStore {
                     } catch {
                         bodyError = error
                     }
-                    return try crossProcessLock.withExclusive { () throws -> Bool in
+                    return try withExclusiveCatchingUp { () throws -> Bool in
                         try catchUpLocked()
                         guard !isTouched() else { return false }
                         if let bodyError { throw CallerError(error: bodyError) }
@@ -142,7 +142,7 @@ extension RecordStore {
     /// - Complexity: Blocking file I/O: writes an empty snapshot and resets the log.
     public func removeAll() throws {
         try writing {
-            try crossProcessLock.withExclusive {
+            try withExclusiveCatchingUp {
                 try catchUpLocked()
                 try compactLocked(removingAll: true)
             }
@@ -153,21 +153,23 @@ extension RecordStore {
     /// outgrows the snapshot and ``Configuration/compactionThreshold``).
     ///
     /// The snapshot is written and synced before the cross-process lock is taken; under the
-    /// lock it is renamed into place only if no process committed anything meanwhile (else it
-    /// is written again, and after a few such races under the lock).
+    /// lock it is renamed into place only if no process committed anything meanwhile, else it
+    /// is written again. Nothing of size O(n) runs under the lock (iOS terminates a suspended
+    /// app that holds a file lock in a shared container, `0xdead10cc`): when other processes
+    /// commit during each of ``compactionAttempts`` tries, the log is left as it is — whole and
+    /// correct — and the next commit that finds it large tries again.
     ///
     /// - Throws: ``StoreError`` with an I/O code; the store stays usable and consistent.
-    /// - Complexity: Blocking file I/O, O(n), outside the cross-process lock but in a busy
-    ///   store's last try.
+    /// - Complexity: Blocking file I/O, O(n), outside the cross-process lock.
     public func compact() throws {
         try writing {
-            for _ in 0..<3 where try compactUnlocked() { return }
-            try crossProcessLock.withExclusive {
-                try catchUpLocked()
-                try compactLocked()
-            }
+            for _ in 0..<Self.compactionAttempts where try compactUnlocked() { return }
         }
     }
+
+    /// How many times ``compact()`` writes a snapshot before it leaves the log to the next
+    /// commit, when other processes commit while each is written.
+    static var compactionAttempts: Int { 4 }
 
     /// Reads the changes other processes committed since this one last wrote or refreshed.
     ///
@@ -182,8 +184,27 @@ extension RecordStore {
     ///   tail left by a writer that died is set aside and reported in ``recoveredDamage``.
     /// - Complexity: One `fstat` when nothing changed; O(new entries) after appends; O(n)
     ///   after another process compacted.
+    ///
+    /// Nothing new costs one `fstat` and no lock. Other processes' new entries are read
+    /// holding the cross-process lock shared (readers do not wait for each other); a reload
+    /// after a compaction decodes the snapshot without the lock, and holds it exclusively
+    /// only to replay the log and install, as does setting aside a damaged tail.
     public func refresh() throws {
-        try writing { try crossProcessLock.withExclusive { try catchUpLocked() } }
+        try writing {
+            switch log.state(expectedGeneration: state.withLock { $0.generation }) {
+            case .current:
+                return
+            case .grown:
+                do {
+                    return try crossProcessLock.withShared { try catchUpShared() }
+                } catch is ChangeLog.NeedsExclusiveLock {
+                    // Compacted meanwhile, or a damaged tail to set aside: below.
+                }
+            case .replaced:
+                break
+            }
+            try withExclusiveCatchingUp { try catchUpLocked() }
+        }
     }
 
     // MARK: - Internals
@@ -194,6 +215,7 @@ extension RecordStore {
         writeLock.lock()
         defer { writeLock.unlock() }
         defer { if signalDue.withLock({ due in defer { due = false }; return due }) { changeSignal.post() } }
+        defer { log.closeReplacedLogs() }   // the lock released: freeing a replaced log's blocks holds nothing
         do {
             return try body()
         } catch let error as StoreError {
@@ -217,7 +239,7 @@ extension RecordStore {
     /// and appends it; `prepare` may throw to refuse.
     private func commit<R>(_ prepare: () throws -> (RecordBatch<Record>, R)) throws -> R {
         try writing {
-            let result = try crossProcessLock.withExclusive {
+            let result = try withExclusiveCatchingUp {
                 try catchUpLocked()
                 let (batch, result) = try prepare()
                 try appendLocked(batch)
@@ -272,6 +294,10 @@ extension RecordStore {
     ///   meanwhile (the temporary is deleted).
     /// - Throws: As ``compactLocked(removingAll:)``.
     private func compactUnlocked() throws -> Bool {
+        // Caught up first when another process compacted: its snapshot decoded without the lock.
+        if log.state(expectedGeneration: state.withLock { $0.generation }) == .replaced {
+            try withExclusiveCatchingUp { try catchUpLocked() }
+        }
         let (records, basis) = state.withLock { ($0.inWriteOrder(), $0.generation) }
         let basisEnd = log.end
         let bytes = try Archive.encode(
@@ -283,6 +309,9 @@ extension RecordStore {
         var renamed = false
         defer { if !renamed { prepared.discard(log.fileSystem) } }
         return try crossProcessLock.withExclusive {
+            // Another process compacted meanwhile: its snapshot is decoded without the lock on
+            // the next try (catching up here would decode it under the lock).
+            guard log.state(expectedGeneration: basis) != .replaced else { return false }
             try catchUpLocked()
             guard state.withLock({ $0.generation }) == basis && log.end == basisEnd else { return false }
             renamed = try prepared.rename(log.fileSystem)

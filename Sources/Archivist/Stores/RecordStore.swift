@@ -30,7 +30,11 @@ import Foundation
 /// what the others appended, under the folder's cross-process lock (`records.lock`, held only
 /// for the catch-up and the append, never across a caller's closure), so no committed change
 /// is lost and compactions include everybody's. Reads answer from memory: they see other
-/// processes' writes after this process's next write or ``refresh()``.
+/// processes' writes after this process's next write or ``refresh()``. Nothing that grows with
+/// the records runs under that lock: a snapshot is decoded (on open, and after another
+/// process compacted) and written (when compacting) without it, and installed or renamed
+/// into place in a short hold — iOS terminates a suspended app that holds a file lock in a
+/// shared container (`0xdead10cc`).
 public final class RecordStore<Record: Archivable & Identifiable & Sendable>: Sendable
 where Record.ID: Archivable & Sendable {
     /// How a store writes.
@@ -89,6 +93,16 @@ where Record.ID: Archivable & Sendable {
     /// Whether this process committed a change whose signal is still to be posted, once the
     /// cross-process lock is released (see ``writing(_:)``).
     let signalDue = Locked(false)
+    /// The snapshot decoded without the cross-process lock for the catch-up under way
+    /// (``withExclusiveCatchingUp(_:)``).
+    let pendingSnapshot = Locked<DecodedSnapshot?>(nil)
+    /// The records a reload replaced, kept until the cross-process lock is released
+    /// (``reloadFromDisk()``).
+    let retiredTable = Locked<RecordTable<Record>?>(nil)
+    /// Snapshots decoded so far, with and without the lock (``snapshotDecodeCounts``).
+    let snapshotDecodes = Locked(SnapshotDecodes())
+    /// The polls of ``changes(pollingInterval:)`` running now.
+    let activePolls = Locked(0)
 
     /// Opens (or creates) the store in `directory`, replaying its change log.
     ///
@@ -112,7 +126,9 @@ where Record.ID: Archivable & Sendable {
             log = try ChangeLog(directory: directory, durability: configuration.durability, fileSystem: fileSystem)
             crossProcessLock = FileLock(path: log.directory + "/records.lock", fileSystem: fileSystem)
             changeSignal = ChangeSignal(folder: log.directory, fileName: "records.log")
-            try crossProcessLock.withExclusive { try reloadFromDisk() }
+            // The snapshot is decoded before the lock is taken; the hold replays the log.
+            try withExclusiveCatchingUp { try reloadFromDisk() }
+            log.closeReplacedLogs()
         } catch {
             throw StoreError(wrapping: error, fileURL: directory)
         }
@@ -120,23 +136,23 @@ where Record.ID: Archivable & Sendable {
 
     /// Replaces the records in memory with the snapshot plus the change log, setting aside
     /// what cannot be trusted (see ``ChangeLog/load(snapshotGeneration:as:options:apply:)``).
-    /// Call inside the write lock, or before the store is shared.
+    /// Call inside the write lock, or before the store is shared, and inside
+    /// ``withExclusiveCatchingUp(_:)``, which decoded the snapshot before the lock was taken.
     func reloadFromDisk() throws {
-        var table = RecordTable<Record>(sequencesAfter: state.withLock { $0.lastSequence })
-        if let bytes = try log.readSnapshot() {
-            let snapshot = try Archive.decode(
-                RecordSnapshot<Record>.self, from: bytes, options: configuration.archiveOptions)
-            table.generation = snapshot.generation
-            for record in snapshot.records { table.upsert(record) }
-            table.snapshotBytes = bytes.count
-        }
+        var table = try tableForReload()
         let bad = try log.load(
             snapshotGeneration: table.generation, as: RecordBatch<Record>.self,
             options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions)
         ) {
             table.apply(upserts: $0.upserts, deletes: $0.deletes)
         }
-        state.withLock { $0 = table }
+        // The records replaced are freed once the cross-process lock is released, not in the
+        // hold (``withExclusiveCatchingUp(_:)``): O(records).
+        let replaced = state.withLock { current -> RecordTable<Record> in
+            defer { current = table }
+            return current
+        }
+        retiredTable.withLock { $0 = replaced }
         if let bad { damage.withLock { $0 = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) } }
     }
 

@@ -78,3 +78,6 @@ struct RecordTable<Record: Identifiable> {
         order = order.filter(isCurrent)
     }
 }
+
+// A value of sendable parts: the records and their identifiers.
+extension RecordTable: Sendable where Record: Sendable, Record.ID: Sendable {}

@@ -38,4 +38,51 @@ import Testing
             #expect(ownClear.target == .allEntries && !ownClear.isFromAnotherProcess)
         }
     }
+
+    /// How often a manager polls: as configured; else only where a signal is missing.
+    @Test func thePollingIntervalIsTheConfiguredOneOrOnlyAFallback() {
+        typealias Manager = CacheManager<ShopCache>
+        #expect(Manager.pollingInterval(configured: nil, signalsEstablished: true) == nil)
+        #expect(Manager.pollingInterval(configured: nil, signalsEstablished: false) == .seconds(1))
+        #expect(Manager.pollingInterval(configured: .seconds(30), signalsEstablished: true) == .seconds(30))
+        #expect(Manager.pollingInterval(configured: .seconds(30), signalsEstablished: false) == .seconds(30))
+        #expect(Manager.Configuration().changePollingInterval == nil)
+    }
+
+    @Test func noPollRunsByDefaultWhereTheSignalIsEstablished() throws {
+        try withTemporaryDirectory { dir in
+            let mine = try manager(dir, via: "quiet")
+            let changes = mine.changes(of: .apiStrategy)
+            #expect(!mine.isPollingForChanges)
+            withExtendedLifetime(changes) {}
+        }
+    }
+
+    @Test func withoutASignalTheManagerPolls() throws {
+        try withTemporaryDirectory { dir in
+            let mine = try manager(dir, via: "unsignalled")
+            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }   // as if the system refused them
+            let changes = mine.changes(of: .apiStrategy)
+            #expect(mine.isPollingForChanges)
+            withExtendedLifetime(changes) {}
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func anExplicitIntervalDeliversAChangeWhoseSignalNeverCame() async throws {
+        try await withTemporaryDirectory { dir in
+            let configuration = CacheManager<ShopCache>.Configuration(changePollingInterval: .milliseconds(20))
+            let mine = try CacheManager<ShopCache>(root: CacheRoot(directory: linkedFolder(dir, "polled")), user: "u",
+                                                   configuration: configuration)
+            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }
+            let other = try manager(dir, via: "writer")
+            var changes = mine.changes(of: .apiStrategy).makeAsyncIterator()
+            #expect(mine.isPollingForChanges)
+            try await other.store("b", for: .apiStrategy, parameter: "/b")
+            let change = try #require(await changes.next())
+            #expect(change.isFromAnotherProcess)
+            let wakeups = mine.changeWakeups
+            #expect(wakeups.deliveredByPoll >= 1 && wakeups.signals == 0, "\(wakeups)")
+        }
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Archivist
 
-/// Giving memory back: the memory tier's default limit in an app extension, trimming on
+/// Giving memory back: the memory tier's default limit in an app extension and on watchOS, trimming on
 /// request, and emptying on UIKit's memory warning — without keeping the manager alive.
 @Suite struct CacheMemoryPressureTests {
     private func manager(_ dir: URL, center: NotificationCenter) throws -> CacheManager<ShopCache> {
@@ -12,9 +12,12 @@ import Testing
 
     private func memoryCount(_ cache: CacheManager<ShopCache>) -> Int { cache.memory?.cache.count ?? -1 }
 
-    @Test func theDefaultLimitIsSmallerInAnAppExtension() {
-        #expect(CacheManager<ShopCache>.Configuration.memoryCostLimit(inAppExtension: true) == 4 << 20)
-        #expect(CacheManager<ShopCache>.Configuration.memoryCostLimit(inAppExtension: false) == 32 << 20)
+    @Test func theDefaultLimitIsSmallerInAnAppExtensionAndOnWatchOS() {
+        typealias Configuration = CacheManager<ShopCache>.Configuration
+        #expect(Configuration.memoryCostLimit(inAppExtension: true, onWatch: false) == 4 << 20)
+        #expect(Configuration.memoryCostLimit(inAppExtension: false, onWatch: true) == 4 << 20)
+        #expect(Configuration.memoryCostLimit(inAppExtension: true, onWatch: true) == 4 << 20)
+        #expect(Configuration.memoryCostLimit(inAppExtension: false, onWatch: false) == 32 << 20)
         #expect(AppExtension.isAppExtension(bundleURL: URL(fileURLWithPath: "/Apps/Shop.app/PlugIns/ShopWidget.appex")))
         #expect(!AppExtension.isAppExtension(bundleURL: URL(fileURLWithPath: "/Apps/Shop.app")))
         // This test runner is no app extension.

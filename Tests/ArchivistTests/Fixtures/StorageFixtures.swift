@@ -20,14 +20,15 @@ func hashedKey(_ folder: String, _ parameter: String) -> DiskKey {
     DiskKey(folder: FolderPath([MD5.hexDigest(of: folder)]), name: EntryName(parameter: parameter))
 }
 
-/// A symbolic link `<dir>-<name>` beside `dir`, pointing at it (made again if it exists): a
-/// store opened through it is apart from the process's other stores of `dir`, which the
-/// library shares per path, so it acts as another process's as far as the lock, the shared
-/// counters and the journal go.
+/// A symbolic link `<dir>-<name>` beside `dir`, pointing at it (made again if it exists), kept
+/// apart (``DiskStore/keepApart(_:)``): a store opened through it is apart from the process's
+/// other stores of `dir`, which the library otherwise shares per folder, so it acts as another
+/// process's as far as the lock, the shared counters and the journal go.
 func linkedFolder(_ dir: URL, _ name: String) throws -> URL {
     let link = dir.deletingLastPathComponent().appendingPathComponent(dir.lastPathComponent + "-" + name)
     try? FileManager.default.removeItem(at: link)
     try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dir)
+    DiskStore.keepApart(link)
     return link
 }
 

@@ -33,11 +33,24 @@ import Testing
         }
     }
 
+    @Test func noPollRunsByDefaultWhereTheSignalIsEstablished() throws {
+        try withTemporaryDirectory { url in
+            let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
+            let signalled = store.changes()
+            #expect(store.runningPolls == 0)
+            let unsignalled = store.changes(pollingInterval: nil, observingSignal: false)   // as if the system refused it
+            #expect(store.runningPolls == 1)
+            withExtendedLifetime((signalled, unsignalled)) {}
+        }
+    }
+
+    /// An explicit interval polls besides the signal: here the only way the change arrives.
     @Test func pollingPicksUpAnotherOpenersWriteWithoutAWriteHere() async throws {
         try await withTemporaryDirectory { url in
             let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
             let other = try RecordStore<Diligence>(directory: url, configuration: configuration)
-            let changes = store.changes(pollingInterval: .milliseconds(10))
+            let changes = store.changes(pollingInterval: .milliseconds(10), observingSignal: false)
+            #expect(store.runningPolls == 1)
             try other.upsert(Diligence(id: 5))
             for await change in changes where change.upserted.contains(5) {
                 #expect(change.isFromAnotherProcess)

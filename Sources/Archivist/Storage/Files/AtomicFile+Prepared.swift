@@ -199,6 +199,8 @@ extension AtomicFile {
                 root = nil
                 if let spares { try spares.makeFolder(folder, below: nil) } else { try fs.makeDirectories(folder) }
             }
+            // A store's temporaries' folder stays out of device backups, as `.archivist` does.
+            if temporaries != nil { BackupExclusion.exclude(folder: folder) }
             fd = fs.open(temporary, flags, 0o600, below: root)
         }
         // A leftover of a dead process that had our PID and, by chance, our counter: skip it.

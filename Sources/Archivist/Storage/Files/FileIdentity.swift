@@ -43,6 +43,26 @@ package struct FileIdentity {
                             type: status.st_mode & S_IFMT, pin: -1)
     }
 
+    /// The identity of what `path` names now, a final symbolic link followed (as opening it
+    /// would); `nil` when there is nothing.
+    static func statting(_ path: String) -> FileIdentity? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
+                            type: status.st_mode & S_IFMT, pin: -1)
+    }
+
+    /// The device and inode numbers: what a table of files keys them by, so that every
+    /// spelling of one file's path — a symbolic link, another case or Unicode normalization
+    /// on a volume that ignores them — finds one entry.
+    struct Key: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// This file's ``Key``.
+    var key: Key { Key(device: device, inode: inode) }
+
     /// Closes the pinning descriptor, if any, through `fileSystem` (the one that opened it).
     mutating func unpin(_ fileSystem: FileSystem) {
         if pin >= 0 { _ = fileSystem.close(pin) }

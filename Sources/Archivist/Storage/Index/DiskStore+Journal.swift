@@ -157,12 +157,12 @@ extension DiskStore {
         bytes.withUnsafeBytes { raw -> (Int, Bool) in
             var offset = 0
             while offset < raw.count {
-                guard raw.count - offset >= 8 else { return (offset, true) }
-                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                guard length <= maxJournalRecordBytes - 8, raw.count - offset - 8 >= length else { return (offset, true) }
+                guard raw.count - offset >= 8 else { return (offset, true) }   // before the load below
+                let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                guard let length = journalRecordLength(stored: stored, remaining: raw.count - offset) else { return (offset, true) }
                 let record = UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<(offset + 4 + length)])
-                let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4 + length, as: UInt32.self))
-                guard CRC32C.checksum(record) == stored, let (change, before) = decodeChange(record, previous: &previous) else {
+                let checksum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4 + length, as: UInt32.self))
+                guard CRC32C.checksum(record) == checksum, let (change, before) = decodeChange(record, previous: &previous) else {
                     return (offset, true)
                 }
                 body(change, before)
@@ -170,6 +170,25 @@ extension DiskStore {
             }
             return (offset, false)
         }
+    }
+
+    /// The body length of the record whose frame starts `remaining` bytes before the end of
+    /// the bytes read, as its first word `stored` gives it; `nil` when no whole, intact record
+    /// can be that long (fewer than a frame's 8 bytes remain, the length is above a body's
+    /// 4,096 bytes, or it runs past the end): damage, which the caller counts as such.
+    ///
+    /// The stored word is compared as a `UInt64` before it becomes a `Width`: on Apple Watch
+    /// hardware (arm64_32) `Int` is 32 bits, and converting a damaged length of 2³¹ or more
+    /// first would trap at every open instead of calling for a rescan. Generic over the width
+    /// so that `IntegerWidthTests` evaluates this very check in `Int32`.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    static func journalRecordLength<Width: FixedWidthInteger & SignedInteger>(stored: UInt32, remaining: Width) -> Width? {
+        guard remaining >= 8 else { return nil }
+        let room = UInt64(remaining - 8)   // ≥ 0, so the conversion is exact
+        guard UInt64(stored) <= UInt64(maxJournalRecordBytes - 8), UInt64(stored) <= room else { return nil }
+        return Width(stored)   // ≤ room, which is a `Width`: exact
     }
 
     /// Journal records decoded: the changes, what each one's entry held before, and where

@@ -11,7 +11,10 @@ import Darwin
 /// write, removal or clear throws, with the error that refused the open for writing
 /// (`readOnlyFileSystem` for `EROFS`, `permissionDenied` for `EACCES`/`EPERM`).
 extension DiskStore {
-    /// Creates `.archivist/trash` (and the root, if needed).
+    /// Creates `.archivist/trash` (and the root, if needed), and keeps `.archivist` — the trash
+    /// inside it — and `.archivist-temporaries`, if it exists yet, out of device backups
+    /// (``BackupExclusion``; the temporaries' folder is excluded again whenever a write makes
+    /// it). Marked at every open, so that a root made before the mark existed gets it too.
     ///
     /// - Returns: `nil`, or the error every write will throw when the root exists but refuses
     ///   writes.
@@ -21,6 +24,8 @@ extension DiskStore {
         do {
             try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
             allowAccessAfterFirstUnlock(folder: rootPath + "/.archivist", fileSystem: fileSystem)
+            BackupExclusion.exclude(folder: rootPath + "/.archivist")
+            BackupExclusion.exclude(folder: rootPath + "/" + temporariesFolderName)   // no-op while missing
             return nil
         } catch let error as StorageError where refusesWrites(error) && isFolder(rootPath) {
             return error

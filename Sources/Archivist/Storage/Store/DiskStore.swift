@@ -17,7 +17,8 @@ import Darwin
 /// `contains` are exact in all of them; a crash of one between a file change and its journal
 /// record is repaired by one rescan (see the intent word in ``SharedCounters``).
 ///
-/// One store exists per root folder in a process (``open(at:fileSystem:)`` shares it).
+/// One store exists per root folder in a process (``open(at:fileSystem:backgroundRescanAbove:)`` shares it, by the
+/// folder's device and inode, whatever path names it).
 ///
 /// Concurrency: writing an entry's bytes holds only that key's lock; its rename (or unlink)
 /// and journal record hold the cross-process lock for a few system calls; the index sits
@@ -118,11 +119,54 @@ package final class DiskStore: Sendable {
     /// The name of ``temporariesPath`` in the root.
     package static let temporariesFolderName = ".archivist-temporaries"
 
-    /// Keyed by the path's bytes: two spellings of "é" are two folders on most file systems.
-    private static let registry = Locked<[BytewiseString: WeakStore]>([:])
+    /// The stores of this process, keyed by their root folder's device and inode numbers: on a
+    /// case- and normalization-insensitive volume (APFS and HFS+ as Apple platforms format
+    /// them) `Shop`, `shop` and two spellings of "é" are one folder, as a symbolic link to it
+    /// is, and two stores of one root in one process would keep two memory tiers and deadlock
+    /// a thread that nests them on the root's `flock`. By the path's bytes only when the root
+    /// cannot be looked up, or for a path kept apart (``keepApart(_:)``).
+    private static let registry = Locked<[RegistryKey: WeakStore]>([:])
+
+    /// What ``registry`` knows a root by.
+    private enum RegistryKey: Hashable {
+        case folder(FileIdentity.Key)
+        case path(BytewiseString)
+
+        /// The key of the root at `path`, as it is now.
+        init(rootPath path: String) {
+            if let identity = FileIdentity.statting(path), !DiskStore.pathsKeptApart.withLock({ $0.contains(path) }) {
+                self = .folder(identity.key)
+            } else {
+                self = .path(BytewiseString(path))
+            }
+        }
+    }
+
+    /// Root paths whose stores are kept apart from this process's other stores of the same
+    /// folder (``keepApart(_:)``).
+    private static let pathsKeptApart = Locked<Set<String>>([])
+
+    /// Makes a store opened at exactly `root`'s path, from now on, one of its own rather than
+    /// the process's shared store of that folder: its own descriptors, lock, journal position
+    /// and memory tiers, as another process's would be. Tests that act out several processes
+    /// in one open the same root this way, each through its own symbolic link.
+    package static func keepApart(_ root: URL) {
+        _ = pathsKeptApart.withLock { $0.insert(normalizedRootPath(root)) }
+    }
+
+    /// `root`'s path as the store spells it: standardized, without a trailing slash, native
+    /// UTF-8 (on iOS 16 and 17 `URL.path` is a bridged `NSString`, which every entry path
+    /// built from it would convert again).
+    private static func normalizedRootPath(_ root: URL) -> String {
+        var path = root.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        path.makeContiguousUTF8()
+        return path
+    }
 
     /// The store for `root`, opened (and its index loaded or rebuilt) on first use in this
-    /// process and shared after that. `fileSystem` applies only when the store is first opened.
+    /// process and shared after that — by every path that names the same folder (see
+    /// ``registry``). `fileSystem` applies only when the store is first opened.
     /// A store whose folder is no longer the one at `root` (renamed away, or removed and
     /// perhaps made again) is not handed out again: a new store opens the folder now there,
     /// as another process would, while the old one keeps serving its holders.
@@ -139,16 +183,13 @@ package final class DiskStore: Sendable {
     ///   when the last run did not shut down cleanly; after that, an `fstat` and a `stat`.
     package static func open(at root: URL, fileSystem: FileSystem = .posix,
                              backgroundRescanAbove: Int? = nil) throws -> DiskStore {
-        var path = root.standardizedFileURL.path
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        // On iOS 16 and 17 `URL.path` is a bridged `NSString`: every entry path built from it
-        // would convert it again. Native UTF-8 once, here.
-        path.makeContiguousUTF8()
+        let path = normalizedRootPath(root)
         return try registry.withLock { stores in
-            if let store = stores[BytewiseString(path)]?.store, store.isAtItsPath { return store }
+            if let store = stores[RegistryKey(rootPath: path)]?.store, store.isAtItsPath { return store }
             let store = try DiskStore(rootPath: path, fileSystem: fileSystem, backgroundRescanAbove: backgroundRescanAbove)
             stores = stores.filter { $0.value.store != nil }
-            stores[BytewiseString(path)] = WeakStore(store: store)
+            // Looked up again: the open may have made the root.
+            stores[RegistryKey(rootPath: path)] = WeakStore(store: store)
             return store
         }
     }
