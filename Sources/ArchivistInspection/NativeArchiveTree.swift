@@ -48,6 +48,7 @@ package enum NativeArchiveTree {
             return InspectionNode(key: key, kind: .date, value: .string(Formatting.isoDate(Date(timeIntervalSinceReferenceDate: seconds))))
         case .url(let text): return InspectionNode(key: key, kind: .url, value: .string(text))
         case .uuid(let uuid): return InspectionNode(key: key, kind: .uuid, value: .string(uuid.uuidString))
+        case .decimal(let number): return InspectionNode(key: key, kind: .real, value: .string(number.description))   // exact
         case .array(let elements):
             return InspectionNode(key: key, kind: .array, count: elements.count, children: elements.enumerated().map {
                 node($0.element, key: "[\($0.offset)]", undefined: undefined, path: &path)

@@ -230,3 +230,103 @@ extension UUID: Archivable, ArchivePrimitive {
         return UUID(uuid: uuid)
      }
 }
+
+extension Decimal: Archivable, ArchivePrimitive {
+    /// Writes the value inline, exactly: its exponent, sign and the mantissa's significant
+    /// bytes (4 bytes for `1.5`, where Foundation's `Codable` form is a record of five fields
+    /// with an eight-element mantissa). Also how the `Codable` coder writes a `Decimal`.
+    public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
+
+    /// Reads the value; also the record Foundation's `Codable` conformance writes (archives
+    /// written before `Decimal` had a tag of its own).
+    public init(from archive: ArchiveDecoder) throws {
+        if archive.storage.pointee.pendingValueTag() == ArchiveTag.record {
+            try archive.storage.pointee.chargeCodableLevel()
+            try self.init(from: CodableArchiveDecoder(archive: archive))
+            return
+        }
+        self = try archive.decodePrimitive(Decimal.self)
+    }
+
+    /// The most mantissa bytes a `Decimal` has: 128 bits.
+    static let maximumMantissaBytes = 16
+
+    static func write(_ value: Decimal, to out: inout ByteBuffer) {
+        out.holdsDecimal = true
+        out.append(ArchiveTag.decimal)
+        guard !value.isNaN else {
+            out.append(0, 1)   // exponent 0; negative, no mantissa
+            return
+        }
+        // Only public API, on every platform: the exponent, and the significand (the mantissa
+        // as an integer) in decimal digits. Trailing zeros move into the exponent, as far as
+        // it goes, so that the reader's parse of the digits, which moves them so, adds nothing.
+        var exponent = value.exponent
+        var digits = Array(value.significand.description.utf8)
+        while digits.count > 1, digits.last == UInt8(ascii: "0"), exponent < Int(Int8.max) {
+            digits.removeLast()
+            exponent += 1
+        }
+        var (high, low): (UInt64, UInt64) = (0, 0)
+        for digit in digits where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) {   // at most 39: below 2^128
+            let product = low.multipliedFullWidth(by: 10)
+            high = high &* 10 &+ product.high
+            let (sum, carry) = product.low.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            low = sum
+            if carry { high &+= 1 }
+        }
+        var count = 16
+        while count > 0 && (count > 8 ? high >> (8 * (count - 9)) : low >> (8 * (count - 1))) & 0xFF == 0 { count -= 1 }
+        out.append(UInt8(bitPattern: Int8(truncatingIfNeeded: exponent)))
+        out.append((value.sign == .minus && count > 0 ? 1 : 0) | UInt8(count) << 1)
+        for i in 0..<count { out.append(UInt8(truncatingIfNeeded: i < 8 ? low >> (8 * i) : high >> (8 * (i - 8)))) }
+    }
+
+    static func read(from reader: inout ByteReader) throws -> Decimal {
+        try reader.expect(ArchiveTag.decimal, "a decimal")
+        return try readBody(from: &reader)
+    }
+
+    /// Reads what follows the tag.
+    ///
+    /// - Throws: ``ArchiveError`` `corrupt` for flags outside the format or a value `Decimal`
+    ///   cannot hold; `truncated`.
+    static func readBody(from reader: inout ByteReader) throws -> Decimal {
+        let start = reader.pos
+        let exponent = Int(Int8(bitPattern: try reader.byte()))
+        let flags = try reader.byte()
+        let count = Int(flags >> 1)
+        guard count <= maximumMantissaBytes else {
+            throw ArchiveError(.corrupt, "decimal flags 0x\(String(flags, radix: 16)) outside the format", offset: start + 1)
+        }
+        let bytes = try reader.bytes(count)
+        let negative = flags & 1 != 0
+        if count == 0 { return negative ? .nan : Decimal(sign: .plus, exponent: exponent, significand: 0) }
+        var (high, low): (UInt64, UInt64) = (0, 0)
+        for i in 0..<count {
+            if i < 8 { low |= UInt64(bytes[i]) << (8 * i) } else { high |= UInt64(bytes[i]) << (8 * (i - 8)) }
+        }
+        var digits: [UInt8] = []
+        repeat {
+            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: 10)
+            let (lowQuotient, remainder) = UInt64(10).dividingFullWidth((high: highRemainder, low: low))
+            (high, low) = (highQuotient, lowQuotient)
+            digits.append(UInt8(ascii: "0") + UInt8(remainder))
+        } while high != 0 || low != 0
+        guard let significand = Decimal(string: String(decoding: digits.reversed(), as: UTF8.self)) else {
+            throw ArchiveError(.corrupt, "decimal mantissa does not parse", offset: start + 2)
+        }
+        let value = Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: significand)
+        // Past what a `Decimal` holds (its parse moved the mantissa's trailing zeros into the
+        // exponent, beyond 127): `Decimal` answers NaN.
+        guard !value.isNaN else {
+            throw ArchiveError(.corrupt, "decimal outside the range of Decimal", offset: start)
+        }
+        return value
+    }
+}
+
+extension ByteReader {
+    /// Skips what follows a decimal's tag, checked as ``Decimal/readBody(from:)`` checks it.
+    mutating func skipDecimal() throws { _ = try Decimal.readBody(from: &self) }
+}

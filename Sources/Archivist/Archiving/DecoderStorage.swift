@@ -414,6 +414,14 @@ struct DecoderStorage {
         return result
     }
 
+    /// The tag of the value being decoded while nothing of it has been read (`nil` after
+    /// that, or when the reader holds no byte there): for a type that reads either of two
+    /// encodings of itself.
+    func pendingValueTag() -> UInt8? {
+        guard frame.mode == .pending, frame.start >= 0, frame.start < reader.end else { return nil }
+        return reader.base.load(fromByteOffset: frame.start, as: UInt8.self)
+    }
+
     @inline(__always)
     mutating func beginSingleValue() throws {
         guard frame.mode == .pending else {

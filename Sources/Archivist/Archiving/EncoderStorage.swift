@@ -365,7 +365,8 @@ struct EncoderStorage {
         }
         let start = reserved - headerSize
         let base = out.base + start
-        _ = ArchiveFormat.storeHeader(at: base, total: total, bodyLength: bodyLength)
+        _ = ArchiveFormat.storeHeader(at: base, total: total, bodyLength: bodyLength,
+                                      version: out.holdsDecimal ? ArchiveFormat.decimalVersion : ArchiveFormat.version)
         let checked = UnsafeRawBufferPointer(
             start: base + ArchiveFormat.fixedHeaderSize, count: total - ArchiveFormat.fixedHeaderSize)
         base.storeBytes(of: CRC32C.checksum(checked).littleEndian, toByteOffset: 6, as: UInt32.self)

@@ -75,10 +75,7 @@ extension CacheManager {
     public func value<T: Archivable>(
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
     ) async throws -> sending T? {
-        noteMemoryTierSkipped(T.self)
-        let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: .unexpired) }
-        guard let read else { return nil }
-        return try counting(type) { try withContext(type, parameter) { try decodePayload(T.self, read) } }
+        try await valueReadAside(T.self, for: type, parameter: parameter, freshness: .unexpired)
     }
 
     /// The value stored for `type` if it was written within the last `maxAge` seconds,
@@ -96,6 +93,35 @@ extension CacheManager {
         _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
     ) async throws -> T? {
         try await offload { try self.value(T.self, for: type, parameter: parameter, maxAge: maxAge) }
+    }
+
+    /// The value of a non-`Sendable` type stored for `type` if it was written within the last
+    /// `maxAge` seconds, whatever its expiry says, read without blocking the caller; the value
+    /// returned is the caller's alone (`sending`), as with ``value(_:for:parameter:)-async``.
+    ///
+    /// ```swift
+    /// let recent: [Letter]? = try await cache.value(for: .message, maxAge: 300)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as the blocking `value(_:for:parameter:maxAge:)`.
+    /// - Complexity: File I/O on a background queue, O(size of the entry); the decoding runs
+    ///   on the calling task.
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+    ) async throws -> sending T? {
+        try await valueReadAside(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge))
+    }
+
+    /// A non-`Sendable` value read without blocking the caller: the entry's file is read and
+    /// checked on a background queue, and decoded here, after the suspension, so the value is
+    /// the caller's alone.
+    func valueReadAside<T: Archivable>(
+        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+    ) async throws -> sending T? {
+        noteMemoryTierSkipped(T.self)
+        let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: freshness) }
+        guard let read else { return nil }
+        return try counting(type) { try withContext(type, parameter) { try decodePayload(T.self, read) } }
     }
 
     /// Size, dates and file of the entry for `type` and `parameter`, or `nil` if there is
@@ -172,6 +198,36 @@ extension CacheManager {
     ) {
         DispatchQueue.global().async {
             completion(Self.result { try self.value(T.self, for: type, parameter: parameter) })
+        }
+    }
+
+    /// Reads the value of a non-`Sendable` type for `type` and `parameter` on a background
+    /// queue, decodes it there, then calls `completion` there with it (`nil` on a miss). The
+    /// value is decoded for this call alone and handed to `completion` only; it never uses the
+    /// memory tier.
+    ///
+    /// ```swift
+    /// cache.value(User.self, for: .message) { result in
+    ///     let user = try? result.get()
+    ///     DispatchQueue.main.async { show(user?.letters.count) }   // a count, not the graph
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - valueType: The type to decode.
+    ///   - type: The cache type.
+    ///   - parameter: The entry's parameter within the type, if any.
+    ///   - completion: Called once on a background queue; it may call the cache.
+    /// - Complexity: Returns at once; the read and the decoding run on a background queue.
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        completion: @escaping @Sendable (Result<T?, CacheError>) -> Void
+    ) {
+        noteMemoryTierSkipped(T.self)
+        DispatchQueue.global().async {
+            completion(Self.result {
+                try self.readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)
+            })
         }
     }
 

@@ -99,6 +99,46 @@ extension CacheManager {
         }
     }
 
+    /// Awaits `fetch`; stores and returns its value, or returns the cached value (expired or
+    /// not) when `fetch` throws, for a model that is not `Sendable`. It runs in the caller's
+    /// isolation (`isolation`, the caller's actor by default), so `fetch` and the value stay
+    /// there: the value is encoded there, the file I/O runs on a background queue, and a
+    /// fallback is read there and decoded there. Such values never use the memory tier.
+    ///
+    /// ```swift
+    /// let letters = try await cache.value(for: .message) { try await api.letters() }   // [Letter]
+    /// ```
+    ///
+    /// - Returns: As ``value(_:for:parameter:fetchingWith:)``.
+    /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the
+    ///   cached value cannot be read.
+    /// - Complexity: `fetch`, then file I/O on a background queue.
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fetchingWith fetch: () async throws -> T
+    ) async throws -> CacheFetchResult<T> {
+        let fetched: T
+        do {
+            fetched = try await fetch()
+        } catch {
+            noteMemoryTierSkipped(T.self)
+            let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: .any) }
+            guard let read else { throw error }
+            let cached = try counting(type) { try withContext(type, parameter) { try decodePayload(T.self, read) } }
+            return CacheFetchResult(value: cached, date: read.entry.header.writeDate, fetchError: error)
+        }
+        let now = Date()
+        do {
+            noteMemoryTierSkipped(T.self)
+            let encoded = try encode(fetched, type, parameter)
+            try await offload { try self.write(encoded, for: type, parameter: parameter, expiry: .policy, memoryItem: nil) }
+            return CacheFetchResult(value: fetched, date: now)
+        } catch {
+            return CacheFetchResult(value: fetched, date: now, storeError: error as? CacheError)
+        }
+    }
+
     /// The cached value whatever its age, or `fetchError` rethrown when there is none.
     func fallback<T: Archivable>(_: T.Type, for type: Kind, parameter: String?, fetchError: any Error) throws -> CacheFetchResult<T> {
         var writeDate = Date()

@@ -6,7 +6,7 @@ extension CacheManager {
 
     /// Which stored values count as present.
     @usableFromInline
-    enum Freshness {
+    enum Freshness: Sendable {
         /// Not past their expiry.
         case unexpired
         /// Written within this many seconds, whatever the expiry.
@@ -252,15 +252,16 @@ extension CacheManager {
     }
 }
 
-/// An entry's payload copied out of its file, checked, with the path its errors name.
+/// An entry read and checked, with the path its errors name: its payload is decoded from the
+/// buffer the file was read into, not copied out of it.
 struct ReadPayload: Sendable {
-    var bytes: [UInt8]
+    var entry: DiskStore.Entry
     var path: String
 }
 
 extension CacheManager {
-    /// Reads and checks the entry for `type` and `parameter` and copies out its payload
-    /// when `freshness` accepts it, for a caller that decodes elsewhere (the `async` read of a
+    /// Reads and checks the entry for `type` and `parameter` and hands it out when
+    /// `freshness` accepts it, for a caller that decodes elsewhere (the `async` read of a
     /// non-`Sendable` value decodes on its own task). No memory tier is involved.
     func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
         try counting(type) {
@@ -274,7 +275,7 @@ extension CacheManager {
                         outcome = .expiredReads
                         return
                     }
-                    result = ReadPayload(bytes: Array(entry.payloadBytes), path: disk.path(of: address.disk))
+                    result = ReadPayload(entry: entry, path: disk.path(of: address.disk))
                     outcome = .diskHits
                     tally.add(UInt64(entry.fileSize), .bytesRead)
                 }
@@ -289,7 +290,9 @@ extension CacheManager {
     /// - Throws: ``CacheError`` `decodingFailed` when it does not decode as `T`.
     func decodePayload<T: Archivable>(_: T.Type, _ read: ReadPayload) throws -> T {
         do {
-            return try read.bytes.withUnsafeBytes { try Archive.decode(T.self, fromBytes: $0, options: verifiedPayloadOptions) }
+            return try withExtendedLifetime(read.entry) {
+                try Archive.decode(T.self, fromBytes: read.entry.payloadBytes, options: verifiedPayloadOptions)
+            }
         } catch {
             throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
                              fileURL: URL(fileURLWithPath: read.path), underlyingError: error)

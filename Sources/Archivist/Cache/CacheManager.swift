@@ -349,6 +349,25 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         try cachedValue(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge))
     }
 
+    /// The value of a non-`Sendable` type stored for `type` if it was written within the last
+    /// `maxAge` seconds, whatever its expiry says, decoded afresh from disk.
+    ///
+    /// Swift picks this overload when `T` is not `Sendable`: such values never use the memory
+    /// tier (debug builds say so on standard error, once per type).
+    ///
+    /// ```swift
+    /// let recent: [Letter]? = try cache.value(for: .message, maxAge: 300)
+    /// ```
+    ///
+    /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
+    /// - Complexity: Blocking file I/O, O(size of the entry).
+    public func value<T: Archivable>(
+        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+    ) throws -> T? {
+        noteMemoryTierSkipped(T.self)
+        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge), memoryItem: nil)
+    }
+
     /// Whether an entry (fresh or expired) is stored for `type` and `parameter`.
     ///
     /// ```swift

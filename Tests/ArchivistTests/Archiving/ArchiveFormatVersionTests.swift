@@ -138,7 +138,7 @@ enum Version1Archives {
 
     @Test func unknownVersionsAreRefused() throws {
         var bytes = [UInt8](try Archive.encode("x"))
-        bytes[4] = 3
+        bytes[4] = UInt8(ArchiveFormat.decimalVersion + 1)
         let error = #expect(throws: ArchiveError.self) { try Archive.decode(String.self, from: Data(bytes)) }
         #expect(error?.code == .unsupportedVersion)
     }

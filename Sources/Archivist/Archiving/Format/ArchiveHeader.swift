@@ -1,10 +1,10 @@
-/// The parsed header of a native archive, version 1 or 2. See `docs/ArchiveFormat.md`.
+/// The parsed header of a native archive, version 1, 2 or 3. See `docs/ArchiveFormat.md`.
 ///
 /// Version 2 (what the encoder writes) stores the lengths as varints after a 10-byte fixed
 /// part, so a one-record archive carries 12 to 13 header bytes instead of version 1's 28;
 /// version 1 archives (caches written before) are still read.
 struct ArchiveHeader {
-    /// 1 or 2.
+    /// 1, 2 or 3 (version 2's layout, with `Decimal` values).
     let version: UInt16
     /// Where the root value starts: the end of the header.
     let bodyStart: Int
@@ -48,7 +48,7 @@ struct ArchiveHeader {
             tables = try reader.fixed(UInt64.self)
             storedChecksum = try reader.fixed(UInt32.self)
             checksumStart = ArchiveFormat.version1HeaderSize
-        case ArchiveFormat.version:
+        case ArchiveFormat.version, ArchiveFormat.decimalVersion:   // one layout
             storedChecksum = try reader.fixed(UInt32.self)
             checksumStart = reader.pos
             total = try reader.varint()
@@ -58,7 +58,7 @@ struct ArchiveHeader {
             tables = overflow ? .max : sum
         default:
             throw ArchiveError(
-                .unsupportedVersion, "format version \(version); this reader knows versions 1 and 2", offset: 4)
+                .unsupportedVersion, "format version \(version); this reader knows versions 1 to 3", offset: 4)
         }
         bodyStart = reader.pos
         guard total <= UInt64(count) else {

@@ -35,6 +35,8 @@ package struct ArchiveOutline: Sendable {
         case date(Double)
         case url(String)
         case uuid(UUID)
+        /// A `Decimal`, exactly as written.
+        case decimal(Decimal)
         case array([Value])
         case dictionary([(key: Value, value: Value)])
         /// A keyed record: its type entry (`nil` for an anonymous record, as Codable writes)
@@ -50,7 +52,7 @@ package struct ArchiveOutline: Sendable {
     /// How many leading bytes of a data value the outline keeps.
     package static let dataPrefixLimit = 64
 
-    /// The format version, 1 or 2.
+    /// The format version, 1, 2 or 3.
     package var version: Int
     /// The archive's length in bytes.
     package var byteCount: Int
@@ -164,6 +166,7 @@ package struct ArchiveOutline: Sendable {
             case ArchiveTag.data:
                 let bytes = try reader.lengthPrefixed()
                 return .data(count: bytes.count, prefix: Array(bytes.prefix(ArchiveOutline.dataPrefixLimit)))
+            case ArchiveTag.decimal: return .decimal(try Decimal.readBody(from: &reader))
             case ArchiveTag.uuid:
                 let bytes = try reader.bytes(16)
                 var uuid = UUID().uuid

@@ -33,6 +33,10 @@ enum ArchiveTag {
     /// Varint object id of an object defined elsewhere in the archive (or never, for a
     /// conditional reference).
     static let reference: UInt8 = 0x10
+    /// A `Decimal`: 1 byte exponent (two's complement), 1 byte flags (bit 0 negative, bits
+    /// 1–7 the mantissa's byte count, at most 16), then the mantissa little-endian in that many
+    /// bytes. A negative zero is Decimal's NaN.
+    static let decimal: UInt8 = 0x11
 
     /// A name for error messages.
     static func name(_ tag: UInt8) -> String {
@@ -51,6 +55,7 @@ enum ArchiveTag {
         case record: "keyed record"
         case object: "object"
         case reference: "object reference"
+        case decimal: "decimal"
         default: "unknown tag 0x\(String(tag, radix: 16))"
         }
     }
@@ -60,8 +65,13 @@ enum ArchiveTag {
 enum ArchiveFormat {
     /// `0x89 'A' 'R' 'V'`: the high byte catches 7-bit transports, the letters name the format.
     static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x89, 0x41, 0x52, 0x56)
-    /// The version this code writes; it also reads version 1 (``ArchiveHeader``).
+    /// The version this code writes for an archive without a `Decimal`; it also reads version
+    /// 1 (``ArchiveHeader``).
     static let version: UInt16 = 2
+    /// The version of an archive holding a `Decimal` (tag ``ArchiveTag/decimal``): laid out
+    /// as version 2, with that one tag more. Written only when needed, so every other archive
+    /// stays readable by readers that know versions 1 and 2.
+    static let decimalVersion: UInt16 = 3
     /// Version 1's fixed header: magic 4 + version 2 + flags 2 + total length 8 + tables
     /// offset 8 + CRC32C 4.
     static let version1HeaderSize = 28
@@ -82,11 +92,11 @@ enum ArchiveFormat {
         return headerSize
     }
 
-    /// Writes the header at `base` (magic, version, total length, tables offset) leaving the
+    /// Writes the header at `base` (magic, `version`, total length, tables offset) leaving the
     /// CRC32C at offset 6 for the caller, who knows the checked bytes; returns the offset
     /// after the header.
-    static func storeHeader(at base: UnsafeMutableRawPointer, total: Int, bodyLength: Int) -> Int {
-        storeMagicAndVersion(at: base)
+    static func storeHeader(at base: UnsafeMutableRawPointer, total: Int, bodyLength: Int, version: UInt16 = version) -> Int {
+        storeMagicAndVersion(at: base, version: version)
         var offset = fixedHeaderSize
         ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
         ByteBuffer.storeVarint(UInt64(bodyLength), at: base, offset: &offset)
@@ -106,7 +116,7 @@ enum ArchiveFormat {
         return offset
     }
 
-    private static func storeMagicAndVersion(at base: UnsafeMutableRawPointer) {
+    private static func storeMagicAndVersion(at base: UnsafeMutableRawPointer, version: UInt16 = version) {
         base.storeBytes(of: magic.0, toByteOffset: 0, as: UInt8.self)
         base.storeBytes(of: magic.1, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: magic.2, toByteOffset: 2, as: UInt8.self)

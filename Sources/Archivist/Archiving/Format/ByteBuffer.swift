@@ -21,6 +21,10 @@ struct ByteBuffer {
     private var capacity: Int
     /// False once ``takeData(droppingFirst:)`` gave the memory to a `Data`.
     private var owned = true
+    /// Set by a write of a value whose tag version 2 of the format lacks (a `Decimal`): the
+    /// archive's header then names ``ArchiveFormat/decimalVersion``, so that a reader knowing
+    /// only versions 1 and 2 refuses it as a newer version rather than as corrupt.
+    var holdsDecimal = false
 
     /// The default first capacity: room for a small model's archive, and small enough that
     /// `malloc` serves it from its per-thread cache (blocks up to about 1 KiB), which 4 KiB
@@ -42,6 +46,7 @@ struct ByteBuffer {
     mutating func removeAll() {
         if owned, capacity <= Self.initialCapacity {
             count = 0
+            holdsDecimal = false
         } else {
             deallocate()
             self = ByteBuffer()
@@ -199,6 +204,7 @@ struct ByteBuffer {
         let length = count - offset
         if owned, capacity <= Self.initialCapacity {
             count = 0
+            holdsDecimal = false
             return Data(bytes: base + offset, count: length)
         }
         if offset > 0, length <= Self.moveLimit {

@@ -161,6 +161,7 @@ struct ByteReader {
             case ArchiveTag.float32: _ = try bytes(4); return
             case ArchiveTag.float64, ArchiveTag.date: _ = try bytes(8); return
             case ArchiveTag.uuid: _ = try bytes(16); return
+            case ArchiveTag.decimal: try skipDecimal(); return
             case ArchiveTag.string, ArchiveTag.data, ArchiveTag.url: _ = try lengthPrefixed(); return
             case ArchiveTag.array, ArchiveTag.dictionary, ArchiveTag.record:
                 let length = try fixed(UInt32.self)

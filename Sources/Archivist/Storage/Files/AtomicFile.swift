@@ -163,7 +163,8 @@ package enum AtomicFile {
     /// - Throws: as ``readData(path:fileSystem:)``.
     /// - Complexity: Blocking file I/O, O(n).
     package static func readBuffer(
-        path: String, fileSystem fs: FileSystem = .posix, below root: Root? = nil, identity: inout FileIdentity?
+        path: String, fileSystem fs: FileSystem = .posix, below root: Root? = nil, identity: inout FileIdentity?,
+        sizeHint: Int? = nil
     ) throws -> FileBuffer? {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         var fd: Int32 = -1
@@ -198,6 +199,10 @@ package enum AtomicFile {
             }
             throw StorageError.posix("open", path: path, errno: code)
         }
+        if let sizeHint, sizeHint > 0, sizeHint < checksummedReadThreshold,
+           let read = try readKnownSize(fd, sizeHint, path: path, fileSystem: fs, identity: &identity) {
+            return read
+        }
         // Without the time stamps, as the write path: a file whose times were read makes its
         // next change (its replacement) move the clock the journal's next append sees.
         guard let status = fs.statusWithoutTimes(fd) else {
@@ -229,6 +234,32 @@ package enum AtomicFile {
         }
         // Fewer bytes when the file shrank meanwhile; the reader's checks catch that.
         return FileBuffer(taking: memory, count: count, allocation: allocation, checksum: checksum)
+    }
+
+    /// Reads the file open as `fd` in one `read` of one byte more than `size`, with no
+    /// `fstat`: the file's buffer when it holds exactly `size` bytes (``FileBuffer/sizeWasAssumed``),
+    /// `nil` when it holds more or less, or is no regular file (the caller then examines it as
+    /// without a hint, from the start). Pins `fd` unexamined (``FileIdentity/init(pinningUnexamined:)``).
+    ///
+    /// The store knows an entry's size from its index: the `fstat` a read otherwise begins with
+    /// is a sizable share of a warm get (the `cache-shapes` suite's 100 KB gets and the
+    /// `cache-manager` suite's 1 KB gets guard it).
+    private static func readKnownSize(
+        _ fd: Int32, _ size: Int, path: String, fileSystem fs: FileSystem, identity: inout FileIdentity?
+    ) throws -> FileBuffer? {
+        identity = FileIdentity(pinningUnexamined: fd)
+        guard let (memory, allocation) = FileBuffer.allocate(count: size + 1) else { return nil }
+        var n: Int
+        repeat { n = fs.read(fd, memory, size + 1) } while n < 0 && errno == EINTR
+        guard n == size else {
+            free(allocation)
+            // Back to the start for the read without a hint; a descriptor that cannot seek
+            // (a FIFO) is no entry, which the `fstat` that follows reports.
+            if n > 0 { _ = lseek(fd, 0, SEEK_SET) }
+            identity = nil
+            return nil
+        }
+        return FileBuffer(taking: memory, count: n, allocation: allocation, sizeWasAssumed: true)
     }
 
     /// The smallest file ``readBuffer(path:fileSystem:below:identity:)`` checksums as it reads

@@ -18,6 +18,10 @@ package final class FileBuffer: @unchecked Sendable {
     /// The CRC32C of all of ``bytes`` when it was computed as they were read (a large file, see
     /// ``AtomicFile/checksummedReadThreshold``), else `nil`.
     package let checksum: UInt32?
+    /// Whether the file was read without an `fstat`, in one `read` of the size its reader
+    /// expected (``AtomicFile/readBuffer(path:fileSystem:below:identity:sizeHint:)``): a
+    /// reader that finds the bytes bad examines the file before judging it.
+    package let sizeWasAssumed: Bool
 
     /// The alignment of ``bytes``: a cache line. The kernel copies a file from its page cache
     /// (page aligned) into them with `rep movsb`, which is slower into memory 16 bytes past a
@@ -39,10 +43,12 @@ package final class FileBuffer: @unchecked Sendable {
 
     /// Takes over `count` bytes at `memory`, inside `allocation`, which `malloc` returned (or
     /// `nil` for none), whose CRC32C is `checksum` if it was computed as they were read.
-    init(taking memory: UnsafeMutableRawPointer?, count: Int, allocation: UnsafeMutableRawPointer?, checksum: UInt32? = nil) {
+    init(taking memory: UnsafeMutableRawPointer?, count: Int, allocation: UnsafeMutableRawPointer?, checksum: UInt32? = nil,
+         sizeWasAssumed: Bool = false) {
         bytes = UnsafeRawBufferPointer(start: memory, count: memory == nil ? 0 : count)
         self.allocation = allocation
         self.checksum = checksum
+        self.sizeWasAssumed = sizeWasAssumed
     }
 
     deinit { free(allocation) }

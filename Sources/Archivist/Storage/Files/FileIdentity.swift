@@ -18,19 +18,40 @@ import Darwin
 /// it closes its descriptor through) costs an allocation and a train of retains and releases
 /// (the `cache-manager` suite's 1 KB get guards it).
 package struct FileIdentity {
-    private let device: UInt64
-    private let inode: UInt64
-    private let type: mode_t
+    private var device: UInt64
+    private var inode: UInt64
+    private var type: mode_t
     /// The descriptor pinning the inode (-1 for none); its owner closes it with ``unpin(_:)``.
     private(set) var pin: Int32
+    /// Whether `device`, `inode` and `type` are known; a file read without an `fstat` (see
+    /// ``init(pinningUnexamined:)``) is examined only when a caller needs them.
+    private(set) var isExamined = true
 
     /// The identity of the file open as `fd`, which stays open until ``unpin(_:)``.
     init(pinning fd: Int32, status: FileStatus) {
         self.init(device: status.device, inode: status.inode, type: status.mode & S_IFMT, pin: fd)
     }
 
+    /// The identity of the file open as `fd`, which stays open until ``unpin(_:)``, not yet
+    /// examined: a read that knew the file's size skipped the `fstat` (the `cache-shapes`
+    /// suite's 100 KB gets and the `cache-manager` suite's 1 KB gets guard it). ``examine(_:)``
+    /// makes it up before the identity is compared; unexamined, it is the same as no other.
+    init(pinningUnexamined fd: Int32) {
+        self.init(device: 0, inode: 0, type: 0, pin: fd)
+        isExamined = false
+    }
+
     private init(device: UInt64, inode: UInt64, type: mode_t, pin: Int32) {
         (self.device, self.inode, self.type, self.pin) = (device, inode, type, pin)
+    }
+
+    /// Reads the pinned file's status through `fileSystem` if it is not known yet; returns it
+    /// when it was read now, `nil` when it was known already or cannot be read.
+    @discardableResult
+    mutating func examine(_ fileSystem: FileSystem) -> FileStatus? {
+        guard !isExamined, pin >= 0, let status = fileSystem.statusWithoutTimes(pin) else { return nil }
+        (device, inode, type, isExamined) = (status.device, status.inode, status.mode & S_IFMT, true)
+        return status
     }
 
     /// The identity of what is at `path` now (a final symbolic link not followed), looked up
@@ -71,6 +92,6 @@ package struct FileIdentity {
 
     /// Whether `other` is the same file.
     func isSame(as other: FileIdentity) -> Bool {
-        device == other.device && inode == other.inode && type == other.type
+        isExamined && other.isExamined && device == other.device && inode == other.inode && type == other.type
     }
 }
