@@ -16,7 +16,7 @@
 #                                               # scripts/check-availability-planted.swift
 #
 # What it cannot see: code in a `#if os(macOS)`-style branch that Linux does not compile, and
-# APIs that only the Apple SDKs declare (docs/Platforms.md, "What is verified where").
+# APIs that only the Apple SDKs declare (docs/Platforms.md, "The availability gate").
 # Needs python3 and a Linux toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
