@@ -1,9 +1,9 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 import PackageDescription
 
 let package = Package(
     name: "Archivist",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1), .macCatalyst(.v16)],
     products: [
         .library(name: "Archivist", targets: ["Archivist"]),
         .library(name: "ArchivistKeyedArchive", targets: ["ArchivistKeyedArchive"]),
@@ -14,7 +14,14 @@ let package = Package(
         // C where Swift cannot reach the hardware without a package dependency: atomics on
         // memory shared between processes (and hardware CRC32C).
         .target(name: "CArchivistSupport", path: "Sources/CArchivistSupport"),
-        .target(name: "Archivist", dependencies: ["CArchivistSupport"], path: "Sources/Archivist"),
+        // PrivacyInfo.xcprivacy: the Required-Reason APIs the library calls and why
+        // (docs/Platforms.md, "Privacy manifest").
+        .target(
+            name: "Archivist",
+            dependencies: ["CArchivistSupport"],
+            path: "Sources/Archivist",
+            resources: [.copy("PrivacyInfo.xcprivacy")]
+        ),
         // NSKeyedArchiver archives: the validating Foundation bridge, plist readers and writer.
         // Built on the core; the core does not know it.
         .target(name: "ArchivistKeyedArchive", dependencies: ["Archivist"], path: "Sources/ArchivistKeyedArchive"),

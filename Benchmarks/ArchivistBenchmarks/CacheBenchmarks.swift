@@ -32,7 +32,7 @@ func runCacheBenchmarks(_ harness: Harness) throws {
     harness.printTable("cache.threads", title: "\(count) disk reads: one thread vs two") { _ in "1 thread" }
     _ = try? cache.clear()
 
-    try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+    try runSizeAndClearBenchmarks(harness, quick: quick, payload: Data((0..<64).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31) }))
 }
 
 /// What an app would key its own locked dictionary of cached values by, to tell entries of

@@ -44,7 +44,7 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let repetitions = quick ? 2 : 8   // even: each store goes first equally often
     let settle = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_SETTLE"].flatMap(Double.init) ?? 0
     let models = (0..<(quick ? 1_000 : 10_000)).map(ShapeModel.init)
-    let blob = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+    let blob = Data((0..<100_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31 &+ i >> 9) })
     let keys = (0..<max(models.count, 1_000)).map { "item-\($0)" }
     let blobCount = quick ? 100 : 1_000
     let jsonSize = try JSONEncoder().encode(models[models.count / 2]).count

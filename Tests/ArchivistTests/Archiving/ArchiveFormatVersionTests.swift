@@ -127,7 +127,7 @@ enum Version1Archives {
     @Test func largeArchivesRoundTripWithoutAMove() throws {
         // Above ByteBuffer.moveLimit the Data points into the encoder's memory past the
         // unused header room.
-        let blob = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let blob = Data((0..<200_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31) })
         let data = try Archive.encode(blob)
         #expect(data.count > ByteBuffer.moveLimit)
         #expect(try Archive.decode(Data.self, from: data) == blob)

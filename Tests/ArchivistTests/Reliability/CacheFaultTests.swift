@@ -52,7 +52,7 @@ enum FaultCache: String, CacheType, CaseIterable {
     /// The value `replaceData` stores: a `Data`, written as its archive's pieces around the
     /// caller's bytes (``Archive/dataPieces(of:options:)``), not as an encoded archive. An
     /// expected value of ``dataMark`` stands for it.
-    static let dataValue = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    static let dataValue = Data((0..<100_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31) })
     static let dataMark = "<the Data value>"
 
     /// Each scenario in both modes: through the root's descriptor, as production runs, and by

@@ -225,7 +225,7 @@ import Darwin
         ("truncated xml", Data("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key>".utf8)),
         ("array root", Data("<?xml version=\"1.0\"?><plist version=\"1.0\"><array/></plist>".utf8)),
         ("string root", Data("hello".utf8)),
-        ("random bytes", Data((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) })),
+        ("random bytes", Data((0..<512).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 97 &+ 13) })),
     ]
 
     @Test(arguments: corruptContents)

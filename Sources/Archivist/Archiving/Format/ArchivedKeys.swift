@@ -45,7 +45,7 @@ struct ArchivedKeys {
         let start = reader.pos
         let raw = try reader.lengthPrefixed()
         let ascii = ByteReader.isASCII(raw)
-        if !ascii, String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) == nil {
+        if !ascii, String(validatingUTF8Bytes: raw.bindMemory(to: UInt8.self)) == nil {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
         entries.append(Entry(

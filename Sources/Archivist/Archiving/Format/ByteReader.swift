@@ -118,15 +118,14 @@ struct ByteReader {
             return small
         }
         let utf8 = raw.bindMemory(to: UInt8.self)
-        // ASCII is valid UTF-8 as it is; `String(decoding:as:)` is the specialized fast path,
-        // while the generic `String(validating:as:)` instantiates metadata on every call.
+        // ASCII is valid UTF-8 as it is: `String(decoding:as:)` with no check.
         if Self.isASCII(raw) {
             if raw.count <= SmallASCIIString.capacity, SmallASCIIString.isAvailable, let source = raw.baseAddress {
                 return SmallASCIIString.make(source, count: raw.count)
             }
             return String(decoding: utf8, as: UTF8.self)
         }
-        guard let s = String(validating: utf8, as: UTF8.self) else {
+        guard let s = String(validatingUTF8Bytes: utf8) else {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
         return s

@@ -239,14 +239,3 @@ package struct EntryHeader: Sendable, Equatable {
         return (header, headerLength)
     }
 }
-
-extension String {
-    /// The string the bytes spell in UTF-8, or `nil` when they are not valid UTF-8.
-    init?(validatingUTF8Bytes bytes: Slice<UnsafeRawBufferPointer>) {
-        let buffer = UnsafeRawBufferPointer(rebasing: bytes).assumingMemoryBound(to: UInt8.self)
-        let string = String(decoding: buffer, as: UTF8.self)
-        // Decoding repairs bad sequences with U+FFFD; a faithful round trip proves validity.
-        guard string.utf8.elementsEqual(buffer) else { return nil }
-        self = string
-    }
-}

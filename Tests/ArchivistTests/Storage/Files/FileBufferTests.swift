@@ -8,7 +8,7 @@ import Testing
     @Test func aFileIsReadWholeAndSharedDataOutlivesTheBuffer() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.path + "/file"
-            let bytes = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let bytes = Data((0..<10_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 7) })
             try bytes.write(to: URL(fileURLWithPath: path))
             var identity: FileIdentity?
             defer { identity?.unpin(.posix) }

@@ -11,7 +11,7 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
-            let payload = Data((0..<8_000).map { UInt8(truncatingIfNeeded: $0 &* 3) })
+            let payload = Data((0..<8_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 3) })
             try store.write(payload, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             let read = try store.read(key, typeName: "t", parameter: "p", locking: false) { entry -> (Data, Data, UInt8) in
                 var first = entry.payload
