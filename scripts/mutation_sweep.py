@@ -49,6 +49,7 @@ def area_map():
         ("Sources/Archivist/Cache/", suites_in("Cache")),
         ("Sources/Archivist/Stores/Preferences", suites_in("Stores/PreferencesTests", "Stores/PreferencesDeferredWriteTests",
                                                           "Stores/PreferencesRepeatedDeferredWriteTests",
+                                                          "Stores/PreferencesDurableChangeTests",
                                                           "Stores/ObservedPreferenceTests")),
         ("Sources/Archivist/Stores/PendingChanges.swift", suites_in("Stores/PreferencesTests", "Stores/PreferencesDeferredWriteTests",
                                                                     "Stores/PreferencesRepeatedDeferredWriteTests")),
@@ -60,7 +61,8 @@ def area_map():
         ("Sources/ArchivistKeyedArchive/Reader/", suites_in("KeyedArchive")),
         ("Sources/ArchivistKeyedArchive/Writer/", suites_in("KeyedArchive")),
         ("Sources/ArchivistInspection/RootVerification.swift",
-         suites_in("Inspection/VerifyRepairTests", "Inspection/VerifyMovedEntryTests", "Inspection/ArchivistToolTests")),
+         suites_in("Inspection/VerifyRepairTests", "Inspection/VerifyMovedEntryTests", "Inspection/VerifyForeignItemsTests",
+                   "Inspection/ArchivistToolTests")),
         ("Sources/ArchivistInspection/RootWalk.swift",
          suites_in("Inspection/VerifyRepairTests", "Inspection/VerifyMovedEntryTests", "Inspection/ArchivistToolTests")),
     ]
