@@ -64,7 +64,8 @@ swift build --build-tests >/dev/null 2>&1 || { echo "the unmutated tree does not
 results=.build-mutants/results.tsv
 : > "$results"
 killed=0; timeouts=0; survived=0; equivalent=0; uncompiled=0; survivors=()
-echo "mutation sweep: seed $seed, $(wc -l < "$sample") mutants, commit $(git rev-parse --short HEAD)"
+if [ ${#only[@]} -gt 0 ]; then chosen="chosen by ID"; else chosen="seed $seed"; fi
+echo "mutation sweep: $(wc -l < "$sample") mutants ($chosen), commit $(git rev-parse --short HEAD)"
 while IFS=$'\t' read -r id filter description; do
     file=${id%%:*}
     mutated=$file
