@@ -54,8 +54,13 @@ if [ -n "$(git status --porcelain -- Sources)" ]; then
     exit 2
 fi
 mutated=""
+bin=$(swift build --show-bin-path)
+# The mutated file's module is compiled afresh for each mutant and after it: an incremental
+# build after a mutation and its undoing was seen to leave a stale module (tests crashing in
+# code no mutant touched).
+fresh() { local target=${1#Sources/}; rm -rf "$bin/${target%%/*}.build"; }
 restore() {
-    if [ -n "$mutated" ]; then git checkout -q -- "$mutated"; mutated=""; fi
+    if [ -n "$mutated" ]; then git checkout -q -- "$mutated"; fresh "$mutated"; mutated=""; fi
 }
 trap 'restore' EXIT
 trap 'restore; echo "interrupted: the sources are restored" >&2; exit 130' INT TERM
@@ -70,6 +75,7 @@ while IFS=$'\t' read -r id filter description; do
     file=${id%%:*}
     mutated=$file
     python3 "$helper" apply "$id" || { restore; echo "cannot apply $id" >&2; continue; }
+    fresh "$file"
     if ! swift build --build-tests >/dev/null 2>&1; then
         verdict="not compiled"; uncompiled=$((uncompiled + 1))
     else
