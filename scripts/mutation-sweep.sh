@@ -58,7 +58,10 @@ bin=$(swift build --show-bin-path)
 # The mutated file's module is compiled afresh for each mutant and after it: an incremental
 # build after a mutation and its undoing was seen to leave a stale module (tests crashing in
 # code no mutant touched).
-fresh() { local target=${1#Sources/}; rm -rf "$bin/${target%%/*}.build"; }
+fresh() {
+    local target=${1#Sources/}
+    find "$bin/${target%%/*}.build" -type f \( -name '*.o' -o -name '*.swiftdeps' -o -name '*.priors' \) -delete 2>/dev/null
+}
 restore() {
     if [ -n "$mutated" ]; then git checkout -q -- "$mutated"; fresh "$mutated"; mutated=""; fi
 }
