@@ -2,7 +2,8 @@
 # Mutation check: applies each hand-made mutation of a critical line (scripts/mutations.tsv),
 # builds, runs the suites named for it, and restores the file. A mutation is *killed* when
 # those suites fail (or hang past the timeout); one that survives is a missing test. Run it
-# before a release; docs/Reliability.md ("Mutation check") records the score.
+# before a release; docs/Reliability.md ("Mutation testing") records the score;
+# scripts/mutation-sweep.sh samples mutants nobody chose.
 #
 #   scripts/mutation-check.sh            # every mutation
 #   scripts/mutation-check.sh NAME...    # only these

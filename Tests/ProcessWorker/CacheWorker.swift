@@ -255,3 +255,15 @@ func cacheStore(_ arguments: [String]) throws {
     let value = argument(arguments, 2, "value") { $0 }
     try openWorkerCache(root, memory: false).store(value, for: .items, parameter: parameter)
 }
+
+/// `cache-expect <root> <parameter> <value|->`: fails unless a fresh manager (no memory tier)
+/// on `root` reads `value` for `items` and `parameter` — or, with `-`, reads nothing (no entry,
+/// or an expired one).
+func cacheExpect(_ arguments: [String]) throws {
+    let root = argument(arguments, 0, "root") { $0 }
+    let parameter = argument(arguments, 1, "parameter") { $0 }
+    let raw = argument(arguments, 2, "value or -") { $0 }
+    let expected: String? = raw == "-" ? nil : raw
+    let value = try openWorkerCache(root, memory: false).value(String.self, for: .items, parameter: parameter)
+    guard value == expected else { fail("\(parameter) reads \(value ?? "nothing"), not \(expected ?? "nothing")") }
+}

@@ -24,6 +24,7 @@ var modes: [String: ([String]) throws -> Void] = [
     "cache-check": cacheCheck,
     "cache-reopen": cacheReopen,
     "cache-store": cacheStore,
+    "cache-expect": cacheExpect,
     "umask-everything": umaskEverything,
     "default-location": defaultLocation,
     "store-then-exit": storeThenExit,

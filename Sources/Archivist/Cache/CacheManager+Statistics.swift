@@ -86,7 +86,7 @@ extension CacheManager {
         guard expired else { return }
         let tally = tally(type)
         tally.add(1, .expiredReads)
-        if let expiry = item.expiry, expiry <= Date(), let memory {
+        if let expiry = item.expiry, expiry <= now(), let memory {
             memory.remove(MemoryKey(name: type.name, location: type.location, parameter: parameter))
             tally.add(1, .evictionsByExpiry)
         }

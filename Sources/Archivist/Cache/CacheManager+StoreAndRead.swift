@@ -15,12 +15,12 @@ extension CacheManager {
         case any
 
         /// Whether an entry written at `writeDate` that expires at `expiry` (`nil`: never)
-        /// may be served now.
+        /// may be served at the time `now` gives (read only when an expiry or age is compared).
         @inlinable
-        func accepts(writeDate: Date, expiry: Date?) -> Bool {
+        func accepts(writeDate: Date, expiry: Date?, now: () -> Date) -> Bool {
             switch self {
-            case .unexpired: expiry.map { $0 > Date() } ?? true
-            case .writtenWithin(let seconds): Date().timeIntervalSince(writeDate) <= seconds
+            case .unexpired: expiry.map { $0 > now() } ?? true
+            case .writtenWithin(let seconds): now().timeIntervalSince(writeDate) <= seconds
             case .any: true
             }
         }
@@ -69,7 +69,7 @@ extension CacheManager {
         let address = try address(of: type, parameter)
         let tally = address.tally
         let policy = type.policy
-        let now = Date()
+        let now = self.now()
         let expires = expiry.date(writtenAt: now, policy: policy)
         let evicted = try withContext(type, parameter) {
             try encoded.withPieces { pieces, checksum in
@@ -78,7 +78,7 @@ extension CacheManager {
                                payloadChecksum: checksum, origin: originToken) { committed in
                     guard let memory else { return }
                     let memoryKey = address.memoryKey
-                    if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires) {
+                    if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires, now: self.now) {
                         let item = memoryItem(now, expires, policy.byteLimit != nil)
                         item.hitCount = tally.local
                         memory.set(item, for: memoryKey, cost: encoded.count)
@@ -119,7 +119,7 @@ extension CacheManager {
             // The lookup counts a hit (``MemoryItem/hitCount``); one not served is taken back.
             if let item = memory?.item(name: type.name, location: location, parameter: parameter) {
                 if let value = item.value(as: T.self) {
-                    guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry) else {
+                    guard freshness.accepts(writeDate: item.writeDate, expiry: item.expiry, now: now) else {
                         memoryItemNotServed(item, type: type, parameter: parameter, expired: true)
                         return nil
                     }
@@ -198,7 +198,7 @@ extension CacheManager {
             // key's lock keeps the memory tier in step with writes; without a tier it guards nothing.
             _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: memory != nil) { entry in
                 let header = entry.header
-                guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry) else {
+                guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry, now: now) else {
                     outcome = .expiredReads
                     return
                 }
@@ -233,7 +233,7 @@ extension CacheManager {
                 }
                 outcome = .diskHits
                 tally.add(UInt64(entry.fileSize), .bytesRead)
-                if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry) {
+                if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry, now: now) {
                     let memoryKey = address.memoryKey
                     let item = memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil)
                     item.hitCount = tally.local
@@ -271,7 +271,7 @@ extension CacheManager {
             var outcome = CacheStatistics.Counter.misses
             try withContext(type, parameter) {
                 _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
-                    guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry) else {
+                    guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry, now: now) else {
                         outcome = .expiredReads
                         return
                     }

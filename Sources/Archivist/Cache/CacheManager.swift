@@ -151,6 +151,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     let memoryPressure: MemoryPressureWatch?
     /// What the manager counts per type (``statistics``).
     let statisticsBook: StatisticsBook
+    /// The time that write dates record and that expiries and ages are compared with: the
+    /// system clock, or a test's own.
+    @usableFromInline let now: @Sendable () -> Date
 
     /// Opens (creating on first use) the caches under `root` for `user`.
     ///
@@ -178,12 +181,14 @@ public final class CacheManager<Kind: CacheType>: Sendable {
 
     /// Opens the caches over `fileSystem`, which applies to a root only when it is first opened
     /// in the process (tests put a fault-injecting file system underneath this way), watching
-    /// for UIKit's memory warning on `notificationCenter` (tests pass one of their own).
+    /// for UIKit's memory warning on `notificationCenter` (tests pass one of their own), telling
+    /// the time by `clock` (tests move it to make entries expire or age).
     package init(root: CacheRoot, user: String?, configuration: Configuration, fileSystem: FileSystem,
-                 notificationCenter: NotificationCenter = .default) throws {
+                 notificationCenter: NotificationCenter = .default, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.root = root
         self.user = user
         self.configuration = configuration
+        self.now = clock
         // A large root's rescan that the open finds due runs in the background (``indexRebuild``):
         // reads are served meanwhile, and what needs the size index waits for it.
         let large = DiskStore.backgroundRescanEntries
