@@ -185,7 +185,9 @@ extension CacheManager {
             if signalled { hub.wakeups.signals += 1 } else { hub.wakeups.polls += 1 }
         }
         let stores = caches === documents ? [caches] : [caches, documents]
-        var delivered = 0
+        // The changes are counted before any is yielded, so that a subscriber woken by one
+        // reads wakeup counts that include it (`CacheChangeTests`).
+        var deliveries: [(continuation: AsyncStream<CacheChange<Kind>>.Continuation, change: CacheChange<Kind>)] = []
         for store in stores {
             store.refreshAfterSignal()
             let token = originToken
@@ -208,17 +210,20 @@ extension CacheManager {
                         guard change.folder == folder else { continue }
                         target = .someEntry
                     }
-                    listener.continuation.yield(CacheChange(type: listener.type, target: target,
-                                                            fromOtherProcess: change.fromOtherProcess))
-                    delivered += 1
+                    deliveries.append((listener.continuation, CacheChange(type: listener.type, target: target,
+                                                                          fromOtherProcess: change.fromOtherProcess)))
                 }
             }
         }
-        if delivered > 0 {
-            hub.lock.withLock {
-                if signalled { hub.wakeups.deliveredBySignal += delivered } else { hub.wakeups.deliveredByPoll += delivered }
+        guard !deliveries.isEmpty else { return }
+        hub.lock.withLock {
+            if signalled {
+                hub.wakeups.deliveredBySignal += deliveries.count
+            } else {
+                hub.wakeups.deliveredByPoll += deliveries.count
             }
         }
+        for delivery in deliveries { delivery.continuation.yield(delivery.change) }
     }
 
     /// What woke the manager to look for changes made elsewhere so far, and what each way
