@@ -57,6 +57,8 @@ struct RunInfo: Codable {
     /// The trimmed standard output of a program found on `PATH`, or `nil` if it could not run
     /// or failed.
     private static func command(_ arguments: String...) -> String? {
+        // Foundation's `Process` exists on macOS and Linux only.
+        #if os(macOS) || os(Linux)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -68,6 +70,9 @@ struct RunInfo: Codable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { return nil }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #else
+        return nil
+        #endif
     }
 
     private static func cpuModel() -> String? {

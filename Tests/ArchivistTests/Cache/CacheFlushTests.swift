@@ -3,6 +3,8 @@ import Foundation
 import Testing
 @testable import Archivist
 
+// Starts worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 /// `flush()` saves the size index and waits for the trash, so a process may exit right after
 /// it; without it nothing stored is lost either — the next open rescans and finishes the trash.
 @Suite struct CacheFlushTests {
@@ -37,6 +39,7 @@ import Testing
         }
     }
 }
+#endif
 
 /// Trash a previous process left is deleted in the background after the open returns (as
 /// `Reliability.md` says); meanwhile no size counts it, and `flush()` waits for it.

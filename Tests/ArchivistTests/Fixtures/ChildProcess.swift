@@ -1,3 +1,5 @@
+// Starts worker processes with posix_spawn: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 @testable import Archivist
@@ -81,3 +83,4 @@ func executableNextToTests(named name: String, override: String) -> String? {
     }
     return nil
 }
+#endif

@@ -1,3 +1,5 @@
+// What the crash tests need, which start and kill a writer process: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 @testable import Archivist
@@ -74,3 +76,4 @@ struct CrashModel {
 func crashWriterPath() -> String? {
     executableNextToTests(named: "ArchivistCrashWriter", override: "ARCHIVIST_CRASH_WRITER")
 }
+#endif

@@ -1,3 +1,5 @@
+// Runs the archivist tool as a process (Foundation's Process): macOS and Linux only.
+#if os(macOS) || os(Linux)
 import Foundation
 import Testing
 
@@ -54,3 +56,4 @@ extension Dictionary where Key == String, Value == Any {
                      sourceLocation: sourceLocation)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Runs the archivist tool as a process: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistInspection
 import ArchivistTestSupport
 import Foundation
@@ -272,3 +274,4 @@ import Testing
         #expect(["inspect", "ls", "verify", "stats", "clear", "convert"].allSatisfy { help.output.contains("  \($0) ") })
     }
 }
+#endif

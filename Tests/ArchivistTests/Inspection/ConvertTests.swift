@@ -1,3 +1,5 @@
+// Runs the archivist tool as a process: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistInspection
 import Foundation
 import Testing
@@ -134,3 +136,4 @@ import Testing
         #expect(try note.member("array", as: [Any].self).count == 3)
     }
 }
+#endif

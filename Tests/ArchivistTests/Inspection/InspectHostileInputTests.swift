@@ -1,3 +1,5 @@
+// Runs the archivist tool as a process, and an exit test: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistInspection
 import Foundation
 import Testing
@@ -63,3 +65,4 @@ import Testing
         }
     }
 }
+#endif

@@ -7,6 +7,8 @@ import Testing
 /// journal, the shared counters, the marker and the locks, each said for what it is with what
 /// it records; and the summaries the library gives of their bytes.
 @Suite struct InspectInternalFilesTests {
+    // Runs the archivist tool as a process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// The `.archivist` file `name` of the fixture's root, inspected as JSON.
     static func inspect(_ fixture: ToolRootFixture, _ name: String) throws -> (run: ToolRun, report: [String: Any], fields: [String: Any]) {
         let run = try ToolRun(["inspect", fixture.root.appendingPathComponent(".archivist/" + name).path, "--json"])
@@ -37,6 +39,7 @@ import Testing
         #expect(text.output.contains(": size index snapshot, "), "\(text.output)")
         #expect(!text.output.contains("not a file archivist knows"))
     }
+    #endif
 
     @Test func theSnapshotSummaryCountsWhatTheIndexHeldWhenSaved() throws {
         let fixture = try ToolRootFixture()
@@ -56,6 +59,8 @@ import Testing
         #expect(DiskStore.internalFileSummary(of: .indexSnapshot, bytes: damaged) == .indexSnapshot(nil))
     }
 
+    // Runs the archivist tool as a process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func theJournalCountsItsRecordsAndATornTailIsDamage() throws {
         let fixture = try ToolRootFixture()
         try fixture.cache.removeValue(for: .apiStrategy, parameter: "/v1/orders")
@@ -118,4 +123,5 @@ import Testing
             #expect(run.output.contains(heading), "\(heading) in \(run.output)")
         }
     }
+    #endif
 }

@@ -1,3 +1,5 @@
+// Runs the archivist tool as a process: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistInspection
 import Foundation
 import Testing
@@ -27,3 +29,4 @@ import Testing
         #expect(seen["ref"] as? String == "@2")
     }
 }
+#endif

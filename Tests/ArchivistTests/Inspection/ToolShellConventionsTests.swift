@@ -8,6 +8,8 @@ import Testing
 /// root pointed at its root, a type or user the root does not hold refused with what it holds,
 /// and counts that agree with their nouns.
 @Suite struct ToolShellConventionsTests {
+    // Runs the archivist tool as a process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func inspectingAMissingFileSaysSoOnStandardErrorNotAsDamage() throws {
         let missing = "/nonexistent-\(UUID().uuidString)/file"
         let text = try ToolRun(["inspect", missing])
@@ -93,6 +95,7 @@ import Testing
         #expect(none.output == "nothing to clear\n")
         #expect(fixture.cache.contains(.productList))
     }
+    #endif
 
     @Test func countsAgreeWithTheirNouns() {
         #expect(Formatting.count(1, "entry", plural: "entries") == "1 entry")
@@ -102,6 +105,8 @@ import Testing
         #expect(Formatting.count(12_345, "byte") == "12,345 bytes")
     }
 
+    // Runs the archivist tool as a process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func aRootOfOneEntryIsVerifiedAsOneEntry() throws {
         let folder = try ScratchFolder()
         let root = folder.url.appendingPathComponent("root", isDirectory: true)
@@ -122,4 +127,5 @@ import Testing
         try Archive.encode(Data([7])).write(to: one)
         #expect(try ToolRun(["inspect", one.path]).output.contains("root: data, 1 byte: 07"))
     }
+    #endif
 }

@@ -1,3 +1,5 @@
+// Runs the archivist tool and worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistInspection
 import ArchivistTestSupport
 import Foundation
@@ -165,3 +167,4 @@ import Darwin
         #expect(after.output.contains("no damage found"))
     }
 }
+#endif

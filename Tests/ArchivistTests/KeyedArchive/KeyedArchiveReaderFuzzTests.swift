@@ -1,3 +1,5 @@
+// Fuzzes in an exit test (a child process): macOS and Linux only.
+#if os(macOS) || os(Linux)
 import Foundation
 import Testing
 @testable import Archivist
@@ -38,3 +40,4 @@ import Testing
         }
     }
 }
+#endif

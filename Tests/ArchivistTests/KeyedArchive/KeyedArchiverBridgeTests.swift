@@ -147,6 +147,8 @@ enum FoundationValue: String, CaseIterable, Sendable {
         #expect(error.code == .unresolvedReference)
     }
 
+    // An exit test (a child process): macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// The three refusals Foundation on Linux would die on (a class off the allowlist, a
     /// cycle through `init(coder:)`, a 100,000-deep chain), in a child process: if any of
     /// them reached Foundation and crashed, the child's exit status fails this test.
@@ -176,6 +178,7 @@ enum FoundationValue: String, CaseIterable, Sendable {
             }
         }
     }
+    #endif
 
     @Test func hundredThousandDeepChainThrowsDepthLimit() throws {
         let data = Data(KeyedArchiveChains.binaryChain(depth: 100_000))
@@ -240,6 +243,8 @@ enum FoundationValue: String, CaseIterable, Sendable {
 
     // MARK: Never crashing, proven in a child process
 
+    // Fuzzes in exit tests (child processes): macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test(.needsKeyedArchiveFixtures) func fixturesTruncationsAndByteFlipsNeverCrash() async throws {
         try await runFuzzInChildProcess(seeds: [KeyedArchiveFuzz.seed], flips: 3_000)
     }
@@ -262,4 +267,5 @@ enum FoundationValue: String, CaseIterable, Sendable {
             Issue.record("child failed; seeds \(seeds), last inputs: \(KeyedArchiveFuzz.lastLines(of: log))")
         }
     }
+    #endif
 }

@@ -156,6 +156,8 @@ import Testing
         #expect(bridged == [["key": "value"]])
     }
 
+    // An exit test (a child process): macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// Through Foundation, in a child process, using the value as a caller would.
     @Test(.needsKeyedArchiveFixtures) func refusedKeysNeverReachFoundation() async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
@@ -181,4 +183,5 @@ import Testing
             }
         }
     }
+    #endif
 }

@@ -99,6 +99,8 @@ final class SecureOrder: NSObject, NSSecureCoding, Archivable {
     }
 }
 
+// An exit test (a child process): macOS and Linux only.
+#if os(macOS) || os(Linux)
 extension SecureCodingArchivableTests {
     /// Reading is refused as well, never a trap: an archive written where the class has a name
     /// (Apple platforms) read back on Linux, by declaration or through the bridge, names a
@@ -134,6 +136,7 @@ extension SecureCodingArchivableTests {
         }
     }
 }
+#endif
 
 #if canImport(Darwin)
 private let foundationIsCorelibs = false

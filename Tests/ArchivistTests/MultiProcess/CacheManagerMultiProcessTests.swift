@@ -1,3 +1,5 @@
+// Starts worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 import Testing
@@ -97,3 +99,4 @@ import Darwin
         ChildProcess.waitForAll([try Self.spawn("cache-check", [root, "3", "64"] + progress)])
     }
 }
+#endif

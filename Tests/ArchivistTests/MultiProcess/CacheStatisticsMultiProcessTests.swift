@@ -1,3 +1,5 @@
+// Starts worker processes and the archivist tool: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 import Testing
@@ -71,3 +73,4 @@ private enum StatisticsCache: String, CacheType {
         #expect(try total.int("reads") == Int(library.reads))
     }
 }
+#endif

@@ -19,6 +19,8 @@ import Testing
         return try CacheManager<SignalCache>(root: CacheRoot(directory: root))
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func anotherProcessesStoreArrivesBySignalNotByThePoll() async throws {
         let folder = try ScratchFolder()
         let root = folder.file("root")
@@ -34,6 +36,7 @@ import Testing
         #expect(wakeups.deliveredBySignal >= 1 && wakeups.deliveredByPoll == 0 && wakeups.polls == 0)
         #expect(try await cache.value(String.self, for: .items, parameter: "p") == "from the worker")
     }
+    #endif
 
     @Test func withoutWritersASubscribedManagerDoesNotWake() async throws {
         let folder = try ScratchFolder()
@@ -48,6 +51,8 @@ import Testing
         withExtendedLifetime(changes) {}
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func anotherProcessesRecordArrivesWithoutPolling() async throws {
         let folder = try ScratchFolder()
         let store = try RecordStore<WorkerRecord>(directory: folder.url, configuration: .init(durability: .none))
@@ -58,4 +63,5 @@ import Testing
         #expect(change?.upserted == ["signal-0"])
         #expect(store.contains(id: "signal-0"))
     }
+    #endif
 }

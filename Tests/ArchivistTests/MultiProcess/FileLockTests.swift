@@ -9,6 +9,8 @@ import Darwin
 
 /// `FileLock`: excludes other processes and other threads, is dropped by a killed holder.
 @Suite struct FileLockTests {
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func processesIncrementingOneCounterUnderTheLockLoseNoIncrement() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         let folder = try ScratchFolder()
@@ -43,6 +45,7 @@ import Darwin
         let ran = try lock.withExclusive { true }   // would block forever if the kernel kept the lock
         #expect(ran)
     }
+    #endif
 
     @Test func sharedHoldersOverlapAndExclusiveWaitsForThem() throws {
         let folder = try ScratchFolder()

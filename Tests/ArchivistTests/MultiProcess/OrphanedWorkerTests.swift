@@ -1,3 +1,5 @@
+// Starts worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -39,3 +41,4 @@ private func processHasEnded(_ pid: pid_t) -> Bool {
     #endif
     return false
 }
+#endif

@@ -1,3 +1,5 @@
+// Starts worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 import Testing
@@ -102,3 +104,4 @@ import Darwin
         #expect(missing.isEmpty, "\(missing.count) committed keys lost, such as \(missing.prefix(5))", sourceLocation: sourceLocation)
     }
 }
+#endif

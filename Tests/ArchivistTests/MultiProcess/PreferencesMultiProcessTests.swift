@@ -1,3 +1,5 @@
+// Starts worker processes: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 import Testing
@@ -47,3 +49,4 @@ import Testing
         #expect(preferences[PreferenceKey<Int>("mine", default: -1)] == 1)
     }
 }
+#endif

@@ -74,6 +74,8 @@ import Darwin
         }
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func threeWorkersUpsertingDistinctIdsLoseNothing() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         try withTemporaryDirectory { url in
@@ -154,4 +156,5 @@ import Darwin
             #expect(temporaries(under: url).isEmpty)
         }
     }
+    #endif
 }

@@ -1,3 +1,5 @@
+// Starts and kills a writer process: macOS and Linux only.
+#if os(macOS) || os(Linux)
 import ArchivistTestSupport
 import Foundation
 import Testing
@@ -181,3 +183,4 @@ import Darwin
         return nil
     }
 }
+#endif

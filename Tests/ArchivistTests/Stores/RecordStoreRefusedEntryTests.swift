@@ -88,6 +88,8 @@ import Testing
         #expect(store.record(id: "pet-0")?.pet.name == "renamed")
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// The same with the writer in another process (`records-pets`).
     @Test func aWorkerProcessesDogsStayWhenThisProcessRefusesThem() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
@@ -107,6 +109,7 @@ import Testing
         try fresh.refresh()
         #expect(fresh.count == 9)
     }
+    #endif
 
     /// Damage is still damage: a flipped byte inside the entry after the dogs fails its
     /// checksum, and that entry and the rest are quarantined, by any opener.

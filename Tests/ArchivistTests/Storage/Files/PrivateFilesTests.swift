@@ -1,3 +1,5 @@
+// Starts a worker process (the umask is process-wide): macOS and Linux only.
+#if os(macOS) || os(Linux)
 import Foundation
 import Testing
 @testable import Archivist
@@ -35,3 +37,4 @@ import Darwin
         #expect(seen.contains { $0.hasPrefix("records.log.quarantine") }, "no quarantine file was created")
     }
 }
+#endif

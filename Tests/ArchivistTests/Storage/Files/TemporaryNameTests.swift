@@ -53,12 +53,15 @@ import Darwin
         #expect(!TemporaryName.isAbandoned(parent[...], modified: now, now: now))
     }
 
+    // Starts a worker process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     @Test func deadOwnersTemporariesAreAbandoned() throws {
         let worker = try #require(processWorkerPath())
         let child = try ChildProcess(worker, ["no-such-mode"])   // exits at once with status 1
         _ = child.wait()
         #expect(TemporaryName.isAbandoned(name(pid: child.pid, incarnation: 1)[...], modified: now, now: now))
     }
+    #endif
 
     @Test func aPredecessorWithOurPIDIsDead() {
         #expect(TemporaryName.isAbandoned(abandonedTemporaryName()[...], modified: now, now: now))

@@ -73,6 +73,8 @@ import Darwin
         }
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// A real process killed at a chosen point of a write (`stop-in-write`): with its temporary
     /// written (outside the lock), the next opener does not rescan, and once its background
     /// sweep has run the sizes equal the files and no temporary is left (walking the files
@@ -106,6 +108,7 @@ import Darwin
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
         }
     }
+    #endif
 
     /// Before, 64 slots of owners that cannot be judged (other PID namespaces) made every open
     /// rescan forever.
@@ -132,6 +135,8 @@ import Darwin
         }
     }
 
+    // Starts a worker process: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// A real process that stores and exits without releasing its manager (as a global one
     /// never is): its `atexit` handler frees its slot, so the next opener loads the index and
     /// journal without a rescan.
@@ -147,6 +152,7 @@ import Darwin
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
     }
+    #endif
 
     /// Before, the magic word's compare-and-swap result was ignored and a file of another
     /// layout (here all bits set) was used as is: its slots all looked taken by owners that

@@ -41,6 +41,8 @@ import Darwin
             defer { for path in stuckPaths { chmod(path, 0o700) } }
 
             if geteuid() == 0 {
+                // Drops root in a worker process: macOS and Linux only.
+                #if os(macOS) || os(Linux)
                 let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
                 let setpriv = "/usr/bin/setpriv"
                 guard FileManager.default.isExecutableFile(atPath: setpriv) else {
@@ -53,6 +55,9 @@ import Darwin
                                                        worker, "empty-folder", trash.path])
                 // It cannot delete everything, so it ends with a failure (exit status 1).
                 #expect(!ChildProcess.succeeded(child.wait()))
+                #else
+                try skip("running as root: only a worker process could drop root here"); return
+                #endif
             } else {
                 for path in stuckPaths { #expect(chmod(path, 0o400) == 0) }
                 let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: trash.path) }

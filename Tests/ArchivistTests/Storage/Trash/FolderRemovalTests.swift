@@ -125,6 +125,8 @@ import Darwin
         }
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// The same with two processes (`ArchivistProcessWorker empty-folder`), as two stores'
     /// trash queues on one root do.
     @Test func twoProcessesEmptyingOneTrashBothSucceed() throws {
@@ -139,6 +141,7 @@ import Darwin
             }
         }
     }
+    #endif
 
     /// A subfolder whose entries cannot be deleted (unreadable when not root; immutable as
     /// root, where permissions do not bind): the walk deletes everything else, ends, and throws

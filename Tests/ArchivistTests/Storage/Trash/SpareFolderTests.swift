@@ -311,6 +311,8 @@ import Darwin
         }
     }
 
+    // Starts worker processes: macOS and Linux only.
+    #if os(macOS) || os(Linux)
     /// Two processes writing into the same new folders while four spares wait: every entry
     /// lands and reads back, and each spare ends in one place at most.
     @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func twoProcessesClaimingAtOnceLoseNothing() throws {
@@ -391,6 +393,7 @@ import Darwin
             #expect(try read(store, key("n", "x")) == Data("new".utf8))
         }
     }
+    #endif
 
     /// Another process's walk of the trash (holding the trash lock shared) may have any folder
     /// of the trash open and goes on deleting what it reads there: a folder kept meanwhile, then
