@@ -34,7 +34,9 @@ import Testing
         let report = try repair.object()
         #expect(report["damaged"] as? Bool == false, "\(report["findings"] ?? "")")
         let repairs = try report.member("repairs", as: [String].self)
-        #expect(repairs.contains { $0.hasPrefix("removed \(relative(target)): ") }, "\(repairs)")
+        // A repair line names the entry as its header does, then where it was: "removed
+        // productList at shared-caches/…/value: …".
+        #expect(repairs.contains { $0.hasPrefix("removed ") && $0.contains(" at \(relative(target)): ") }, "\(repairs)")
         #expect(!FileManager.default.fileExists(atPath: target.path), "the misplaced entry was kept")
 
         // A manager opened after the repair: a miss for both types, no error; the rest is intact.

@@ -14,11 +14,15 @@ import Darwin
     private let count = PreferenceKey<Int>("count", default: 0)
 
     /// Whether the preferences file in `folder` holds `value` for `count` within a bound meant
-    /// for a busy machine (the background write comes ~20 ms after a set).
+    /// for a busy machine (the background write comes ~20 ms after a set). It reads the file's
+    /// bytes (`snapshot(of:)`): a `PlistStore` read in this process would also see the set
+    /// before it is written.
     private func fileHolds(_ value: Int, in folder: ScratchFolder) -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if (try? PlistStore(directory: folder.url)["Preferences"]["count"]) == .int(.init(value)) { return true }
+            if (try? PlistStore(directory: folder.url).snapshot(of: "Preferences").root["count"]) == .int(.init(value)) {
+                return true
+            }
             usleep(2_000)
         }
         return false
