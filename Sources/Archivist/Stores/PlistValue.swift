@@ -15,7 +15,7 @@ import Foundation
 ///     "id": "t1", "name": "Reading", "diligenceTime": 25, "isRestMode": false,
 ///     "tags": ["focus", "books"], "alert": ["hour": 7, "minute": 30],
 /// ]
-/// task["alert"]?["hour"]?.intValue   // 7
+/// let hour = task["alert"]?["hour"]?.intValue   // 7
 /// ```
 ///
 /// XML plists store dates to the whole second; binary plists keep the full `Date`.

@@ -91,7 +91,7 @@ extension DiskStore {
     /// What `bytes`, the contents of the internal file `file`, record.
     ///
     /// ```swift
-    /// let bytes = try AtomicFile.read(path: root + "/.archivist/index")
+    /// let bytes = try AtomicFile.read(path: root.path + "/.archivist/index") ?? []
     /// if case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: bytes) {
     ///     print(summary.entries)
     /// }

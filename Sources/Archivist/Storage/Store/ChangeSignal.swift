@@ -66,7 +66,7 @@ package final class ChangeSignal: Sendable {
     /// cannot be read) and the file's name: one name for every spelling of the folder's path.
     ///
     /// ```swift
-    /// ChangeSignal.notificationName(folder: "/var/mobile/…/.archivist", fileName: "journal")
+    /// let name = ChangeSignal.notificationName(folder: "/var/mobile/…/.archivist", fileName: "journal")
     /// ```
     ///
     /// - Complexity: One `stat`.
