@@ -34,12 +34,40 @@ package final class FileBuffer: @unchecked Sendable {
     /// where `posix_memalign` costs more on every call (the `cache-shapes` suite's 100 KB gets
     /// guard it).
     static func allocate(count: Int) -> (memory: UnsafeMutableRawPointer, allocation: UnsafeMutableRawPointer)? {
+        #if os(Linux)
+        if count >= hugePageThreshold { return allocateInHugePages(count: count) }
+        #endif
         let (padded, overflow) = count.addingReportingOverflow(alignment - 1)
         guard !overflow, let allocation = malloc(padded) else { return nil }
         let address = UInt(bitPattern: allocation)
         let aligned = (address + UInt(alignment - 1)) & ~UInt(alignment - 1)
         return (allocation + Int(aligned - address), allocation)
     }
+
+    #if os(Linux)
+    /// The smallest buffer ``allocate(count:)`` asks transparent huge pages for.
+    static let hugePageThreshold = 4 << 20
+    /// The size of a transparent huge page on x86-64 and of the usual arm64 kernels.
+    static let hugePageSize = 2 << 20
+
+    /// Memory for `count` bytes starting on a huge-page boundary, marked `MADV_HUGEPAGE`;
+    /// `nil` when it cannot be had.
+    ///
+    /// Reading a large file into fresh memory costs a page fault for every 4 KiB page the
+    /// kernel's copy touches, a good part of the read: 25,000 faults for 100 MB. In huge pages
+    /// the same buffer takes one fault per 2 MiB, and the copy and the checksum run over
+    /// fewer TLB entries. Where the system grants huge pages only on request (`madvise`, the
+    /// usual default) nothing else asks for them; where it grants none the advice changes
+    /// nothing. The memory is still `free`d (glibc maps an allocation this large on its own).
+    /// The `cache-blobs` suite's 100 MB read guards it.
+    private static func allocateInHugePages(count: Int) -> (memory: UnsafeMutableRawPointer, allocation: UnsafeMutableRawPointer)? {
+        var allocation: UnsafeMutableRawPointer?
+        guard posix_memalign(&allocation, hugePageSize, count) == 0, let allocation else { return nil }
+        // Advice only: a refusal (a kernel without THP) leaves ordinary pages, as `malloc` gives.
+        _ = madvise(allocation, count, MADV_HUGEPAGE)
+        return (allocation, allocation)
+    }
+    #endif
 
     /// Takes over `count` bytes at `memory`, inside `allocation`, which `malloc` returned (or
     /// `nil` for none), whose CRC32C is `checksum` if it was computed as they were read.

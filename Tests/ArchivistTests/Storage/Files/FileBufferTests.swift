@@ -51,6 +51,32 @@ import Testing
         }
     }
 
+    #if os(Linux)
+    /// A large file is read into memory that starts on a huge-page boundary (memory the kernel
+    /// can back with transparent huge pages), holds exactly the file's bytes with its checksum,
+    /// and stays valid in a `Data` that outlives the buffer.
+    @Test func aLargeFileIsReadIntoHugePageAlignedMemory() throws {
+        try withTemporaryDirectory { dir throws in
+            let size = FileBuffer.hugePageThreshold + 12_345
+            let path = dir.path + "/large"
+            let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ $0 >> 13) })
+            try bytes.write(to: URL(fileURLWithPath: path))
+            var identity: FileIdentity?
+            defer { identity?.unpin(.posix) }
+            var shared: Data?
+            do {
+                let buffer = try #require(try AtomicFile.readBuffer(path: path, identity: &identity))
+                let start = try #require(buffer.bytes.baseAddress)
+                #expect(UInt(bitPattern: start) % UInt(FileBuffer.hugePageSize) == 0)
+                #expect(buffer.bytes.count == size)
+                #expect(buffer.bytes.elementsEqual(bytes))
+                shared = buffer.data(1..<size)
+            }
+            #expect(shared == bytes[1..<size])
+        }
+    }
+    #endif
+
     @Test func emptyAndMissingFiles() throws {
         try withTemporaryDirectory { dir throws in
             let path = dir.path + "/empty"

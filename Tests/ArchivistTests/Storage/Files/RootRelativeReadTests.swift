@@ -176,4 +176,53 @@ import Darwin
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
         }
     }
+
+    #if os(Linux)
+    /// A read through the root leaves the file's access time alone, where a plain read on
+    /// the same file system would move it (the first read after a write, under `relatime`).
+    @Test(.enabled(if: RootRelativeReadTests.plainReadsUpdateAccessTimes(),
+                   "the temporary folder's file system does not update access times on reads"))
+    func aReadThroughTheRootLeavesTheAccessTime() throws {
+        try withTemporaryDirectory { dir throws in
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("x"), withIntermediateDirectories: true)
+            let path = dir.path + "/x/file"
+            try AtomicFile.write(Data(repeating: 7, count: 5_000), to: URL(fileURLWithPath: path), durability: .none)
+            let before = try #require(Self.backdateAccessTime(path))
+            let fd = try openFolder(dir)
+            defer { close(fd) }
+            #expect(try read(path, below: AtomicFile.Root(descriptor: fd, path: dir.path)) == Array(repeating: 7, count: 5_000))
+            #expect(Self.accessTime(path) == before)
+        }
+    }
+
+    /// Whether a plain `open` and `read` of a file whose access time is older than its
+    /// modification time moves the access time in the temporary folder.
+    static func plainReadsUpdateAccessTimes() -> Bool {
+        let path = FileManager.default.temporaryDirectory.path + "/archivist-atime-\(getpid())-\(UUID().uuidString)"
+        defer { unlink(path) }
+        guard FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])), let before = backdateAccessTime(path)
+        else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        var byte: UInt8 = 0
+        _ = Glibc.read(fd, &byte, 1)
+        close(fd)
+        return accessTime(path) != before
+    }
+
+    /// Sets the access time of `path` an hour before its modification time; returns it.
+    static func backdateAccessTime(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        var times = [timespec(tv_sec: status.st_mtim.tv_sec - 3_600, tv_nsec: 0), status.st_mtim]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { return nil }
+        return accessTime(path)
+    }
+
+    /// The access time of `path` in seconds, `nil` when it cannot be read.
+    static func accessTime(_ path: String) -> Int? {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_atim.tv_sec) : nil
+    }
+    #endif
 }
