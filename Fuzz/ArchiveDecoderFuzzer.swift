@@ -12,7 +12,8 @@ import Foundation
 /// `run.sh` builds the seed corpus this way.
 @_cdecl("LLVMFuzzerInitialize")
 public func archiveFuzzerInitialize(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
 ) -> Int32 {
     guard let folder = ProcessInfo.processInfo.environment["ARCHIVIST_FUZZ_WRITE_SEEDS"] else { return 0 }
     do {

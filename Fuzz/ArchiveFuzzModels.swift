@@ -72,7 +72,8 @@ struct FuzzRecord: Archivable {
         table = try archive.decode([Int: String].self, forKey: "table")
         nested = try archive.decode([[Double]].self, forKey: "nested")
         // Version 1 called the field "oldName".
-        renamedField = try archive.version >= 2
+        renamedField =
+            try archive.version >= 2
             ? archive.decode(String.self, forKey: "renamedField")
             : archive.decode(String.self, forKey: "oldName")
     }

@@ -25,7 +25,8 @@ final class FuzzSecureLetter: NSObject, NSSecureCoding {
 
     required init?(coder: NSCoder) {
         guard let content = coder.decodeObject(of: NSString.self, forKey: "content") as String?,
-              let sent = coder.decodeObject(of: NSDate.self, forKey: "sent") as Date? else { return nil }
+            let sent = coder.decodeObject(of: NSDate.self, forKey: "sent") as Date?
+        else { return nil }
         self.content = content
         self.sent = sent
         reply = coder.decodeObject(of: FuzzSecureLetter.self, forKey: "reply")
@@ -41,8 +42,11 @@ final class FuzzSecureLetter: NSObject, NSSecureCoding {
 /// Archives of every Foundation value class the bridge allows, and of the letter class.
 func keyedFuzzerSeeds() throws -> [(name: String, data: Data)] {
     let date = Date(timeIntervalSinceReferenceDate: 123_456.5)
-    let letter = FuzzSecureLetter(content: "Dear Bob", sent: date,
-                                  reply: FuzzSecureLetter(content: "Dear Alice", sent: date))
+    let letter = FuzzSecureLetter(
+        content: "Dear Bob",
+        sent: date,
+        reply: FuzzSecureLetter(content: "Dear Alice", sent: date)
+    )
     let values: [(String, NSObject & NSSecureCoding)] = [
         ("array", NSArray(array: ["a", 1, 2.5, NSArray(array: ["inner"]), NSNull()])),
         ("dictionary", NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": 1])])),
@@ -52,7 +56,11 @@ func keyedFuzzerSeeds() throws -> [(name: String, data: Data)] {
         ("data", NSData(data: Data((0..<64).map { UInt8($0) }))),
         ("set", NSSet(array: [1, 2, "three"])),
         ("ordered-set", NSOrderedSet(array: [1, "two", 3.5])),
-        ("url", NSURL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/")) ?? NSURL(fileURLWithPath: "/tmp")),
+        (
+            "url",
+            NSURL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/"))
+                ?? NSURL(fileURLWithPath: "/tmp")
+        ),
         ("uuid", NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? NSUUID()),
         ("letter", letter),
         ("letters", NSArray(array: [letter, letter, FuzzSecureLetter(content: "x", sent: date)])),
@@ -63,7 +71,8 @@ func keyedFuzzerSeeds() throws -> [(name: String, data: Data)] {
 /// With `ARCHIVIST_FUZZ_WRITE_SEEDS=<folder>`, writes the generated seeds there and exits.
 @_cdecl("LLVMFuzzerInitialize")
 public func keyedFuzzerInitialize(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
 ) -> Int32 {
     guard let folder = ProcessInfo.processInfo.environment["ARCHIVIST_FUZZ_WRITE_SEEDS"] else { return 0 }
     do {

@@ -207,13 +207,32 @@ struct FuzzReaderAnyValue: Decodable {
 /// and XML form (the fixtures are mostly binary; these give the XML reader real archives).
 func readerFuzzerSeeds() throws -> [(name: String, data: Data)] {
     let date = Date(timeIntervalSinceReferenceDate: 123_456.5)
-    let reply = FuzzReaderNote(title: "re", count: -1, ratio: -0.0, pinned: false, created: date, payload: Data(),
-                               link: nil, id: nil, tags: [], scores: [], replies: [])
-    let note = FuzzReaderNote(title: "Dear Bob ✉︎", count: 1 << 40, ratio: 1.5, pinned: true, created: date,
-                              payload: Data((0..<32).map { UInt8($0) }),
-                              link: URL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/")),
-                              id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"),
-                              tags: ["a", "b", "a"], scores: [1, -.infinity, .infinity], replies: [reply, reply])
+    let reply = FuzzReaderNote(
+        title: "re",
+        count: -1,
+        ratio: -0.0,
+        pinned: false,
+        created: date,
+        payload: Data(),
+        link: nil,
+        id: nil,
+        tags: [],
+        scores: [],
+        replies: []
+    )
+    let note = FuzzReaderNote(
+        title: "Dear Bob ✉︎",
+        count: 1 << 40,
+        ratio: 1.5,
+        pinned: true,
+        created: date,
+        payload: Data((0..<32).map { UInt8($0) }),
+        link: URL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/")),
+        id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"),
+        tags: ["a", "b", "a"],
+        scores: [1, -.infinity, .infinity],
+        replies: [reply, reply]
+    )
     let coderNote = FuzzReaderCoderNote(title: "outer", reply: [FuzzReaderCoderNote(title: "inner", reply: [])])
     var seeds: [(name: String, data: Data)] = [
         ("codable-note", try KeyedArchiveWriter.encode(note)),
@@ -222,11 +241,23 @@ func readerFuzzerSeeds() throws -> [(name: String, data: Data)] {
         ("strings", try KeyedArchiveWriter.archive(["x": ["y", "z"], "w": []])),
     ]
     let values: [(String, NSObject & NSSecureCoding)] = [
-        ("array", NSArray(array: ["a", 1, 2.5, true, NSArray(array: ["inner"]), NSNull(), NSDate(timeIntervalSinceReferenceDate: 1)])),
-        ("dictionary", NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": Data([1, 2])])])),
+        (
+            "array",
+            NSArray(array: [
+                "a", 1, 2.5, true, NSArray(array: ["inner"]), NSNull(), NSDate(timeIntervalSinceReferenceDate: 1),
+            ])
+        ),
+        (
+            "dictionary",
+            NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": Data([1, 2])])])
+        ),
         ("set", NSSet(array: [1, 2, "three"])),
         ("ordered-set", NSOrderedSet(array: [1, "two", 3.5])),
-        ("url", NSURL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/")) ?? NSURL(fileURLWithPath: "/tmp")),
+        (
+            "url",
+            NSURL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/"))
+                ?? NSURL(fileURLWithPath: "/tmp")
+        ),
         ("uuid", NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? NSUUID()),
     ]
     for (name, object) in values {
@@ -244,7 +275,8 @@ func readerFuzzerSeeds() throws -> [(name: String, data: Data)] {
 /// With `ARCHIVIST_FUZZ_WRITE_SEEDS=<folder>`, writes the generated seeds there and exits.
 @_cdecl("LLVMFuzzerInitialize")
 public func readerFuzzerInitialize(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
 ) -> Int32 {
     guard let folder = ProcessInfo.processInfo.environment["ARCHIVIST_FUZZ_WRITE_SEEDS"] else { return 0 }
     do {
@@ -294,7 +326,9 @@ public func readerFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: In
             try rewrite(note, as: FuzzReaderNote.self) { try KeyedArchiveWriter.encode($0, limits: readerFuzzLimits) }
         }
         if let note = try? archive.unarchive(FuzzReaderCoderNote.self) {
-            try rewrite(note, as: FuzzReaderCoderNote.self) { try KeyedArchiveWriter.archive($0, limits: readerFuzzLimits) }
+            try rewrite(note, as: FuzzReaderCoderNote.self) {
+                try KeyedArchiveWriter.archive($0, limits: readerFuzzLimits)
+            }
         }
     } catch is ArchiveError {
         // The contract: a typed error.

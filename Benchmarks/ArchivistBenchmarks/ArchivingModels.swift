@@ -10,9 +10,16 @@ struct HandTask: Archivable {
     var isFocusMode: Bool, musicName: String, isMusicEnabled: Bool, isAlertEnabled: Bool, alertTime: Date
 
     init(_ i: Int) {
-        id = "task-\(i)"; name = "Task number \(i)"; color = "#\(String(i % 0xFFFFFF, radix: 16))"
-        diligenceTime = 1_500 + i % 600; isRestMode = i % 2 == 0; restTime = 300; isFocusMode = i % 3 == 0
-        musicName = "rain-\(i % 7).mp3"; isMusicEnabled = i % 5 != 0; isAlertEnabled = i % 4 == 0
+        id = "task-\(i)"
+        name = "Task number \(i)"
+        color = "#\(String(i % 0xFFFFFF, radix: 16))"
+        diligenceTime = 1_500 + i % 600
+        isRestMode = i % 2 == 0
+        restTime = 300
+        isFocusMode = i % 3 == 0
+        musicName = "rain-\(i % 7).mp3"
+        isMusicEnabled = i % 5 != 0
+        isAlertEnabled = i % 4 == 0
         alertTime = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(i) * 60)
     }
 
@@ -51,9 +58,17 @@ struct CodableTask: Codable, Archivable {
     var isFocusMode: Bool, musicName: String, isMusicEnabled: Bool, isAlertEnabled: Bool, alertTime: Date
 
     init(_ t: HandTask) {
-        id = t.id; name = t.name; color = t.color; diligenceTime = t.diligenceTime; isRestMode = t.isRestMode
-        restTime = t.restTime; isFocusMode = t.isFocusMode; musicName = t.musicName
-        isMusicEnabled = t.isMusicEnabled; isAlertEnabled = t.isAlertEnabled; alertTime = t.alertTime
+        id = t.id
+        name = t.name
+        color = t.color
+        diligenceTime = t.diligenceTime
+        isRestMode = t.isRestMode
+        restTime = t.restTime
+        isFocusMode = t.isFocusMode
+        musicName = t.musicName
+        isMusicEnabled = t.isMusicEnabled
+        isAlertEnabled = t.isAlertEnabled
+        alertTime = t.alertTime
     }
 }
 
@@ -86,7 +101,10 @@ final class ObjectTask: NSObject, NSSecureCoding {
             let music = coder.decodeObject(of: NSString.self, forKey: "musicName"),
             let alert = coder.decodeObject(of: NSDate.self, forKey: "alertTime")
         else { return nil }
-        t.id = id as String; t.name = name as String; t.color = color as String; t.musicName = music as String
+        t.id = id as String
+        t.name = name as String
+        t.color = color as String
+        t.musicName = music as String
         t.alertTime = alert as Date
         t.diligenceTime = coder.decodeInteger(forKey: "diligenceTime")
         t.isRestMode = coder.decodeBool(forKey: "isRestMode")
@@ -104,7 +122,8 @@ final class HandUser: Archivable {
     var letters: [HandLetter] = []
 
     init(_ i: Int, letters count: Int) {
-        account = "user\(i)@example.com"; writeName = "Writer \(i)"
+        account = "user\(i)@example.com"
+        writeName = "Writer \(i)"
         letters = (0..<count).map { HandLetter(i * 100 + $0) }
         for letter in letters { letter.user = self }
     }
@@ -127,8 +146,12 @@ final class HandLetter: Archivable {
     weak var user: HandUser?
 
     init(_ i: Int) {
-        pkNumber = i; sender = "sender \(i % 50)"; content = "Letter \(i): the quick brown fox jumps over the lazy dog."
-        dateString = "2026-11-\(10 + i % 20)"; isRead = i % 2 == 0; incoming = i % 3 != 0
+        pkNumber = i
+        sender = "sender \(i % 50)"
+        content = "Letter \(i): the quick brown fox jumps over the lazy dog."
+        dateString = "2026-11-\(10 + i % 20)"
+        isRead = i % 2 == 0
+        incoming = i % 3 != 0
     }
 
     func encode(to archive: ArchiveEncoder) throws {
@@ -157,7 +180,8 @@ final class CodableUser: Codable, Archivable {
     var account: String, writeName: String, letters: [CodableLetter]
 
     init(_ user: HandUser) {
-        account = user.account; writeName = user.writeName
+        account = user.account
+        writeName = user.writeName
         letters = user.letters.map(CodableLetter.init)
         for letter in letters { letter.user = self }
     }
@@ -168,8 +192,12 @@ final class CodableLetter: Codable, Archivable {
     @BackReference var user: CodableUser?
 
     init(_ l: HandLetter) {
-        pkNumber = l.pkNumber; sender = l.sender; content = l.content; dateString = l.dateString
-        isRead = l.isRead; incoming = l.incoming
+        pkNumber = l.pkNumber
+        sender = l.sender
+        content = l.content
+        dateString = l.dateString
+        isRead = l.isRead
+        incoming = l.incoming
     }
 }
 
@@ -180,7 +208,9 @@ final class ObjectUser: NSObject, NSSecureCoding {
     let account: String, writeName: String, letters: [ObjectLetter]
 
     init(_ user: HandUser) {
-        account = user.account; writeName = user.writeName; letters = user.letters.map(ObjectLetter.init)
+        account = user.account
+        writeName = user.writeName
+        letters = user.letters.map(ObjectLetter.init)
     }
 
     func encode(with coder: NSCoder) {
@@ -192,9 +222,12 @@ final class ObjectUser: NSObject, NSSecureCoding {
     init?(coder: NSCoder) {
         guard let account = coder.decodeObject(of: NSString.self, forKey: "account"),
             let writeName = coder.decodeObject(of: NSString.self, forKey: "writeName"),
-            let letters = coder.decodeObject(of: [NSArray.self, ObjectLetter.self], forKey: "letters") as? [ObjectLetter]
+            let letters = coder.decodeObject(of: [NSArray.self, ObjectLetter.self], forKey: "letters")
+                as? [ObjectLetter]
         else { return nil }
-        self.account = account as String; self.writeName = writeName as String; self.letters = letters
+        self.account = account as String
+        self.writeName = writeName as String
+        self.letters = letters
     }
 }
 
@@ -203,8 +236,12 @@ final class ObjectLetter: NSObject, NSSecureCoding {
     let pkNumber: Int, sender: String, content: String, dateString: String, isRead: Bool, incoming: Bool
 
     init(_ l: HandLetter) {
-        pkNumber = l.pkNumber; sender = l.sender; content = l.content; dateString = l.dateString
-        isRead = l.isRead; incoming = l.incoming
+        pkNumber = l.pkNumber
+        sender = l.sender
+        content = l.content
+        dateString = l.dateString
+        isRead = l.isRead
+        incoming = l.incoming
     }
 
     func encode(with coder: NSCoder) {
@@ -222,8 +259,11 @@ final class ObjectLetter: NSObject, NSSecureCoding {
             let dateString = coder.decodeObject(of: NSString.self, forKey: "dateString")
         else { return nil }
         pkNumber = coder.decodeInteger(forKey: "pkNumber")
-        self.sender = sender as String; self.content = content as String; self.dateString = dateString as String
-        isRead = coder.decodeBool(forKey: "isRead"); incoming = coder.decodeBool(forKey: "incoming")
+        self.sender = sender as String
+        self.content = content as String
+        self.dateString = dateString as String
+        isRead = coder.decodeBool(forKey: "isRead")
+        incoming = coder.decodeBool(forKey: "incoming")
     }
 }
 
@@ -233,8 +273,10 @@ struct Story: Codable, Archivable {
     var dateToday: Date, title: String, attribute: String, para1: String, image: Data
 
     init(imageBytes: Int) {
-        dateToday = Date(timeIntervalSinceReferenceDate: 785_000_000); title = "Morning light"
-        attribute = "Photo: Archivist"; para1 = String(repeating: "A story about the picture. ", count: 40)
+        dateToday = Date(timeIntervalSinceReferenceDate: 785_000_000)
+        title = "Morning light"
+        attribute = "Photo: Archivist"
+        para1 = String(repeating: "A story about the picture. ", count: 40)
         var rng = SystemRandomNumberGenerator()
         image = Data((0..<imageBytes).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
@@ -262,8 +304,11 @@ final class ObjectStory: NSObject, NSSecureCoding {
             let image = coder.decodeObject(of: NSData.self, forKey: "image")
         else { return nil }
         var story = Story(imageBytes: 0)
-        story.dateToday = date as Date; story.title = title as String; story.attribute = attribute as String
-        story.para1 = para1 as String; story.image = image as Data
+        story.dateToday = date as Date
+        story.title = title as String
+        story.attribute = attribute as String
+        story.para1 = para1 as String
+        story.image = image as Data
         self.story = story
     }
 }

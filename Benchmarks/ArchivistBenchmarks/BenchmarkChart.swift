@@ -23,13 +23,21 @@ enum BenchmarkChart {
 
     /// The chart of `sections` under `title`; `nil` when there is nothing to draw.
     static func svg(title: String, sections: [Section]) -> String? {
-        let sections = sections.map { Section(heading: $0.heading, bars: $0.bars.filter { $0.ratio.isFinite && $0.ratio > 0 }) }
-            .filter { !$0.bars.isEmpty }
+        let sections = sections.map {
+            Section(heading: $0.heading, bars: $0.bars.filter { $0.ratio.isFinite && $0.ratio > 0 })
+        }
+        .filter { !$0.bars.isEmpty }
         let bars = sections.flatMap(\.bars)
         guard !bars.isEmpty else { return nil }
-        let characterWidth = 6.2, rowHeight = 20.0, headingHeight = 22.0, top = 46.0, barWidth = 420.0, valueRoom = 70.0
+        let characterWidth = 6.2
+        let rowHeight = 20.0
+        let headingHeight = 22.0
+        let top = 46.0
+        let barWidth = 420.0
+        let valueRoom = 70.0
         let labelWidth = max(120, Double(bars.map(\.label.count).max() ?? 0) * characterWidth + 16)
-        let low = min(1, bars.map(\.ratio).min() ?? 1), high = max(1, bars.map(\.ratio).max() ?? 1)
+        let low = min(1, bars.map(\.ratio).min() ?? 1)
+        let high = max(1, bars.map(\.ratio).max() ?? 1)
         let scale = Scale(low: low, high: high)
         func x(_ value: Double) -> Double { labelWidth + barWidth * scale.position(value) }
 
@@ -41,11 +49,13 @@ enum BenchmarkChart {
                 y += headingHeight
             }
             for bar in section.bars {
-                let one = x(1), end = x(bar.ratio)
+                let one = x(1)
+                let end = x(bar.ratio)
                 let (left, width) = end >= one ? (one, end - one) : (end, one - end)
                 let color = bar.ratio >= 1 ? "#2e7d32" : "#c62828"
                 body += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 14)\" class=\"label\">\(escape(bar.label))</text>\n"
-                body += "<rect x=\"\(left)\" y=\"\(y + 4)\" width=\"\(max(width, 1))\" height=\"\(rowHeight - 8)\" fill=\"\(color)\"/>\n"
+                body +=
+                    "<rect x=\"\(left)\" y=\"\(y + 4)\" width=\"\(max(width, 1))\" height=\"\(rowHeight - 8)\" fill=\"\(color)\"/>\n"
                 body += "<text x=\"\(max(end, one) + 4)\" y=\"\(y + 14)\" class=\"value\">\(format(bar.ratio))</text>\n"
                 y += rowHeight
             }
@@ -53,13 +63,15 @@ enum BenchmarkChart {
         var axis = ""
         for tick in scale.ticks {
             let tx = x(tick)
-            axis += "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(y + 2)\" class=\"\(tick == 1 ? "one" : "grid")\"/>\n"
+            axis +=
+                "<line x1=\"\(tx)\" y1=\"\(top - 6)\" x2=\"\(tx)\" y2=\"\(y + 2)\" class=\"\(tick == 1 ? "one" : "grid")\"/>\n"
             axis += "<text x=\"\(tx)\" y=\"\(top - 10)\" class=\"tick\">\(scale.label(tick))</text>\n"
         }
         let caption = scale.isLogarithmic ? "log scale" : "linear scale"
         let heading = "\(title): speed against the baseline (\(caption); right of the dashed 1× line is faster)"
         let textWidth = Double(([heading] + sections.map(\.heading)).map(\.count).max() ?? 0) * 6.8 + 16
-        let width = Int(max(labelWidth + barWidth + valueRoom, textWidth)), height = Int(y + 12)
+        let width = Int(max(labelWidth + barWidth + valueRoom, textWidth))
+        let height = Int(y + 12)
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="Helvetica, Arial, sans-serif" font-size="11">
             <style>
@@ -96,7 +108,8 @@ enum BenchmarkChart {
                 isLogarithmic = true
                 minimum = pow(10, log10(low).rounded(.down))
                 maximum = pow(10, log10(high).rounded(.up))
-                var ticks: [Double] = [], tick = minimum
+                var ticks: [Double] = []
+                var tick = minimum
                 while tick <= maximum * 1.0001 {
                     ticks.append(tick)
                     tick *= 10

@@ -41,8 +41,8 @@ struct BenchmarkRun: Codable {
     /// faster), and that case's name; `nil` when it has no baseline or either time is zero.
     func speedRatio(of result: BenchmarkResult) -> (ratio: Double, baseline: String)? {
         guard let name = table(of: result.suite)?.baselines[result.name],
-              let base = results.first(where: { $0.suite == result.suite && $0.name == name }),
-              base.medianNS > 0, result.medianNS > 0
+            let base = results.first(where: { $0.suite == result.suite && $0.name == name }),
+            base.medianNS > 0, result.medianNS > 0
         else { return nil }
         return (Double(base.medianNS) / Double(result.medianNS), name)
     }
@@ -55,10 +55,13 @@ struct BenchmarkRun: Codable {
         // ratios are not bars of a chart (the page lists them).
         guard group != "scale" else { return [] }
         return tables.filter { $0.suite.prefix { $0 != "." } == group }.map { table in
-            BenchmarkChart.Section(heading: table.title, bars: results.filter { $0.suite == table.suite }.compactMap { result in
-                guard let (ratio, baseline) = speedRatio(of: result), baseline != result.name else { return nil }
-                return BenchmarkChart.Bar(label: "\(result.name) vs \(baseline)", ratio: ratio)
-            })
+            BenchmarkChart.Section(
+                heading: table.title,
+                bars: results.filter { $0.suite == table.suite }.compactMap { result in
+                    guard let (ratio, baseline) = speedRatio(of: result), baseline != result.name else { return nil }
+                    return BenchmarkChart.Bar(label: "\(result.name) vs \(baseline)", ratio: ratio)
+                }
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,32 +25,63 @@ func runBlobBenchmarks(_ harness: Harness) throws {
     let root = harness.scratch.appendingPathComponent("cache-blobs", isDirectory: true)
     let rawFolder = root.appendingPathComponent("raw", isDirectory: true).path
     try FileManager.default.createDirectory(atPath: rawFolder, withIntermediateDirectories: true)
-    let cache = try CacheManager<BenchCache>(root: CacheRoot(directory: root.appendingPathComponent("cache")),
-                                             configuration: .init(memoryCountLimit: 0))
+    let cache = try CacheManager<BenchCache>(
+        root: CacheRoot(directory: root.appendingPathComponent("cache")),
+        configuration: .init(memoryCountLimit: 0)
+    )
     defer {
         _ = try? cache.clear()
         try? FileManager.default.removeItem(at: root)
     }
     let rawName = MD5.hexDigest(of: "blob")
-    let raw = "raw POSIX", ours = "CacheManager"
+    let raw = "raw POSIX"
+    let ours = "CacheManager"
 
-    harness.measureInterleavedOperations("cache.blob.write", samples: rounds, count: 1, perOperation: true,
-                                         beforeRound: { sync() }, [
-        ("\(raw) write", { _ in precondition(rawWrite(value, folder: rawFolder, name: rawName), "raw write failed") }),
-        ("\(ours).store", { _ in
-            do { try cache.store(value, for: .blobs, parameter: "blob") } catch { fatalError("store failed: \(error)") }
-        }),
-    ])
+    harness.measureInterleavedOperations(
+        "cache.blob.write",
+        samples: rounds,
+        count: 1,
+        perOperation: true,
+        beforeRound: { sync() },
+        [
+            (
+                "\(raw) write",
+                { _ in precondition(rawWrite(value, folder: rawFolder, name: rawName), "raw write failed") }
+            ),
+            (
+                "\(ours).store",
+                { _ in
+                    do { try cache.store(value, for: .blobs, parameter: "blob") } catch {
+                        fatalError("store failed: \(error)")
+                    }
+                }
+            ),
+        ]
+    )
     harness.printTable("cache.blob.write", title: "one 100 MB Data written, durability none (\(rounds) rounds)") { _ in
         "\(raw) write"
     }
-    harness.measureInterleavedOperations("cache.blob.read", samples: rounds, count: 1, perOperation: true, [
-        ("\(raw) read", { _ in precondition(rawRead(rawFolder + "/" + rawName)?.count == size, "raw read failed") }),
-        ("\(ours).value (disk)", { _ in
-            precondition(((try? cache.value(Data.self, for: .blobs, parameter: "blob")) ?? nil)?.count == size,
-                         "read failed")
-        }),
-    ])
+    harness.measureInterleavedOperations(
+        "cache.blob.read",
+        samples: rounds,
+        count: 1,
+        perOperation: true,
+        [
+            (
+                "\(raw) read",
+                { _ in precondition(rawRead(rawFolder + "/" + rawName)?.count == size, "raw read failed") }
+            ),
+            (
+                "\(ours).value (disk)",
+                { _ in
+                    precondition(
+                        ((try? cache.value(Data.self, for: .blobs, parameter: "blob")) ?? nil)?.count == size,
+                        "read failed"
+                    )
+                }
+            ),
+        ]
+    )
     harness.printTable("cache.blob.read", title: "one 100 MB Data read, page cache warm (\(rounds) rounds)") { _ in
         "\(raw) read"
     }
@@ -69,11 +101,22 @@ func runBlobBenchmarks(_ harness: Harness) throws {
         }
         let ratio = Double(extra) / Double(size)
         print(String(format: "  %@: %.1f MB (%.2f× the value)", name, Double(extra) / 1_000_000, ratio))
-        harness.record(BenchmarkResult(suite: "cache.blob.memory", name: "\(name) peak extra RSS", medianNS: 0, minNS: 0,
-                                       bytes: extra, samples: 1), printed: false)
+        harness.record(
+            BenchmarkResult(
+                suite: "cache.blob.memory",
+                name: "\(name) peak extra RSS",
+                medianNS: 0,
+                minNS: 0,
+                bytes: extra,
+                samples: 1
+            ),
+            printed: false
+        )
     }
-    harness.recordTable("cache.blob.memory",
-                        title: "peak extra resident memory of one call with a 100 MB value (bytes: VmHWM after − VmRSS before)")
+    harness.recordTable(
+        "cache.blob.memory",
+        title: "peak extra resident memory of one call with a 100 MB value (bytes: VmHWM after − VmRSS before)"
+    )
     #endif
 }
 

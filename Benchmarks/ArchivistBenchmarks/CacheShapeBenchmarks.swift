@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,7 +42,7 @@ import Darwin
 /// later deleted, which dominates the suite's time when the disk is busy).
 func runCacheShapeBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
-    let repetitions = quick ? 2 : 8   // even: each store goes first equally often
+    let repetitions = quick ? 2 : 8  // even: each store goes first equally often
     let settle = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_SETTLE"].flatMap(Double.init) ?? 0
     let models = (0..<(quick ? 1_000 : 10_000)).map(ShapeModel.init)
     let blob = Data((0..<100_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31 &+ i >> 9) })
@@ -58,9 +59,17 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
     }
     /// Runs `operation` of every store interleaved (see `InterleavedOperations`) and records each
     /// store's wall and CPU time under `name`.
-    func interleaved(_ suite: String, _ name: String, _ stores: [any ShapeStore], count: Int, firstTurn: Int,
-                     _ operation: (any ShapeStore, Int) throws -> Void) rethrows {
-        let totals = try InterleavedOperations.run(count: count, stores: stores.count, firstTurn: firstTurn) { store, i in
+    func interleaved(
+        _ suite: String,
+        _ name: String,
+        _ stores: [any ShapeStore],
+        count: Int,
+        firstTurn: Int,
+        _ operation: (any ShapeStore, Int) throws -> Void
+    ) rethrows {
+        let totals = try InterleavedOperations.run(count: count, stores: stores.count, firstTurn: firstTurn) {
+            store,
+            i in
             try operation(stores[store], i)
         }
         for (store, total) in zip(stores, totals) {
@@ -104,23 +113,38 @@ func runCacheShapeBenchmarks(_ harness: Harness) throws {
                 let clearStart = clock.now
                 try time(shape, "\(store.name) clear") { try store.clear() }
                 try store.waitForDeletion()
-                times["\(shape)|\(store.name) clear + deletion", default: []].append((clock.now - clearStart).nanoseconds)
+                times["\(shape)|\(store.name) clear + deletion", default: []].append(
+                    (clock.now - clearStart).nanoseconds
+                )
             }
         }
         try? FileManager.default.removeItem(at: base)
     }
 
     for (shape, title) in [
-        ("shapes.models", "\(models.count) single-model entries (\(jsonSize) B of JSON each), fresh root per repetition"),
+        (
+            "shapes.models",
+            "\(models.count) single-model entries (\(jsonSize) B of JSON each), fresh root per repetition"
+        ),
         ("shapes.blobs", "\(blobCount) × 100 KB Data entries, fresh root per repetition"),
     ] {
         for store in ["raw POSIX", "Archivist"] {
-            for operation in ["set", "get (warm)", "totalSize", "clear", "clear + deletion", "set CPU", "get (warm) CPU"] {
+            for operation in [
+                "set", "get (warm)", "totalSize", "clear", "clear + deletion", "set CPU", "get (warm) CPU",
+            ] {
                 let name = "\(store) \(operation)"
                 let samples = (times["\(shape)|\(name)"] ?? []).sorted()
                 guard !samples.isEmpty else { continue }
-                harness.record(BenchmarkResult(suite: shape, name: name, medianNS: samples[samples.count / 2],
-                                               minNS: samples[0], bytes: nil, samples: samples.count))
+                harness.record(
+                    BenchmarkResult(
+                        suite: shape,
+                        name: name,
+                        medianNS: samples[samples.count / 2],
+                        minNS: samples[0],
+                        bytes: nil,
+                        samples: samples.count
+                    )
+                )
             }
         }
         harness.printTable(shape, title: title) { name in
@@ -135,9 +159,13 @@ struct ShapeModel: Codable, Archivable, Equatable {
     var updatedAt: Date
 
     init(_ i: Int) {
-        id = i; sku = "SKU-\(100_000 + i)-EU"; title = "Product number \(i), blue cotton"
-        price = Double(i % 10_000) / 100; currency = "EUR"
-        inStock = i % 3 != 0; tags = ["sale", "tag-\(i % 17)", "new"]
+        id = i
+        sku = "SKU-\(100_000 + i)-EU"
+        title = "Product number \(i), blue cotton"
+        price = Double(i % 10_000) / 100
+        currency = "EUR"
+        inStock = i % 3 != 0
+        tags = ["sale", "tag-\(i % 17)", "new"]
         updatedAt = Date(timeIntervalSinceReferenceDate: 785_000_000 + Double(i))
     }
 }
@@ -228,7 +256,7 @@ private final class RawPOSIXShapeStore: ShapeStore {
     /// Whether `clear()` removes and re-creates the folder (`ARCHIVIST_BENCHMARK_RAW_CLEAR=recreate`).
     private let recreatesFolder = ProcessInfo.processInfo.environment["ARCHIVIST_BENCHMARK_RAW_CLEAR"] == "recreate"
 
-    func waitForDeletion() throws {}   // `clear()` unlinks synchronously
+    func waitForDeletion() throws {}  // `clear()` unlinks synchronously
 
     /// Calls `body` with the folder's descriptor and each entry's name except `.` and `..`.
     private func forEachEntry(_ body: (Int32, UnsafePointer<CChar>) throws -> Void) throws {

@@ -18,7 +18,9 @@ func runChecksumBenchmarks(_ harness: Harness) throws {
         }
         var cases: [(String, () -> Int?)] = [("software, \(label)", { run { CRC32C.softwareChecksum($0) } })]
         if CRC32C.usesHardware {
-            cases.append(("hardware, \(label)", { run { CRC32C.hardwareChecksum($0.baseAddress!, $0.count, seed: 0) } }))
+            cases.append(
+                ("hardware, \(label)", { run { CRC32C.hardwareChecksum($0.baseAddress!, $0.count, seed: 0) } })
+            )
         }
         harness.measureInterleaved(suite, cases)
         for (name, _) in cases {
@@ -27,7 +29,11 @@ func runChecksumBenchmarks(_ harness: Harness) throws {
             }
         }
     }
-    harness.printTable(suite, title: "CRC32C, \(CRC32C.usesHardware ? "hardware vs software" : "software only (no CRC32C instructions)") (bytes = bytes checksummed per sample)") { name in
+    harness.printTable(
+        suite,
+        title:
+            "CRC32C, \(CRC32C.usesHardware ? "hardware vs software" : "software only (no CRC32C instructions)") (bytes = bytes checksummed per sample)"
+    ) { name in
         name.hasPrefix("hardware, ") ? "software, " + name.dropFirst("hardware, ".count) : name
     }
     for line in throughputs { print("  \(line)") }

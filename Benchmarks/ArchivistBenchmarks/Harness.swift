@@ -51,7 +51,10 @@ final class Harness {
     init(options: Options) throws {
         self.options = options
         scratch = (options.root ?? FileManager.default.temporaryDirectory)
-            .appendingPathComponent("ArchivistBenchmarks-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+            .appendingPathComponent(
+                "ArchivistBenchmarks-\(ProcessInfo.processInfo.processIdentifier)",
+                isDirectory: true
+            )
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
@@ -65,11 +68,12 @@ final class Harness {
     /// A name that is a whole suite's name selects that suite alone (`keyed` is not also
     /// `keyed-declaration`); any other selects every suite containing it (`archiving`).
     func wants(_ suite: String) -> Bool {
-        options.suites.isEmpty || options.suites.contains { wanted in
-            allSuites.contains { $0.name.lowercased() == wanted.lowercased() }
-                ? suite.lowercased() == wanted.lowercased()
-                : suite.localizedCaseInsensitiveContains(wanted)
-        }
+        options.suites.isEmpty
+            || options.suites.contains { wanted in
+                allSuites.contains { $0.name.lowercased() == wanted.lowercased() }
+                    ? suite.lowercased() == wanted.lowercased()
+                    : suite.localizedCaseInsensitiveContains(wanted)
+            }
     }
 
     /// Runs `body` once to warm up (unless `warmUp` is false: for cases that take seconds),
@@ -78,7 +82,11 @@ final class Harness {
     /// `body` returns the byte count it produced (or `nil`), recorded with the timing.
     @discardableResult
     func measure(
-        _ suite: String, _ name: String, samples: Int? = nil, warmUp: Bool = true, _ body: () throws -> Int?
+        _ suite: String,
+        _ name: String,
+        samples: Int? = nil,
+        warmUp: Bool = true,
+        _ body: () throws -> Int?
     ) rethrows -> BenchmarkResult {
         let count = samples ?? sampleCount
         let clock = ContinuousClock()
@@ -92,9 +100,18 @@ final class Harness {
         }
         times.sort()
         let result = BenchmarkResult(
-            suite: suite, name: name, medianNS: times[times.count / 2], minNS: times[0], bytes: bytes, samples: count)
+            suite: suite,
+            name: name,
+            medianNS: times[times.count / 2],
+            minNS: times[0],
+            bytes: bytes,
+            samples: count
+        )
         results.append(result)
-        print("  \(name): \(Self.format(result.medianNS))", terminator: bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
+        print(
+            "  \(name): \(Self.format(result.medianNS))",
+            terminator: bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n"
+        )
         return result
     }
 
@@ -129,8 +146,16 @@ final class Harness {
         }
         for (i, (name, _)) in cases.enumerated() {
             let sorted = times[i].sorted()
-            record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
-                                   bytes: bytes[i], samples: count))
+            record(
+                BenchmarkResult(
+                    suite: suite,
+                    name: name,
+                    medianNS: sorted[sorted.count / 2],
+                    minNS: sorted[0],
+                    bytes: bytes[i],
+                    samples: count
+                )
+            )
         }
     }
 
@@ -149,13 +174,21 @@ final class Harness {
     /// lands on one operation of one case now and then and would decide a sum of ten; with
     /// this, the row says what a typical operation costs, and such stalls, which hit each case
     /// alike over many rounds, drop out of the medians.
-    func measureInterleavedOperations(_ suite: String, samples: Int? = nil, count: Int, perOperation: Bool = false,
-                                      beforeRound: () -> Void = {}, _ cases: [(String, (Int) -> Void)]) {
+    func measureInterleavedOperations(
+        _ suite: String,
+        samples: Int? = nil,
+        count: Int,
+        perOperation: Bool = false,
+        beforeRound: () -> Void = {},
+        _ cases: [(String, (Int) -> Void)]
+    ) {
         let rounds = samples ?? sampleCount
         var times = Array(repeating: [Int64](), count: cases.count)
         for round in 0...rounds {
             beforeRound()
-            let totals = InterleavedOperations.run(count: count, stores: cases.count, firstTurn: round) { store, i in cases[store].1(i) }
+            let totals = InterleavedOperations.run(count: count, stores: cases.count, firstTurn: round) { store, i in
+                cases[store].1(i)
+            }
             if round > 0 {
                 for (i, total) in totals.enumerated() {
                     if perOperation { times[i] += total.operations } else { times[i].append(total.wall) }
@@ -164,8 +197,16 @@ final class Harness {
         }
         for (i, (name, _)) in cases.enumerated() {
             let sorted = times[i].sorted()
-            record(BenchmarkResult(suite: suite, name: name, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
-                                   bytes: nil, samples: sorted.count))
+            record(
+                BenchmarkResult(
+                    suite: suite,
+                    name: name,
+                    medianNS: sorted[sorted.count / 2],
+                    minNS: sorted[0],
+                    bytes: nil,
+                    samples: sorted.count
+                )
+            )
         }
     }
 
@@ -174,8 +215,10 @@ final class Harness {
     func record(_ result: BenchmarkResult, printed: Bool = true) {
         results.append(result)
         guard printed else { return }
-        print("  \(result.name): \(Self.format(result.medianNS))",
-              terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n")
+        print(
+            "  \(result.name): \(Self.format(result.medianNS))",
+            terminator: result.bytes.map { " (\(Self.formatBytes($0)))\n" } ?? "\n"
+        )
     }
 
     /// Records the suite's table for `results.json` without printing it: its title, and for each
@@ -214,11 +257,21 @@ final class Harness {
         let widths = (0..<header.count).map { column in table.map { $0[column].count }.max() ?? 0 }
         for (i, line) in table.enumerated() {
             let cells = line.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }
             print("| " + cells.joined(separator: " | ") + " |")
-            if i == 0 { print("|" + widths.enumerated().map { $0.offset == 0 ? ":" + String(repeating: "-", count: $0.element + 1) : String(repeating: "-", count: $0.element + 1) + ":" }.joined(separator: "|") + "|") }
+            if i == 0 {
+                print(
+                    "|"
+                        + widths.enumerated().map {
+                            $0.offset == 0
+                                ? ":" + String(repeating: "-", count: $0.element + 1)
+                                : String(repeating: "-", count: $0.element + 1) + ":"
+                        }.joined(separator: "|") + "|"
+                )
+            }
         }
     }
 

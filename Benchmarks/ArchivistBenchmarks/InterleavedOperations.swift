@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,8 +36,12 @@ enum InterleavedOperations {
 
     /// Runs `operation(store, i)` for each of `stores` stores and `i` in `0..<count` as described
     /// above, the first turn going to store `firstTurn % stores`; returns each store's totals.
-    static func run(count: Int, stores: Int, firstTurn: Int = 0,
-                    _ operation: (_ store: Int, _ i: Int) throws -> Void) rethrows -> [Totals] {
+    static func run(
+        count: Int,
+        stores: Int,
+        firstTurn: Int = 0,
+        _ operation: (_ store: Int, _ i: Int) throws -> Void
+    ) rethrows -> [Totals] {
         var totals = Array(repeating: Totals(), count: stores)
         for store in 0..<stores { totals[store].operations.reserveCapacity(count) }
         let overhead = emptyBracketCPU

@@ -10,13 +10,14 @@ import Foundation
 /// without the declaration — and, for scale, (3) the same fields as a native `Archivable`
 /// struct. The memory tier is off, so every read decodes from disk.
 func runKeyedDeclarationBenchmarks(_ harness: Harness) throws {
-    let count = harness.options.quick ? 100 : 1_000   // quick: 3 cases × 4 rounds × 100 files
+    let count = harness.options.quick ? 100 : 1_000  // quick: 3 cases × 4 rounds × 100 files
     let orders = (0..<count).map(DeclaredOrder.init)
     let natives = orders.map(NativeOrder.init)
     let keys = (0..<count).map { "order-\($0)" }
     let cache = try CacheManager<DeclarationCache>(
         root: CacheRoot(directory: harness.scratch.appendingPathComponent("keyed-declaration")),
-        configuration: .init(memoryCountLimit: 0))
+        configuration: .init(memoryCountLimit: 0)
+    )
 
     func storeDeclared() -> Int? {
         for (order, key) in zip(orders, keys) { try? cache.store(order, for: .declared, parameter: key) }
@@ -37,7 +38,9 @@ func runKeyedDeclarationBenchmarks(_ harness: Harness) throws {
     }
     func readDeclared() -> Int? {
         var total = 0.0
-        for key in keys { total += ((try? cache.value(DeclaredOrder.self, for: .declared, parameter: key)) ?? nil)?.total ?? .nan }
+        for key in keys {
+            total += ((try? cache.value(DeclaredOrder.self, for: .declared, parameter: key)) ?? nil)?.total ?? .nan
+        }
         precondition(!total.isNaN, "a declared order did not read back")
         return nil
     }
@@ -45,7 +48,11 @@ func runKeyedDeclarationBenchmarks(_ harness: Harness) throws {
         var total = 0.0
         for key in keys {
             guard let data = (try? cache.value(Data.self, for: .byHand, parameter: key)) ?? nil,
-                  let order = try? KeyedArchiverBridge.unarchive(DeclaredOrder.self, from: data) else { total = .nan; break }
+                let order = try? KeyedArchiverBridge.unarchive(DeclaredOrder.self, from: data)
+            else {
+                total = .nan
+                break
+            }
             total += order.total
         }
         precondition(!total.isNaN, "an order archived by hand did not read back")
@@ -53,26 +60,37 @@ func runKeyedDeclarationBenchmarks(_ harness: Harness) throws {
     }
     func readNative() -> Int? {
         var total = 0.0
-        for key in keys { total += ((try? cache.value(NativeOrder.self, for: .native, parameter: key)) ?? nil)?.total ?? .nan }
+        for key in keys {
+            total += ((try? cache.value(NativeOrder.self, for: .native, parameter: key)) ?? nil)?.total ?? .nan
+        }
         precondition(!total.isNaN, "a native order did not read back")
         return nil
     }
 
     // Stores before reads in every round, so the reads always find the entries.
-    harness.measureInterleaved("keyed-declaration.store", [
-        ("by hand: archive + store Data", storeByHand),
-        ("by declaration: store Archivable", storeDeclared),
-        ("native Archivable struct", storeNative),
-    ])
-    harness.measureInterleaved("keyed-declaration.read", [
-        ("by hand: value(Data) + unarchive", readByHand),
-        ("by declaration: value(Archivable)", readDeclared),
-        ("native Archivable struct", readNative),
-    ])
+    harness.measureInterleaved(
+        "keyed-declaration.store",
+        [
+            ("by hand: archive + store Data", storeByHand),
+            ("by declaration: store Archivable", storeDeclared),
+            ("native Archivable struct", storeNative),
+        ]
+    )
+    harness.measureInterleaved(
+        "keyed-declaration.read",
+        [
+            ("by hand: value(Data) + unarchive", readByHand),
+            ("by declaration: value(Archivable)", readDeclared),
+            ("native Archivable struct", readNative),
+        ]
+    )
     harness.printTable("keyed-declaration.store", title: "\(count) NSSecureCoding orders stored in a CacheManager") {
         _ in "by hand: archive + store Data"
     }
-    harness.printTable("keyed-declaration.read", title: "\(count) NSSecureCoding orders read from a CacheManager (memory tier off)") {
+    harness.printTable(
+        "keyed-declaration.read",
+        title: "\(count) NSSecureCoding orders read from a CacheManager (memory tier off)"
+    ) {
         _ in "by hand: value(Data) + unarchive"
     }
     _ = try? cache.clear()
@@ -103,9 +121,10 @@ final class DeclaredOrder: NSObject, NSSecureCoding, Archivable, Sendable {
 
     required init?(coder: NSCoder) {
         guard let number = coder.decodeObject(of: NSString.self, forKey: "number") as String?,
-              let customer = coder.decodeObject(of: NSString.self, forKey: "customer") as String?,
-              let placed = coder.decodeObject(of: NSDate.self, forKey: "placed") as Date?,
-              let lines = coder.decodeObject(of: [NSArray.self, NSString.self], forKey: "lines") as? [String] else { return nil }
+            let customer = coder.decodeObject(of: NSString.self, forKey: "customer") as String?,
+            let placed = coder.decodeObject(of: NSDate.self, forKey: "placed") as Date?,
+            let lines = coder.decodeObject(of: [NSArray.self, NSString.self], forKey: "lines") as? [String]
+        else { return nil }
         self.number = number
         self.customer = customer
         total = coder.decodeDouble(forKey: "total")

@@ -12,31 +12,53 @@ import Foundation
 func runKeyedDictionaryBenchmarks(_ harness: Harness) throws {
     let records = (0..<(harness.options.quick ? 2_000 : 10_000)).map(DictionaryRecord.init)
     try compareDictionaryArchive(
-        harness, suite: "keyed.dictionaries", title: "(d) \(records.count) records as dictionaries",
-        root: NSArray(array: records.map { $0.foundationObject() }), as: [DictionaryRecord].self, count: records.count)
+        harness,
+        suite: "keyed.dictionaries",
+        title: "(d) \(records.count) records as dictionaries",
+        root: NSArray(array: records.map { $0.foundationObject() }),
+        as: [DictionaryRecord].self,
+        count: records.count
+    )
     let users = (0..<(harness.options.quick ? 200 : 1_000)).map { DictionaryUser($0, letters: 20) }
     try compareDictionaryArchive(
-        harness, suite: "keyed.dictionary-letters", title: "(e) \(users.count) users × 20 letters as dictionaries",
-        root: NSArray(array: users.map { $0.foundationObject() }), as: [DictionaryUser].self, count: users.count)
+        harness,
+        suite: "keyed.dictionary-letters",
+        title: "(e) \(users.count) users × 20 letters as dictionaries",
+        root: NSArray(array: users.map { $0.foundationObject() }),
+        as: [DictionaryUser].self,
+        count: users.count
+    )
 }
 
 private func compareDictionaryArchive<Model: Decodable>(
-    _ harness: Harness, suite: String, title: String, root: NSArray, as type: [Model].Type, count: Int
+    _ harness: Harness,
+    suite: String,
+    title: String,
+    root: NSArray,
+    as type: [Model].Type,
+    count: Int
 ) throws {
     let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
     let classes: [AnyClass] = [NSArray.self, NSDictionary.self, NSString.self, NSNumber.self, NSDate.self]
     // Sanity: both read every record.
     guard try KeyedArchive.decode(type, from: data).count == count,
-          (try NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) as? NSArray)?.count == count
+        (try NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) as? NSArray)?.count == count
     else { throw ArchiveError(.invalidValue, "\(suite): the readers disagree") }
     print("\n\(title) (\(data.count) bytes)")
-    harness.measureInterleaved(suite, samples: harness.options.quick ? 3 : 5, [
-        ("NSKeyedUnarchiver decode", {
-            (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data)) == nil ? nil : data.count
-        }),
-        ("KeyedArchive decode", { (try? KeyedArchive.decode(type, from: data)) == nil ? nil : data.count }),
-        ("KeyedArchive table only", { (try? KeyedArchive(data: data)) == nil ? nil : data.count }),
-    ])
+    harness.measureInterleaved(
+        suite,
+        samples: harness.options.quick ? 3 : 5,
+        [
+            (
+                "NSKeyedUnarchiver decode",
+                {
+                    (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data)) == nil ? nil : data.count
+                }
+            ),
+            ("KeyedArchive decode", { (try? KeyedArchive.decode(type, from: data)) == nil ? nil : data.count }),
+            ("KeyedArchive table only", { (try? KeyedArchive(data: data)) == nil ? nil : data.count }),
+        ]
+    )
     harness.printTable(suite, title: title) { _ in "NSKeyedUnarchiver decode" }
 }
 
@@ -70,8 +92,12 @@ private struct DictionaryRecord: Decodable {
     var tags: [String]
 
     init(_ i: Int) {
-        id = i; title = "Task number \(i)"; notes = "Remember to check item \(i) against the list before Friday's review."
-        done = i % 3 == 0; estimate = Double(i % 16) / 4; priority = i % 5
+        id = i
+        title = "Task number \(i)"
+        notes = "Remember to check item \(i) against the list before Friday's review."
+        done = i % 3 == 0
+        estimate = Double(i % 16) / 4
+        priority = i % 5
         created = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(i) * 60)
         tags = (0..<(2 + i % 3)).map { "tag-\((i + $0 * 7) % 40)" }
     }
@@ -92,12 +118,16 @@ private struct DictionaryUser: Decodable {
 
     init(_ i: Int, letters count: Int) {
         let user = HandUser(i, letters: count)
-        account = user.account; writeName = user.writeName; letters = user.letters.map(DictionaryLetter.init)
+        account = user.account
+        writeName = user.writeName
+        letters = user.letters.map(DictionaryLetter.init)
     }
 
     func foundationObject() -> NSObject {
         let letters = ArchivedCollection(NSArray(array: letters.map { $0.foundationObject() }))
-        return archivedDictionary(["account": NSString(string: account), "writeName": NSString(string: writeName), "letters": letters])
+        return archivedDictionary([
+            "account": NSString(string: account), "writeName": NSString(string: writeName), "letters": letters,
+        ])
     }
 }
 
@@ -105,14 +135,20 @@ private struct DictionaryLetter: Decodable {
     var pkNumber: Int, sender: String, content: String, dateString: String, isRead: Bool, incoming: Bool
 
     init(_ l: HandLetter) {
-        pkNumber = l.pkNumber; sender = l.sender; content = l.content; dateString = l.dateString
-        isRead = l.isRead; incoming = l.incoming
+        pkNumber = l.pkNumber
+        sender = l.sender
+        content = l.content
+        dateString = l.dateString
+        isRead = l.isRead
+        incoming = l.incoming
     }
 
     func foundationObject() -> NSObject {
         archivedDictionary([
-            "pkNumber": NSNumber(value: pkNumber), "sender": NSString(string: sender), "content": NSString(string: content),
-            "dateString": NSString(string: dateString), "isRead": NSNumber(value: isRead), "incoming": NSNumber(value: incoming),
+            "pkNumber": NSNumber(value: pkNumber), "sender": NSString(string: sender),
+            "content": NSString(string: content),
+            "dateString": NSString(string: dateString), "isRead": NSNumber(value: isRead),
+            "incoming": NSNumber(value: incoming),
         ])
     }
 }

@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,12 +36,16 @@ enum ProcessBenchStore: String {
     }
 
     static func preferences(_ root: String) throws -> Preferences {
-        try Preferences(store: PlistStore(directory: URL(fileURLWithPath: root, isDirectory: true), format: .binary),
-                        name: preferencesName)
+        try Preferences(
+            store: PlistStore(directory: URL(fileURLWithPath: root, isDirectory: true), format: .binary),
+            name: preferencesName
+        )
     }
 
     static func records(_ root: String) throws -> RecordStore<ProcessBenchRecord> {
-        try RecordStore<ProcessBenchRecord>(directory: URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent("records"))
+        try RecordStore<ProcessBenchRecord>(
+            directory: URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent("records")
+        )
     }
 }
 
@@ -72,7 +77,9 @@ func runProcessBenchmarkChild(_ arguments: [String]) -> Never {
         case .cache:
             let cache = try ProcessBenchStore.cache(root)
             let payload = String(repeating: "p", count: 1_000)
-            write = { key, value in try cache.store(key == "latest" ? String(value) : payload, for: .items, parameter: key) }
+            write = { key, value in
+                try cache.store(key == "latest" ? String(value) : payload, for: .items, parameter: key)
+            }
             holds = { cache.crossProcessLockHolds }
         case .preferences:
             let preferences = try ProcessBenchStore.preferences(root)
@@ -80,7 +87,11 @@ func runProcessBenchmarkChild(_ arguments: [String]) -> Never {
             holds = { PlistFileLock.holdHistogram(forPlistAt: preferences.fileURL) ?? LockHoldHistogram() }
         case .records:
             let records = try ProcessBenchStore.records(root)
-            write = { key, value in try records.upsert(ProcessBenchRecord(id: key, sequence: value, payload: String(repeating: "x", count: 64))) }
+            write = { key, value in
+                try records.upsert(
+                    ProcessBenchRecord(id: key, sequence: value, payload: String(repeating: "x", count: 64))
+                )
+            }
             holds = { records.crossProcessLockHolds }
         }
         let holdsPath: String
@@ -89,7 +100,9 @@ func runProcessBenchmarkChild(_ arguments: [String]) -> Never {
             for i in 0..<(Int(arguments[4]) ?? 0) { try write(prefix + String(i), i) }
             holdsPath = arguments[5]
         } else {
-            guard arguments.count >= 7, let count = Int(arguments[3]), let low = Int(arguments[5]), let high = Int(arguments[6]) else {
+            guard arguments.count >= 7, let count = Int(arguments[3]), let low = Int(arguments[5]),
+                let high = Int(arguments[6])
+            else {
                 throw CocoaError(.featureUnsupported)
             }
             let times = open(arguments[4], O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)

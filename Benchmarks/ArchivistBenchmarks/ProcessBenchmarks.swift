@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -73,26 +74,58 @@ func runProcessBenchmarks(_ harness: Harness) throws {
         func run(_ prefixes: [String], count: Int) {
             do {
                 let root = try roots.make()
-                let pids = try prefixes.map { try spawnSelf(["write", workload.store.rawValue, root, $0, String(count), root + "/holds-" + $0]) }
+                let pids = try prefixes.map {
+                    try spawnSelf(["write", workload.store.rawValue, root, $0, String(count), root + "/holds-" + $0])
+                }
                 try waitFor(pids)
                 guard prefixes.count == 2 else { return }
-                for prefix in prefixes { if let child = ProcessBenchHolds.read(root + "/holds-" + prefix) { twoHolds.merge(child) } }
+                for prefix in prefixes {
+                    if let child = ProcessBenchHolds.read(root + "/holds-" + prefix) { twoHolds.merge(child) }
+                }
             } catch {
                 failure = failure ?? error
             }
         }
-        harness.measureInterleaved("processes", samples: workload.rounds, [
-            (one, { run(["a"], count: 2 * workload.perProcess); return nil }),
-            (two, { run(["a", "b"], count: workload.perProcess); return nil }),
-        ])
+        harness.measureInterleaved(
+            "processes",
+            samples: workload.rounds,
+            [
+                (
+                    one,
+                    {
+                        run(["a"], count: 2 * workload.perProcess)
+                        return nil
+                    }
+                ),
+                (
+                    two,
+                    {
+                        run(["a", "b"], count: workload.perProcess)
+                        return nil
+                    }
+                ),
+            ]
+        )
         if let failure { throw failure }
         holds.append((workload.label, twoHolds))
-        if let first = harness.results.last(where: { $0.name == one }), let second = harness.results.last(where: { $0.name == two }) {
-            print(String(format: "  two processes vs one: %.2f× by median, %.2f× by minimum (%d rounds)",
-                         Double(first.medianNS) / Double(second.medianNS), Double(first.minNS) / Double(second.minNS), workload.rounds))
+        if let first = harness.results.last(where: { $0.name == one }),
+            let second = harness.results.last(where: { $0.name == two })
+        {
+            print(
+                String(
+                    format: "  two processes vs one: %.2f× by median, %.2f× by minimum (%d rounds)",
+                    Double(first.medianNS) / Double(second.medianNS),
+                    Double(first.minNS) / Double(second.minNS),
+                    workload.rounds
+                )
+            )
         }
     }
-    harness.printTable("processes", title: "Writes of distinct keys: one process vs two on one root (wall time, process start included; round-robin)") { name in
+    harness.printTable(
+        "processes",
+        title:
+            "Writes of distinct keys: one process vs two on one root (wall time, process start included; round-robin)"
+    ) { name in
         guard let range = name.range(of: ": 2 processes") else { return name.contains(": 1 process") ? name : nil }
         let label = String(name[..<range.lowerBound])
         return harness.results.first { $0.suite == "processes" && $0.name.hasPrefix(label + ": 1 process") }?.name
@@ -106,16 +139,36 @@ func runProcessBenchmarks(_ harness: Harness) throws {
     print("|:--|--:|--:|--:|")
     for (label, histogram) in holds {
         guard let p99 = histogram.percentile(0.99) else { continue }
-        print("| \(label) | \(histogram.count) | \(Harness.format(Int64(p99))) | \(Harness.format(Int64(histogram.longestNanoseconds))) |")
-        holdRows.append(BenchmarkResult(suite: "processes.locks", name: "\(label), 2 processes: lock hold p99",
-                                        medianNS: Int64(p99), minNS: Int64(p99), bytes: nil, samples: Int(histogram.count)))
-        holdRows.append(BenchmarkResult(suite: "processes.locks", name: "\(label), 2 processes: longest lock hold",
-                                        medianNS: Int64(histogram.longestNanoseconds), minNS: Int64(histogram.longestNanoseconds),
-                                        bytes: nil, samples: Int(histogram.count)))
+        print(
+            "| \(label) | \(histogram.count) | \(Harness.format(Int64(p99))) | \(Harness.format(Int64(histogram.longestNanoseconds))) |"
+        )
+        holdRows.append(
+            BenchmarkResult(
+                suite: "processes.locks",
+                name: "\(label), 2 processes: lock hold p99",
+                medianNS: Int64(p99),
+                minNS: Int64(p99),
+                bytes: nil,
+                samples: Int(histogram.count)
+            )
+        )
+        holdRows.append(
+            BenchmarkResult(
+                suite: "processes.locks",
+                name: "\(label), 2 processes: longest lock hold",
+                medianNS: Int64(histogram.longestNanoseconds),
+                minNS: Int64(histogram.longestNanoseconds),
+                bytes: nil,
+                samples: Int(histogram.count)
+            )
+        )
     }
 
-    for row in holdRows { harness.record(row) }   // for results.json
-    harness.recordTable("processes.locks", title: "Cross-process lock holds of the two-process rounds (samples: holds counted)")
+    for row in holdRows { harness.record(row) }  // for results.json
+    harness.recordTable(
+        "processes.locks",
+        title: "Cross-process lock holds of the two-process rounds (samples: holds counted)"
+    )
 
     try runProcessLatencyBenchmarks(harness, roots: roots)
 }

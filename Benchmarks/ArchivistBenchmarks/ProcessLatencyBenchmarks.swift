@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -58,36 +59,83 @@ enum ProcessBenchWatch {
 func runProcessLatencyBenchmarks(_ harness: Harness, roots: ProcessBenchRoots) throws {
     let quick = harness.options.quick
     let polled = quick ? 40 : 200
-    let streamed = quick ? 10 : 80   // 55–110 ms apart: about 0.8 s per stream case in quick mode
+    let streamed = quick ? 10 : 80  // 55–110 ms apart: about 0.8 s per stream case in quick mode
 
     var root = try roots.make()
     let cache = try ProcessBenchStore.cache(root)
-    try measureLatency(harness, "cache: value(for:) polled (memory tier)", .cache, root, polled, spacing: 5...5,
-                       .polling { try cache.value(String.self, for: .items, parameter: "latest").flatMap { Int($0) } })
+    try measureLatency(
+        harness,
+        "cache: value(for:) polled (memory tier)",
+        .cache,
+        root,
+        polled,
+        spacing: 5...5,
+        .polling { try cache.value(String.self, for: .items, parameter: "latest").flatMap { Int($0) } }
+    )
 
     root = try roots.make()
     let watched = try ProcessBenchStore.cache(root)
-    try measureLatency(harness, "cache: changes(of:) yields (change signal)", .cache, root, streamed, spacing: 55...110,
-                       .stream(voidStream(watched.changes(of: .items)), {
-                           (try? watched.value(String.self, for: .items, parameter: "latest")).flatMap { $0.flatMap { Int($0) } }
-                       }))
+    try measureLatency(
+        harness,
+        "cache: changes(of:) yields (change signal)",
+        .cache,
+        root,
+        streamed,
+        spacing: 55...110,
+        .stream(
+            voidStream(watched.changes(of: .items)),
+            {
+                (try? watched.value(String.self, for: .items, parameter: "latest")).flatMap { $0.flatMap { Int($0) } }
+            }
+        )
+    )
 
     root = try roots.make()
     let preferences = try ProcessBenchStore.preferences(root)
-    try measureLatency(harness, "Preferences: subscript polled", .preferences, root, polled, spacing: 5...5,
-                       .polling { let value = preferences[ProcessBenchStore.preferenceKey]; return value < 0 ? nil : value })
+    try measureLatency(
+        harness,
+        "Preferences: subscript polled",
+        .preferences,
+        root,
+        polled,
+        spacing: 5...5,
+        .polling {
+            let value = preferences[ProcessBenchStore.preferenceKey]
+            return value < 0 ? nil : value
+        }
+    )
 
     root = try roots.make()
     let records = try ProcessBenchStore.records(root)
-    try measureLatency(harness, "RecordStore: refresh() polled", .records, root, polled, spacing: 5...5,
-                       .polling { try records.refresh(); return records.record(id: "latest")?.sequence })
+    try measureLatency(
+        harness,
+        "RecordStore: refresh() polled",
+        .records,
+        root,
+        polled,
+        spacing: 5...5,
+        .polling {
+            try records.refresh()
+            return records.record(id: "latest")?.sequence
+        }
+    )
 
     root = try roots.make()
     let observed = try ProcessBenchStore.records(root)
-    try measureLatency(harness, "RecordStore: changes() yields (change signal)", .records, root, streamed, spacing: 55...110,
-                       .stream(voidStream(observed.changes(pollingInterval: nil)), { observed.record(id: "latest")?.sequence }))
+    try measureLatency(
+        harness,
+        "RecordStore: changes() yields (change signal)",
+        .records,
+        root,
+        streamed,
+        spacing: 55...110,
+        .stream(voidStream(observed.changes(pollingInterval: nil)), { observed.record(id: "latest")?.sequence })
+    )
 
-    harness.printTable("processes.latency", title: "Latency from another process's write returning to a read here seeing it (0 = seen before it returned)") { _ in nil }
+    harness.printTable(
+        "processes.latency",
+        title: "Latency from another process's write returning to a read here seeing it (0 = seen before it returned)"
+    ) { _ in nil }
 }
 
 /// `stream`'s events, without their contents.
@@ -105,8 +153,13 @@ private func voidStream<Element: Sendable>(_ stream: AsyncStream<Element>) -> As
 /// apart, watches with `watch`, and records the latency from each write returning to its
 /// first sighting here (numbers never seen, because a newer one was seen first, are skipped).
 private func measureLatency(
-    _ harness: Harness, _ name: String, _ store: ProcessBenchStore, _ root: String, _ count: Int,
-    spacing: ClosedRange<Int>, _ watch: ProcessBenchWatch
+    _ harness: Harness,
+    _ name: String,
+    _ store: ProcessBenchStore,
+    _ root: String,
+    _ count: Int,
+    spacing: ClosedRange<Int>,
+    _ watch: ProcessBenchWatch
 ) throws {
     let sightings = ProcessBenchSightings()
     let timesPath = root + "/announce-times"
@@ -116,8 +169,10 @@ private func measureLatency(
             for await _ in events { sightings.note(read()) }
         }
     }
-    let child = try spawnSelf(["announce", store.rawValue, root, String(count), timesPath,
-                               String(spacing.lowerBound), String(spacing.upperBound)])
+    let child = try spawnSelf([
+        "announce", store.rawValue, root, String(count), timesPath,
+        String(spacing.lowerBound), String(spacing.upperBound),
+    ])
     var status: Int32 = 0
     if case .polling(let read) = watch {
         let deadline = monotonicNanoseconds() + 120_000_000_000
@@ -135,17 +190,27 @@ private func measureLatency(
             }
         }
         slowReads.sort()
-        print("    \(iteration) reads, \(slowReads.count) took over 500 µs"
-              + (slowReads.isEmpty ? "" : " (median \(Harness.format(slowReads[slowReads.count / 2])), longest \(Harness.format(slowReads[slowReads.count - 1])))"))
+        print(
+            "    \(iteration) reads, \(slowReads.count) took over 500 µs"
+                + (slowReads.isEmpty
+                    ? ""
+                    : " (median \(Harness.format(slowReads[slowReads.count / 2])), longest \(Harness.format(slowReads[slowReads.count - 1])))")
+        )
     } else {
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        usleep(300_000)   // a last poll of the stream
+        usleep(300_000)  // a last poll of the stream
         watcher?.cancel()
     }
-    guard status == 0, let data = FileManager.default.contents(atPath: timesPath) else { throw CocoaError(.executableLoad) }
+    guard status == 0, let data = FileManager.default.contents(atPath: timesPath) else {
+        throw CocoaError(.executableLoad)
+    }
     let spans = data.withUnsafeBytes { bytes in
-        (0..<(data.count / 16)).map { (start: bytes.loadUnaligned(fromByteOffset: 16 * $0, as: UInt64.self),
-                                       returned: bytes.loadUnaligned(fromByteOffset: 16 * $0 + 8, as: UInt64.self)) }
+        (0..<(data.count / 16)).map {
+            (
+                start: bytes.loadUnaligned(fromByteOffset: 16 * $0, as: UInt64.self),
+                returned: bytes.loadUnaligned(fromByteOffset: 16 * $0 + 8, as: UInt64.self)
+            )
+        }
     }
     var fromReturn: [Int64] = []
     var fromStart: [Int64] = []
@@ -168,19 +233,35 @@ private func measureLatency(
     if case .polling = watch {
         let durations = sightings.firstReadDurations.sorted()
         if !durations.isEmpty {
-            print("    the read that first served a write took \(Harness.format(durations[durations.count / 2])) (median), "
-                  + "\(Harness.format(durations[durations.count * 9 / 10])) (90th percentile)")
+            print(
+                "    the read that first served a write took \(Harness.format(durations[durations.count / 2])) (median), "
+                    + "\(Harness.format(durations[durations.count * 9 / 10])) (90th percentile)"
+            )
         }
-        print("    reads that started after a write returned yet served an older value: \(stale.count)"
-              + (stale.isEmpty ? "" : " (median \(Harness.format(stale[stale.count / 2])), longest \(Harness.format(stale[stale.count - 1])) after it returned)"))
+        print(
+            "    reads that started after a write returned yet served an older value: \(stale.count)"
+                + (stale.isEmpty
+                    ? ""
+                    : " (median \(Harness.format(stale[stale.count / 2])), longest \(Harness.format(stale[stale.count - 1])) after it returned)")
+        )
     }
     guard !fromReturn.isEmpty else {
         print("  \(name): nothing seen")
         return
     }
-    harness.record(BenchmarkResult(suite: "processes.latency", name: name, medianNS: fromReturn[fromReturn.count / 2],
-                                   minNS: fromReturn[0], bytes: nil, samples: fromReturn.count))
-    print("    \(fromReturn.count) of \(count - 1) writes seen; 90th percentile \(Harness.format(fromReturn[fromReturn.count * 9 / 10])), "
-          + "longest \(Harness.format(fromReturn[fromReturn.count - 1])); \(early) seen before the write returned; "
-          + "median from the write's start \(Harness.format(fromStart[fromStart.count / 2]))")
+    harness.record(
+        BenchmarkResult(
+            suite: "processes.latency",
+            name: name,
+            medianNS: fromReturn[fromReturn.count / 2],
+            minNS: fromReturn[0],
+            bytes: nil,
+            samples: fromReturn.count
+        )
+    )
+    print(
+        "    \(fromReturn.count) of \(count - 1) writes seen; 90th percentile \(Harness.format(fromReturn[fromReturn.count * 9 / 10])), "
+            + "longest \(Harness.format(fromReturn[fromReturn.count - 1])); \(early) seen before the write returned; "
+            + "median from the write's start \(Harness.format(fromStart[fromStart.count / 2]))"
+    )
 }

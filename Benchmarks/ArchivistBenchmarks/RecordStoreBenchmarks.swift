@@ -31,7 +31,9 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
     for size in sizes {
         let folder = harness.scratch.appendingPathComponent("records-\(size)")
         let store = try RecordStore<TaskRecord>(
-            directory: folder, configuration: .init(durability: .none, compactionThreshold: 8 << 20))
+            directory: folder,
+            configuration: .init(durability: .none, compactionThreshold: 8 << 20)
+        )
         try store.upsert(contentsOf: (0..<size).map(TaskRecord.init))
         var counter = 0
         harness.measure(suite, "\(size): RecordStore update one", samples: 201) {
@@ -40,7 +42,9 @@ func runRecordStoreBenchmarks(_ harness: Harness) throws {
             return nil
         }
         let durable = try RecordStore<TaskRecord>(
-            directory: folder.appendingPathComponent("durable"), configuration: .init(durability: .file))
+            directory: folder.appendingPathComponent("durable"),
+            configuration: .init(durability: .file)
+        )
         try durable.upsert(contentsOf: (0..<size).map(TaskRecord.init))
         harness.measure(suite, "\(size): RecordStore update one (fsync)", samples: quick ? 21 : 51) {
             counter += 1

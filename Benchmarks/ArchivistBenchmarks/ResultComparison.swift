@@ -28,7 +28,10 @@ enum ResultComparison {
         }
     }
 
-    private struct Key: Hashable { var suite: String; var name: String }
+    private struct Key: Hashable {
+        var suite: String
+        var name: String
+    }
 
     /// The smallest median per case over the files in `list`.
     private static func bestMedians(_ list: String) throws -> [Key: Int64] {

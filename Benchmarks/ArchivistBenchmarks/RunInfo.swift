@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,7 +40,9 @@ struct RunInfo: Codable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
         let commit = command("git", "rev-parse", "--short", "HEAD")
-        let status = commit == nil ? nil : command("git", "status", "--porcelain", "--", "Sources", "Benchmarks", "Package.swift")
+        let status =
+            commit == nil
+            ? nil : command("git", "status", "--porcelain", "--", "Sources", "Benchmarks", "Package.swift")
         return RunInfo(
             date: formatter.string(from: Date()),
             commit: commit,
@@ -51,7 +54,8 @@ struct RunInfo: Codable {
             os: operatingSystem(),
             quick: quick,
             arguments: arguments,
-            durationSeconds: duration)
+            durationSeconds: duration
+        )
     }
 
     /// The trimmed standard output of a program found on `PATH`, or `nil` if it could not run
@@ -102,7 +106,8 @@ struct RunInfo: Codable {
         let kernel = "\(field(system.sysname)) \(field(system.release)), \(field(system.machine))"
         #if os(Linux)
         if let text = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8),
-           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PRETTY_NAME=") }) {
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PRETTY_NAME=") })
+        {
             let name = line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             return "\(name), \(kernel)"
         }

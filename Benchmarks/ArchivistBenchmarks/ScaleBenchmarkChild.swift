@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,8 +16,10 @@ import Darwin
 enum ScaleBench {
     /// The cache of `root`, memory tier off.
     static func cache(_ root: String) throws -> CacheManager<BenchCache> {
-        try CacheManager<BenchCache>(root: CacheRoot(directory: URL(fileURLWithPath: root, isDirectory: true)),
-                                     configuration: .init(memoryCountLimit: 0))
+        try CacheManager<BenchCache>(
+            root: CacheRoot(directory: URL(fileURLWithPath: root, isDirectory: true)),
+            configuration: .init(memoryCountLimit: 0)
+        )
     }
 
     /// The value of `size` bytes stored under every key (its first bytes vary with `seed`).
@@ -66,7 +69,9 @@ enum ScaleBench {
         var flushNS: Int64
 
         var line: String {
-            [openNS, Int64(residentBefore), Int64(residentAfter), firstReadNS, flushNS].map(String.init).joined(separator: " ")
+            [openNS, Int64(residentBefore), Int64(residentAfter), firstReadNS, flushNS].map(String.init).joined(
+                separator: " "
+            )
         }
 
         init(openNS: Int64, residentBefore: Int, residentAfter: Int, firstReadNS: Int64, flushNS: Int64) {
@@ -78,10 +83,17 @@ enum ScaleBench {
         }
 
         init?(line: String) {
-            let numbers = line.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let numbers = line.split(separator: " ").compactMap {
+                Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             guard numbers.count == 5 else { return nil }
-            self.init(openNS: numbers[0], residentBefore: Int(numbers[1]), residentAfter: Int(numbers[2]),
-                      firstReadNS: numbers[3], flushNS: numbers[4])
+            self.init(
+                openNS: numbers[0],
+                residentBefore: Int(numbers[1]),
+                residentAfter: Int(numbers[2]),
+                firstReadNS: numbers[3],
+                flushNS: numbers[4]
+            )
         }
     }
 }
@@ -118,7 +130,15 @@ func runScaleBenchmarkChild(_ arguments: [String]) -> Never {
                 try cache.store(value, for: .blobs, parameter: ScaleBench.key(i))
                 if (i + 1) % step == 0 && i + 1 < count {
                     let seconds = Double((clock.now - start).nanoseconds) / 1e9
-                    print(String(format: "    filled %d of %d (%.0f s, %.0f stores/s)", i + 1, count, seconds, Double(i + 1) / seconds))
+                    print(
+                        String(
+                            format: "    filled %d of %d (%.0f s, %.0f stores/s)",
+                            i + 1,
+                            count,
+                            seconds,
+                            Double(i + 1) / seconds
+                        )
+                    )
                     fflush(nil)
                 }
             }
@@ -140,8 +160,13 @@ func runScaleBenchmarkChild(_ arguments: [String]) -> Never {
             let flushStart = clock.now
             try cache.flush()
             let flushNS = (clock.now - flushStart).nanoseconds
-            let sample = ScaleBench.OpenSample(openNS: openNS, residentBefore: before, residentAfter: after,
-                                               firstReadNS: readNS, flushNS: flushNS)
+            let sample = ScaleBench.OpenSample(
+                openNS: openNS,
+                residentBefore: before,
+                residentAfter: after,
+                firstReadNS: readNS,
+                flushNS: flushNS
+            )
             try sample.line.write(toFile: arguments[4], atomically: false, encoding: .utf8)
             for i in 0..<ScaleBench.flushChanges { try cache.removeValue(for: .blobs, parameter: "flush-\(i)") }
             try cache.flush()
@@ -156,7 +181,7 @@ func runScaleBenchmarkChild(_ arguments: [String]) -> Never {
             try cache.clear()
             let clearNS = (clock.now - start).nanoseconds
             try String(clearNS).write(toFile: arguments[4], atomically: false, encoding: .utf8)
-            // Exits without waiting for the deletion: the suite removes the root itself.
+        // Exits without waiting for the deletion: the suite removes the root itself.
         case "write":
             guard arguments.count >= 5 else { throw CocoaError(.featureUnsupported) }
             let progress = open(arguments[4], O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)

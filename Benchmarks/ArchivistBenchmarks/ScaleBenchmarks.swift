@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,7 +40,8 @@ import Darwin
 /// are reported, not enforced.
 func runScaleBenchmarks(_ harness: Harness) throws {
     let quick = harness.options.quick
-    let sizes: [(count: Int, valueSize: Int)] = quick
+    let sizes: [(count: Int, valueSize: Int)] =
+        quick
         ? [(10_000, 200), (100_000, 200), (10_000, 10_240)]
         : [(10_000, 200), (100_000, 200), (1_000_000, 200), (10_000, 10_240), (100_000, 10_240)]
     var measured: [ScaleMeasurement] = []
@@ -68,7 +70,8 @@ private struct ScaleMeasurement {
     init(count: Int, valueSize: Int) {
         self.count = count
         self.valueSize = valueSize
-        label = "\(groupedThousands(count)) × "
+        label =
+            "\(groupedThousands(count)) × "
             + (valueSize % 1_024 == 0 ? "\(valueSize / 1_024) KB" : "\(valueSize) B")
     }
 
@@ -104,8 +107,14 @@ private func measureScale(_ harness: Harness, count: Int, valueSize: Int) throws
     let fillStart = clock.now
     try runChild(["fill", root.path, String(count), String(valueSize)])
     result.fillNS = (clock.now - fillStart).nanoseconds
-    print(String(format: "  %@: filled in %.1f s (%.0f stores/s)", result.label, Double(result.fillNS) / 1e9,
-                 Double(count) / (Double(result.fillNS) / 1e9)))
+    print(
+        String(
+            format: "  %@: filled in %.1f s (%.0f stores/s)",
+            result.label,
+            Double(result.fillNS) / 1e9,
+            Double(count) / (Double(result.fillNS) / 1e9)
+        )
+    )
     // The fill's dirty pages are written back now, not during the opens.
     sync()
 
@@ -113,7 +122,9 @@ private func measureScale(_ harness: Harness, count: Int, valueSize: Int) throws
     let openRuns = quick ? 3 : (count >= 1_000_000 ? 3 : 5)
     let sampleFile = harness.scratch.appendingPathComponent("scale-sample").path
     for _ in 0..<openRuns {
-        result.opens.append(try openInChild(root: root.path, count: count, valueSize: valueSize, sampleFile: sampleFile))
+        result.opens.append(
+            try openInChild(root: root.path, count: count, valueSize: valueSize, sampleFile: sampleFile)
+        )
     }
     let opens = result.opens.map(\.openNS).sorted()
     print("  \(result.label): open \(Harness.format(opens[opens.count / 2])) (median of \(openRuns) processes)")
@@ -123,8 +134,14 @@ private func measureScale(_ harness: Harness, count: Int, valueSize: Int) throws
     let progressFile = harness.scratch.appendingPathComponent("scale-progress").path
     for _ in 0..<killRuns {
         try killWriter(root: root.path, count: count, valueSize: valueSize, progressFile: progressFile)
-        result.opensAfterKill.append(try openInChild(root: root.path, count: count, valueSize: valueSize,
-                                                     sampleFile: sampleFile).openNS)
+        result.opensAfterKill.append(
+            try openInChild(
+                root: root.path,
+                count: count,
+                valueSize: valueSize,
+                sampleFile: sampleFile
+            ).openNS
+        )
     }
 
     // Steady state, in this process.
@@ -172,8 +189,10 @@ private func measureScale(_ harness: Harness, count: Int, valueSize: Int) throws
     result.clearNS = clearNS
     let removalStart = clock.now
     removeTree(root.path)
-    print("  \(result.label): clear \(Harness.format(result.clearNS)); root removed in "
-          + Harness.format((clock.now - removalStart).nanoseconds))
+    print(
+        "  \(result.label): clear \(Harness.format(result.clearNS)); root removed in "
+            + Harness.format((clock.now - removalStart).nanoseconds)
+    )
     return result
 }
 
@@ -188,7 +207,9 @@ private func runChild(_ arguments: [String]) throws {
 private func openInChild(root: String, count: Int, valueSize: Int, sampleFile: String) throws -> ScaleBench.OpenSample {
     unlink(sampleFile)
     try runChild(["open", root, String(count), String(valueSize), sampleFile])
-    guard let line = try? String(contentsOfFile: sampleFile, encoding: .utf8), let sample = ScaleBench.OpenSample(line: line) else {
+    guard let line = try? String(contentsOfFile: sampleFile, encoding: .utf8),
+        let sample = ScaleBench.OpenSample(line: line)
+    else {
         throw ScaleBenchError.child("the open child wrote no sample")
     }
     return sample
@@ -203,7 +224,9 @@ private func killWriter(root: String, count: Int, valueSize: Int, progressFile: 
     var stored: UInt64 = 0
     while stored < 1_000 {
         var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { throw ScaleBenchError.child("the writer exited before it was killed") }
+        if waitpid(pid, &status, WNOHANG) == pid {
+            throw ScaleBenchError.child("the writer exited before it was killed")
+        }
         guard ContinuousClock.now < deadline else {
             kill(pid, SIGKILL)
             _ = try? waitFor([pid])
@@ -279,12 +302,32 @@ private func recordScaleTables(_ harness: Harness, _ measured: [ScaleMeasurement
     func timeRow(_ suite: String, _ m: ScaleMeasurement, _ samples: [Int64], note: String? = nil) {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return }
-        harness.record(BenchmarkResult(suite: suite, name: m.label, medianNS: sorted[sorted.count / 2], minNS: sorted[0],
-                                       bytes: nil, samples: sorted.count, note: note), printed: false)
+        harness.record(
+            BenchmarkResult(
+                suite: suite,
+                name: m.label,
+                medianNS: sorted[sorted.count / 2],
+                minNS: sorted[0],
+                bytes: nil,
+                samples: sorted.count,
+                note: note
+            ),
+            printed: false
+        )
     }
     func bytesRow(_ suite: String, _ name: String, _ bytes: Int, samples: Int = 1, note: String? = nil) {
-        harness.record(BenchmarkResult(suite: suite, name: name, medianNS: 0, minNS: 0, bytes: bytes, samples: samples,
-                                       note: note), printed: false)
+        harness.record(
+            BenchmarkResult(
+                suite: suite,
+                name: name,
+                medianNS: 0,
+                minNS: 0,
+                bytes: bytes,
+                samples: samples,
+                note: note
+            ),
+            printed: false
+        )
     }
     func table(_ suite: String, _ title: String) {
         harness.printTable(suite, title: title) { name in
@@ -295,15 +338,24 @@ private func recordScaleTables(_ harness: Harness, _ measured: [ScaleMeasurement
     for m in measured {
         timeRow("scale.open", m, m.opens.map(\.openNS), note: m.label == million ? openTarget : nil)
     }
-    table("scale.open", "open (CacheManager(root:configuration:)) in a fresh process after a clean close, median of the processes; "
-          + "target at \(million): ≤ 10 ms and ≤ 2× the 10,000 × 200 B open")
+    table(
+        "scale.open",
+        "open (CacheManager(root:configuration:)) in a fresh process after a clean close, median of the processes; "
+            + "target at \(million): ≤ 10 ms and ≤ 2× the 10,000 × 200 B open"
+    )
 
     for m in measured {
         let added = m.opens.map { $0.residentAfter - $0.residentBefore }.sorted()
-        bytesRow("scale.open-memory", m.label, added[added.count / 2], samples: added.count,
-                 note: m.label == million ? "target ≤ 16 MB" : nil)
+        bytesRow(
+            "scale.open-memory",
+            m.label,
+            added[added.count / 2],
+            samples: added.count,
+            note: m.label == million ? "target ≤ 16 MB" : nil
+        )
     }
-    let memoryTitle = "resident memory added by the open (bytes: after − before, median of the processes); target at \(million): ≤ 16 MB"
+    let memoryTitle =
+        "resident memory added by the open (bytes: after − before, median of the processes); target at \(million): ≤ 16 MB"
     harness.recordTable("scale.open-memory", title: memoryTitle)
     printBytesTable(harness, "scale.open-memory", title: memoryTitle)
 
@@ -313,8 +365,11 @@ private func recordScaleTables(_ harness: Harness, _ measured: [ScaleMeasurement
     for m in measured {
         timeRow("scale.flush", m, m.opens.map(\.flushNS), note: m.label == million ? "target ≤ 10 ms" : nil)
     }
-    table("scale.flush", "flush() after \(groupedThousands(ScaleBench.flushChanges)) new entries, in the process that opened; "
-          + "target at \(million): ≤ 10 ms")
+    table(
+        "scale.flush",
+        "flush() after \(groupedThousands(ScaleBench.flushChanges)) new entries, in the process that opened; "
+            + "target at \(million): ≤ 10 ms"
+    )
 
     for m in measured { timeRow("scale.open-after-kill", m, m.opensAfterKill) }
     table("scale.open-after-kill", "open in a fresh process after a writer was killed (SIGKILL) mid-run")
@@ -330,18 +385,35 @@ private func recordScaleTables(_ harness: Harness, _ measured: [ScaleMeasurement
     for m in measured { timeRow("scale.clear", m, [m.clearNS]) }
     table("scale.clear", "clear() until it returns, in a fresh process (the deletion continues in the background)")
     for m in measured { timeRow("scale.fill", m, [m.fillNS / Int64(m.count)]) }
-    table("scale.fill", "filling the root (information): one store, the fill's time divided by its stores, process start included")
+    table(
+        "scale.fill",
+        "filling the root (information): one store, the fill's time divided by its stores, process start included"
+    )
 
     for m in measured {
         let ratio = String(format: "%.1f× the values' bytes", Double(m.allocatedWalk) / Double(m.valueBytes))
         bytesRow("scale.disk", "\(m.label): allocated under the root", m.allocatedWalk, note: ratio)
         bytesRow("scale.disk", "\(m.label): values' logical bytes", m.valueBytes)
         bytesRow("scale.disk", "\(m.label): entry files, logical (totalUsage)", m.usage.logicalBytes)
-        bytesRow("scale.disk", "\(m.label): entry files, allocated (totalUsage)", m.usage.allocatedBytes,
-                 note: String(format: "%.1f× their logical bytes", Double(m.usage.allocatedBytes) / Double(max(m.usage.logicalBytes, 1))))
+        bytesRow(
+            "scale.disk",
+            "\(m.label): entry files, allocated (totalUsage)",
+            m.usage.allocatedBytes,
+            note: String(
+                format: "%.1f× their logical bytes",
+                Double(m.usage.allocatedBytes) / Double(max(m.usage.logicalBytes, 1))
+            )
+        )
     }
-    harness.recordTable("scale.disk", title: "disk use (bytes): blocks allocated (st_blocks × 512, a walk of the root) against the values' bytes")
-    printBytesTable(harness, "scale.disk", title: "disk use: blocks allocated (st_blocks × 512, a walk of the root) against the values' bytes")
+    harness.recordTable(
+        "scale.disk",
+        title: "disk use (bytes): blocks allocated (st_blocks × 512, a walk of the root) against the values' bytes"
+    )
+    printBytesTable(
+        harness,
+        "scale.disk",
+        title: "disk use: blocks allocated (st_blocks × 512, a walk of the root) against the values' bytes"
+    )
 }
 
 /// Prints a table of rows that record bytes, not times, with their notes.

@@ -6,22 +6,30 @@ import Foundation
 /// cases, so it costs them nothing.
 func printStatistics(_ statistics: CacheStatistics, title: String) {
     print("\n\(title): cache statistics per type")
-    var rows = [["type", "reads", "hit rate", "memory hits", "disk hits", "misses", "stores", "read", "written",
-                 "avg read", "avg decode"]]
+    var rows = [
+        [
+            "type", "reads", "hit rate", "memory hits", "disk hits", "misses", "stores", "read", "written",
+            "avg read", "avg decode",
+        ]
+    ]
     let types = statistics.types.sorted { $0.key < $1.key }
     for (name, counts) in types + (types.count > 1 ? [("total", statistics.total)] : []) {
-        rows.append([name, "\(counts.reads)", counts.hitRate.map { String(format: "%.1f %%", $0 * 100) } ?? "-",
-                     "\(counts.memoryHits)", "\(counts.diskHits)", "\(counts.misses)", "\(counts.stores)",
-                     byteText(counts.bytesRead), byteText(counts.bytesWritten),
-                     counts.averageReadTime.map(durationText) ?? "-", counts.averageDecodeTime.map(durationText) ?? "-"])
+        rows.append([
+            name, "\(counts.reads)", counts.hitRate.map { String(format: "%.1f %%", $0 * 100) } ?? "-",
+            "\(counts.memoryHits)", "\(counts.diskHits)", "\(counts.misses)", "\(counts.stores)",
+            byteText(counts.bytesRead), byteText(counts.bytesWritten),
+            counts.averageReadTime.map(durationText) ?? "-", counts.averageDecodeTime.map(durationText) ?? "-",
+        ])
     }
     var widths = [Int](repeating: 0, count: rows[0].count)
     for row in rows { for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) } }
     for row in rows {
-        print(row.enumerated().map { column, cell in
-            let pad = String(repeating: " ", count: widths[column] - cell.count)
-            return column == 0 ? cell + pad : pad + cell
-        }.joined(separator: "  "))
+        print(
+            row.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        )
     }
 }
 

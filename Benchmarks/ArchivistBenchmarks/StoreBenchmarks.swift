@@ -31,7 +31,11 @@ func runStoreBenchmarks(_ harness: Harness) throws {
             return nil
         }
         try harness.measure(suite, "PropertyListSerialization write") {
-            let data = try PropertyListSerialization.data(fromPropertyList: foundationRoot, format: foundationFormat, options: 0)
+            let data = try PropertyListSerialization.data(
+                fromPropertyList: foundationRoot,
+                format: foundationFormat,
+                options: 0
+            )
             try data.write(to: directURL, options: .atomic)
             return data.count
         }
@@ -42,10 +46,15 @@ func runStoreBenchmarks(_ harness: Harness) throws {
         var counter = 0
         try harness.measure(suite, "PropertyListSerialization set one key") {
             counter += 1
-            var object = try PropertyListSerialization.propertyList(from: Data(contentsOf: directURL), format: nil)
+            var object =
+                try PropertyListSerialization.propertyList(from: Data(contentsOf: directURL), format: nil)
                 as? [String: Any] ?? [:]
             object["key1"] = counter
-            let data = try PropertyListSerialization.data(fromPropertyList: object, format: foundationFormat, options: 0)
+            let data = try PropertyListSerialization.data(
+                fromPropertyList: object,
+                format: foundationFormat,
+                options: 0
+            )
             try data.write(to: directURL, options: .atomic)
             return data.count
         }
@@ -60,8 +69,10 @@ func runStoreBenchmarks(_ harness: Harness) throws {
         guard try store.root(of: "big").count == keyCount else {
             throw StoreError(.ioFailed, "\(suite): the store lost keys")
         }
-        harness.printTable(suite, title: "PlistStore vs PropertyListSerialization, \(keyCount) keys, \(format)") { name in
-            name.hasPrefix("PlistStore ") ? name.replacingOccurrences(of: "PlistStore", with: "PropertyListSerialization") : nil
+        harness.printTable(suite, title: "PlistStore vs PropertyListSerialization, \(keyCount) keys, \(format)") {
+            name in
+            name.hasPrefix("PlistStore ")
+                ? name.replacingOccurrences(of: "PlistStore", with: "PropertyListSerialization") : nil
         }
     }
     try runPreferencesBenchmarks(harness)
@@ -80,7 +91,7 @@ private func runPreferencesBenchmarks(_ harness: Harness) throws {
     guard let defaults = UserDefaults(suiteName: domain) else { throw StoreError(.ioFailed, "no UserDefaults suite") }
     defer { defaults.removePersistentDomain(forName: domain) }
     let keys = (0..<20).map { PreferenceKey<Int>("setting\($0)", default: 0) }
-    for key in keys {   // twenty settings in each file, as an app's preferences hold
+    for key in keys {  // twenty settings in each file, as an app's preferences hold
         try preferences.set(0, for: key)
         try durable.set(0, for: key, durability: .fileAndFolder)
         defaults.set(0, forKey: key.name)
@@ -88,22 +99,35 @@ private func runPreferencesBenchmarks(_ harness: Harness) throws {
     try preferences.flush()
     var failure: (any Error)?
     let count = harness.options.quick ? 50 : 200
-    harness.measureInterleavedOperations(suite, count: count, perOperation: true, [
-        ("UserDefaults.set", { i in defaults.set(i, forKey: keys[i % keys.count].name) }),
-        ("Preferences.set", { i in
-            do { try preferences.set(i, for: keys[i % keys.count]) } catch { failure = error }
-        }),
-        ("Preferences.set durable (.fileAndFolder)", { i in
-            do { try durable.set(i, for: keys[i % keys.count], durability: .fileAndFolder) } catch { failure = error }
-        }),
-    ])
+    harness.measureInterleavedOperations(
+        suite,
+        count: count,
+        perOperation: true,
+        [
+            ("UserDefaults.set", { i in defaults.set(i, forKey: keys[i % keys.count].name) }),
+            (
+                "Preferences.set",
+                { i in
+                    do { try preferences.set(i, for: keys[i % keys.count]) } catch { failure = error }
+                }
+            ),
+            (
+                "Preferences.set durable (.fileAndFolder)",
+                { i in
+                    do { try durable.set(i, for: keys[i % keys.count], durability: .fileAndFolder) } catch {
+                        failure = error
+                    }
+                }
+            ),
+        ]
+    )
     try preferences.flush()
     if let failure { throw failure }
     print("  (deferred sets: \(preferences.fileWrites) file writes in all)")
     // Sanity: every case did its work.
     guard preferences[keys[(count - 1) % keys.count]] == count - 1,
-          try PlistStore(directory: folder)["Durable"]["setting\((count - 1) % keys.count)"] == .int(count - 1),
-          defaults.integer(forKey: keys[(count - 1) % keys.count].name) == count - 1
+        try PlistStore(directory: folder)["Durable"]["setting\((count - 1) % keys.count)"] == .int(count - 1),
+        defaults.integer(forKey: keys[(count - 1) % keys.count].name) == count - 1
     else { throw StoreError(.ioFailed, "\(suite): a case lost its last set") }
     harness.printTable(suite, title: "Preferences.set vs UserDefaults.set, 20 settings") { name in
         name.hasPrefix("Preferences") ? "UserDefaults.set" : nil

@@ -15,10 +15,10 @@ import Foundation
 // --report makes the charts and the page from an existing results.json without measuring.
 
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
-    runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `processes` suite's second process
+    runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))  // the `processes` suite's second process
 }
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--scale-child" {
-    runScaleBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))   // the `scale` suite's fresh processes
+    runScaleBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))  // the `scale` suite's fresh processes
 }
 var options = Harness.Options()
 var report: String?
@@ -67,10 +67,18 @@ while let argument = arguments.popFirst() {
         }
         options.root = URL(fileURLWithPath: path, isDirectory: true)
     case "--help", "-h":
-        print("usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --update-docs | --no-output] [--root DIR]")
-        print("       ArchivistBenchmarks --report RESULTS.json [--output DIR | --update-docs]   (the page and charts, not measuring)")
-        print("       Results go to .build/benchmarks unless --output or --update-docs (docs/Benchmarks.md) says otherwise.")
-        print("       ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]   (see Benchmarks/compare-with-baseline.sh)")
+        print(
+            "usage: ArchivistBenchmarks [--quick] [--suite NAME]... [--output DIR | --update-docs | --no-output] [--root DIR]"
+        )
+        print(
+            "       ArchivistBenchmarks --report RESULTS.json [--output DIR | --update-docs]   (the page and charts, not measuring)"
+        )
+        print(
+            "       Results go to .build/benchmarks unless --output or --update-docs (docs/Benchmarks.md) says otherwise."
+        )
+        print(
+            "       ArchivistBenchmarks --compare BASE.json[,...] NEW.json[,...]   (see Benchmarks/compare-with-baseline.sh)"
+        )
         exit(0)
     default:
         print("unknown argument \(argument); see --help")
@@ -85,8 +93,14 @@ if let report {
     }
     do {
         let results = URL(fileURLWithPath: report)
-        try BenchmarkPage.write(BenchmarkRun.read(from: results), page: page, chartDirectory: directory, results: results,
-                                command: "swift run -c release ArchivistBenchmarks " + CommandLine.arguments.dropFirst().joined(separator: " "))
+        try BenchmarkPage.write(
+            BenchmarkRun.read(from: results),
+            page: page,
+            chartDirectory: directory,
+            results: results,
+            command: "swift run -c release ArchivistBenchmarks "
+                + CommandLine.arguments.dropFirst().joined(separator: " ")
+        )
     } catch {
         print("cannot write the report: \(error)")
         exit(1)
@@ -109,8 +123,13 @@ do {
         try suite.run(harness)
     }
     let elapsed = ContinuousClock.now - started
-    try harness.writeResults(.current(quick: options.quick, arguments: Array(CommandLine.arguments.dropFirst()),
-                                      duration: Double(elapsed.nanoseconds) / 1e9))
+    try harness.writeResults(
+        .current(
+            quick: options.quick,
+            arguments: Array(CommandLine.arguments.dropFirst()),
+            duration: Double(elapsed.nanoseconds) / 1e9
+        )
+    )
 } catch {
     print("benchmark failed: \(error)")
     exit(1)

@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistKeyedArchive
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,105 +34,147 @@ package enum ArchivistTool {
     }
 
     static let commands: [Command] = [
-        Command(name: "inspect", summary: "show what a file or record store holds, as a tree", help: """
-            usage: archivist inspect FILE... [--json]
+        Command(
+            name: "inspect",
+            summary: "show what a file or record store holds, as a tree",
+            help: """
+                usage: archivist inspect FILE... [--json]
 
-            Recognises a cache entry file (its header: type name, parameter, dates, sizes and
-            checksums, then its payload), a native archive, an NSKeyedArchiver archive (binary
-            or XML), a plain property list, a RecordStore folder (snapshot, change log with
-            its batches, quarantined parts), and a cache root's own .archivist folder and files
-            (the size index snapshot and journal, the shared counters, the marker, the locks).
-            Prints a tree: types, keys, values, object ids; shared objects and cycles appear as
-            references (→ #3, → @5), a shared string or number as its value (true (shared @5));
-            long data is cut, with its size. Bounded by ArchiveLimits: a hostile file gives an
-            error, never a crash. A FILE that does not exist or cannot be read is reported on
-            standard error.
+                Recognises a cache entry file (its header: type name, parameter, dates, sizes and
+                checksums, then its payload), a native archive, an NSKeyedArchiver archive (binary
+                or XML), a plain property list, a RecordStore folder (snapshot, change log with
+                its batches, quarantined parts), and a cache root's own .archivist folder and files
+                (the size index snapshot and journal, the shared counters, the marker, the locks).
+                Prints a tree: types, keys, values, object ids; shared objects and cycles appear as
+                references (→ #3, → @5), a shared string or number as its value (true (shared @5));
+                long data is cut, with its size. Bounded by ArchiveLimits: a hostile file gives an
+                error, never a crash. A FILE that does not exist or cannot be read is reported on
+                standard error.
 
-              --json   the same as JSON (nodes with key, kind, type, value, id, ref, children;
-                       {"path", "error"} for a FILE that cannot be read)
+                  --json   the same as JSON (nodes with key, kind, type, value, id, ref, children;
+                           {"path", "error"} for a FILE that cannot be read)
 
-            Exit status: 0 all checked out, 1 damage found (a checksum, a torn tail) or a FILE
-            missing or unreadable, 2 usage.
-            """, flags: ["--json"], options: [], run: inspect),
-        Command(name: "ls", summary: "list a cache root per location, user and type", help: """
-            usage: archivist ls ROOT... [--entries] [--json]
+                Exit status: 0 all checked out, 1 damage found (a checksum, a torn tail) or a FILE
+                missing or unreadable, 2 usage.
+                """,
+            flags: ["--json"],
+            options: [],
+            run: inspect
+        ),
+        Command(
+            name: "ls",
+            summary: "list a cache root per location, user and type",
+            help: """
+                usage: archivist ls ROOT... [--entries] [--json]
 
-            Per location, user (the MD5 folder of the user id) and type: entries, bytes, oldest
-            and newest write, entries past their expiry. Type names and parameters come from
-            each entry's header. Changes nothing.
+                Per location, user (the MD5 folder of the user id) and type: entries, bytes, oldest
+                and newest write, entries past their expiry. Type names and parameters come from
+                each entry's header. Changes nothing.
 
-              --entries   also list every entry: type, parameter, size, age, expiry, file
-              --json      the same as JSON
+                  --entries   also list every entry: type, parameter, size, age, expiry, file
+                  --json      the same as JSON
 
-            Exit status: 0, or 2 when ROOT does not exist or is not a cache root (a folder
-            inside a root names the root).
-            """, flags: ["--entries", "--json"], options: [], run: list),
-        Command(name: "verify", summary: "check every entry, the size index, temporaries and trash", help: """
-            usage: archivist verify ROOT... [--repair] [--json]
+                Exit status: 0, or 2 when ROOT does not exist or is not a cache root (a folder
+                inside a root names the root).
+                """,
+            flags: ["--entries", "--json"],
+            options: [],
+            run: list
+        ),
+        Command(
+            name: "verify",
+            summary: "check every entry, the size index, temporaries and trash",
+            help: """
+                usage: archivist verify ROOT... [--repair] [--json]
 
-            Reads every entry (header, checksums, that its names hash to its path, that it is a
-            regular file), compares the size index with the files, looks for temporaries of
-            writers that are gone and for trash. Changes nothing, unless:
+                Reads every entry (header, checksums, that its names hash to its path, that it is a
+                regular file), compares the size index with the files, looks for temporaries of
+                writers that are gone and for trash. Changes nothing, unless:
 
-              --repair   removes damaged entries and stray temporaries, rebuilds the index,
-                         empties the trash — with the library's own locks, so the processes
-                         using the root may go on meanwhile — then verifies again
-              --json     the same as JSON
+                  --repair   removes damaged entries and stray temporaries, rebuilds the index,
+                             empties the trash — with the library's own locks, so the processes
+                             using the root may go on meanwhile — then verifies again
+                  --json     the same as JSON
 
-            Each damaged entry is named by its type and parameter when its header reads, and by
-            its path below the root.
+                Each damaged entry is named by its type and parameter when its header reads, and by
+                its path below the root.
 
-            Exit status: 0 no damage (after a repair: none left), 1 damage found, 2 usage.
-            """, flags: ["--repair", "--json"], options: [], run: verify),
-        Command(name: "stats", summary: "per-type hit rates and counts from every process", help: """
-            usage: archivist stats ROOT... [--reset] [--json]
+                Exit status: 0 no damage (after a repair: none left), 1 damage found, 2 usage.
+                """,
+            flags: ["--repair", "--json"],
+            options: [],
+            run: verify
+        ),
+        Command(
+            name: "stats",
+            summary: "per-type hit rates and counts from every process",
+            help: """
+                usage: archivist stats ROOT... [--reset] [--json]
 
-            The statistics every process that opened the root has counted, per type: reads and
-            hit rate (memory and disk hits, misses, expired reads), mean read and decode time,
-            stores, removals, evictions by reason (byte limit / memory count / expiry), bytes
-            read and written, errors by code. Read from the root's shared file, without a lock.
-            A process adds its memory hits when it reads statistics, flushes, or exits.
+                The statistics every process that opened the root has counted, per type: reads and
+                hit rate (memory and disk hits, misses, expired reads), mean read and decode time,
+                stores, removals, evictions by reason (byte limit / memory count / expiry), bytes
+                read and written, errors by code. Read from the root's shared file, without a lock.
+                A process adds its memory hits when it reads statistics, flushes, or exits.
 
-              --reset   set every counter to zero (for every process) after printing
-              --json    the same as JSON
+                  --reset   set every counter to zero (for every process) after printing
+                  --json    the same as JSON
 
-            Exit status: 0, or 2 when ROOT does not exist or is not a cache root.
-            """, flags: ["--reset", "--json"], options: [], run: stats),
-        Command(name: "clear", summary: "clear a root, a type or a user, through the trash", help: """
-            usage: archivist clear ROOT [--type NAME] [--user ID] [--json]
+                Exit status: 0, or 2 when ROOT does not exist or is not a cache root.
+                """,
+            flags: ["--reset", "--json"],
+            options: [],
+            run: stats
+        ),
+        Command(
+            name: "clear",
+            summary: "clear a root, a type or a user, through the trash",
+            help: """
+                usage: archivist clear ROOT [--type NAME] [--user ID] [--json]
 
-            As CacheManager.clear: the folders are renamed into .archivist/trash under the
-            root's lock and journaled, so every process using the root sees them gone at once;
-            then the trash is deleted before the command returns.
+                As CacheManager.clear: the folders are renamed into .archivist/trash under the
+                root's lock and journaled, so every process using the root sees them gone at once;
+                then the trash is deleted before the command returns.
 
-              --type NAME   only this cache type (in the shared caches and every user's folders)
-              --user ID     only this user's caches and documents (with --type: that type)
-              --json        the result as JSON (folders cleared, bytes freed)
+                  --type NAME   only this cache type (in the shared caches and every user's folders)
+                  --user ID     only this user's caches and documents (with --type: that type)
+                  --json        the result as JSON (folders cleared, bytes freed)
 
-            A type or user the root holds nothing of is a usage error, which lists the types
-            (from the entries' headers) and user folders (the MD5 of each user id) it holds.
+                A type or user the root holds nothing of is a usage error, which lists the types
+                (from the entries' headers) and user folders (the MD5 of each user id) it holds.
 
-            Exit status: 0 cleared, 1 failed, 2 usage.
-            """, flags: ["--json"], options: ["--type", "--user"], run: clear),
-        Command(name: "convert", summary: "write a keyed archive or property list as JSON, XML or binary", help: """
-            usage: archivist convert FILE --to json|xml|binary [--graph] [--output PATH]
+                Exit status: 0 cleared, 1 failed, 2 usage.
+                """,
+            flags: ["--json"],
+            options: ["--type", "--user"],
+            run: clear
+        ),
+        Command(
+            name: "convert",
+            summary: "write a keyed archive or property list as JSON, XML or binary",
+            help: """
+                usage: archivist convert FILE --to json|xml|binary [--graph] [--output PATH]
 
-            Reads FILE (a binary or XML property list; NSKeyedArchiver archives are property
-            lists) and writes it in the format asked for, to standard output or PATH. References
-            (CF$UID) stay references, so an archive converted to XML and back is the same.
-            JSON writes dates as ISO 8601, data as base64, a reference as {"CF$UID": n}.
-            A native archive or a cache entry is no property list: `archivist inspect --json`
-            writes those as JSON.
+                Reads FILE (a binary or XML property list; NSKeyedArchiver archives are property
+                lists) and writes it in the format asked for, to standard output or PATH. References
+                (CF$UID) stay references, so an archive converted to XML and back is the same.
+                JSON writes dates as ISO 8601, data as base64, a reference as {"CF$UID": n}.
+                A native archive or a cache entry is no property list: `archivist inspect --json`
+                writes those as JSON.
 
-              --graph   with --to json, an NSKeyedArchiver archive's object graph resolved
-                        instead of its $objects table: {"$class": name, field: value, …} for
-                        each object, arrays and dictionaries as JSON's own, strings and numbers
-                        as values; an object met again (shared, or a cycle) is {"$ref": n},
-                        n being the "$id" it carries where it is written out
+                  --graph   with --to json, an NSKeyedArchiver archive's object graph resolved
+                            instead of its $objects table: {"$class": name, field: value, …} for
+                            each object, arrays and dictionaries as JSON's own, strings and numbers
+                            as values; an object met again (shared, or a cycle) is {"$ref": n},
+                            n being the "$id" it carries where it is written out
 
-            Exit status: 0 written, 1 FILE is missing, does not read or cannot be written so,
-            2 usage.
-            """, flags: ["--graph"], options: ["--to", "--output", "-o"], run: convert),
+                Exit status: 0 written, 1 FILE is missing, does not read or cannot be written so,
+                2 usage.
+                """,
+            flags: ["--graph"],
+            options: ["--to", "--output", "-o"],
+            run: convert
+        ),
     ]
 
     static let overview = """
@@ -180,7 +223,7 @@ package enum ArchivistTool {
             output.error("archivist \(name): \(refusal.message)")
             return refusal.status
         } catch let error as StorageError {
-            output.error("archivist \(name): \(CacheError(error))")   // the library's public words
+            output.error("archivist \(name): \(CacheError(error))")  // the library's public words
             return damage
         } catch {
             output.error("archivist \(name): \(error)")
@@ -206,7 +249,9 @@ package enum ArchivistTool {
             if let failure = inspection.failure { output.error("archivist inspect: \(inspection.path): \(failure)") }
         }
         if arguments.has("--json") {
-            output.print((inspections.count == 1 ? inspections[0].json : .array(inspections.map(\.json))).text(pretty: true))
+            output.print(
+                (inspections.count == 1 ? inspections[0].json : .array(inspections.map(\.json))).text(pretty: true)
+            )
         } else {
             let reports = inspections.filter { $0.failure == nil }.map(\.text)
             if !reports.isEmpty { output.print(reports.joined(separator: "\n\n")) }
@@ -230,7 +275,12 @@ package enum ArchivistTool {
         let listings = try roots(arguments, command: "ls").map { RootListing(root: $0) }
         let entries = arguments.has("--entries")
         if arguments.has("--json") {
-            output.print((listings.count == 1 ? listings[0].json(entries: entries) : .array(listings.map { $0.json(entries: entries) })).text(pretty: true))
+            output.print(
+                (listings.count == 1
+                    ? listings[0].json(entries: entries) : .array(listings.map { $0.json(entries: entries) })).text(
+                        pretty: true
+                    )
+            )
         } else {
             output.print(listings.map { $0.text(entries: entries) }.joined(separator: "\n\n"))
         }
@@ -241,7 +291,10 @@ package enum ArchivistTool {
         var results: [RootVerification] = []
         for root in try roots(arguments, command: "verify") {
             let found = RootVerification(root: root)
-            results.append(arguments.has("--repair") && (found.isDamaged || found.trashItems > 0) ? try RootVerification.repair(found) : found)
+            results.append(
+                arguments.has("--repair") && (found.isDamaged || found.trashItems > 0)
+                    ? try RootVerification.repair(found) : found
+            )
         }
         if arguments.has("--json") {
             output.print((results.count == 1 ? results[0].json : .array(results.map(\.json))).text(pretty: true))
@@ -268,7 +321,8 @@ package enum ArchivistTool {
     private static func clear(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
         let roots = try roots(arguments, command: "clear")
         guard roots.count == 1 else { throw Arguments.UsageError(description: "clear takes one ROOT") }
-        let typeName = arguments.option("--type"), user = arguments.option("--user")
+        let typeName = arguments.option("--type")
+        let user = arguments.option("--user")
         if let unknown = RootClearing.unknownSelection(root: roots[0], typeName: typeName, user: user) {
             throw Refusal(message: unknown, status: usage)
         }
@@ -278,12 +332,16 @@ package enum ArchivistTool {
     }
 
     private static func convert(_ arguments: Arguments, _ output: inout ToolOutput) throws -> Int32 {
-        guard arguments.positionals.count == 1 else { throw Arguments.UsageError(description: "convert takes one FILE") }
+        guard arguments.positionals.count == 1 else {
+            throw Arguments.UsageError(description: "convert takes one FILE")
+        }
         guard let name = arguments.option("--to"), let format = Conversion.Format(rawValue: name) else {
             throw Arguments.UsageError(description: "--to json, xml or binary is needed")
         }
         guard !arguments.has("--graph") || format == .json else {
-            throw Arguments.UsageError(description: "--graph goes with --to json (XML and binary keep the $objects table)")
+            throw Arguments.UsageError(
+                description: "--graph goes with --to json (XML and binary keep the $objects table)"
+            )
         }
         let path = arguments.positionals[0]
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -292,12 +350,15 @@ package enum ArchivistTool {
         guard let input = FileManager.default.contents(atPath: path) else {
             throw Refusal(message: "\(path): cannot be read", status: damage)
         }
-        if let refusal = Conversion.notConvertible(input, path: path) { throw Refusal(message: refusal, status: damage) }
+        if let refusal = Conversion.notConvertible(input, path: path) {
+            throw Refusal(message: refusal, status: damage)
+        }
         let converted: Data
         do {
             converted = try Conversion.convert(input, to: format, graph: arguments.has("--graph"))
         } catch {
-            let takes = PropertyListTable.looksLikePropertyList(input)
+            let takes =
+                PropertyListTable.looksLikePropertyList(input)
                 ? "" : " (convert takes binary and XML property lists, NSKeyedArchiver archives among them)"
             output.error("archivist convert: \(path): \(error)" + takes)
             return damage

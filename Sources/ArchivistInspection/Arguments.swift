@@ -42,7 +42,9 @@ package struct Arguments: Sendable {
             if allowedFlags.contains(name), value == nil {
                 flags.insert(name)
             } else if allowedOptions.contains(name) {
-                guard let given = value ?? remaining.popFirst() else { throw UsageError(description: "\(name) needs a value") }
+                guard let given = value ?? remaining.popFirst() else {
+                    throw UsageError(description: "\(name) needs a value")
+                }
                 guard options[name] == nil else { throw UsageError(description: "\(name) given twice") }
                 options[name] = given
             } else {

@@ -55,12 +55,20 @@ package enum Conversion {
     /// - Throws: ``ArchiveError`` when `bytes` is not a readable property list; ``Failure``
     ///   when it cannot be written in `format`.
     /// - Complexity: O(n) in the size of the output.
-    package static func convert(_ bytes: Data, to format: Format, graph: Bool = false,
-                                limits: ArchiveLimits = ArchiveLimits()) throws -> Data {
+    package static func convert(
+        _ bytes: Data,
+        to format: Format,
+        graph: Bool = false,
+        limits: ArchiveLimits = ArchiveLimits()
+    ) throws -> Data {
         let table = try PropertyListTable(bytes: bytes, limits: limits)
         if graph, format == .json, FileInspector.isKeyedArchive(table) {
             let archive = try KeyedArchive(data: bytes, limits: limits)
-            let json = try KeyedArchiveGraph.json(archive, budget: max(16 * bytes.count, 1 << 20), maxDepth: limits.maxDepth)
+            let json = try KeyedArchiveGraph.json(
+                archive,
+                budget: max(16 * bytes.count, 1 << 20),
+                maxDepth: limits.maxDepth
+            )
             return Data((json.text(pretty: true) + "\n").utf8)
         }
         switch format {
@@ -91,14 +99,21 @@ package enum Conversion {
         var path = Set<Int>()
 
         mutating func enter(_ index: Int, depth: Int) throws -> PropertyListTable.Node {
-            guard index >= 0, index < table.nodes.count else { throw Failure(description: "a reference to value \(index) outside the table") }
+            guard index >= 0, index < table.nodes.count else {
+                throw Failure(description: "a reference to value \(index) outside the table")
+            }
             guard !path.contains(index) else {
-                throw Failure(description: "value \(index) contains itself: a property list with a cycle has no JSON or XML form")
+                throw Failure(
+                    description: "value \(index) contains itself: a property list with a cycle has no JSON or XML form"
+                )
             }
             guard depth < maxDepth else { throw Failure(description: "values nest deeper than \(maxDepth) levels") }
             budget -= 1
             guard budget >= 0 else {
-                throw Failure(description: "shared values would be written more than 16 times the plist's own values; convert to binary instead")
+                throw Failure(
+                    description:
+                        "shared values would be written more than 16 times the plist's own values; convert to binary instead"
+                )
             }
             return table.nodes[index]
         }
@@ -152,16 +167,24 @@ package enum Conversion {
             case .date(let seconds):
                 out += indent + "<date>" + Self.xmlDate(Date(timeIntervalSinceReferenceDate: seconds)) + "</date>\n"
             case .uid(let value):
-                out += indent + "<dict>\n" + indent + "\t<key>CF$UID</key>\n" + indent + "\t<integer>\(value)</integer>\n" + indent + "</dict>\n"
+                out +=
+                    indent + "<dict>\n" + indent + "\t<key>CF$UID</key>\n" + indent + "\t<integer>\(value)</integer>\n"
+                    + indent + "</dict>\n"
             case .array(let elements):
-                guard !elements.isEmpty else { out += indent + "<array/>\n"; return }
+                guard !elements.isEmpty else {
+                    out += indent + "<array/>\n"
+                    return
+                }
                 path.insert(index)
                 defer { path.remove(index) }
                 out += indent + "<array>\n"
                 for element in elements { try xml(element, depth: depth + 1, into: &out) }
                 out += indent + "</array>\n"
             case .dictionary(let keys, let values):
-                guard !keys.isEmpty else { out += indent + "<dict/>\n"; return }
+                guard !keys.isEmpty else {
+                    out += indent + "<dict/>\n"
+                    return
+                }
                 path.insert(index)
                 defer { path.remove(index) }
                 out += indent + "<dict>\n"

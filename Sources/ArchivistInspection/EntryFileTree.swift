@@ -25,17 +25,30 @@ package enum EntryFileTree {
             InspectionNode(key: "type name", kind: .string, value: .string(header.typeName)),
             header.parameter.map { InspectionNode(key: "parameter", kind: .string, value: .string($0)) }
                 ?? .field("parameter", "none (the type's single entry)"),
-            .field("written", Formatting.date(header.writeDate) + " (" + Formatting.age(now.timeIntervalSince(header.writeDate)) + " ago)"),
-            .field("expires", header.expiry.map {
-                Formatting.date($0) + ($0 <= now ? " (expired " + Formatting.age(now.timeIntervalSince($0)) + " ago)"
-                                                 : " (" + Formatting.age(now.timeIntervalSince($0)) + ")")
-            } ?? "never"),
+            .field(
+                "written",
+                Formatting.date(header.writeDate) + " (" + Formatting.age(now.timeIntervalSince(header.writeDate))
+                    + " ago)"
+            ),
+            .field(
+                "expires",
+                header.expiry.map {
+                    Formatting.date($0)
+                        + ($0 <= now
+                            ? " (expired " + Formatting.age(now.timeIntervalSince($0)) + " ago)"
+                            : " (" + Formatting.age(now.timeIntervalSince($0)) + ")")
+                } ?? "never"
+            ),
             .field("header", Formatting.count(parsed.length, "byte") + ", CRC32C ok"),
         ]
-        var payloadText = Formatting.count(header.payloadLength, "byte") + ", " + String(format: "CRC32C %08x", header.payloadChecksum)
+        var payloadText =
+            Formatting.count(header.payloadLength, "byte") + ", "
+            + String(format: "CRC32C %08x", header.payloadChecksum)
         if payload.count != header.payloadLength {
-            let problem = payload.count < header.payloadLength
-                ? "truncated: \(Formatting.count(payload.count)) of " + Formatting.count(header.payloadLength, "payload byte") + " present"
+            let problem =
+                payload.count < header.payloadLength
+                ? "truncated: \(Formatting.count(payload.count)) of "
+                    + Formatting.count(header.payloadLength, "payload byte") + " present"
                 : Formatting.count(payload.count - header.payloadLength, "byte") + " after the payload"
             inspection.damage.append(problem)
             payloadText += " (" + problem + ")"
@@ -75,8 +88,12 @@ package enum EntryFileTree {
         let expectedFile = parameter.map { MD5.hexDigest(of: $0) } ?? "value"
         var problems: [String] = []
         if folder != MD5.hexDigest(of: typeName) { problems.append("its folder is not the MD5 of its type name") }
-        if url.lastPathComponent != expectedFile { problems.append("its file name is not \(parameter == nil ? "value" : "the MD5 of its parameter")") }
-        inspection.nodes[0].children.append(.field("place", problems.isEmpty ? "matches its names" : problems.joined(separator: "; ")))
+        if url.lastPathComponent != expectedFile {
+            problems.append("its file name is not \(parameter == nil ? "value" : "the MD5 of its parameter")")
+        }
+        inspection.nodes[0].children.append(
+            .field("place", problems.isEmpty ? "matches its names" : problems.joined(separator: "; "))
+        )
         if !problems.isEmpty { inspection.damage.append("misplaced: " + problems.joined(separator: "; ")) }
     }
 }

@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistKeyedArchive
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,9 +50,11 @@ package struct Inspection: Sendable {
     /// ``InspectionNode/json``); for a ``failure``, `path` and `error` alone.
     package var json: JSONValue {
         if let failure { return .object([("path", .string(path)), ("error", .string(failure))]) }
-        return .object([("path", .string(path)), ("kind", .string(kind)), ("size", .int(Int64(byteCount))),
-                 ("damage", .array(damage.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
-                 ("nodes", .array(nodes.map(\.json)))])
+        return .object([
+            ("path", .string(path)), ("kind", .string(kind)), ("size", .int(Int64(byteCount))),
+            ("damage", .array(damage.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
+            ("nodes", .array(nodes.map(\.json))),
+        ])
     }
 }
 
@@ -78,14 +81,23 @@ package enum FileInspector {
             return RecordStoreTree.inspect(folder: path, limits: limits)
         case S_IFREG:
             guard status.st_size <= limits.maxTotalBytes else {
-                return Inspection(path: path, kind: "unknown", byteCount: Int(clamping: status.st_size), nodes: [],
-                                  damage: ["larger than ArchiveLimits.maxTotalBytes (\(Formatting.count(limits.maxTotalBytes, "byte")))"])
+                return Inspection(
+                    path: path,
+                    kind: "unknown",
+                    byteCount: Int(clamping: status.st_size),
+                    nodes: [],
+                    damage: [
+                        "larger than ArchiveLimits.maxTotalBytes (\(Formatting.count(limits.maxTotalBytes, "byte")))"
+                    ]
+                )
             }
             let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { return .failed(path, "cannot be read: " + Formatting.pathProblem(errno)) }
             close(fd)
             guard let data = FileManager.default.contents(atPath: path) else { return .failed(path, "cannot be read") }
-            if let file = InternalFileTree.file(at: path) { return InternalFileTree.inspect(bytes: data, file: file, path: path) }
+            if let file = InternalFileTree.file(at: path) {
+                return InternalFileTree.inspect(bytes: data, file: file, path: path)
+            }
             var inspection = inspect(bytes: data, path: path, limits: limits)
             if inspection.kind == "cache entry" { EntryFileTree.checkPlace(path: path, inspection: &inspection) }
             return inspection
@@ -98,32 +110,53 @@ package enum FileInspector {
     ///
     /// - Complexity: O(n) in the size of `bytes`.
     package static func inspect(bytes: Data, path: String, limits: ArchiveLimits = ArchiveLimits()) -> Inspection {
-        if bytes.starts(with: Array("ARCE".utf8)) { return EntryFileTree.inspect(bytes: bytes, path: path, limits: limits) }
+        if bytes.starts(with: Array("ARCE".utf8)) {
+            return EntryFileTree.inspect(bytes: bytes, path: path, limits: limits)
+        }
         if ArchiveOutline.hasMagic(bytes) {
             var inspection = Inspection(path: path, kind: "native archive", byteCount: bytes.count, nodes: [])
             payloadNodes(bytes, into: &inspection, limits: limits)
             return inspection
         }
-        if bytes.starts(with: Array("ARVL".utf8)) { return RecordStoreTree.inspect(log: bytes, path: path, limits: limits) }
-        if bytes.starts(with: Array("ARCI".utf8)) { return InternalFileTree.inspect(bytes: bytes, file: .indexSnapshot, path: path) }
+        if bytes.starts(with: Array("ARVL".utf8)) {
+            return RecordStoreTree.inspect(log: bytes, path: path, limits: limits)
+        }
+        if bytes.starts(with: Array("ARCI".utf8)) {
+            return InternalFileTree.inspect(bytes: bytes, file: .indexSnapshot, path: path)
+        }
         if PropertyListTable.looksLikePropertyList(bytes) {
             var inspection = Inspection(path: path, kind: "property list", byteCount: bytes.count, nodes: [])
             payloadNodes(bytes, into: &inspection, limits: limits)
             return inspection
         }
-        return Inspection(path: path, kind: "unknown", byteCount: bytes.count, nodes: [
-            .field("first bytes", Formatting.hex(bytes, limit: 32)),
-        ], damage: ["not a file archivist knows: a cache entry, a native archive, an NSKeyedArchiver archive, a property list, a record store, or a cache root's .archivist file"])
+        return Inspection(
+            path: path,
+            kind: "unknown",
+            byteCount: bytes.count,
+            nodes: [
+                .field("first bytes", Formatting.hex(bytes, limit: 32))
+            ],
+            damage: [
+                "not a file archivist knows: a cache entry, a native archive, an NSKeyedArchiver archive, a property list, a record store, or a cache root's .archivist file"
+            ]
+        )
     }
 
     /// Adds the nodes of `bytes` — a native archive, or a keyed archive or property list — to
     /// `inspection`, with what damage it finds; `kind` becomes the format found.
-    static func payloadNodes(_ bytes: Data, into inspection: inout Inspection, limits: ArchiveLimits, setKind: Bool = true) {
+    static func payloadNodes(
+        _ bytes: Data,
+        into inspection: inout Inspection,
+        limits: ArchiveLimits,
+        setKind: Bool = true
+    ) {
         if ArchiveOutline.hasMagic(bytes) {
             do {
                 let outline = try ArchiveOutline(bytes: bytes, limits: limits)
                 inspection.nodes += NativeArchiveTree.nodes(outline)
-                if !outline.checksumMatches { inspection.damage.append("the archive's CRC32C does not match its bytes") }
+                if !outline.checksumMatches {
+                    inspection.damage.append("the archive's CRC32C does not match its bytes")
+                }
             } catch {
                 inspection.damage.append("the native archive does not read: \(error)")
             }
@@ -143,7 +176,11 @@ package enum FileInspector {
         do {
             let archive = try KeyedArchive(data: bytes, limits: limits)
             if setKind { inspection.kind = "keyed archive" }
-            inspection.nodes += KeyedArchiveTree.nodes(archive, format: table.isBinary ? "binary" : "XML", maxDepth: limits.maxDepth)
+            inspection.nodes += KeyedArchiveTree.nodes(
+                archive,
+                format: table.isBinary ? "binary" : "XML",
+                maxDepth: limits.maxDepth
+            )
         } catch {
             // Show the plist underneath: its object table is what a person needs to see why.
             inspection.damage.append("the NSKeyedArchiver archive does not read: \(error)")
@@ -153,7 +190,8 @@ package enum FileInspector {
 
     /// Whether the root of `table` is a dictionary with `$archiver` (an NSKeyedArchiver plist).
     static func isKeyedArchive(_ table: PropertyListTable) -> Bool {
-        guard table.root >= 0, table.root < table.nodes.count, case .dictionary(let keys, _) = table.nodes[table.root] else { return false }
+        guard table.root >= 0, table.root < table.nodes.count, case .dictionary(let keys, _) = table.nodes[table.root]
+        else { return false }
         return keys.contains { $0 >= 0 && $0 < table.nodes.count && table.nodes[$0] == .string("$archiver") }
     }
 }

@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -88,8 +89,15 @@ package enum Formatting {
         var time = time_t(seconds)
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(date.timeIntervalSince1970)" }
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02dZ",
+            Int(parts.tm_year) + 1900,
+            Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday),
+            Int(parts.tm_hour),
+            Int(parts.tm_min),
+            Int(parts.tm_sec)
+        )
     }
 
     /// `2026-11-27T19:40:34.250Z`: ISO 8601 in UTC with milliseconds, for JSON.
@@ -99,8 +107,16 @@ package enum Formatting {
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(date.timeIntervalSince1970)" }
         let milliseconds = Int((date.timeIntervalSince1970 - floor(date.timeIntervalSince1970)) * 1_000)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+            Int(parts.tm_year) + 1900,
+            Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday),
+            Int(parts.tm_hour),
+            Int(parts.tm_min),
+            Int(parts.tm_sec),
+            milliseconds
+        )
     }
 
     /// The whole seconds since 1970 of `date`, when a calendar can show it (years 1 to 9999;
@@ -169,7 +185,8 @@ package enum Formatting {
             case "\t": escaped += "\\t"
             default:
                 if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
-                   scalar.value < 0x20 || scalar.value == 0x7F {
+                    scalar.value < 0x20 || scalar.value == 0x7F
+                {
                     escaped += String(format: "\\u{%x}", scalar.value)
                 } else {
                     escaped.append(character)

@@ -16,7 +16,9 @@ package struct InspectionNode: Sendable, Equatable {
     /// What a node stands for.
     package enum Kind: String, Sendable {
         case null, bool, integer, real, string, data, date, url, uuid, uid
-        case array, set, orderedSet = "ordered set", dictionary
+        case array, set
+        case orderedSet = "ordered set"
+        case dictionary
         /// A keyed record of a native archive.
         case record
         /// An instance of a class in a keyed archive.
@@ -60,9 +62,18 @@ package struct InspectionNode: Sendable, Equatable {
     package var children: [InspectionNode] = []
 
     /// A node; every part but the kind is optional.
-    package init(key: String? = nil, kind: Kind, typeName: String? = nil, value: Scalar? = nil, id: String? = nil,
-                 target: String? = nil, isCycle: Bool = false, count: Int? = nil, detail: String? = nil,
-                 children: [InspectionNode] = []) {
+    package init(
+        key: String? = nil,
+        kind: Kind,
+        typeName: String? = nil,
+        value: Scalar? = nil,
+        id: String? = nil,
+        target: String? = nil,
+        isCycle: Bool = false,
+        count: Int? = nil,
+        detail: String? = nil,
+        children: [InspectionNode] = []
+    ) {
         self.key = key
         self.kind = kind
         self.typeName = typeName
@@ -100,8 +111,12 @@ package struct InspectionNode: Sendable, Equatable {
             parts.append(kind.rawValue + (value.map { " " + Self.text(of: $0) } ?? ""))
         case .array, .set, .orderedSet, .dictionary:
             let elements = count ?? children.count
-            parts.append([typeName, kind.rawValue].compactMap { $0 }.joined(separator: " ") + ", "
-                         + (kind == .dictionary ? Formatting.count(elements, "entry", plural: "entries") : Formatting.count(elements, "element")))
+            parts.append(
+                [typeName, kind.rawValue].compactMap { $0 }.joined(separator: " ") + ", "
+                    + (kind == .dictionary
+                        ? Formatting.count(elements, "entry", plural: "entries")
+                        : Formatting.count(elements, "element"))
+            )
         case .record:
             parts.append((typeName ?? "anonymous") + " (record" + (detail.map { ", " + $0 } ?? "") + ")")
         case .instance, .classDescription:
@@ -115,7 +130,9 @@ package struct InspectionNode: Sendable, Equatable {
         if let target, kind != .reference, kind != .null { parts.append("(shared \(target))") }
         var line = parts.joined(separator: " ")
         if let key { line = key + (line.isEmpty ? "" : ": " + line) }
-        if let detail, ![.record, .instance, .classDescription].contains(kind) { line += line.isEmpty ? detail : "  [" + detail + "]" }
+        if let detail, ![.record, .instance, .classDescription].contains(kind) {
+            line += line.isEmpty ? detail : "  [" + detail + "]"
+        }
         return line
     }
 

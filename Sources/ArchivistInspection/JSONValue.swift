@@ -45,7 +45,10 @@ package enum JSONValue: Sendable, Equatable {
             }
         case .string(let value): Self.quote(value, into: &out)
         case .array(let elements):
-            guard !elements.isEmpty else { out += "[]"; return }
+            guard !elements.isEmpty else {
+                out += "[]"
+                return
+            }
             out += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { out += "," }
@@ -55,7 +58,10 @@ package enum JSONValue: Sendable, Equatable {
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "]"
         case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
+            guard !members.isEmpty else {
+                out += "{}"
+                return
+            }
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
@@ -96,7 +102,8 @@ package enum JSONValue: Sendable, Equatable {
         case (.double(let x), .double(let y)): x == y || (x.isNaN && y.isNaN)
         case (.string(let x), .string(let y)): x == y
         case (.array(let x), .array(let y)): x == y
-        case (.object(let x), .object(let y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let x), .object(let y)):
+            x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
         }
     }

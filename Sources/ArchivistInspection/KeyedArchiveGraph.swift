@@ -54,7 +54,9 @@ package enum KeyedArchiveGraph {
         mutating func countReferences() {
             referenceCounts = Array(repeating: 0, count: archive.objects.count)
             func count(_ reference: KeyedArchiveReference) {
-                if reference.index > 0, reference.index < referenceCounts.count { referenceCounts[reference.index] += 1 }
+                if reference.index > 0, reference.index < referenceCounts.count {
+                    referenceCounts[reference.index] += 1
+                }
             }
             func count(_ field: KeyedArchiveField) {
                 switch field {
@@ -81,14 +83,19 @@ package enum KeyedArchiveGraph {
         mutating func spend(_ cost: Int) throws {
             budget -= cost
             guard budget >= 0 else {
-                throw Conversion.Failure(description: "the graph would repeat shared values beyond 16 times the archive's size; without --graph the $objects table is written as it is")
+                throw Conversion.Failure(
+                    description:
+                        "the graph would repeat shared values beyond 16 times the archive's size; without --graph the $objects table is written as it is"
+                )
             }
         }
 
         mutating func object(_ reference: KeyedArchiveReference, depth: Int) throws -> JSONValue {
             guard !reference.isNull else { return .null }
             let index = reference.index
-            guard depth < maxDepth else { throw Conversion.Failure(description: "objects nest deeper than \(maxDepth) levels") }
+            guard depth < maxDepth else {
+                throw Conversion.Failure(description: "objects nest deeper than \(maxDepth) levels")
+            }
             try spend(8)
             switch archive[reference] {
             case .null, .nsNull: return .null
@@ -118,8 +125,10 @@ package enum KeyedArchiveGraph {
             switch archive[reference] {
             case .url(let relative, let base?):
                 try spend(relative.utf8.count)
-                return .object([("$class", .string(className ?? "NSURL"))] + identity
-                               + [("relative", .string(relative)), ("base", try object(base, depth: depth + 1))])
+                return .object(
+                    [("$class", .string(className ?? "NSURL"))] + identity
+                        + [("relative", .string(relative)), ("base", try object(base, depth: depth + 1))]
+                )
             case .array(let elements), .set(let elements), .orderedSet(let elements):
                 let values = JSONValue.array(try elements.map { try object($0, depth: depth + 1) })
                 return shared ? .object(identity + [("$class", .string(className)), ("$elements", values)]) : values
@@ -128,7 +137,9 @@ package enum KeyedArchiveGraph {
                 for (key, value) in zip(keys, values) {
                     members.append((keyText(key), try object(value, depth: depth + 1)))
                 }
-                return shared ? .object(identity + [("$class", .string(className)), ("$entries", .object(members))]) : .object(members)
+                return shared
+                    ? .object(identity + [("$class", .string(className)), ("$entries", .object(members))])
+                    : .object(members)
             case .instance(let instance):
                 var members: [(String, JSONValue)] = [("$class", .string(instance.className))] + identity
                 for (key, field) in instance.fields.sorted(by: { $0.key < $1.key }) {
@@ -141,12 +152,14 @@ package enum KeyedArchiveGraph {
                 let value = try self.field(field, depth: depth)
                 return shared ? .object(identity + [("$value", value)]) : value
             default:
-                return .null   // the values above
+                return .null  // the values above
             }
         }
 
         mutating func field(_ field: KeyedArchiveField, depth: Int) throws -> JSONValue {
-            guard depth < maxDepth else { throw Conversion.Failure(description: "objects nest deeper than \(maxDepth) levels") }
+            guard depth < maxDepth else {
+                throw Conversion.Failure(description: "objects nest deeper than \(maxDepth) levels")
+            }
             try spend(8)
             switch field {
             case .reference(let reference): return try object(reference, depth: depth)
@@ -163,7 +176,9 @@ package enum KeyedArchiveGraph {
             case .date(let date): return .string(Formatting.isoDate(date))
             case .array(let elements): return .array(try elements.map { try self.field($0, depth: depth + 1) })
             case .dictionary(let entries):
-                return .object(try entries.sorted { $0.key < $1.key }.map { ($0.key, try self.field($0.value, depth: depth + 1)) })
+                return .object(
+                    try entries.sorted { $0.key < $1.key }.map { ($0.key, try self.field($0.value, depth: depth + 1)) }
+                )
             }
         }
 

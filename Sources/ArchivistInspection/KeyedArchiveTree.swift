@@ -18,7 +18,10 @@ package enum KeyedArchiveTree {
         for chain in archive.classChains { if let name = chain.first { classes.insert(name) } }
         let facts: [InspectionNode] = [
             .field("format", "NSKeyedArchiver archive (\(format) property list)"),
-            .field("objects", "\(Formatting.count(archive.objects.count)) (\(Formatting.count(instances, "instance")))"),
+            .field(
+                "objects",
+                "\(Formatting.count(archive.objects.count)) (\(Formatting.count(instances, "instance")))"
+            ),
             .field("classes", classes.sorted().joined(separator: ", ")),
         ]
         var walker = Walker(archive: archive, maxDepth: maxDepth)
@@ -47,7 +50,12 @@ package enum KeyedArchiveTree {
                 return InspectionNode(key: key, kind: .reference, target: id, isCycle: path.contains(index))
             }
             if depth >= maxDepth {
-                return InspectionNode(key: key, kind: .reference, target: id, detail: "not shown: deeper than \(maxDepth) levels")
+                return InspectionNode(
+                    key: key,
+                    kind: .reference,
+                    target: id,
+                    detail: "not shown: deeper than \(maxDepth) levels"
+                )
             }
             shown.insert(index)
             path.insert(index)
@@ -77,14 +85,23 @@ package enum KeyedArchiveTree {
                     node.children.append(object(valueReference, key: label, depth: depth + 1))
                 }
             case .instance(let instance):
-                node = InspectionNode(key: key, kind: .instance, typeName: instance.className,
-                                      detail: instance.classChain.count > 1 ? instance.classChain.dropFirst().joined(separator: " < ") : nil)
+                node = InspectionNode(
+                    key: key,
+                    kind: .instance,
+                    typeName: instance.className,
+                    detail: instance.classChain.count > 1
+                        ? instance.classChain.dropFirst().joined(separator: " < ") : nil
+                )
                 for (fieldKey, field) in instance.fields.sorted(by: { $0.key < $1.key }) {
                     node.children.append(self.field(field, key: fieldKey, depth: depth + 1))
                 }
             case .classDescription(let names):
-                node = InspectionNode(key: key, kind: .classDescription, typeName: names.first,
-                                      detail: names.count > 1 ? names.dropFirst().joined(separator: " < ") : nil)
+                node = InspectionNode(
+                    key: key,
+                    kind: .classDescription,
+                    typeName: names.first,
+                    detail: names.count > 1 ? names.dropFirst().joined(separator: " < ") : nil
+                )
             case .plist(let field):
                 node = self.field(field, key: key, depth: depth)
             }
@@ -93,10 +110,18 @@ package enum KeyedArchiveTree {
             return node
         }
 
-        mutating func container(_ kind: InspectionNode.Kind, _ elements: [KeyedArchiveReference], key: String?,
-                                depth: Int) -> InspectionNode {
-            InspectionNode(key: key, kind: kind, count: elements.count,
-                           children: elements.enumerated().map { object($0.element, key: "[\($0.offset)]", depth: depth + 1) })
+        mutating func container(
+            _ kind: InspectionNode.Kind,
+            _ elements: [KeyedArchiveReference],
+            key: String?,
+            depth: Int
+        ) -> InspectionNode {
+            InspectionNode(
+                key: key,
+                kind: kind,
+                count: elements.count,
+                children: elements.enumerated().map { object($0.element, key: "[\($0.offset)]", depth: depth + 1) }
+            )
         }
 
         mutating func field(_ field: KeyedArchiveField, key: String?, depth: Int) -> InspectionNode {
@@ -110,13 +135,34 @@ package enum KeyedArchiveTree {
             case .data(let bytes): return Self.data(bytes, key: key)
             case .date(let date): return InspectionNode(key: key, kind: .date, value: .string(Formatting.isoDate(date)))
             case .array(let elements):
-                guard depth < maxDepth else { return InspectionNode(key: key, kind: .array, count: elements.count, detail: "not shown: too deep") }
-                return InspectionNode(key: key, kind: .array, count: elements.count,
-                                      children: elements.enumerated().map { self.field($0.element, key: "[\($0.offset)]", depth: depth + 1) })
+                guard depth < maxDepth else {
+                    return InspectionNode(key: key, kind: .array, count: elements.count, detail: "not shown: too deep")
+                }
+                return InspectionNode(
+                    key: key,
+                    kind: .array,
+                    count: elements.count,
+                    children: elements.enumerated().map {
+                        self.field($0.element, key: "[\($0.offset)]", depth: depth + 1)
+                    }
+                )
             case .dictionary(let entries):
-                guard depth < maxDepth else { return InspectionNode(key: key, kind: .dictionary, count: entries.count, detail: "not shown: too deep") }
-                return InspectionNode(key: key, kind: .dictionary, count: entries.count,
-                                      children: entries.sorted { $0.key < $1.key }.map { self.field($0.value, key: Formatting.quoted($0.key, limit: 80), depth: depth + 1) })
+                guard depth < maxDepth else {
+                    return InspectionNode(
+                        key: key,
+                        kind: .dictionary,
+                        count: entries.count,
+                        detail: "not shown: too deep"
+                    )
+                }
+                return InspectionNode(
+                    key: key,
+                    kind: .dictionary,
+                    count: entries.count,
+                    children: entries.sorted { $0.key < $1.key }.map {
+                        self.field($0.value, key: Formatting.quoted($0.key, limit: 80), depth: depth + 1)
+                    }
+                )
             }
         }
 
@@ -137,8 +183,13 @@ package enum KeyedArchiveTree {
         }
 
         static func data(_ bytes: Data, key: String?) -> InspectionNode {
-            InspectionNode(key: key, kind: .data, value: .string(Formatting.hex(bytes, total: bytes.count)), count: bytes.count,
-                           detail: bytes.count > 16 ? "elided" : nil)
+            InspectionNode(
+                key: key,
+                kind: .data,
+                value: .string(Formatting.hex(bytes, total: bytes.count)),
+                count: bytes.count,
+                detail: bytes.count > 16 ? "elided" : nil
+            )
         }
     }
 }

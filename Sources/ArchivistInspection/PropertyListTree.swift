@@ -46,14 +46,23 @@ package enum PropertyListTree {
             switch table.nodes[index] {
             case .string(let text): return InspectionNode(key: key, kind: .string, value: .string(text))
             case .data(let bytes):
-                return InspectionNode(key: key, kind: .data, value: .string(Formatting.hex(bytes, total: bytes.count)),
-                                      count: bytes.count, detail: bytes.count > 16 ? "elided" : nil)
+                return InspectionNode(
+                    key: key,
+                    kind: .data,
+                    value: .string(Formatting.hex(bytes, total: bytes.count)),
+                    count: bytes.count,
+                    detail: bytes.count > 16 ? "elided" : nil
+                )
             case .integer(let number): return InspectionNode(key: key, kind: .integer, value: .integer(number))
             case .unsignedInteger(let number): return InspectionNode(key: key, kind: .integer, value: .unsigned(number))
             case .real(let number): return InspectionNode(key: key, kind: .real, value: .real(number))
             case .bool(let flag): return InspectionNode(key: key, kind: .bool, value: .bool(flag))
             case .date(let seconds):
-                return InspectionNode(key: key, kind: .date, value: .string(Formatting.isoDate(Date(timeIntervalSinceReferenceDate: seconds))))
+                return InspectionNode(
+                    key: key,
+                    kind: .date,
+                    value: .string(Formatting.isoDate(Date(timeIntervalSinceReferenceDate: seconds)))
+                )
             case .uid(let value): return InspectionNode(key: key, kind: .uid, value: .unsigned(value))
             case .array(let elements):
                 return container(index, key: key, depth: depth, kind: .array, count: elements.count) { walker in
@@ -63,7 +72,9 @@ package enum PropertyListTree {
                 return container(index, key: key, depth: depth, kind: .dictionary, count: keys.count) { walker in
                     zip(keys, values).map { keyIndex, valueIndex in
                         let label: String
-                        if keyIndex >= 0, keyIndex < walker.table.nodes.count, case .string(let text) = walker.table.nodes[keyIndex] {
+                        if keyIndex >= 0, keyIndex < walker.table.nodes.count,
+                            case .string(let text) = walker.table.nodes[keyIndex]
+                        {
                             label = Formatting.quoted(text, limit: 80)
                         } else {
                             label = "#\(keyIndex)"
@@ -74,13 +85,24 @@ package enum PropertyListTree {
             }
         }
 
-        mutating func container(_ index: Int, key: String?, depth: Int, kind: InspectionNode.Kind, count: Int,
-                                children: (inout Walker) -> [InspectionNode]) -> InspectionNode {
+        mutating func container(
+            _ index: Int,
+            key: String?,
+            depth: Int,
+            kind: InspectionNode.Kind,
+            count: Int,
+            children: (inout Walker) -> [InspectionNode]
+        ) -> InspectionNode {
             if shown.contains(index) {
                 return InspectionNode(key: key, kind: .reference, target: "#\(index)", isCycle: path.contains(index))
             }
             guard depth < maxDepth else {
-                return InspectionNode(key: key, kind: kind, count: count, detail: "not shown: deeper than \(maxDepth) levels")
+                return InspectionNode(
+                    key: key,
+                    kind: kind,
+                    count: count,
+                    detail: "not shown: deeper than \(maxDepth) levels"
+                )
             }
             shown.insert(index)
             path.insert(index)

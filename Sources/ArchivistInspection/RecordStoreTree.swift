@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,10 +24,14 @@ package enum RecordStoreTree {
         guard names.contains(snapshotName) || names.contains(logName) else {
             if RootWalk.isRoot(folder) {
                 inspection.kind = "cache root"
-                inspection.notes.append("`archivist ls` lists a cache root and `archivist verify` checks it; inspect takes one of its files")
+                inspection.notes.append(
+                    "`archivist ls` lists a cache root and `archivist verify` checks it; inspect takes one of its files"
+                )
             } else {
                 inspection.kind = "unknown"
-                inspection.damage.append("a folder without \(snapshotName) or \(logName): not a record store (point inspect at a file)")
+                inspection.damage.append(
+                    "a folder without \(snapshotName) or \(logName): not a record store (point inspect at a file)"
+                )
             }
             return inspection
         }
@@ -34,8 +39,13 @@ package enum RecordStoreTree {
             inspection.byteCount += snapshot.count
             var part = Inspection(path: folder, kind: "", byteCount: 0, nodes: [])
             FileInspector.payloadNodes(snapshot, into: &part, limits: limits, setKind: false)
-            var section = InspectionNode(key: "snapshot", kind: .section, typeName: snapshotName,
-                                         detail: Formatting.count(snapshot.count, "byte"), children: part.nodes)
+            var section = InspectionNode(
+                key: "snapshot",
+                kind: .section,
+                typeName: snapshotName,
+                detail: Formatting.count(snapshot.count, "byte"),
+                children: part.nodes
+            )
             if let summary = snapshotSummary(part.nodes) { section.detail! += ", " + summary }
             inspection.nodes.append(section)
             inspection.damage += part.damage.map { "\(snapshotName): " + $0 }
@@ -51,12 +61,25 @@ package enum RecordStoreTree {
         }
         let quarantined = names.filter { $0.hasPrefix(quarantinePrefix) }.sorted()
         if !quarantined.isEmpty {
-            inspection.nodes.append(InspectionNode(key: "quarantined", kind: .section, count: quarantined.count, children: quarantined.map { name in
-                var status = stat()
-                let size = lstat(folder + "/" + name, &status) == 0 ? Int64(status.st_size) : 0
-                return .field(name, Formatting.count(size, "byte") + " set aside by an open that found them torn or corrupt")
-            }))
-            inspection.notes.append(Formatting.count(quarantined.count, "quarantined part") + ": damage an earlier open set aside (see RecordStore.recoveredDamage)")
+            inspection.nodes.append(
+                InspectionNode(
+                    key: "quarantined",
+                    kind: .section,
+                    count: quarantined.count,
+                    children: quarantined.map { name in
+                        var status = stat()
+                        let size = lstat(folder + "/" + name, &status) == 0 ? Int64(status.st_size) : 0
+                        return .field(
+                            name,
+                            Formatting.count(size, "byte") + " set aside by an open that found them torn or corrupt"
+                        )
+                    }
+                )
+            )
+            inspection.notes.append(
+                Formatting.count(quarantined.count, "quarantined part")
+                    + ": damage an earlier open set aside (see RecordStore.recoveredDamage)"
+            )
         }
         return inspection
     }
@@ -110,7 +133,9 @@ package enum RecordStoreTree {
         func u64(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(raw[at + $1]) << (8 * UInt64($1)) } }
         var section = InspectionNode(key: "log", kind: .section, detail: Formatting.count(raw.count, "byte"))
         guard raw.count >= 16, raw.starts(with: Array("ARVL".utf8)), u16(6) == 0, [1, 2].contains(u16(4)) else {
-            inspection.damage.append(raw.count < 16 ? "shorter than a change-log header" : "an unknown change-log header")
+            inspection.damage.append(
+                raw.count < 16 ? "shorter than a change-log header" : "an unknown change-log header"
+            )
             inspection.nodes = [section]
             return inspection
         }
@@ -127,15 +152,21 @@ package enum RecordStoreTree {
         }
         section.children.append(.field("header", headerText))
         var offset = headerSize
-        var entries = 0, upserts = 0, deletes = 0
+        var entries = 0
+        var upserts = 0
+        var deletes = 0
         while offset < raw.count {
             guard raw.count - offset >= 4 else {
-                inspection.damage.append("a torn entry at byte \(offset): \(Formatting.count(raw.count - offset, "byte")) of a length")
+                inspection.damage.append(
+                    "a torn entry at byte \(offset): \(Formatting.count(raw.count - offset, "byte")) of a length"
+                )
                 break
             }
             let length = Int(clamping: u32(offset))
             guard length <= raw.count - offset - 4 else {
-                inspection.damage.append("a torn entry at byte \(offset): it claims \(Formatting.count(length, "byte")), \(Formatting.count(raw.count - offset - 4)) follow")
+                inspection.damage.append(
+                    "a torn entry at byte \(offset): it claims \(Formatting.count(length, "byte")), \(Formatting.count(raw.count - offset - 4)) follow"
+                )
                 break
             }
             let entry = Data(raw[(offset + 4)..<(offset + 4 + length)])
@@ -151,13 +182,28 @@ package enum RecordStoreTree {
             let batchDeletes = batch?.children.first(where: { $0.key == "deletes" })?.count ?? 0
             upserts += batchUpserts
             deletes += batchDeletes
-            section.children.append(InspectionNode(key: "entry \(entries)", kind: .section, typeName: "at byte \(offset)",
-                                                   detail: [Formatting.count(length, "byte"), Formatting.count(batchUpserts, "upsert"), Formatting.count(batchDeletes, "delete")].joined(separator: ", "),
-                                                   children: part.nodes))
+            section.children.append(
+                InspectionNode(
+                    key: "entry \(entries)",
+                    kind: .section,
+                    typeName: "at byte \(offset)",
+                    detail: [
+                        Formatting.count(length, "byte"), Formatting.count(batchUpserts, "upsert"),
+                        Formatting.count(batchDeletes, "delete"),
+                    ].joined(separator: ", "),
+                    children: part.nodes
+                )
+            )
             offset += 4 + length
         }
-        section.detail! += ", " + Formatting.count(entries, "batch", plural: "batches") + " (" + Formatting.count(upserts, "upsert") + ", " + Formatting.count(deletes, "delete") + ")"
-        if offset < raw.count { section.children.append(.field("damaged tail", "from byte \(offset), " + Formatting.count(raw.count - offset, "byte"))) }
+        section.detail! +=
+            ", " + Formatting.count(entries, "batch", plural: "batches") + " (" + Formatting.count(upserts, "upsert")
+            + ", " + Formatting.count(deletes, "delete") + ")"
+        if offset < raw.count {
+            section.children.append(
+                .field("damaged tail", "from byte \(offset), " + Formatting.count(raw.count - offset, "byte"))
+            )
+        }
         inspection.nodes = [section]
         return inspection
     }

@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,13 +20,16 @@ package enum RootClearing {
 
         /// The result for people.
         package var text: String {
-            folders.isEmpty ? "nothing to clear"
+            folders.isEmpty
+                ? "nothing to clear"
                 : "cleared \(Formatting.count(folders.count, "folder")), \(Formatting.bytes(freed)) freed:\n"
                     + folders.map { "  " + $0 }.joined(separator: "\n")
         }
 
         /// The result as JSON: `folders` and `freed`.
-        package var json: JSONValue { .object([("folders", .array(folders.map { .string($0) })), ("freed", .int(freed))]) }
+        package var json: JSONValue {
+            .object([("folders", .array(folders.map { .string($0) })), ("freed", .int(freed))])
+        }
     }
 
     /// Why `typeName` or `user` selects nothing the root at `root` holds — a type with no
@@ -71,7 +75,8 @@ package enum RootClearing {
         for item in walk.entries {
             if let user = item.user { users.insert(user) }
             guard names[item.typeFolder] == nil, item.isRegularFile,
-                  case .success(let header) = RootWalk.header(of: root + "/" + item.relativePath) else { continue }
+                case .success(let header) = RootWalk.header(of: root + "/" + item.relativePath)
+            else { continue }
             names[item.typeFolder] = header.typeName
         }
         let unnamed = Set(walk.entries.map(\.typeFolder)).subtracting(names.keys).count
@@ -80,8 +85,15 @@ package enum RootClearing {
             holds += "it holds no entries"
         } else {
             holds += "its types: " + Set(names.values).sorted().joined(separator: ", ")
-            if unnamed > 0 { holds += (names.isEmpty ? "" : ", and ") + Formatting.count(unnamed, "type folder") + " whose entries' headers do not read" }
-            holds += users.isEmpty ? "; no users" : "; its users' folders (the MD5 of each user id): " + users.sorted().joined(separator: ", ")
+            if unnamed > 0 {
+                holds +=
+                    (names.isEmpty ? "" : ", and ") + Formatting.count(unnamed, "type folder")
+                    + " whose entries' headers do not read"
+            }
+            holds +=
+                users.isEmpty
+                ? "; no users"
+                : "; its users' folders (the MD5 of each user id): " + users.sorted().joined(separator: ", ")
         }
         return holds
     }
@@ -97,16 +109,18 @@ package enum RootClearing {
         let userFolder = user.map { MD5.hexDigest(of: $0) }
         var candidates: [[String]] = []
         if typeName == nil && userFolder == nil {
-            candidates = RootWalk.locations.map { [$0] }   // everything: each location at once
+            candidates = RootWalk.locations.map { [$0] }  // everything: each location at once
         } else {
             for location in RootWalk.locations {
                 guard location != "shared-caches" else {
                     if let typeName, userFolder == nil { candidates.append([location, MD5.hexDigest(of: typeName)]) }
                     continue
                 }
-                let users = userFolder.map { [$0] } ?? RootWalk.list(root + "/" + location).filter {
-                    !$0.isEmpty && $0.utf8.allSatisfy(RootWalk.isFolderNameByte)
-                }
+                let users =
+                    userFolder.map { [$0] }
+                    ?? RootWalk.list(root + "/" + location).filter {
+                        !$0.isEmpty && $0.utf8.allSatisfy(RootWalk.isFolderNameByte)
+                    }
                 for folderOfUser in users {
                     candidates.append([location, folderOfUser] + (typeName.map { [MD5.hexDigest(of: $0)] } ?? []))
                 }

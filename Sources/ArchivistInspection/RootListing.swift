@@ -48,8 +48,14 @@ package struct RootListing: Sendable {
         self.now = now
         let walk = RootWalk(root: root)
         entries = walk.entries.map { item in
-            var entry = Entry(relativePath: item.relativePath, location: item.location, user: item.user,
-                              typeName: item.typeFolder, size: item.size, allocated: item.allocated)
+            var entry = Entry(
+                relativePath: item.relativePath,
+                location: item.location,
+                user: item.user,
+                typeName: item.typeFolder,
+                size: item.size,
+                allocated: item.allocated
+            )
             guard item.isRegularFile else {
                 entry.problem = "not a regular file"
                 return entry
@@ -95,21 +101,30 @@ package struct RootListing: Sendable {
         for group in groups {
             var type = group.typeName
             if group.unreadable > 0 { type += " (\(group.unreadable) unreadable)" }
-            rows.append([group.location, group.user.map { String($0.prefix(8)) } ?? "-", type, Formatting.count(group.entries),
-                         Formatting.bytes(group.bytes), group.oldest.map(Formatting.date) ?? "-",
-                         group.newest.map(Formatting.date) ?? "-", Formatting.count(group.expired)])
+            rows.append([
+                group.location, group.user.map { String($0.prefix(8)) } ?? "-", type, Formatting.count(group.entries),
+                Formatting.bytes(group.bytes), group.oldest.map(Formatting.date) ?? "-",
+                group.newest.map(Formatting.date) ?? "-", Formatting.count(group.expired),
+            ])
         }
-        rows.append(["total", "", "", Formatting.count(groups.reduce(0) { $0 + $1.entries }),
-                     Formatting.bytes(groups.reduce(0) { $0 + $1.bytes }), "", "", Formatting.count(groups.reduce(0) { $0 + $1.expired })])
+        rows.append([
+            "total", "", "", Formatting.count(groups.reduce(0) { $0 + $1.entries }),
+            Formatting.bytes(groups.reduce(0) { $0 + $1.bytes }), "", "",
+            Formatting.count(groups.reduce(0) { $0 + $1.expired }),
+        ])
         var text = "\(root)\n" + Formatting.table(rows, rightAligned: [3, 4, 7])
         if showEntries && !entries.isEmpty {
             var lines: [[String]] = [["TYPE", "PARAMETER", "SIZE", "AGE", "EXPIRES", "FILE"]]
             for entry in entries.sorted(by: { ($0.typeName, $0.parameter ?? "") < ($1.typeName, $1.parameter ?? "") }) {
-                lines.append([entry.typeName, entry.problem.map { "(\($0))" } ?? entry.parameter.map { Formatting.quoted($0, limit: 60) } ?? "-",
-                              Formatting.bytes(entry.size),
-                              entry.written.map { Formatting.age(now.timeIntervalSince($0)) } ?? "-",
-                              entry.expiry.map { $0 <= now ? "expired" : "in " + Formatting.age($0.timeIntervalSince(now)) } ?? "never",
-                              entry.relativePath])
+                lines.append([
+                    entry.typeName,
+                    entry.problem.map { "(\($0))" } ?? entry.parameter.map { Formatting.quoted($0, limit: 60) } ?? "-",
+                    Formatting.bytes(entry.size),
+                    entry.written.map { Formatting.age(now.timeIntervalSince($0)) } ?? "-",
+                    entry.expiry.map { $0 <= now ? "expired" : "in " + Formatting.age($0.timeIntervalSince(now)) }
+                        ?? "never",
+                    entry.relativePath,
+                ])
             }
             text += "\n\n" + Formatting.table(lines, rightAligned: [2, 3])
         }
@@ -123,20 +138,43 @@ package struct RootListing: Sendable {
     package func json(entries showEntries: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("root", .string(root)),
-            ("groups", .array(groups.map { group in
-                .object([("location", .string(group.location)), ("user", .string(group.user)), ("type", .string(group.typeName)),
-                         ("entries", .int(Int64(group.entries))), ("bytes", .int(group.bytes)), ("allocated", .int(group.allocated)),
-                         ("oldest", .string(group.oldest.map(Formatting.isoDate))), ("newest", .string(group.newest.map(Formatting.isoDate))),
-                         ("expired", .int(Int64(group.expired))), ("unreadable", .int(Int64(group.unreadable)))])
-            })),
+            (
+                "groups",
+                .array(
+                    groups.map { group in
+                        .object([
+                            ("location", .string(group.location)), ("user", .string(group.user)),
+                            ("type", .string(group.typeName)),
+                            ("entries", .int(Int64(group.entries))), ("bytes", .int(group.bytes)),
+                            ("allocated", .int(group.allocated)),
+                            ("oldest", .string(group.oldest.map(Formatting.isoDate))),
+                            ("newest", .string(group.newest.map(Formatting.isoDate))),
+                            ("expired", .int(Int64(group.expired))), ("unreadable", .int(Int64(group.unreadable))),
+                        ])
+                    }
+                )
+            ),
         ]
         if showEntries {
-            members.append(("entries", .array(entries.map { entry in
-                .object([("path", .string(entry.relativePath)), ("location", .string(entry.location)), ("user", .string(entry.user)),
-                         ("type", .string(entry.typeName)), ("parameter", .string(entry.parameter)), ("size", .int(entry.size)),
-                         ("written", .string(entry.written.map(Formatting.isoDate))), ("expiry", .string(entry.expiry.map(Formatting.isoDate))),
-                         ("expired", .bool(entry.expiry.map { $0 <= now } ?? false)), ("problem", .string(entry.problem))])
-            })))
+            members.append(
+                (
+                    "entries",
+                    .array(
+                        entries.map { entry in
+                            .object([
+                                ("path", .string(entry.relativePath)), ("location", .string(entry.location)),
+                                ("user", .string(entry.user)),
+                                ("type", .string(entry.typeName)), ("parameter", .string(entry.parameter)),
+                                ("size", .int(entry.size)),
+                                ("written", .string(entry.written.map(Formatting.isoDate))),
+                                ("expiry", .string(entry.expiry.map(Formatting.isoDate))),
+                                ("expired", .bool(entry.expiry.map { $0 <= now } ?? false)),
+                                ("problem", .string(entry.problem)),
+                            ])
+                        }
+                    )
+                )
+            )
         }
         return .object(members)
     }

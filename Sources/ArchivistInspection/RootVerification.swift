@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +49,8 @@ package struct RootVerification: Sendable {
 
     /// The largest entry file checked: a payload of the default `ArchiveLimits.maxTotalBytes`
     /// and the longest names a header records.
-    static let largestChecked = Int64(ArchiveLimits().maxTotalBytes)
+    static let largestChecked =
+        Int64(ArchiveLimits().maxTotalBytes)
         + Int64(EntryHeader.maxTypeNameLength + EntryHeader.maxParameterLength + 48)
     /// The index compared with the files.
     package var index: DiskStore.IndexComparison?
@@ -68,8 +70,13 @@ package struct RootVerification: Sendable {
         var files: [String: Int64] = [:]
         for item in walk.entries {
             guard item.isRegularFile else {
-                findings.append(Finding(kind: "not a file", path: item.relativePath,
-                                        reason: "a folder, link or FIFO where an entry belongs; a read reports it as a corrupt entry"))
+                findings.append(
+                    Finding(
+                        kind: "not a file",
+                        path: item.relativePath,
+                        reason: "a folder, link or FIFO where an entry belongs; a read reports it as a corrupt entry"
+                    )
+                )
                 continue
             }
             entries += 1
@@ -87,8 +94,14 @@ package struct RootVerification: Sendable {
         for temporary in walk.temporaries {
             let name = temporary.relativePath.split(separator: "/").last ?? ""
             if TemporaryName.isAbandoned(name, modified: temporary.modified, now: now) {
-                findings.append(Finding(kind: "stray temporary", path: temporary.relativePath,
-                                        reason: "left by a writer that is gone (\(Formatting.count(temporary.size, "byte"))); the next open sweeps it"))
+                findings.append(
+                    Finding(
+                        kind: "stray temporary",
+                        path: temporary.relativePath,
+                        reason:
+                            "left by a writer that is gone (\(Formatting.count(temporary.size, "byte"))); the next open sweeps it"
+                    )
+                )
             } else {
                 liveTemporaries += 1
             }
@@ -103,17 +116,33 @@ package struct RootVerification: Sendable {
                 findings.append(Finding(kind: "index", path: ".archivist/index", reason: reason))
             }
             for path in comparison.unindexed {
-                findings.append(Finding(kind: "index", path: path, reason: "an entry file the size index does not count"))
+                findings.append(
+                    Finding(kind: "index", path: path, reason: "an entry file the size index does not count")
+                )
             }
             for path in comparison.missing {
-                findings.append(Finding(kind: "index", path: path, reason: "the size index counts an entry that is not there"))
+                findings.append(
+                    Finding(kind: "index", path: path, reason: "the size index counts an entry that is not there")
+                )
             }
             for difference in comparison.wrongSize {
-                findings.append(Finding(kind: "index", path: difference.path,
-                                        reason: "the size index counts \(Formatting.count(difference.indexed, "byte")), the file has \(Formatting.count(difference.onDisk))"))
+                findings.append(
+                    Finding(
+                        kind: "index",
+                        path: difference.path,
+                        reason:
+                            "the size index counts \(Formatting.count(difference.indexed, "byte")), the file has \(Formatting.count(difference.onDisk))"
+                    )
+                )
             }
         } catch {
-            findings.append(Finding(kind: "index", path: ".archivist/lock", reason: "the root's lock cannot be taken: \(Formatting.reason(error))"))
+            findings.append(
+                Finding(
+                    kind: "index",
+                    path: ".archivist/lock",
+                    reason: "the root's lock cannot be taken: \(Formatting.reason(error))"
+                )
+            )
         }
         nameEntries()
     }
@@ -183,7 +212,9 @@ package struct RootVerification: Sendable {
                 }
                 rebuild = rebuild || finding.kind == "not a file"
             case "stray temporary":
-                if store.removeAbandonedTemporary(relativePath: finding.path) { repairs.append("removed \(finding.path)") }
+                if store.removeAbandonedTemporary(relativePath: finding.path) {
+                    repairs.append("removed \(finding.path)")
+                }
             default:
                 rebuild = true
             }
@@ -210,14 +241,24 @@ package struct RootVerification: Sendable {
             if let reason = index.unreadable {
                 lines.append("index: unreadable (\(reason))")
             } else {
-                lines.append("index: \(Formatting.count(index.indexedEntries, "entry", plural: "entries")), \(Formatting.bytes(index.indexedBytes))"
-                             + (index.agrees ? ", agrees with the files" : ", DISAGREES with the files"))
+                lines.append(
+                    "index: \(Formatting.count(index.indexedEntries, "entry", plural: "entries")), \(Formatting.bytes(index.indexedBytes))"
+                        + (index.agrees ? ", agrees with the files" : ", DISAGREES with the files")
+                )
             }
         }
         if liveTemporaries > 0 { lines.append("temporaries of live writers: \(liveTemporaries)") }
-        lines.append("trash: " + (trashItems == 0 ? "empty" : "\(Formatting.count(trashItems, "item")), \(Formatting.bytes(trashBytes)) still being deleted"))
+        lines.append(
+            "trash: "
+                + (trashItems == 0
+                    ? "empty"
+                    : "\(Formatting.count(trashItems, "item")), \(Formatting.bytes(trashBytes)) still being deleted")
+        )
         if !foreign.isEmpty {
-            lines.append("not Archivist's (left alone): " + foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", …" : ""))
+            lines.append(
+                "not Archivist's (left alone): " + foreign.prefix(5).joined(separator: ", ")
+                    + (foreign.count > 5 ? ", …" : "")
+            )
         }
         if !skipped.isEmpty { lines.append("too large to check: " + skipped.joined(separator: ", ")) }
         for repair in repairs { lines.append("repair: " + repair) }
@@ -239,20 +280,36 @@ package struct RootVerification: Sendable {
         var indexJSON = JSONValue.null
         if let index {
             indexJSON = .object([
-                ("entries", .int(Int64(index.indexedEntries))), ("bytes", .int(index.indexedBytes)), ("agrees", .bool(index.agrees)),
+                ("entries", .int(Int64(index.indexedEntries))), ("bytes", .int(index.indexedBytes)),
+                ("agrees", .bool(index.agrees)),
                 ("unreadable", .string(index.unreadable)), ("unindexed", .array(index.unindexed.map { .string($0) })),
                 ("missing", .array(index.missing.map { .string($0) })),
-                ("wrongSize", .array(index.wrongSize.map {
-                    .object([("path", .string($0.path)), ("indexed", .int($0.indexed)), ("onDisk", .int($0.onDisk))])
-                })),
+                (
+                    "wrongSize",
+                    .array(
+                        index.wrongSize.map {
+                            .object([
+                                ("path", .string($0.path)), ("indexed", .int($0.indexed)), ("onDisk", .int($0.onDisk)),
+                            ])
+                        }
+                    )
+                ),
             ])
         }
         return .object([
-            ("root", .string(root)), ("entries", .int(Int64(entries))), ("bytes", .int(bytes)), ("damaged", .bool(isDamaged)),
-            ("findings", .array(findings.map {
-                .object([("kind", .string($0.kind)), ("path", .string($0.path)), ("reason", .string($0.reason)),
-                         ("type", .string($0.typeName)), ("parameter", .string($0.parameter))])
-            })),
+            ("root", .string(root)), ("entries", .int(Int64(entries))), ("bytes", .int(bytes)),
+            ("damaged", .bool(isDamaged)),
+            (
+                "findings",
+                .array(
+                    findings.map {
+                        .object([
+                            ("kind", .string($0.kind)), ("path", .string($0.path)), ("reason", .string($0.reason)),
+                            ("type", .string($0.typeName)), ("parameter", .string($0.parameter)),
+                        ])
+                    }
+                )
+            ),
             ("index", indexJSON), ("liveTemporaries", .int(Int64(liveTemporaries))),
             ("trash", .object([("items", .int(Int64(trashItems))), ("bytes", .int(trashBytes))])),
             ("foreign", .array(foreign.map { .string($0) })), ("skipped", .array(skipped.map { .string($0) })),

@@ -1,5 +1,6 @@
 import Archivist
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -67,10 +68,14 @@ package struct RootWalk: Sendable {
         guard lstat(path, &status) == 0 else { return "\(path): " + Formatting.pathProblem(errno) }
         let enclosing = enclosingRoot(of: path)
         guard status.st_mode & S_IFMT == S_IFDIR else {
-            let inRoot = enclosing.map { " in the cache root \($0); run archivist \(command) \($0) for the root" } ?? ", not a cache root"
+            let inRoot =
+                enclosing.map { " in the cache root \($0); run archivist \(command) \($0) for the root" }
+                ?? ", not a cache root"
             return "\(path) is a file\(inRoot) (archivist inspect \(path) shows the file)"
         }
-        if let enclosing { return "\(path) is inside the cache root \(enclosing); run archivist \(command) \(enclosing)" }
+        if let enclosing {
+            return "\(path) is inside the cache root \(enclosing); run archivist \(command) \(enclosing)"
+        }
         return "\(path) is not a cache root (it has no .archivist folder)"
     }
 
@@ -90,7 +95,7 @@ package struct RootWalk: Sendable {
     package init(root: String) {
         self.root = root
         for location in Self.locations {
-            let depth = location == "shared-caches" ? 1 : 2   // folders between location and entry
+            let depth = location == "shared-caches" ? 1 : 2  // folders between location and entry
             walk(relative: location, location: location, components: [], typeDepth: depth)
         }
         // Entry writes' temporaries, in their folder beside `.archivist`.
@@ -140,10 +145,19 @@ package struct RootWalk: Sendable {
                 foreign.append(path)
                 continue
             }
-            entries.append(Item(relativePath: path, location: location, user: typeDepth == 2 ? components[0] : nil,
-                                typeFolder: components[typeDepth - 1], name: name, size: Int64(status.st_size),
-                                allocated: Int64(status.st_blocks) * 512, modified: Self.modified(status),
-                                isRegularFile: status.st_mode & S_IFMT == S_IFREG))
+            entries.append(
+                Item(
+                    relativePath: path,
+                    location: location,
+                    user: typeDepth == 2 ? components[0] : nil,
+                    typeFolder: components[typeDepth - 1],
+                    name: name,
+                    size: Int64(status.st_size),
+                    allocated: Int64(status.st_blocks) * 512,
+                    modified: Self.modified(status),
+                    isRegularFile: status.st_mode & S_IFMT == S_IFREG
+                )
+            )
         }
     }
 
@@ -175,7 +189,8 @@ package struct RootWalk: Sendable {
     static func isFolderNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
         default: false
         }
     }
@@ -194,18 +209,26 @@ package struct RootWalk: Sendable {
     /// - Complexity: Blocking file I/O: at most two reads, O(length of the names).
     package static func header(of path: String) -> Result<EntryHeader, CacheError> {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(CacheError(.fileSystem, "cannot open: \(String(cString: strerror(errno)))")) }
+        guard fd >= 0 else {
+            return .failure(CacheError(.fileSystem, "cannot open: \(String(cString: strerror(errno)))"))
+        }
         defer { close(fd) }
         var fixed = [UInt8](repeating: 0, count: 48)
         let got = fixed.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 48, 0) }
-        guard got >= 0 else { return .failure(CacheError(.fileSystem, "cannot read: \(String(cString: strerror(errno)))")) }
+        guard got >= 0 else {
+            return .failure(CacheError(.fileSystem, "cannot read: \(String(cString: strerror(errno)))"))
+        }
         fixed.removeLast(48 - got)
         var names = 0
         if got == 48 {
             // Assembled as a `UInt32` and clamped: in a 32-bit `Int` (arm64_32) a damaged length
             // of 2³¹ or more would come out negative.
             func u32(_ at: Int) -> Int {
-                Int(clamping: UInt32(fixed[at]) | UInt32(fixed[at + 1]) << 8 | UInt32(fixed[at + 2]) << 16 | UInt32(fixed[at + 3]) << 24)
+                Int(
+                    clamping: UInt32(fixed[at]) | UInt32(fixed[at + 1]) << 8 | UInt32(fixed[at + 2]) << 16 | UInt32(
+                        fixed[at + 3]
+                    ) << 24
+                )
             }
             names = min(u32(8), EntryHeader.maxTypeNameLength + 1) + min(u32(12), EntryHeader.maxParameterLength + 1)
         }
@@ -216,7 +239,9 @@ package struct RootWalk: Sendable {
             if read > 0 { bytes += more.prefix(read) }
         }
         do {
-            return .success(try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: false, path: path) }.0)
+            return .success(
+                try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: false, path: path) }.0
+            )
         } catch let error as StorageError {
             return .failure(CacheError(error))
         } catch {

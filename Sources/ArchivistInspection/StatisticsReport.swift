@@ -37,7 +37,11 @@ package struct StatisticsReport: Sendable {
             let location = Int(row.scope) < Self.locations.count ? Self.locations[Int(row.scope)] : "scope \(row.scope)"
             let key = location + "\u{0}" + name
             let counts = CacheStatistics.Counts(counters: row.counters)
-            merged[key] = Row(typeName: name, location: location, counts: (merged[key]?.counts ?? CacheStatistics.Counts()) + counts)
+            merged[key] = Row(
+                typeName: name,
+                location: location,
+                counts: (merged[key]?.counts ?? CacheStatistics.Counts()) + counts
+            )
         }
         rows = merged.values.sorted { ($0.location, $0.typeName) < ($1.location, $1.typeName) }
     }
@@ -49,22 +53,33 @@ package struct StatisticsReport: Sendable {
     /// one line per type and a total.
     package var text: String {
         guard available else { return "\(root): no statistics yet (no process with statistics has opened it)" }
-        func rate(_ counts: CacheStatistics.Counts) -> String { counts.hitRate.map { String(format: "%.1f %%", $0 * 100) } ?? "-" }
-        var reads: [[String]] = [["TYPE", "LOCATION", "READS", "HIT RATE", "MEMORY", "DISK", "MISSES", "EXPIRED", "AVG READ", "AVG DECODE"]]
-        var writes: [[String]] = [["TYPE", "STORES", "REMOVALS", "EVICTED (LIMIT/COUNT/EXPIRY)", "READ", "WRITTEN", "ERRORS"]]
+        func rate(_ counts: CacheStatistics.Counts) -> String {
+            counts.hitRate.map { String(format: "%.1f %%", $0 * 100) } ?? "-"
+        }
+        var reads: [[String]] = [
+            ["TYPE", "LOCATION", "READS", "HIT RATE", "MEMORY", "DISK", "MISSES", "EXPIRED", "AVG READ", "AVG DECODE"]
+        ]
+        var writes: [[String]] = [
+            ["TYPE", "STORES", "REMOVALS", "EVICTED (LIMIT/COUNT/EXPIRY)", "READ", "WRITTEN", "ERRORS"]
+        ]
         for row in rows + [Row(typeName: "total", location: "", counts: total)] {
             let c = row.counts
-            reads.append([row.typeName, row.location, Formatting.count(c.reads), rate(c), Formatting.count(c.memoryHits),
-                          Formatting.count(c.diskHits), Formatting.count(c.misses), Formatting.count(c.expiredReads),
-                          c.averageReadTime.map(Formatting.duration) ?? "-", c.averageDecodeTime.map(Formatting.duration) ?? "-"])
+            reads.append([
+                row.typeName, row.location, Formatting.count(c.reads), rate(c), Formatting.count(c.memoryHits),
+                Formatting.count(c.diskHits), Formatting.count(c.misses), Formatting.count(c.expiredReads),
+                c.averageReadTime.map(Formatting.duration) ?? "-", c.averageDecodeTime.map(Formatting.duration) ?? "-",
+            ])
             let errors = c.errors.sorted { $0.key.description < $1.key.description }
                 .map { "\($0.key): \(Formatting.count($0.value))" }.joined(separator: ", ")
-            writes.append([row.typeName, Formatting.count(c.stores), Formatting.count(c.removals),
-                           "\(Formatting.count(c.evictions.byteLimit))/\(Formatting.count(c.evictions.count))/\(Formatting.count(c.evictions.expiry))",
-                           Formatting.bytes(Int64(clamping: c.bytesRead)), Formatting.bytes(Int64(clamping: c.bytesWritten)),
-                           errors.isEmpty ? "-" : errors])
+            writes.append([
+                row.typeName, Formatting.count(c.stores), Formatting.count(c.removals),
+                "\(Formatting.count(c.evictions.byteLimit))/\(Formatting.count(c.evictions.count))/\(Formatting.count(c.evictions.expiry))",
+                Formatting.bytes(Int64(clamping: c.bytesRead)), Formatting.bytes(Int64(clamping: c.bytesWritten)),
+                errors.isEmpty ? "-" : errors,
+            ])
         }
-        return "\(root)\n" + Formatting.table(reads, rightAligned: Set(2...9)) + "\n\n" + Formatting.table(writes, rightAligned: [1, 2, 3, 4, 5])
+        return "\(root)\n" + Formatting.table(reads, rightAligned: Set(2...9)) + "\n\n"
+            + Formatting.table(writes, rightAligned: [1, 2, 3, 4, 5])
             + "\n\nMemory hits arrive when each process reads or resets statistics, flushes, closes its manager or exits."
     }
 
@@ -74,24 +89,57 @@ package struct StatisticsReport: Sendable {
     /// `bytesRead`, `bytesWritten`, `errors` (by code), `timedReads`, `readNanoseconds`,
     /// `decodeNanoseconds`.
     package var json: JSONValue {
-        .object([("root", .string(root)), ("available", .bool(available)),
-                 ("types", .array(rows.map { row in
-                     .object([("type", .string(row.typeName)), ("location", .string(row.location))] + Self.members(row.counts))
-                 })),
-                 ("total", .object(Self.members(total)))])
+        .object([
+            ("root", .string(root)), ("available", .bool(available)),
+            (
+                "types",
+                .array(
+                    rows.map { row in
+                        .object(
+                            [("type", .string(row.typeName)), ("location", .string(row.location))]
+                                + Self.members(row.counts)
+                        )
+                    }
+                )
+            ),
+            ("total", .object(Self.members(total))),
+        ])
     }
 
     static func members(_ c: CacheStatistics.Counts) -> [(String, JSONValue)] {
-        [("reads", .unsigned(c.reads)), ("hitRate", c.hitRate.map { .double($0) } ?? .null),
-         ("memoryHits", .unsigned(c.memoryHits)), ("diskHits", .unsigned(c.diskHits)), ("misses", .unsigned(c.misses)),
-         ("expiredReads", .unsigned(c.expiredReads)), ("stores", .unsigned(c.stores)), ("removals", .unsigned(c.removals)),
-         ("evictions", .object([("byteLimit", .unsigned(c.evictions.byteLimit)), ("count", .unsigned(c.evictions.count)),
-                                ("expiry", .unsigned(c.evictions.expiry))])),
-         ("bytesRead", .unsigned(c.bytesRead)), ("bytesWritten", .unsigned(c.bytesWritten)),
-         ("errors", .object(c.errors.sorted { "\($0.key)" < "\($1.key)" }.map { (Self.codeName($0.key), .unsigned($0.value)) })),
-         ("timedReads", .unsigned(c.timedReads)),
-         ("readNanoseconds", .int(c.readTime.components.seconds * 1_000_000_000 + c.readTime.components.attoseconds / 1_000_000_000)),
-         ("decodeNanoseconds", .int(c.decodeTime.components.seconds * 1_000_000_000 + c.decodeTime.components.attoseconds / 1_000_000_000))]
+        [
+            ("reads", .unsigned(c.reads)), ("hitRate", c.hitRate.map { .double($0) } ?? .null),
+            ("memoryHits", .unsigned(c.memoryHits)), ("diskHits", .unsigned(c.diskHits)),
+            ("misses", .unsigned(c.misses)),
+            ("expiredReads", .unsigned(c.expiredReads)), ("stores", .unsigned(c.stores)),
+            ("removals", .unsigned(c.removals)),
+            (
+                "evictions",
+                .object([
+                    ("byteLimit", .unsigned(c.evictions.byteLimit)), ("count", .unsigned(c.evictions.count)),
+                    ("expiry", .unsigned(c.evictions.expiry)),
+                ])
+            ),
+            ("bytesRead", .unsigned(c.bytesRead)), ("bytesWritten", .unsigned(c.bytesWritten)),
+            (
+                "errors",
+                .object(
+                    c.errors.sorted { "\($0.key)" < "\($1.key)" }.map { (Self.codeName($0.key), .unsigned($0.value)) }
+                )
+            ),
+            ("timedReads", .unsigned(c.timedReads)),
+            (
+                "readNanoseconds",
+                .int(c.readTime.components.seconds * 1_000_000_000 + c.readTime.components.attoseconds / 1_000_000_000)
+            ),
+            (
+                "decodeNanoseconds",
+                .int(
+                    c.decodeTime.components.seconds * 1_000_000_000 + c.decodeTime.components.attoseconds
+                        / 1_000_000_000
+                )
+            ),
+        ]
     }
 
     /// The code's Swift name (`corruptEntry`), as a script would match it.

@@ -34,13 +34,20 @@ enum KeyedArchiveClassName {
 
     /// The refusal of a default name Foundation cannot look up, or `nil` when `chain` is not
     /// `type`'s `String(reflecting:)` default or that names a top-level type.
-    static func unresolvableDefault<T>(_ chain: [String], of type: T.Type, reflected: String, codingPath: [String]) -> ArchiveError? {
+    static func unresolvableDefault<T>(
+        _ chain: [String],
+        of type: T.Type,
+        reflected: String,
+        codingPath: [String]
+    ) -> ArchiveError? {
         guard chain.first == reflected, !isTopLevel(reflected) else { return nil }
         return ArchiveError(
             .invalidValue,
             "\(reflected) is nested, generic, private or local, so NSKeyedUnarchiver cannot find a class by its default "
                 + "name; give it a keyedArchiveClassChain naming the class that reads it",
-            codingPath: codingPath, typeName: reflected)
+            codingPath: codingPath,
+            typeName: reflected
+        )
     }
 
     /// `NSStringFromClass(cls)`, or `nil` where Foundation cannot name the class: on
@@ -57,8 +64,11 @@ enum KeyedArchiveClassName {
     /// ``foundationName(of:)``, or `.disallowedType` naming the class.
     static func requireFoundationName(of cls: AnyClass) throws -> String {
         guard let name = foundationName(of: cls) else {
-            throw ArchiveError(.disallowedType, "\(String(reflecting: cls)) is not a top-level class, which Foundation on Linux cannot name",
-                               typeName: String(reflecting: cls))
+            throw ArchiveError(
+                .disallowedType,
+                "\(String(reflecting: cls)) is not a top-level class, which Foundation on Linux cannot name",
+                typeName: String(reflecting: cls)
+            )
         }
         return name
     }

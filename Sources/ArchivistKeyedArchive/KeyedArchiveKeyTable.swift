@@ -61,7 +61,8 @@ struct KeyedArchiveKeyTable<Value> {
         if let index { return index[key] }
         // Comparing lengths first: `==` on two different strings takes the slow, general path.
         let length = key.utf8.count
-        for position in entries.indices where entries[position].key.utf8.count == length && entries[position].key == key {
+        for position in entries.indices where entries[position].key.utf8.count == length && entries[position].key == key
+        {
             return position
         }
         return nil

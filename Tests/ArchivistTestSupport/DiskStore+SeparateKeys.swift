@@ -9,33 +9,75 @@ extension DiskStore {
     /// to the file at `key`, its header recording `typeName` and `parameter`.
     @discardableResult
     package func write(
-        _ payload: Data, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
-        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
+        _ payload: Data,
+        to key: DiskKey,
+        typeName: String,
+        parameter: String?,
+        writeDate: Date = Date(),
+        expiry: Date?,
+        durability: Durability,
+        byteLimit: Int64? = nil,
+        payloadChecksum: UInt32? = nil,
+        origin: UInt = 0,
+        onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
-        try write(payload, to: EntryKey(key, typeName: typeName, parameter: parameter), writeDate: writeDate, expiry: expiry,
-                  durability: durability, byteLimit: byteLimit, payloadChecksum: payloadChecksum, origin: origin, onCommit: onCommit)
+        try write(
+            payload,
+            to: EntryKey(key, typeName: typeName, parameter: parameter),
+            writeDate: writeDate,
+            expiry: expiry,
+            durability: durability,
+            byteLimit: byteLimit,
+            payloadChecksum: payloadChecksum,
+            origin: origin,
+            onCommit: onCommit
+        )
     }
 
     /// ``write(pieces:to:writeDate:expiry:durability:byteLimit:payloadChecksum:origin:onCommit:)``
     /// to the file at `key`, its header recording `typeName` and `parameter`.
     @discardableResult
     package func write(
-        pieces: PayloadPieces, to key: DiskKey, typeName: String, parameter: String?, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
-        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
+        pieces: PayloadPieces,
+        to key: DiskKey,
+        typeName: String,
+        parameter: String?,
+        writeDate: Date = Date(),
+        expiry: Date?,
+        durability: Durability,
+        byteLimit: Int64? = nil,
+        payloadChecksum: UInt32,
+        origin: UInt = 0,
+        onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
-        try write(pieces: pieces, to: EntryKey(key, typeName: typeName, parameter: parameter), writeDate: writeDate,
-                  expiry: expiry, durability: durability, byteLimit: byteLimit, payloadChecksum: payloadChecksum,
-                  origin: origin, onCommit: onCommit)
+        try write(
+            pieces: pieces,
+            to: EntryKey(key, typeName: typeName, parameter: parameter),
+            writeDate: writeDate,
+            expiry: expiry,
+            durability: durability,
+            byteLimit: byteLimit,
+            payloadChecksum: payloadChecksum,
+            origin: origin,
+            onCommit: onCommit
+        )
     }
 
     /// ``read(_:recordingAccess:locking:_:)`` of the file at `key`, expecting a header that
     /// records `typeName` and `parameter`.
     package func read<R>(
-        _ key: DiskKey, typeName: String, parameter: String?, recordingAccess: Bool = true, locking: Bool = true,
+        _ key: DiskKey,
+        typeName: String,
+        parameter: String?,
+        recordingAccess: Bool = true,
+        locking: Bool = true,
         _ body: (Entry) throws -> R
     ) throws -> R? {
-        try read(EntryKey(key, typeName: typeName, parameter: parameter), recordingAccess: recordingAccess, locking: locking, body)
+        try read(
+            EntryKey(key, typeName: typeName, parameter: parameter),
+            recordingAccess: recordingAccess,
+            locking: locking,
+            body
+        )
     }
 }

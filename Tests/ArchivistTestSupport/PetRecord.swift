@@ -29,7 +29,9 @@ public struct PetRecord: Archivable, Identifiable, Sendable {
 
     /// What a writer that stores dogs opens its store with.
     public static let allowingDogs = RecordStore<PetRecord>.Configuration(
-        durability: .none, archiveOptions: ArchiveOptions(allowedTypes: [PetDog.self]))
+        durability: .none,
+        archiveOptions: ArchiveOptions(allowedTypes: [PetDog.self])
+    )
     /// What a reader that never expects dogs opens the same store with.
     public static let refusingDogs = RecordStore<PetRecord>.Configuration(durability: .none)
 

@@ -36,14 +36,20 @@ let sequenceID = -1
 var rng = SplitMix64(seed: seed ^ UInt64(round) &* 0xD1B5_4A32_D192_ED03)
 do {
     let log = try ProgressLog(appendingTo: folder.path + "/writer.log")
-    let root = CacheRoot(caches: folder.appendingPathComponent("caches"),
-                         documents: folder.appendingPathComponent("documents"))
-    let cache = try CacheManager<CrashCache>(root: root, user: "crash-user",
-                                             configuration: .init(memoryCountLimit: 0))
+    let root = CacheRoot(
+        caches: folder.appendingPathComponent("caches"),
+        documents: folder.appendingPathComponent("documents")
+    )
+    let cache = try CacheManager<CrashCache>(
+        root: root,
+        user: "crash-user",
+        configuration: .init(memoryCountLimit: 0)
+    )
     let durability: Durability = round % 2 == 0 ? .none : .file
     let records = try RecordStore<CrashRecord>(
         directory: folder.appendingPathComponent("records"),
-        configuration: .init(durability: durability, compactionThreshold: 32 << 10))
+        configuration: .init(durability: durability, compactionThreshold: 32 << 10)
+    )
     var sequence = records.record(id: sequenceID)?.batch ?? 0
     var version = round * 1_000_000
     try log.append("ready")

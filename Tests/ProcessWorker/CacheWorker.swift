@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistTestSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,15 +67,18 @@ func workerValue(_ writer: Int, _ key: Int, _ version: UInt64) -> String {
 func workerVersion(_ value: String, _ writer: Int, _ key: Int) -> UInt64? {
     let parts = value.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
     guard parts.count == 4, parts[0] == "w\(writer)-\(key)", let version = UInt64(parts[1]),
-          value == workerValue(writer, key, version) else { return nil }
+        value == workerValue(writer, key, version)
+    else { return nil }
     return version
 }
 
 func workerParameter(_ writer: Int, _ key: Int) -> String { "w\(writer)-\(key)" }
 
 func openWorkerCache(_ root: String, memory: Bool) throws -> CacheManager<WorkerCache> {
-    try CacheManager<WorkerCache>(root: CacheRoot(directory: URL(fileURLWithPath: root, isDirectory: true)),
-                                  configuration: .init(memoryCountLimit: memory ? 1_000 : 0))
+    try CacheManager<WorkerCache>(
+        root: CacheRoot(directory: URL(fileURLWithPath: root, isDirectory: true)),
+        configuration: .init(memoryCountLimit: memory ? 1_000 : 0)
+    )
 }
 
 /// `cache-write <root> <writer> <seed> <operations> <keys> <progress file>`: stores (70%),
@@ -134,7 +138,9 @@ func settlePending(_ progress: ProgressWords, _ cache: CacheManager<WorkerCache>
     let committed = progress.committed(pending.key)
     let actual: UInt64
     if let value {
-        guard let version = workerVersion(value, writer, pending.key) else { fail("settle: torn value for key \(pending.key)") }
+        guard let version = workerVersion(value, writer, pending.key) else {
+            fail("settle: torn value for key \(pending.key)")
+        }
         actual = version << 1 | 1
     } else {
         actual = pending.state & 1 == 0 ? pending.state : committed
@@ -154,7 +160,9 @@ func cacheRead(_ arguments: [String]) throws {
     let writers = argument(arguments, 1, "writers") { Int($0) }
     let keys = argument(arguments, 2, "keys") { Int($0) }
     let milliseconds = argument(arguments, 3, "milliseconds") { Int($0) }
-    let files = (0..<writers).map { ProgressWords(path: argument(arguments, 4 + $0, "progress file") { $0 }, create: false) }
+    let files = (0..<writers).map {
+        ProgressWords(path: argument(arguments, 4 + $0, "progress file") { $0 }, create: false)
+    }
     let cache = try openWorkerCache(root, memory: true)
     var rng = SplitMix64(seed: UInt64(getpid()))
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
@@ -174,7 +182,9 @@ func cacheRead(_ arguments: [String]) throws {
                 fail("reader: torn or foreign value for w\(writer)-\(key): \(value.prefix(60))")
             }
             if version < before >> 1 {
-                fail("reader: stale value for w\(writer)-\(key): version \(version), \(before >> 1) committed before the read")
+                fail(
+                    "reader: stale value for w\(writer)-\(key): version \(version), \(before >> 1) committed before the read"
+                )
             }
         } else if before & 1 == 1 && !laterOperation {
             fail("reader: w\(writer)-\(key) missing, version \(before >> 1) committed before the read")
@@ -191,7 +201,9 @@ func cacheCheck(_ arguments: [String]) throws {
     let root = argument(arguments, 0, "root") { $0 }
     let writers = argument(arguments, 1, "writers") { Int($0) }
     let keys = argument(arguments, 2, "keys") { Int($0) }
-    let files = (0..<writers).map { ProgressWords(path: argument(arguments, 3 + $0, "progress file") { $0 }, create: false) }
+    let files = (0..<writers).map {
+        ProgressWords(path: argument(arguments, 3 + $0, "progress file") { $0 }, create: false)
+    }
     let cache = try openWorkerCache(root, memory: false)
     var problems: [String] = []
     var present = 0
@@ -203,12 +215,15 @@ func cacheCheck(_ arguments: [String]) throws {
             if let pending, pending.key == key { allowed.append(pending.state) }
             let value = try cache.value(String.self, for: .items, parameter: parameter)
             let version = value.map { workerVersion($0, writer, key) }
-            let state: UInt64? = switch version {
-            case .none: allowed.first { $0 & 1 == 0 }
-            case .some(.none): nil
-            case .some(.some(let v)): allowed.first { $0 == v << 1 | 1 }
+            let state: UInt64? =
+                switch version {
+                case .none: allowed.first { $0 & 1 == 0 }
+                case .some(.none): nil
+                case .some(.some(let v)): allowed.first { $0 == v << 1 | 1 }
+                }
+            if state == nil {
+                problems.append("\(parameter): \(value?.prefix(40).description ?? "nil"), allowed \(allowed)")
             }
-            if state == nil { problems.append("\(parameter): \(value?.prefix(40).description ?? "nil"), allowed \(allowed)") }
             if cache.contains(.items, parameter: parameter) != (value != nil) {
                 problems.append("\(parameter): contains says \(value == nil)")
             }
@@ -224,8 +239,10 @@ func cacheCheck(_ arguments: [String]) throws {
     let temporaries = allPaths(under: rootURL).filter { ($0 as NSString).lastPathComponent.hasPrefix(".tmp-") }
     let usage = cache.totalUsage
     if usage.entryCount != entries.count || usage.logicalBytes != bytes || entries.count != present {
-        problems.append("sizes: index \(usage.entryCount) entries / \(usage.logicalBytes) bytes, "
-                        + "disk \(entries.count) files / \(bytes) bytes, \(present) keys present")
+        problems.append(
+            "sizes: index \(usage.entryCount) entries / \(usage.logicalBytes) bytes, "
+                + "disk \(entries.count) files / \(bytes) bytes, \(present) keys present"
+        )
     }
     if !temporaries.isEmpty { problems.append("temporaries left: \(temporaries)") }
     if !problems.isEmpty { fail("check: " + problems.prefix(10).joined(separator: "; ")) }

@@ -20,17 +20,18 @@ func forkChild(_ arguments: [String]) throws {
     let root = URL(fileURLWithPath: argument(arguments, 0, "root") { $0 }, isDirectory: true)
     let ready = argument(arguments, 1, "ready file") { $0 }
     let store = try DiskStore.open(at: root)
-    try store.flush()   // the open's own work is done: the fork finds this process at rest
+    try store.flush()  // the open's own work is done: the fork finds this process at rest
     let parent = TemporaryName.identity
     let parentPrefix = TemporaryName.ownerPrefix
 
     let child = fork()
     if child == 0 {
         let me = TemporaryName.identity
-        let distinct = me.pid == getpid() && me.incarnation != parent.incarnation
+        let distinct =
+            me.pid == getpid() && me.incarnation != parent.incarnation
             && me.namespace == parent.namespace && TemporaryName.ownerPrefix != parentPrefix
         isForkedChild = true
-        exit(distinct ? 0 : 3)   // `exit`, not `_exit`: the atexit handler that frees slots runs
+        exit(distinct ? 0 : 3)  // `exit`, not `_exit`: the atexit handler that frees slots runs
     }
     guard child > 0 else { fail("fork failed: errno \(errno)") }
 
@@ -44,7 +45,9 @@ func forkChild(_ arguments: [String]) throws {
         usleep(1_000)
     }
     guard status & 0x7F == 0 else { fail("the forked child ended by signal \(status & 0x7F)") }
-    guard (status >> 8) & 0xFF == 0 else { fail("the forked child kept its parent's identity (exit status \((status >> 8) & 0xFF))") }
+    guard (status >> 8) & 0xFF == 0 else {
+        fail("the forked child kept its parent's identity (exit status \((status >> 8) & 0xFF))")
+    }
     guard TemporaryName.identity == parent else { fail("the fork changed the parent's identity") }
     withExtendedLifetime(store) {
         _ = FileManager.default.createFile(atPath: ready, contents: nil)

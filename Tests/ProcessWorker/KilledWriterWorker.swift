@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistTestSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -38,14 +39,24 @@ func stopInWrite(_ arguments: [String]) throws {
     }
     let store = try DiskStore.open(at: root, fileSystem: fileSystem)
     for i in 0..<10 {
-        try store.write(Data(repeating: UInt8(i), count: 1_000 + i), to: DiskKey(folder: folder, name: EntryName(parameter: "\(i)")),
-                        typeName: "t", parameter: nil, expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: UInt8(i), count: 1_000 + i),
+            to: DiskKey(folder: folder, name: EntryName(parameter: "\(i)")),
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none
+        )
     }
     let payload = Data(repeating: 0xAB, count: 15_000)
     if point == "writing" {
         _ = try payload.withUnsafeBytes { raw in
-            try AtomicFile.prepare([raw], toPath: store.path(of: last), durability: .none,
-                                   temporaries: store.temporariesPath)
+            try AtomicFile.prepare(
+                [raw],
+                toPath: store.path(of: last),
+                durability: .none,
+                temporaries: store.temporariesPath
+            )
         }
         stop()
     }

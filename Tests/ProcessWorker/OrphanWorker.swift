@@ -1,10 +1,11 @@
+import ArchivistTestSupport
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ArchivistTestSupport
-import Foundation
 
 /// `idle`: sleeps until killed, or until its parent exits (`exitWhenParentExits`).
 func idle(_ arguments: [String]) throws {

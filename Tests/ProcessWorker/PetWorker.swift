@@ -8,7 +8,8 @@ import Foundation
 func recordsPets(_ arguments: [String]) throws {
     let store = try RecordStore<PetRecord>(
         directory: URL(fileURLWithPath: argument(arguments, 0, "folder") { $0 }, isDirectory: true),
-        configuration: PetRecord.allowingDogs)
+        configuration: PetRecord.allowingDogs
+    )
     let first = argument(arguments, 1, "first") { Int($0) }
     let count = argument(arguments, 2, "count") { Int($0) }
     for index in first..<(first + count) { try store.upsert(PetRecord.numbered(index)) }

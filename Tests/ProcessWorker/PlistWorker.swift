@@ -68,11 +68,15 @@ func preferencesExpect(_ arguments: [String]) throws {
 }
 
 private func reportLongestHold(_ arguments: [String]) {
-    if arguments.count > 5 && arguments[5] == "report" { print("longest plist lock hold: \(PlistFileLock.longestHold)") }
+    if arguments.count > 5 && arguments[5] == "report" {
+        print("longest plist lock hold: \(PlistFileLock.longestHold)")
+    }
 }
 
 private func plistArguments(_ arguments: [String]) throws -> (String, String, String, Int, ProgressLog) {
-    (argument(arguments, 0, "folder") { $0 }, argument(arguments, 1, "plist name") { $0 },
-     argument(arguments, 2, "key prefix") { $0 }, argument(arguments, 3, "count") { Int($0) },
-     try ProgressLog(appendingTo: argument(arguments, 4, "progress file") { $0 }))
+    (
+        argument(arguments, 0, "folder") { $0 }, argument(arguments, 1, "plist name") { $0 },
+        argument(arguments, 2, "key prefix") { $0 }, argument(arguments, 3, "count") { Int($0) },
+        try ProgressLog(appendingTo: argument(arguments, 4, "progress file") { $0 })
+    )
 }

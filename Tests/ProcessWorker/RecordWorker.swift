@@ -8,7 +8,8 @@ import Foundation
 private func openSharedStore(_ path: String) throws -> RecordStore<WorkerRecord> {
     try RecordStore<WorkerRecord>(
         directory: URL(fileURLWithPath: path, isDirectory: true),
-        configuration: .init(durability: .none, compactionThreshold: 8 << 10))
+        configuration: .init(durability: .none, compactionThreshold: 8 << 10)
+    )
 }
 
 /// `records-upsert <folder> <prefix> <count> [<compact every>]`: upserts `<prefix>-0` …
@@ -20,7 +21,9 @@ func recordsUpsert(_ arguments: [String]) throws {
     let count = argument(arguments, 2, "count") { Int($0) }
     let compactEvery = arguments.count > 3 ? argument(arguments, 3, "compact every") { Int($0) } : 0
     for index in 0..<count {
-        try store.upsert(WorkerRecord(id: "\(prefix)-\(index)", count: index, payload: String(repeating: "x", count: 64)))
+        try store.upsert(
+            WorkerRecord(id: "\(prefix)-\(index)", count: index, payload: String(repeating: "x", count: 64))
+        )
         if compactEvery > 0 && (index + 1) % compactEvery == 0 { try store.compact() }
     }
 }
@@ -57,7 +60,9 @@ func recordsMixed(_ arguments: [String]) throws {
             }
         case 2:
             let existed = try store.delete(id: id)
-            guard existed == (expected.removeValue(forKey: id) != nil) else { fail("delete(\(id)) returned \(existed)") }
+            guard existed == (expected.removeValue(forKey: id) != nil) else {
+                fail("delete(\(id)) returned \(existed)")
+            }
         default:
             if expected[id] == nil {
                 try store.insert(WorkerRecord(id: id, count: step, payload: "insert"))

@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistTestSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,8 +23,14 @@ func spareClaims(_ arguments: [String]) throws {
     for folder in 0..<folders {
         for i in 0..<entries {
             let key = DiskKey(folder: FolderPath(["s", String(folder)]), name: EntryName(parameter: "\(writer)-\(i)"))
-            try store.write(Data("\(writer) \(folder) \(i)".utf8), to: key, typeName: "t", parameter: nil,
-                            expiry: nil, durability: .none)
+            try store.write(
+                Data("\(writer) \(folder) \(i)".utf8),
+                to: key,
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
         }
     }
 }
@@ -54,15 +61,26 @@ func spareStop(_ arguments: [String]) throws {
     let store = try DiskStore.open(at: root, fileSystem: fileSystem)
     if point == "keep" {
         for i in 0..<300 {
-            try store.write(Data(repeating: UInt8(truncatingIfNeeded: i), count: 100),
-                            to: DiskKey(folder: FolderPath(["k"]), name: EntryName(parameter: "\(i)")),
-                            typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: UInt8(truncatingIfNeeded: i), count: 100),
+                to: DiskKey(folder: FolderPath(["k"]), name: EntryName(parameter: "\(i)")),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
         }
         try store.clear([FolderPath(["k"])])
         store.waitForTrash()
     } else {
-        try store.write(Data("new".utf8), to: DiskKey(folder: FolderPath(["n"]), name: EntryName(parameter: "x")),
-                        typeName: "t", parameter: nil, expiry: nil, durability: .none)
+        try store.write(
+            Data("new".utf8),
+            to: DiskKey(folder: FolderPath(["n"]), name: EntryName(parameter: "x")),
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none
+        )
     }
     fail("spare-stop: the \(point) point was not reached")
 }

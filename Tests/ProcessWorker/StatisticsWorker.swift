@@ -18,7 +18,10 @@ enum StatisticsCache: String, CacheType {
 func statisticsScript(_ arguments: [String]) throws {
     let root = argument(arguments, 0, "root") { $0 }
     let rounds = argument(arguments, 1, "rounds") { Int($0) }
-    let cache = try CacheManager<StatisticsCache>(root: CacheRoot(directory: URL(fileURLWithPath: root)), user: "worker")
+    let cache = try CacheManager<StatisticsCache>(
+        root: CacheRoot(directory: URL(fileURLWithPath: root)),
+        user: "worker"
+    )
     let me = ProcessInfo.processInfo.processIdentifier
     for round in 0..<rounds {
         for type in [StatisticsCache.notes, .drafts] {
@@ -28,7 +31,12 @@ func statisticsScript(_ arguments: [String]) throws {
             }
             _ = try cache.value(String.self, for: type, parameter: "\(me)-\(round)-missing")
             try cache.removeValue(for: type, parameter: "\(me)-\(round)-0")
-            try cache.store("old", for: type, parameter: "\(me)-\(round)-old", expiry: .at(Date(timeIntervalSinceNow: -60)))
+            try cache.store(
+                "old",
+                for: type,
+                parameter: "\(me)-\(round)-old",
+                expiry: .at(Date(timeIntervalSinceNow: -60))
+            )
             _ = try cache.value(String.self, for: type, parameter: "\(me)-\(round)-old")
         }
     }

@@ -1,6 +1,7 @@
 import Archivist
 import ArchivistTestSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,7 +16,10 @@ func umaskEverything(_ arguments: [String]) throws {
     let folder = URL(fileURLWithPath: argument(arguments, 0, "folder") { $0 })
     umask(0o777)
 
-    let cache = try CacheManager<UmaskCache>(root: CacheRoot(directory: folder.appendingPathComponent("cache")), user: "u")
+    let cache = try CacheManager<UmaskCache>(
+        root: CacheRoot(directory: folder.appendingPathComponent("cache")),
+        user: "u"
+    )
     for type in UmaskCache.allCases { try cache.store("value", for: type, parameter: "p") }
     try cache.store("single", for: .shared)
     try cache.store("gone soon", for: .shared, parameter: "q")

@@ -3,6 +3,8 @@
 import ArchivistInspection
 import Foundation
 
-var output = ToolOutput(output: { FileHandle.standardOutput.write($0) },
-                        error: { FileHandle.standardError.write(Data($0.utf8)) })
+var output = ToolOutput(
+    output: { FileHandle.standardOutput.write($0) },
+    error: { FileHandle.standardError.write(Data($0.utf8)) }
+)
 exit(ArchivistTool.run(Array(CommandLine.arguments.dropFirst()), output: &output))

@@ -74,7 +74,10 @@ extension RawRepresentable where Self: Archivable, RawValue: Archivable {
         let raw = try archive.decodeSingleValue(RawValue.self)
         guard let value = Self(rawValue: raw) else {
             throw ArchiveError(
-                .typeMismatch, "\(raw) is not a raw value of \(Self.self)", typeName: String(describing: Self.self))
+                .typeMismatch,
+                "\(raw) is not a raw value of \(Self.self)",
+                typeName: String(describing: Self.self)
+            )
         }
         self = value
     }

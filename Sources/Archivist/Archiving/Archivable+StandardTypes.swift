@@ -99,15 +99,17 @@ extension Bool: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(Bool.self) }
-    static func write(_ value: Bool, to out: inout ByteBuffer) { out.append(value ? ArchiveTag.trueValue : ArchiveTag.falseValue) }
-    static func read(from reader: inout ByteReader) throws -> Bool { 
+    static func write(_ value: Bool, to out: inout ByteBuffer) {
+        out.append(value ? ArchiveTag.trueValue : ArchiveTag.falseValue)
+    }
+    static func read(from reader: inout ByteReader) throws -> Bool {
         let tag = try reader.byte()
         switch tag {
         case ArchiveTag.trueValue: return true
         case ArchiveTag.falseValue: return false
         default: throw reader.mismatch(tag, "a bool")
         }
-     }
+    }
 }
 
 extension Double: Archivable, ArchivePrimitive {
@@ -115,10 +117,10 @@ extension Double: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(Double.self) }
-    static func write(_ value: Double, to out: inout ByteBuffer) { 
+    static func write(_ value: Double, to out: inout ByteBuffer) {
         out.append(ArchiveTag.float64)
         out.appendLittleEndian(value.bitPattern)
-     }
+    }
     static func read(from reader: inout ByteReader) throws -> Double { try reader.double() }
 }
 
@@ -127,11 +129,11 @@ extension Float: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(Float.self) }
-    static func write(_ value: Float, to out: inout ByteBuffer) { 
+    static func write(_ value: Float, to out: inout ByteBuffer) {
         out.append(ArchiveTag.float32)
         out.appendLittleEndian(value.bitPattern)
-     }
-    static func read(from reader: inout ByteReader) throws -> Float { 
+    }
+    static func read(from reader: inout ByteReader) throws -> Float {
         let start = reader.pos
         let tag = try reader.peekByte()
         if tag == ArchiveTag.float32 {
@@ -144,7 +146,7 @@ extension Float: Archivable, ArchivePrimitive {
             throw ArchiveError(.typeMismatch, "\(wide) does not fit in Float", offset: start)
         }
         return narrow
-     }
+    }
 }
 
 extension String: Archivable, ArchivePrimitive {
@@ -152,14 +154,14 @@ extension String: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(String.self) }
-    static func write(_ value: String, to out: inout ByteBuffer) { 
+    static func write(_ value: String, to out: inout ByteBuffer) {
         out.append(ArchiveTag.string)
         out.appendString(value)
-     }
-    static func read(from reader: inout ByteReader) throws -> String { 
+    }
+    static func read(from reader: inout ByteReader) throws -> String {
         try reader.expect(ArchiveTag.string, "a string")
         return try reader.string()
-     }
+    }
 }
 
 extension Data: Archivable, ArchivePrimitive {
@@ -167,15 +169,15 @@ extension Data: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(Data.self) }
-    static func write(_ value: Data, to out: inout ByteBuffer) { 
+    static func write(_ value: Data, to out: inout ByteBuffer) {
         out.append(ArchiveTag.data)
         out.appendVarint(value.count)
         value.withUnsafeBytes { out.append($0) }
-     }
-    static func read(from reader: inout ByteReader) throws -> Data { 
+    }
+    static func read(from reader: inout ByteReader) throws -> Data {
         try reader.expect(ArchiveTag.data, "data")
         return Data(try reader.lengthPrefixed())
-     }
+    }
 }
 
 extension Date: Archivable, ArchivePrimitive {
@@ -183,14 +185,14 @@ extension Date: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(Date.self) }
-    static func write(_ value: Date, to out: inout ByteBuffer) { 
+    static func write(_ value: Date, to out: inout ByteBuffer) {
         out.append(ArchiveTag.date)
         out.appendLittleEndian(value.timeIntervalSinceReferenceDate.bitPattern)
-     }
-    static func read(from reader: inout ByteReader) throws -> Date { 
+    }
+    static func read(from reader: inout ByteReader) throws -> Date {
         try reader.expect(ArchiveTag.date, "a date")
         return Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed(UInt64.self)))
-     }
+    }
 }
 
 extension URL: Archivable, ArchivePrimitive {
@@ -198,11 +200,11 @@ extension URL: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(URL.self) }
-    static func write(_ value: URL, to out: inout ByteBuffer) { 
+    static func write(_ value: URL, to out: inout ByteBuffer) {
         out.append(ArchiveTag.url)
         out.appendString(value.absoluteString)
-     }
-    static func read(from reader: inout ByteReader) throws -> URL { 
+    }
+    static func read(from reader: inout ByteReader) throws -> URL {
         try reader.expect(ArchiveTag.url, "a URL")
         let start = reader.pos
         let string = try reader.string()
@@ -210,7 +212,7 @@ extension URL: Archivable, ArchivePrimitive {
             throw ArchiveError(.corrupt, "\"\(string)\" is not a URL", offset: start)
         }
         return url
-     }
+    }
 }
 
 extension UUID: Archivable, ArchivePrimitive {
@@ -218,17 +220,17 @@ extension UUID: Archivable, ArchivePrimitive {
     public func encode(to archive: ArchiveEncoder) throws { try archive.encodePrimitive(self) }
     /// Reads the value.
     public init(from archive: ArchiveDecoder) throws { self = try archive.decodePrimitive(UUID.self) }
-    static func write(_ value: UUID, to out: inout ByteBuffer) { 
+    static func write(_ value: UUID, to out: inout ByteBuffer) {
         out.append(ArchiveTag.uuid)
         withUnsafeBytes(of: value.uuid) { out.append($0) }
-     }
-    static func read(from reader: inout ByteReader) throws -> UUID { 
+    }
+    static func read(from reader: inout ByteReader) throws -> UUID {
         try reader.expect(ArchiveTag.uuid, "a UUID")
         let raw = try reader.bytes(16)
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
         return UUID(uuid: uuid)
-     }
+    }
 }
 
 extension Decimal: Archivable, ArchivePrimitive {
@@ -255,7 +257,7 @@ extension Decimal: Archivable, ArchivePrimitive {
         out.holdsDecimal = true
         out.append(ArchiveTag.decimal)
         guard !value.isNaN else {
-            out.append(0, 1)   // exponent 0; negative, no mantissa
+            out.append(0, 1)  // exponent 0; negative, no mantissa
             return
         }
         // Only public API, on every platform: the exponent, and the significand (the mantissa
@@ -268,7 +270,7 @@ extension Decimal: Archivable, ArchivePrimitive {
             exponent += 1
         }
         var (high, low): (UInt64, UInt64) = (0, 0)
-        for digit in digits where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) {   // at most 39: below 2^128
+        for digit in digits where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) {  // at most 39: below 2^128
             let product = low.multipliedFullWidth(by: 10)
             high = high &* 10 &+ product.high
             let (sum, carry) = product.low.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
@@ -297,7 +299,11 @@ extension Decimal: Archivable, ArchivePrimitive {
         let flags = try reader.byte()
         let count = Int(flags >> 1)
         guard count <= maximumMantissaBytes else {
-            throw ArchiveError(.corrupt, "decimal flags 0x\(String(flags, radix: 16)) outside the format", offset: start + 1)
+            throw ArchiveError(
+                .corrupt,
+                "decimal flags 0x\(String(flags, radix: 16)) outside the format",
+                offset: start + 1
+            )
         }
         let bytes = try reader.bytes(count)
         let negative = flags & 1 != 0

@@ -92,7 +92,7 @@ extension Archive {
         let minimal = DataLayout(count: n)
         // The encoder counts its reserved header room against the limit while writing.
         guard limits.maxDepth >= ArchiveLimits.levelWeight,
-              minimal.bodyLength + DataPieces.suffix.count <= limits.maxTotalBytes - ArchiveFormat.reservedHeaderSize
+            minimal.bodyLength + DataPieces.suffix.count <= limits.maxTotalBytes - ArchiveFormat.reservedHeaderSize
         else { return nil }
         return dataPieces(of: bytes, layout: minimal)
     }
@@ -106,15 +106,24 @@ extension Archive {
         var archiveSum: UInt32 = 0
         var head: UInt32 = 0
         var pieces = DataPieces(count: total, checksum: 0, prefixCount: prefixCount) { base in
-            var offset = ArchiveFormat.storeHeader(at: base, total: total, totalSize: layout.totalSize,
-                                                   bodyLength: layout.bodyLength, bodyLengthSize: layout.bodyLengthSize)
+            var offset = ArchiveFormat.storeHeader(
+                at: base,
+                total: total,
+                totalSize: layout.totalSize,
+                bodyLength: layout.bodyLength,
+                bodyLengthSize: layout.bodyLengthSize
+            )
             base.storeBytes(of: ArchiveTag.data, toByteOffset: offset, as: UInt8.self)
             offset += 1
             ByteBuffer.storeVarint(UInt64(n), size: layout.countSize, at: base, offset: &offset)
             // The archive's checksum covers everything after the fixed part: the rest of the
             // prefix, the value, the tables — continued piece by piece, one pass over each.
-            var sum = CRC32C.checksum(UnsafeRawBufferPointer(
-                start: base + ArchiveFormat.fixedHeaderSize, count: offset - ArchiveFormat.fixedHeaderSize))
+            var sum = CRC32C.checksum(
+                UnsafeRawBufferPointer(
+                    start: base + ArchiveFormat.fixedHeaderSize,
+                    count: offset - ArchiveFormat.fixedHeaderSize
+                )
+            )
             sum = CRC32C.checksum(bytes, seed: sum)
             sum = DataPieces.suffix.withUnsafeBytes { CRC32C.checksum($0, seed: sum) }
             base.storeBytes(of: sum.littleEndian, toByteOffset: 6, as: UInt32.self)
@@ -138,14 +147,14 @@ extension Archive {
     /// - Complexity: O(1), plus O(n) for a verified checksum.
     package static func rootDataRange(in raw: UnsafeRawBufferPointer, options: ArchiveOptions) -> Range<Int>? {
         guard raw.count <= options.limits.maxTotalBytes, options.limits.maxDepth >= ArchiveLimits.levelWeight,
-              let header = try? ArchiveHeader(parsing: raw), header.version == ArchiveFormat.version,
-              header.bodyStart < header.tablesOffset,
-              raw[header.bodyStart] == ArchiveTag.data
+            let header = try? ArchiveHeader(parsing: raw), header.version == ArchiveFormat.version,
+            header.bodyStart < header.tablesOffset,
+            raw[header.bodyStart] == ArchiveTag.data
         else { return nil }
         var reader = ByteReader(base: raw.baseAddress!, start: header.bodyStart + 1, end: header.tablesOffset)
         guard let n = try? reader.varint(), n == UInt64(header.tablesOffset - reader.pos),
-              raw.count - header.tablesOffset == DataPieces.suffix.count,
-              raw[header.tablesOffset...].allSatisfy({ $0 == 0 })
+            raw.count - header.tablesOffset == DataPieces.suffix.count,
+            raw[header.tablesOffset...].allSatisfy({ $0 == 0 })
         else { return nil }
         if options.verifiesChecksum, header.checksum(of: raw) != header.storedChecksum { return nil }
         return reader.pos..<(reader.pos + Int(n))

@@ -78,7 +78,9 @@ public enum Archive {
     ///   `limitExceeded`, ... Any byte string either decodes or throws; none traps.
     /// - Complexity: O(`data.count`).
     public static func decode<T: Archivable>(
-        _ type: T.Type, from data: Data, options: ArchiveOptions = ArchiveOptions()
+        _ type: T.Type,
+        from data: Data,
+        options: ArchiveOptions = ArchiveOptions()
     ) throws -> T {
         do {
             return try decodeUnchecked(type, from: data, options: options)
@@ -93,7 +95,9 @@ public enum Archive {
     /// - Throws: as ``decode(_:from:options:)``.
     /// - Complexity: O(`bytes.count`).
     package static func decode<T: Archivable>(
-        _ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, options: ArchiveOptions
+        _ type: T.Type,
+        fromBytes bytes: UnsafeRawBufferPointer,
+        options: ArchiveOptions
     ) throws -> T {
         do {
             return try decodeUnchecked(type, fromBytes: bytes, options: options)
@@ -103,21 +107,27 @@ public enum Archive {
     }
 
     private static func decodeUnchecked<T: Archivable>(
-        _ type: T.Type, from data: Data, options: ArchiveOptions
+        _ type: T.Type,
+        from data: Data,
+        options: ArchiveOptions
     ) throws -> T {
         try data.withUnsafeBytes { try decodeUnchecked(type, fromBytes: $0, options: options) }
     }
 
     private static func decodeUnchecked<T: Archivable>(
-        _ type: T.Type, fromBytes bytes: UnsafeRawBufferPointer, options: ArchiveOptions
+        _ type: T.Type,
+        fromBytes bytes: UnsafeRawBufferPointer,
+        options: ArchiveOptions
     ) throws -> T {
         try ArchiveDecoder.withReusable(bytes: bytes, options: options) { decoder in
             let value = try decoder.read(T.self)
             let s = decoder.storage
             guard s.pointee.reader.pos == s.pointee.bodyEnd else {
                 throw ArchiveError(
-                    .corrupt, "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
-                    offset: s.pointee.reader.pos)
+                    .corrupt,
+                    "\(s.pointee.bodyEnd - s.pointee.reader.pos) bytes after the root value",
+                    offset: s.pointee.reader.pos
+                )
             }
             try decoder.resolveDeferred()
             return value

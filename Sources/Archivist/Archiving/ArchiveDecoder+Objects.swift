@@ -28,13 +28,19 @@ extension ArchiveDecoder {
                 throw ArchiveError(
                     .unresolvedReference,
                     "object \(id) refers back to an object still being decoded; decode this field with decodeReference(_:forKey:assign:) (or @BackReference in Codable types)",
-                    typeName: String(describing: T.self), offset: start)
+                    typeName: String(describing: T.self),
+                    offset: start
+                )
             case .absent:
                 return try readDefinition(of: id, as: T.self, referencedAt: start)
             }
         }
         guard s.pointee.objectOffsets[id] == start else {
-            throw ArchiveError(.corrupt, "object \(id) defined at \(start) but the table says \(s.pointee.objectOffsets[id])", offset: start)
+            throw ArchiveError(
+                .corrupt,
+                "object \(id) defined at \(start) but the table says \(s.pointee.objectOffsets[id])",
+                offset: start
+            )
         }
         switch s.pointee.objects[id] {
         case .done(let object):
@@ -70,8 +76,11 @@ extension ArchiveDecoder {
         let offset = s.pointee.objectOffsets[id]
         guard offset >= 0 else {
             throw ArchiveError(
-                .valueNotFound, "conditional reference to object \(id), which was never archived",
-                typeName: String(describing: T.self), offset: start)
+                .valueNotFound,
+                "conditional reference to object \(id), which was never archived",
+                typeName: String(describing: T.self),
+                offset: start
+            )
         }
         return try s.reading(from: offset, to: s.pointee.bodyEnd) {
             guard try s.pointee.reader.peekByte() == ArchiveTag.object else {
@@ -95,12 +104,17 @@ extension ArchiveDecoder {
             throw ArchiveError(
                 .disallowedType,
                 "archive holds \(name) where \(T.archiveTypeName) was expected; list \(name) in ArchiveOptions.allowedTypes to allow it",
-                typeName: name, offset: s.pointee.reader.pos)
+                typeName: name,
+                offset: s.pointee.reader.pos
+            )
         }
         guard let subtype = allowed as? T.Type else {
             throw ArchiveError(
-                .typeMismatch, "\(name) is allowed but is not a \(T.archiveTypeName)", typeName: name,
-                offset: s.pointee.reader.pos)
+                .typeMismatch,
+                "\(name) is allowed but is not a \(T.archiveTypeName)",
+                typeName: name,
+                offset: s.pointee.reader.pos
+            )
         }
         return subtype
     }
@@ -127,7 +141,9 @@ extension ArchiveDecoder {
         case .building(let id):
             // A back-reference to an object whose `init(from:)` is running: hand it over at
             // the end, from the side table, without a closure of its own.
-            s.pointee.deferred.append(DeferredReference(id: id, start: start, target: .assignment(DeferredAssignment(assign))))
+            s.pointee.deferred.append(
+                DeferredReference(id: id, start: start, target: .assignment(DeferredAssignment(assign)))
+            )
         case .later(let id):
             deferForwardReference(T.self, id: id, start: start, into: .closure(assign))
         case .value:
@@ -170,19 +186,28 @@ extension ArchiveDecoder {
     /// into an object that is half-built (rare: the encoder writes a definition before its
     /// references unless fields are written out of order).
     private func deferForwardReference<T: AnyObject & Archivable>(
-        _ type: T.Type, id: Int, start: Int, into sink: ReferenceSink<T>
+        _ type: T.Type,
+        id: Int,
+        start: Int,
+        into sink: ReferenceSink<T>
     ) {
-        storage.pointee.deferred.append(DeferredReference(id: id, start: start, target: .closure { [unowned self] in
-            switch self.storage.pointee.objects[id] {
-            case .done(let object):
-                sink(try self.castObject(object, to: T.self, at: start))
-            case .absent:
-                self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
-                sink(try self.readDefinition(of: id, as: T.self, referencedAt: start))
-            case .building:
-                sink(nil)
-            }
-        }))
+        storage.pointee.deferred.append(
+            DeferredReference(
+                id: id,
+                start: start,
+                target: .closure { [unowned self] in
+                    switch self.storage.pointee.objects[id] {
+                    case .done(let object):
+                        sink(try self.castObject(object, to: T.self, at: start))
+                    case .absent:
+                        self.storage.pointee.reader.end = self.storage.pointee.bodyEnd
+                        sink(try self.readDefinition(of: id, as: T.self, referencedAt: start))
+                    case .building:
+                        sink(nil)
+                    }
+                }
+            )
+        )
     }
 
     /// Runs the deferred reference assignments once every object is complete. An object

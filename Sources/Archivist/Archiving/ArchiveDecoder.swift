@@ -39,7 +39,9 @@ public final class ArchiveDecoder {
     /// decoder as the spare afterwards unless `body` let it escape. Reusing one decoder saves
     /// an archive the cost of making and destroying its tables.
     static func withReusable<R>(
-        bytes: UnsafeRawBufferPointer, options: ArchiveOptions, _ body: (ArchiveDecoder) throws -> R
+        bytes: UnsafeRawBufferPointer,
+        options: ArchiveOptions,
+        _ body: (ArchiveDecoder) throws -> R
     ) throws -> R {
         let cache = ArchivingThreadCache.current
         var decoder: ArchiveDecoder
@@ -150,7 +152,9 @@ public final class ArchiveDecoder {
     /// - Throws: ``ArchiveError`` with code `typeMismatch` when the reference is to an object
     ///   of another type, `corrupt` for an id out of range.
     public func decodeReference<T: AnyObject & Archivable>(
-        _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
+        _ type: T.Type,
+        forKey key: String,
+        assign: @escaping (T?) -> Void
     ) throws {
         try decodeField(key, found: storage.pointee.seek(key), ifAbsent: { assign(nil) }) {
             try readReference(T.self, assign: assign)
@@ -202,22 +206,28 @@ public final class ArchiveDecoder {
     public func decodeElements<E: Archivable>(_ type: E.Type) throws -> [E] {
         try storage.pointee.beginSingleValue()
         let (count, end, outerEnd) = try storage.pointee.openContainer(
-            ArchiveTag.array, "an array", minimumElementSize: 1)
+            ArchiveTag.array,
+            "an array",
+            minimumElementSize: 1
+        )
         // Written in place: unspecialized (a model's array), `append` was a generic call per
         // element. On a throw the elements read so far are destroyed. An empty array is made
         // apart: with capacity 0 the initializer stores the count into the standard library's
         // shared empty-array storage, a data race between threads (ThreadSanitizer reports it).
-        let result = count == 0 ? [] : try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            for i in 0..<count {
-                do {
-                    (base + i).initialize(to: try read(E.self))
-                } catch let error as ArchiveError {
-                    throw error.prefixed(by: "[\(i)]")
+        let result =
+            count == 0
+            ? []
+            : try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                for i in 0..<count {
+                    do {
+                        (base + i).initialize(to: try read(E.self))
+                    } catch let error as ArchiveError {
+                        throw error.prefixed(by: "[\(i)]")
+                    }
+                    initialized = i + 1
                 }
-                initialized = i + 1
             }
-        }
         try storage.pointee.closeContainer(end: end, outerEnd: outerEnd, "an array")
         return result
     }
@@ -228,11 +238,15 @@ public final class ArchiveDecoder {
     ///   dictionary, `corrupt` for a duplicate key, or any key's or value's error.
     /// - Complexity: O(total size of the pairs).
     public func decodeDictionary<K: Archivable & Hashable, V: Archivable>(
-        _ keyType: K.Type, _ valueType: V.Type
+        _ keyType: K.Type,
+        _ valueType: V.Type
     ) throws -> [K: V] {
         try storage.pointee.beginSingleValue()
         let (count, end, outerEnd) = try storage.pointee.openContainer(
-            ArchiveTag.dictionary, "a dictionary", minimumElementSize: 2)
+            ArchiveTag.dictionary,
+            "a dictionary",
+            minimumElementSize: 2
+        )
         var result: [K: V] = [:]
         result.reserveCapacity(count)
         for i in 0..<count {
@@ -257,8 +271,12 @@ public final class ArchiveDecoder {
 
     func keyNotFound(_ key: String) -> ArchiveError {
         ArchiveError(
-            .keyNotFound, "no value for key \"\(key)\"", codingPath: [key],
-            typeName: typeName, offset: storage.pointee.frame.start)
+            .keyNotFound,
+            "no value for key \"\(key)\"",
+            codingPath: [key],
+            typeName: typeName,
+            offset: storage.pointee.frame.start
+        )
     }
 }
 
@@ -283,7 +301,10 @@ extension ArchiveDecoder {
     /// ThreadSanitizer's larger frames).
     @_transparent
     func decodeField<R>(
-        _ key: @autoclosure () -> String, found: Bool, ifAbsent: () throws -> R, read: () throws -> R
+        _ key: @autoclosure () -> String,
+        found: Bool,
+        ifAbsent: () throws -> R,
+        read: () throws -> R
     ) throws -> R {
         guard found else { return try ifAbsent() }
         do {

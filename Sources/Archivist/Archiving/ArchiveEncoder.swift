@@ -214,10 +214,16 @@ extension ArchiveEncoder {
             func write<A: Archivable>(as _: A.Type) throws { try self.write(unsafeBitCast(value, to: A.self)) }
             try write(as: type)
         case .reference(let type):
-            func object<R: CodableReferenceWriting>(as _: R.Type) -> AnyObject? { unsafeBitCast(value, to: R.self).referencedObject }
+            func object<R: CodableReferenceWriting>(as _: R.Type) -> AnyObject? {
+                unsafeBitCast(value, to: R.self).referencedObject
+            }
             let saved = try storage.pointee.enterValue(nil, weight: ArchiveLimits.codableLevelWeight)
             defer { storage.pointee.leaveValue(saved) }
-            try CodableArchiveEncoder.writeReference(object(as: type), archive: self, target: .frame(id: storage.pointee.frame.id))
+            try CodableArchiveEncoder.writeReference(
+                object(as: type),
+                archive: self,
+                target: .frame(id: storage.pointee.frame.id)
+            )
             try storage.pointee.finishValue()
         case .dynamic:
             if let archivable = value as? any Archivable {

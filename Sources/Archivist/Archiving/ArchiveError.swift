@@ -78,8 +78,12 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error.
     public init(
-        _ code: Code, _ message: String, codingPath: [String] = [], typeName: String? = nil,
-        offset: Int? = nil, underlyingError: (any Error & Sendable)? = nil
+        _ code: Code,
+        _ message: String,
+        codingPath: [String] = [],
+        typeName: String? = nil,
+        offset: Int? = nil,
+        underlyingError: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message

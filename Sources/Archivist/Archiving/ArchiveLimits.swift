@@ -69,8 +69,10 @@ public struct ArchiveLimits: Sendable, Hashable {
 
     /// Creates limits; every parameter has a default suited to app caches.
     public init(
-        maxDepth: Int = 200, maxObjectCount: Int = 10_000_000,
-        maxElementCount: Int = 100_000_000, maxTotalBytes: Int = Int(Int32.max)
+        maxDepth: Int = 200,
+        maxObjectCount: Int = 10_000_000,
+        maxElementCount: Int = 100_000_000,
+        maxTotalBytes: Int = Int(Int32.max)
     ) {
         self.maxDepth = maxDepth
         self.maxObjectCount = maxObjectCount

@@ -25,8 +25,10 @@ public struct ArchiveOptions: Sendable {
 
     /// Creates options; everything defaults to the safe choice.
     public init(
-        limits: ArchiveLimits = ArchiveLimits(), allowedTypes: [any Archivable.Type] = [],
-        renamedTypes: [String: String] = [:], userInfo: [String: any Sendable] = [:]
+        limits: ArchiveLimits = ArchiveLimits(),
+        allowedTypes: [any Archivable.Type] = [],
+        renamedTypes: [String: String] = [:],
+        userInfo: [String: any Sendable] = [:]
     ) {
         self.limits = limits
         self.allowedTypes = allowedTypes

@@ -156,8 +156,10 @@ struct DecoderStorage {
             let sum = header.checksum(of: bytes)
             guard sum == header.storedChecksum else {
                 throw ArchiveError(
-                    .checksumMismatch, "CRC32C \(sum) but the header says \(header.storedChecksum)",
-                    offset: header.checksumStart == ArchiveFormat.version1HeaderSize ? 24 : 6)
+                    .checksumMismatch,
+                    "CRC32C \(sum) but the header says \(header.storedChecksum)",
+                    offset: header.checksumStart == ArchiveFormat.version1HeaderSize ? 24 : 6
+                )
             }
         }
         let bodyStart = header.bodyStart
@@ -263,7 +265,10 @@ struct DecoderStorage {
 
     /// Enters a nested value, charging `weight` to the depth (see ``ArchiveLimits/maxDepth``).
     @inline(__always)
-    mutating func enterValue(_ expected: (any Archivable.Type)?, weight: Int = ArchiveLimits.levelWeight) throws -> Frame {
+    mutating func enterValue(
+        _ expected: (any Archivable.Type)?,
+        weight: Int = ArchiveLimits.levelWeight
+    ) throws -> Frame {
         try chargeDepth(weight)
         let saved = frame
         frame = Frame(mode: .pending, start: reader.pos, expected: expected, outerEnd: reader.end, weight: weight)
@@ -317,7 +322,8 @@ struct DecoderStorage {
         ArchiveError(
             .limitExceeded(.depth),
             "nesting deeper than maxDepth \(limits.maxDepth) while decoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
-            offset: reader.pos)
+            offset: reader.pos
+        )
     }
 
     /// Opens the pending value as a keyed record, checking its type against the expected one.
@@ -366,8 +372,11 @@ struct DecoderStorage {
     mutating func checkType(_ type: any Archivable.Type, reference: Int) throws {
         guard typeMatches(type, reference: reference) else {
             throw ArchiveError(
-                .typeMismatch, "archive holds \(types[reference - 1].name) where \(type.archiveTypeName) was expected",
-                typeName: types[reference - 1].name, offset: frame.start)
+                .typeMismatch,
+                "archive holds \(types[reference - 1].name) where \(type.archiveTypeName) was expected",
+                typeName: types[reference - 1].name,
+                offset: frame.start
+            )
         }
     }
 
@@ -434,7 +443,11 @@ struct DecoderStorage {
     // MARK: Containers
 
     /// Reads a container header; returns its element count and end, and bounds the reader.
-    mutating func openContainer(_ tag: UInt8, _ what: String, minimumElementSize: Int) throws -> (count: Int, end: Int, outerEnd: Int) {
+    mutating func openContainer(
+        _ tag: UInt8,
+        _ what: String,
+        minimumElementSize: Int
+    ) throws -> (count: Int, end: Int, outerEnd: Int) {
         let start = reader.pos
         let found = try reader.byte()
         guard found == tag else { throw mismatch(expected: what, found: found, at: start) }
@@ -443,7 +456,11 @@ struct DecoderStorage {
         let end = reader.pos + length
         let count = Int(clamping: try reader.fixed(UInt32.self))
         guard count <= limits.maxElementCount else {
-            throw ArchiveError(.limitExceeded(.elementCount), "\(count) elements, limit \(limits.maxElementCount)", offset: start)
+            throw ArchiveError(
+                .limitExceeded(.elementCount),
+                "\(count) elements, limit \(limits.maxElementCount)",
+                offset: start
+            )
         }
         // Before anything is reserved for the elements: a count the bytes left cannot hold
         // would otherwise cost an allocation of up to `maxElementCount` elements. Divided, not

@@ -75,8 +75,9 @@ struct DeferredAssignment {
     @inline(__always)
     func assign(_ object: AnyObject, decoder: ArchiveDecoder, start: Int) throws {
         let expected = type
-        guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
-            || Self.isInstance(object, of: expected)
+        guard
+            ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
+                || Self.isInstance(object, of: expected)
         else { throw decoder.referenceMismatch(object, expected: expected, at: start) }
         body(object)
     }
@@ -85,7 +86,10 @@ struct DeferredAssignment {
     private static func isInstance<U: Archivable>(_ object: AnyObject, of type: U.Type) -> Bool { object is U }
 
     private static func readDefinition<U: Archivable>(
-        of id: Int, as type: U.Type, decoder: ArchiveDecoder, start: Int
+        of id: Int,
+        as type: U.Type,
+        decoder: ArchiveDecoder,
+        start: Int
     ) throws -> AnyObject {
         ClassInstance.object(try decoder.readDefinition(of: id, as: U.self, referencedAt: start))
     }
@@ -120,8 +124,11 @@ extension ArchiveDecoder {
 
     func referenceMismatch(_ object: AnyObject, expected: Any.Type, at offset: Int) -> ArchiveError {
         ArchiveError(
-            .typeMismatch, "reference to a \(Swift.type(of: object)) where \(expected) was expected",
-            typeName: String(describing: Swift.type(of: object)), offset: offset)
+            .typeMismatch,
+            "reference to a \(Swift.type(of: object)) where \(expected) was expected",
+            typeName: String(describing: Swift.type(of: object)),
+            offset: offset
+        )
     }
 
     /// Whether `object` is an instance of the class `expected` or of a subclass of it.
@@ -157,8 +164,9 @@ extension ArchiveDecoder {
     func resolve(_ reference: DeferredReference, to object: AnyObject) throws {
         switch reference.target {
         case .box(let box, let expected):
-            guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
-                || Self.isInstance(object, of: expected)
+            guard
+                ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(expected)
+                    || Self.isInstance(object, of: expected)
             else { throw referenceMismatch(object, expected: expected, at: reference.start) }
             // The box was made empty for this reference: its weak reference is set once.
             box.object = object

@@ -127,7 +127,8 @@ struct EncoderStorage {
             throw ArchiveError(
                 .limitExceeded(.depth),
                 "nesting deeper than maxDepth \(limits.maxDepth) while encoding (a level counts \(ArchiveLimits.levelWeight), a Codable level \(ArchiveLimits.codableLevelWeight))",
-                typeName: String(describing: type))
+                typeName: String(describing: type)
+            )
         }
     }
 
@@ -178,7 +179,10 @@ struct EncoderStorage {
     mutating func beginSingleValue() throws {
         guard frame.mode == .pending else {
             throw ArchiveError(
-                .invalidValue, "a single value after another value or keyed fields", codingPath: path)
+                .invalidValue,
+                "a single value after another value or keyed fields",
+                codingPath: path
+            )
         }
         frame.mode = .single
     }
@@ -240,9 +244,15 @@ struct EncoderStorage {
             let container = open.removeLast()
             switch container.kind {
             case .record:
-                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+                out.patchUInt32(
+                    UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4),
+                    at: container.lengthOffset
+                )
             case .array:
-                out.patchUInt32(UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4), at: container.lengthOffset)
+                out.patchUInt32(
+                    UInt32(truncatingIfNeeded: out.count - container.lengthOffset - 4),
+                    at: container.lengthOffset
+                )
                 out.patchUInt32(UInt32(truncatingIfNeeded: container.count), at: container.lengthOffset + 4)
             case .slot:
                 out.append(ArchiveTag.null)  // a superEncoder nobody wrote to
@@ -365,10 +375,16 @@ struct EncoderStorage {
         }
         let start = reserved - headerSize
         let base = out.base + start
-        _ = ArchiveFormat.storeHeader(at: base, total: total, bodyLength: bodyLength,
-                                      version: out.holdsDecimal ? ArchiveFormat.decimalVersion : ArchiveFormat.version)
+        _ = ArchiveFormat.storeHeader(
+            at: base,
+            total: total,
+            bodyLength: bodyLength,
+            version: out.holdsDecimal ? ArchiveFormat.decimalVersion : ArchiveFormat.version
+        )
         let checked = UnsafeRawBufferPointer(
-            start: base + ArchiveFormat.fixedHeaderSize, count: total - ArchiveFormat.fixedHeaderSize)
+            start: base + ArchiveFormat.fixedHeaderSize,
+            count: total - ArchiveFormat.fixedHeaderSize
+        )
         base.storeBytes(of: CRC32C.checksum(checked).littleEndian, toByteOffset: 6, as: UInt32.self)
         return out.takeData(droppingFirst: start)
     }

@@ -55,13 +55,19 @@ public struct CacheUsage: Sendable, Hashable {
     }
 
     init(_ usage: DiskUsage) {
-        self.init(logicalBytes: Int(clamping: usage.logicalBytes), allocatedBytes: Int(clamping: usage.allocatedBytes),
-                  entryCount: usage.entryCount)
+        self.init(
+            logicalBytes: Int(clamping: usage.logicalBytes),
+            allocatedBytes: Int(clamping: usage.allocatedBytes),
+            entryCount: usage.entryCount
+        )
     }
 
     static func + (a: CacheUsage, b: CacheUsage) -> CacheUsage {
-        CacheUsage(logicalBytes: a.logicalBytes + b.logicalBytes, allocatedBytes: a.allocatedBytes + b.allocatedBytes,
-                   entryCount: a.entryCount + b.entryCount)
+        CacheUsage(
+            logicalBytes: a.logicalBytes + b.logicalBytes,
+            allocatedBytes: a.allocatedBytes + b.allocatedBytes,
+            entryCount: a.entryCount + b.entryCount
+        )
     }
 }
 

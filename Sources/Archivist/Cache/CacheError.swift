@@ -88,8 +88,13 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// throw CacheError(.noUser, "message needs a signed-in user", typeName: "message")
     /// ```
     public init(
-        _ code: Code, _ message: String, typeName: String? = nil, parameter: String? = nil,
-        fileURL: URL? = nil, errno: Int32? = nil, underlyingError: (any Error & Sendable)? = nil
+        _ code: Code,
+        _ message: String,
+        typeName: String? = nil,
+        parameter: String? = nil,
+        fileURL: URL? = nil,
+        errno: Int32? = nil,
+        underlyingError: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
@@ -102,8 +107,16 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
 
     /// `CacheError(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`.
     public var description: String {
-        StorageError.describe("CacheError", code, message, typeName: typeName, parameter: parameter, fileURL: fileURL,
-                              errno: errno, underlyingError: underlyingError)
+        StorageError.describe(
+            "CacheError",
+            code,
+            message,
+            typeName: typeName,
+            parameter: parameter,
+            fileURL: fileURL,
+            errno: errno,
+            underlyingError: underlyingError
+        )
     }
 
     /// The storage layer's error in the cache's words: the same code, message, names, file,
@@ -119,8 +132,15 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case .diskFull: .diskFull
             case .fileSystem: .fileSystem
             }
-        self.init(code, error.message, typeName: error.typeName, parameter: error.parameter, fileURL: error.fileURL,
-                  errno: error.errno, underlyingError: error.underlyingError)
+        self.init(
+            code,
+            error.message,
+            typeName: error.typeName,
+            parameter: error.parameter,
+            fileURL: error.fileURL,
+            errno: error.errno,
+            underlyingError: error.underlyingError
+        )
     }
 
     /// `error` as a ``CacheError``: itself, a ``StorageError`` mapped, anything else as

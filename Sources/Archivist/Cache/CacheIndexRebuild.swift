@@ -37,7 +37,9 @@ extension CacheManager {
     public var indexRebuild: CacheIndexRebuild? {
         let rebuilds = [caches.rebuild, documents.rebuild].compactMap { $0 }
         guard let first = rebuilds.first else { return nil }
-        return CacheIndexRebuild(filesExamined: rebuilds.reduce(0) { $0 + $1.itemsExamined },
-                                 startDate: rebuilds.map(\.startDate).min() ?? first.startDate)
+        return CacheIndexRebuild(
+            filesExamined: rebuilds.reduce(0) { $0 + $1.itemsExamined },
+            startDate: rebuilds.map(\.startDate).min() ?? first.startDate
+        )
     }
 }

@@ -13,7 +13,10 @@ extension CacheManager {
     /// - Throws: ``CacheError`` as ``store(_:for:parameter:expiry:)``.
     /// - Complexity: Encodes on the caller; the write runs on a background queue.
     public func store<T: Archivable & Sendable>(
-        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+        _ value: T?,
+        for type: Kind,
+        parameter: String? = nil,
+        expiry: CacheExpiry = .policy
     ) async throws {
         try await offload { try self.store(value, for: type, parameter: parameter, expiry: expiry) }
     }
@@ -28,7 +31,10 @@ extension CacheManager {
     /// - Throws: ``CacheError`` as ``store(_:for:parameter:expiry:)``.
     /// - Complexity: Encodes on the caller; the write runs on a background queue.
     public func store<T: Archivable>(
-        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+        _ value: T?,
+        for type: Kind,
+        parameter: String? = nil,
+        expiry: CacheExpiry = .policy
     ) async throws {
         guard let value else {
             try await removeValue(for: type, parameter: parameter)
@@ -50,7 +56,9 @@ extension CacheManager {
     /// - Throws: ``CacheError`` as ``value(_:for:parameter:)``.
     /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil
     ) async throws -> T? {
         try await offload { try self.value(T.self, for: type, parameter: parameter) }
     }
@@ -73,7 +81,9 @@ extension CacheManager {
     /// - Complexity: File I/O on a background queue, O(size of the entry); the decoding runs
     ///   on the calling task.
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil
     ) async throws -> sending T? {
         try await valueReadAside(T.self, for: type, parameter: parameter, freshness: .unexpired)
     }
@@ -90,7 +100,10 @@ extension CacheManager {
     /// - Throws: ``CacheError`` as the blocking `value(_:for:parameter:maxAge:)`.
     /// - Complexity: O(1) on a memory hit; otherwise file I/O on a background queue.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
+        maxAge: TimeInterval
     ) async throws -> T? {
         try await offload { try self.value(T.self, for: type, parameter: parameter, maxAge: maxAge) }
     }
@@ -107,7 +120,10 @@ extension CacheManager {
     /// - Complexity: File I/O on a background queue, O(size of the entry); the decoding runs
     ///   on the calling task.
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
+        maxAge: TimeInterval
     ) async throws -> sending T? {
         try await valueReadAside(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge))
     }
@@ -116,7 +132,10 @@ extension CacheManager {
     /// checked on a background queue, and decoded here, after the suspension, so the value is
     /// the caller's alone.
     func valueReadAside<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        freshness: Freshness
     ) async throws -> sending T? {
         noteMemoryTierSkipped(T.self)
         let read = try await offload { try self.payloadFromDisk(for: type, parameter: parameter, freshness: freshness) }
@@ -169,7 +188,10 @@ extension CacheManager {
     ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the write runs on a background queue.
     public func store<T: Archivable & Sendable>(
-        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy,
+        _ value: T?,
+        for type: Kind,
+        parameter: String? = nil,
+        expiry: CacheExpiry = .policy,
         completion: @escaping @Sendable (Result<Void, CacheError>) -> Void
     ) {
         DispatchQueue.global().async {
@@ -193,7 +215,9 @@ extension CacheManager {
     ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the read runs on a background queue.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         completion: @escaping @Sendable (Result<T?, CacheError>) -> Void
     ) {
         DispatchQueue.global().async {
@@ -220,14 +244,24 @@ extension CacheManager {
     ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the read and the decoding run on a background queue.
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         completion: @escaping @Sendable (Result<T?, CacheError>) -> Void
     ) {
         noteMemoryTierSkipped(T.self)
         DispatchQueue.global().async {
-            completion(Self.result {
-                try self.readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)
-            })
+            completion(
+                Self.result {
+                    try self.readFromDisk(
+                        T.self,
+                        for: type,
+                        parameter: parameter,
+                        freshness: .unexpired,
+                        memoryItem: nil
+                    )
+                }
+            )
         }
     }
 
@@ -244,7 +278,9 @@ extension CacheManager {
     ///   - completion: Called once on a background queue; it may call the cache.
     /// - Complexity: Returns at once; the removal runs on a background queue.
     public func removeValue(
-        for type: Kind, parameter: String? = nil, completion: @escaping @Sendable (Result<Bool, CacheError>) -> Void
+        for type: Kind,
+        parameter: String? = nil,
+        completion: @escaping @Sendable (Result<Bool, CacheError>) -> Void
     ) {
         DispatchQueue.global().async {
             completion(Self.result { try self.removeValue(for: type, parameter: parameter) })

@@ -37,7 +37,7 @@ final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
         watching = false
         timer?.cancel()
         timer = nil
-        observations = []   // released: each cancels its registration
+        observations = []  // released: each cancels its registration
     }
 }
 
@@ -100,7 +100,10 @@ extension CacheManager {
     /// - Complexity: O(1) to subscribe. While any subscriber exists, the manager observes its
     ///   stores' change signals, and polls as said above; with no subscriber it does neither.
     public func changes(of type: Kind) -> AsyncStream<CacheChange<Kind>> {
-        let (stream, continuation) = AsyncStream.makeStream(of: CacheChange<Kind>.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: CacheChange<Kind>.self,
+            bufferingPolicy: .bufferingNewest(256)
+        )
         let hub = changeHub
         let id = hub.lock.withLock { () -> UInt64 in
             hub.nextID += 1
@@ -139,7 +142,9 @@ extension CacheManager {
     func publishClear(of folders: [FolderPath], in store: DiskStore) {
         let listeners = changeHub.lock.withLock { Array(changeHub.subscribers.values) }
         for listener in listeners where disk(for: listener.type.location) === store {
-            guard let folder = try? folder(for: listener.type), folders.contains(where: { $0.contains(folder) }) else { continue }
+            guard let folder = try? folder(for: listener.type), folders.contains(where: { $0.contains(folder) }) else {
+                continue
+            }
             listener.continuation.yield(CacheChange(type: listener.type, target: .allEntries, fromOtherProcess: false))
         }
     }
@@ -153,11 +158,17 @@ extension CacheManager {
         for store in stores where hub.cursors[ObjectIdentifier(store)] == nil {
             hub.cursors[ObjectIdentifier(store)] = store.changeSequence
         }
-        hub.observations = hub.observesSignals ? stores.compactMap { store in
-            store.changeSignal.observe(on: hub.queue) { [weak self] in self?.pollForChanges(signalled: true) }
-        } : []
+        hub.observations =
+            hub.observesSignals
+            ? stores.compactMap { store in
+                store.changeSignal.observe(on: hub.queue) { [weak self] in self?.pollForChanges(signalled: true) }
+            } : []
         let established = hub.observations.count == stores.count
-        guard let every = Self.pollingInterval(configured: configuration.changePollingInterval, signalsEstablished: established)
+        guard
+            let every = Self.pollingInterval(
+                configured: configuration.changePollingInterval,
+                signalsEstablished: established
+            )
         else { return }
         let timer = DispatchSource.makeTimerSource(queue: hub.queue)
         let interval = DispatchTimeInterval(every)
@@ -191,7 +202,10 @@ extension CacheManager {
         for store in stores {
             store.refreshAfterSignal()
             let token = originToken
-            let (changes, listeners) = hub.lock.withLock { () -> ([DiskStore.StoreChange], [(type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)]) in
+            let (changes, listeners) = hub.lock.withLock {
+                () -> (
+                    [DiskStore.StoreChange], [(type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)]
+                ) in
                 let key = ObjectIdentifier(store)
                 let (changes, next, complete) = store.changes(since: hub.cursors[key] ?? store.changeSequence)
                 hub.cursors[key] = next
@@ -210,8 +224,16 @@ extension CacheManager {
                         guard change.folder == folder else { continue }
                         target = .someEntry
                     }
-                    deliveries.append((listener.continuation, CacheChange(type: listener.type, target: target,
-                                                                          fromOtherProcess: change.fromOtherProcess)))
+                    deliveries.append(
+                        (
+                            listener.continuation,
+                            CacheChange(
+                                type: listener.type,
+                                target: target,
+                                fromOtherProcess: change.fromOtherProcess
+                            )
+                        )
+                    )
                 }
             }
         }

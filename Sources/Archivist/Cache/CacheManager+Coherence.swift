@@ -80,7 +80,12 @@ extension CacheManager {
 
     /// Removes the memory values of `store` that `changes` touched (all of them when
     /// `everything`).
-    private func dropMemory(touchedBy changes: [DiskStore.StoreChange], everything: Bool, in store: DiskStore, memory: MemoryTier) {
+    private func dropMemory(
+        touchedBy changes: [DiskStore.StoreChange],
+        everything: Bool,
+        in store: DiskStore,
+        memory: MemoryTier
+    ) {
         let cleared = changes.filter { $0.name == nil }.map(\.folder)
         var entries: [FolderPath: Set<EntryName>] = [:]
         for change in changes { if let name = change.name { entries[change.folder, default: []].insert(name) } }

@@ -23,10 +23,14 @@ extension CacheManager {
     ///   cached value cannot be read (`corruptEntry`, `decodingFailed`, …).
     /// - Complexity: `fetch`, then blocking file I/O to store or read the entry.
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         fetchingWith fetch: () throws -> T
     ) throws -> CacheFetchResult<T> {
-        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) { try self.store($0, for: type, parameter: parameter) }
+        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) {
+            try self.store($0, for: type, parameter: parameter)
+        }
     }
 
     /// As the blocking fetch form for any `Archivable` value, for a `Sendable` one: the
@@ -42,15 +46,23 @@ extension CacheManager {
     /// - Throws: As the non-`Sendable` form.
     /// - Complexity: `fetch`, then blocking file I/O to store or read the entry.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         fetchingWith fetch: () throws -> T
     ) throws -> CacheFetchResult<T> {
-        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) { try self.store($0, for: type, parameter: parameter) }
+        try fetchOrFallBack(T.self, for: type, parameter: parameter, fetch: fetch) {
+            try self.store($0, for: type, parameter: parameter)
+        }
     }
 
     /// Calls `fetch`; stores its value with `store` and returns it, or falls back to the cache.
     private func fetchOrFallBack<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, fetch: () throws -> T, store: (T) throws -> Void
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        fetch: () throws -> T,
+        store: (T) throws -> Void
     ) throws -> CacheFetchResult<T> {
         let fetched: T
         do {
@@ -81,7 +93,9 @@ extension CacheManager {
     ///   cached value cannot be read.
     /// - Complexity: `fetch`, then file I/O on a background queue.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         fetchingWith fetch: @Sendable () async throws -> T
     ) async throws -> CacheFetchResult<T> {
         let fetched: T
@@ -114,7 +128,9 @@ extension CacheManager {
     ///   cached value cannot be read.
     /// - Complexity: `fetch`, then file I/O on a background queue.
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil,
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
         isolation: isolated (any Actor)? = #isolation,
         fetchingWith fetch: () async throws -> T
     ) async throws -> CacheFetchResult<T> {
@@ -132,7 +148,9 @@ extension CacheManager {
         do {
             noteMemoryTierSkipped(T.self)
             let encoded = try encode(fetched, type, parameter)
-            try await offload { try self.write(encoded, for: type, parameter: parameter, expiry: .policy, memoryItem: nil) }
+            try await offload {
+                try self.write(encoded, for: type, parameter: parameter, expiry: .policy, memoryItem: nil)
+            }
             return CacheFetchResult(value: fetched, date: now)
         } catch {
             return CacheFetchResult(value: fetched, date: now, storeError: error as? CacheError)
@@ -140,10 +158,22 @@ extension CacheManager {
     }
 
     /// The cached value whatever its age, or `fetchError` rethrown when there is none.
-    func fallback<T: Archivable>(_: T.Type, for type: Kind, parameter: String?, fetchError: any Error) throws -> CacheFetchResult<T> {
+    func fallback<T: Archivable>(
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        fetchError: any Error
+    ) throws -> CacheFetchResult<T> {
         var writeDate = Date()
-        guard let cached = try readFromDisk(T.self, for: type, parameter: parameter, freshness: .any, memoryItem: nil,
-                                            writeDate: &writeDate)
+        guard
+            let cached = try readFromDisk(
+                T.self,
+                for: type,
+                parameter: parameter,
+                freshness: .any,
+                memoryItem: nil,
+                writeDate: &writeDate
+            )
         else { throw fetchError }
         return CacheFetchResult(value: cached, date: writeDate, fetchError: fetchError)
     }

@@ -31,17 +31,24 @@ extension CacheManager {
     ///
     /// - Throws: as ``folder(for:)``.
     func folderAndTally(for type: Kind) throws -> (folder: FolderPath, tally: TypeTally) {
-        let name = type.name, location = type.location
+        let name = type.name
+        let location = type.location
         if let found = lastFolder.withLock({ $0?.folder(name: name, location: location) }) { return found }
         // `Kind`'s own `==` may call two spellings of a name equal; the folder is the MD5 of
         // the name's bytes, so a cached folder counts only for the very same bytes.
         if let cached = folders.withLock({ $0[type] }), Bytewise.equal(cached.name, name) {
             let tally = statisticsBook.tally(name: name, location: location)
-            lastFolder.withLock { $0 = LastTypeFolder(name: name, location: location, folder: cached.folder, tally: tally) }
+            lastFolder.withLock {
+                $0 = LastTypeFolder(name: name, location: location, folder: cached.folder, tally: tally)
+            }
             return (cached.folder, tally)
         }
         guard !name.isEmpty else {
-            throw CacheError(.invalidTypeName, "a cache type's name must not be empty: it names the folder of the type's entries", typeName: name)
+            throw CacheError(
+                .invalidTypeName,
+                "a cache type's name must not be empty: it names the folder of the type's entries",
+                typeName: name
+            )
         }
         var components = [location.folderName]
         if location.isUserScoped {

@@ -56,12 +56,19 @@ struct MemoryKey: Hashable, Sendable {
     /// one storage object): that is read in place, through `key`, with no byte comparison and
     /// no retain. Only when the bits differ does it compare bytes, out of line.
     @inlinable @inline(__always)
-    static func matches(_ key: UnsafePointer<MemoryKey>, name: String, location: CacheLocation, parameter: String?) -> Bool {
+    static func matches(
+        _ key: UnsafePointer<MemoryKey>,
+        name: String,
+        location: CacheLocation,
+        parameter: String?
+    ) -> Bool {
         guard key.pointee.location == location, key.pointee.hasParameter == (parameter != nil) else { return false }
         if Bytewise.sameRepresentation(key.pointer(to: \.typeName).unsafelyUnwrapped, name) {
             // Not `parameter ?? ""`: that built a string, retaining the parameter.
             guard let parameter else { return true }
-            if Bytewise.sameRepresentation(key.pointer(to: \.parameterOrEmpty).unsafelyUnwrapped, parameter) { return true }
+            if Bytewise.sameRepresentation(key.pointer(to: \.parameterOrEmpty).unsafelyUnwrapped, parameter) {
+                return true
+            }
         }
         return bytesEqual(key, name: name, parameter: parameter)
     }
@@ -183,7 +190,9 @@ final class MemoryTier: Sendable {
     @inlinable @inline(__always)
     func tableHash(location: CacheLocation, parameter: String?) -> Int {
         guard let parameter else {
-            return Int(truncatingIfNeeded: Bytewise.mix(UInt64(location.hashByte) ^ seed, seed ^ Bytewise.HashConstants.p0))
+            return Int(
+                truncatingIfNeeded: Bytewise.mix(UInt64(location.hashByte) ^ seed, seed ^ Bytewise.HashConstants.p0)
+            )
         }
         return Int(truncatingIfNeeded: Bytewise.seededHash(parameter, seed: seed))
     }
@@ -200,7 +209,9 @@ final class MemoryTier: Sendable {
     @usableFromInline
     func item(name: String, location: CacheLocation, parameter: String?) -> MemoryItem? {
         let hash = tableHash(location: location, parameter: parameter)
-        return cache.valueCountingHit(hash: hash) { MemoryKey.matches($0, name: name, location: location, parameter: parameter) }
+        return cache.valueCountingHit(hash: hash) {
+            MemoryKey.matches($0, name: name, location: location, parameter: parameter)
+        }
     }
 
     func set(_ item: MemoryItem, for key: MemoryKey, cost: Int) {

@@ -36,9 +36,13 @@ extension CacheManager {
     ///
     /// - Complexity: O(types recorded in the root).
     public func statistics(of type: Kind) -> CacheStatistics.Counts {
-        let name = type.name, scope = type.location.hashByte, hash = SharedStatistics.hash(of: name)
+        let name = type.name
+        let scope = type.location.hashByte
+        let hash = SharedStatistics.hash(of: name)
         return statisticsBook.rows()
-            .filter { $0.scope == scope && $0.nameHash == hash && ($0.isNameComplete ? Bytewise.equal($0.name, name) : true) }
+            .filter {
+                $0.scope == scope && $0.nameHash == hash && ($0.isNameComplete ? Bytewise.equal($0.name, name) : true)
+            }
             .reduce(CacheStatistics.Counts()) { $0 + CacheStatistics.Counts(counters: $1.counters) }
     }
 

@@ -47,14 +47,25 @@ extension CacheManager {
             return .archive(try Archive.encode(value, options: configuration.archiveOptions))
         } catch {
             tally(type).add(1, .encodingFailed)
-            throw CacheError(.encodingFailed, "\(T.self) could not be archived", typeName: type.name,
-                             parameter: parameter, underlyingError: error)
+            throw CacheError(
+                .encodingFailed,
+                "\(T.self) could not be archived",
+                typeName: type.name,
+                parameter: parameter,
+                underlyingError: error
+            )
         }
     }
 
     /// Writes encoded bytes; puts the item `memoryItem` makes in the memory tier (or drops the
     /// memory copy) while the entry's lock is held, and drops evicted entries from memory.
-    func write(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry, memoryItem: MemoryItemMaker?) throws {
+    func write(
+        _ encoded: EncodedValue,
+        for type: Kind,
+        parameter: String?,
+        expiry: CacheExpiry,
+        memoryItem: MemoryItemMaker?
+    ) throws {
         do {
             try writeCounted(encoded, for: type, parameter: parameter, expiry: expiry, memoryItem: memoryItem)
         } catch {
@@ -64,8 +75,13 @@ extension CacheManager {
     }
 
     /// The body of ``write(_:for:parameter:expiry:memoryItem:)``, whose errors the caller counts.
-    private func writeCounted(_ encoded: EncodedValue, for type: Kind, parameter: String?, expiry: CacheExpiry,
-                              memoryItem: MemoryItemMaker?) throws {
+    private func writeCounted(
+        _ encoded: EncodedValue,
+        for type: Kind,
+        parameter: String?,
+        expiry: CacheExpiry,
+        memoryItem: MemoryItemMaker?
+    ) throws {
         let address = try address(of: type, parameter)
         let tally = address.tally
         let policy = type.policy
@@ -73,9 +89,16 @@ extension CacheManager {
         let expires = expiry.date(writtenAt: now, policy: policy)
         let evicted = try withContext(type, parameter) {
             try encoded.withPieces { pieces, checksum in
-                try address.store.write(pieces: pieces, to: address.entry, writeDate: now,
-                               expiry: expires, durability: policy.durability, byteLimit: policy.byteLimit.map { Int64($0) },
-                               payloadChecksum: checksum, origin: originToken) { committed in
+                try address.store.write(
+                    pieces: pieces,
+                    to: address.entry,
+                    writeDate: now,
+                    expiry: expires,
+                    durability: policy.durability,
+                    byteLimit: policy.byteLimit.map { Int64($0) },
+                    payloadChecksum: checksum,
+                    origin: originToken
+                ) { committed in
                     guard let memory else { return }
                     let memoryKey = address.memoryKey
                     if let memoryItem, Freshness.unexpired.accepts(writeDate: now, expiry: expires, now: self.now) {
@@ -91,7 +114,10 @@ extension CacheManager {
             }
         }
         tally.add(1, .stores)
-        tally.add(UInt64(EntryHeader.encodedCount(typeName: type.name, parameter: parameter) + encoded.count), .bytesWritten)
+        tally.add(
+            UInt64(EntryHeader.encodedCount(typeName: type.name, parameter: parameter) + encoded.count),
+            .bytesWritten
+        )
         if !evicted.isEmpty { tally.add(UInt64(evicted.count), .evictionsByByteLimit) }
         publish(type, .entry(parameter: parameter))
         if let memory, !evicted.isEmpty {
@@ -108,7 +134,10 @@ extension CacheManager {
     /// (the `cache-memory` suite guards it).
     @inlinable @inline(__always)
     func cachedValue<T: Archivable & Sendable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        freshness: Freshness
     ) throws -> T? {
         if memory != nil {
             let location = type.location
@@ -138,7 +167,10 @@ extension CacheManager {
     /// path does not set up the generic tuples and optionals only the disk read needs.
     @usableFromInline @inline(never)
     func cachedValueFromDisk<T: Archivable & Sendable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        freshness: Freshness
     ) throws -> T? {
         try readFromDisk(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: StoredItem.init)
     }
@@ -157,14 +189,26 @@ extension CacheManager {
     /// for `T`, and a result or local of a type made from `T` (a tuple, an optional tuple)
     /// costs run-time metadata lookups on every read.
     func readFromDisk<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
-        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>? = nil
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        freshness: Freshness,
+        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?,
+        writeDate: UnsafeMutablePointer<Date>? = nil
     ) throws -> T? {
         do {
             var outcome = CacheStatistics.Counter.misses
             var tally: TypeTally?
-            let value = try readCounted(T.self, for: type, parameter: parameter, freshness: freshness, memoryItem: memoryItem,
-                                        writeDate: writeDate, tally: &tally, outcome: &outcome)
+            let value = try readCounted(
+                T.self,
+                for: type,
+                parameter: parameter,
+                freshness: freshness,
+                memoryItem: memoryItem,
+                writeDate: writeDate,
+                tally: &tally,
+                outcome: &outcome
+            )
             tally?.add(1, outcome)
             return value
         } catch {
@@ -177,12 +221,19 @@ extension CacheManager {
     /// the type's tally, sets `outcome` to the read's counter, and counts the bytes and (for
     /// one read in eight) the times of a disk hit.
     private func readCounted<T: Archivable>(
-        _: T.Type, for type: Kind, parameter: String?, freshness: Freshness,
-        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?, writeDate: UnsafeMutablePointer<Date>?,
-        tally found: inout TypeTally?, outcome: inout CacheStatistics.Counter
+        _: T.Type,
+        for type: Kind,
+        parameter: String?,
+        freshness: Freshness,
+        memoryItem: ((T, Date, Date?, Bool) -> MemoryItem)?,
+        writeDate: UnsafeMutablePointer<Date>?,
+        tally found: inout TypeTally?,
+        outcome: inout CacheStatistics.Counter
     ) throws -> T? {
         let address = try address(of: type, parameter)
-        let disk = address.store, key = address.disk, tally = address.tally
+        let disk = address.store
+        let key = address.disk
+        let tally = address.tally
         found = tally
         let start = tally.timesThisRead() ? monotonicNanoseconds() : 0
         // Only a value kept in memory needs them (a read without a memory tier takes no lock).
@@ -196,7 +247,8 @@ extension CacheManager {
         try withContext(type, parameter) {
             // Only a byte-limited type evicts by last access, so only its reads record one. The
             // key's lock keeps the memory tier in step with writes; without a tier it guards nothing.
-            _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: memory != nil) { entry in
+            _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: memory != nil) {
+                entry in
                 let header = entry.header
                 guard freshness.accepts(writeDate: header.writeDate, expiry: header.expiry, now: now) else {
                     outcome = .expiredReads
@@ -212,10 +264,15 @@ extension CacheManager {
                     // The entry header's CRC32C already covered every byte of this payload. A large
                     // root `Data` is not copied out: it shares the buffer the file was read into,
                     // which nothing else reads from now on, when it fills most of it.
-                    if T.self == Data.self, let range = Archive.rootDataRange(in: payload, options: verifiedPayloadOptions) {
+                    if T.self == Data.self,
+                        let range = Archive.rootDataRange(in: payload, options: verifiedPayloadOptions)
+                    {
                         if 2 * payload.count >= entry.fileSize, range.count >= Archive.minimumSharedCount {
                             cost = max(cost, entry.fileSize)
-                            value = entry.file.data((entry.payloadStart + range.lowerBound)..<(entry.payloadStart + range.upperBound)) as! T
+                            value =
+                                entry.file.data(
+                                    (entry.payloadStart + range.lowerBound)..<(entry.payloadStart + range.upperBound)
+                                ) as! T
                         } else {
                             value = Data(bytes: payload.baseAddress! + range.lowerBound, count: range.count) as! T
                         }
@@ -223,8 +280,12 @@ extension CacheManager {
                         value = try Archive.decode(T.self, fromBytes: payload, options: verifiedPayloadOptions)
                     }
                 } catch {
-                    throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
-                                     fileURL: URL(fileURLWithPath: disk.path(of: key)), underlyingError: error)
+                    throw CacheError(
+                        .decodingFailed,
+                        "the entry does not decode as \(T.self)",
+                        fileURL: URL(fileURLWithPath: disk.path(of: key)),
+                        underlyingError: error
+                    )
                 }
                 if start != 0 {
                     tally.add(1, .timedReads)
@@ -233,7 +294,9 @@ extension CacheManager {
                 }
                 outcome = .diskHits
                 tally.add(UInt64(entry.fileSize), .bytesRead)
-                if let memory, let memoryItem, Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry, now: now) {
+                if let memory, let memoryItem,
+                    Freshness.unexpired.accepts(writeDate: header.writeDate, expiry: header.expiry, now: now)
+                {
                     let memoryKey = address.memoryKey
                     let item = memoryItem(value, header.writeDate, header.expiry, type.policy.byteLimit != nil)
                     item.hitCount = tally.local
@@ -266,12 +329,15 @@ extension CacheManager {
     func payloadFromDisk(for type: Kind, parameter: String?, freshness: Freshness) throws -> ReadPayload? {
         try counting(type) {
             let address = try address(of: type, parameter)
-            let disk = address.store, tally = address.tally
+            let disk = address.store
+            let tally = address.tally
             var result: ReadPayload?
             var outcome = CacheStatistics.Counter.misses
             try withContext(type, parameter) {
-                _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: false) { entry in
-                    guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry, now: now) else {
+                _ = try disk.read(address.entry, recordingAccess: type.policy.byteLimit != nil, locking: false) {
+                    entry in
+                    guard freshness.accepts(writeDate: entry.header.writeDate, expiry: entry.header.expiry, now: now)
+                    else {
                         outcome = .expiredReads
                         return
                     }
@@ -294,8 +360,12 @@ extension CacheManager {
                 try Archive.decode(T.self, fromBytes: read.entry.payloadBytes, options: verifiedPayloadOptions)
             }
         } catch {
-            throw CacheError(.decodingFailed, "the entry does not decode as \(T.self)",
-                             fileURL: URL(fileURLWithPath: read.path), underlyingError: error)
+            throw CacheError(
+                .decodingFailed,
+                "the entry does not decode as \(T.self)",
+                fileURL: URL(fileURLWithPath: read.path),
+                underlyingError: error
+            )
         }
     }
 }
@@ -341,8 +411,10 @@ enum EncodedValue: Sendable {
         switch self {
         case .archive(let archive):
             return try archive.withUnsafeBytes { raw in
-                try body((raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)),
-                         Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw))
+                try body(
+                    (raw, UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(start: nil, count: 0)),
+                    Archive.checksumOfEncoded(archive) ?? CRC32C.checksum(raw)
+                )
             }
         case .data(let data, let pieces):
             return try pieces.withPrefix { prefix in

@@ -114,8 +114,12 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         /// ```
         ///
         /// - Complexity: O(1).
-        public init(memoryCountLimit: Int = 1_000, memoryCostLimit: Int = Configuration.defaultMemoryCostLimit,
-                    archiveOptions: ArchiveOptions = ArchiveOptions(), changePollingInterval: Duration? = nil) {
+        public init(
+            memoryCountLimit: Int = 1_000,
+            memoryCostLimit: Int = Configuration.defaultMemoryCostLimit,
+            archiveOptions: ArchiveOptions = ArchiveOptions(),
+            changePollingInterval: Duration? = nil
+        ) {
             self.memoryCountLimit = memoryCountLimit
             self.memoryCostLimit = memoryCostLimit
             self.archiveOptions = archiveOptions
@@ -175,7 +179,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Complexity: Blocking file I/O: loads each root's size index on first open in the
     ///   process, or rebuilds it by one scan after a crash; sweeps stale temporaries and
     ///   starts deleting leftover trash in the background.
-    public convenience init(root: CacheRoot, user: String? = nil, configuration: Configuration = Configuration()) throws {
+    public convenience init(root: CacheRoot, user: String? = nil, configuration: Configuration = Configuration()) throws
+    {
         try self.init(root: root, user: user, configuration: configuration, fileSystem: .posix)
     }
 
@@ -183,8 +188,14 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// in the process (tests put a fault-injecting file system underneath this way), watching
     /// for UIKit's memory warning on `notificationCenter` (tests pass one of their own), telling
     /// the time by `clock` (tests move it to make entries expire or age).
-    package init(root: CacheRoot, user: String?, configuration: Configuration, fileSystem: FileSystem,
-                 notificationCenter: NotificationCenter = .default, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    package init(
+        root: CacheRoot,
+        user: String?,
+        configuration: Configuration,
+        fileSystem: FileSystem,
+        notificationCenter: NotificationCenter = .default,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         self.root = root
         self.user = user
         self.configuration = configuration
@@ -201,7 +212,8 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.cachesWatch = MemoryWatch(store: caches)
         self.documentsWatch = MemoryWatch(store: documents)
         self.userFolder = user.map { MD5.hexDigest(of: $0) }
-        let memory = configuration.memoryCountLimit > 0
+        let memory =
+            configuration.memoryCountLimit > 0
             ? MemoryTier(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
             : nil
         self.memory = memory
@@ -241,7 +253,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     ///   eviction pass when the type's byte limit is exceeded.
     @inlinable
     public func store<T: Archivable & Sendable>(
-        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+        _ value: T?,
+        for type: Kind,
+        parameter: String? = nil,
+        expiry: CacheExpiry = .policy
     ) throws {
         // Inlined, so the caller's specialization unwraps the optional: in this module, not
         // specialized for `T`, the unwrap looks up `Optional<T>`'s metadata and copies the
@@ -255,9 +270,19 @@ public final class CacheManager<Kind: CacheType>: Sendable {
 
     /// ``store(_:for:parameter:expiry:)`` for a value that is there, `Sendable`.
     @usableFromInline
-    func storeValue<T: Archivable & Sendable>(_ value: T, for type: Kind, parameter: String?, expiry: CacheExpiry) throws {
-        try write(encode(value, type, parameter), for: type, parameter: parameter, expiry: expiry,
-                  memoryItem: { StoredItem(value, writeDate: $0, expiry: $1, touchesIndex: $2) })
+    func storeValue<T: Archivable & Sendable>(
+        _ value: T,
+        for type: Kind,
+        parameter: String?,
+        expiry: CacheExpiry
+    ) throws {
+        try write(
+            encode(value, type, parameter),
+            for: type,
+            parameter: parameter,
+            expiry: expiry,
+            memoryItem: { StoredItem(value, writeDate: $0, expiry: $1, touchesIndex: $2) }
+        )
     }
 
     /// Stores a value of a non-`Sendable` type; it is written to disk only, and any copy the
@@ -278,9 +303,12 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Complexity: Blocking file I/O: O(size of the value).
     @inlinable
     public func store<T: Archivable>(
-        _ value: T?, for type: Kind, parameter: String? = nil, expiry: CacheExpiry = .policy
+        _ value: T?,
+        for type: Kind,
+        parameter: String? = nil,
+        expiry: CacheExpiry = .policy
     ) throws {
-        guard let value else {   // unwrapped by the caller's specialization, as above
+        guard let value else {  // unwrapped by the caller's specialization, as above
             try removeValue(for: type, parameter: parameter)
             return
         }
@@ -311,7 +339,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O, O(size of the entry).
     @inlinable
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil
     ) throws -> T? {
         try cachedValue(T.self, for: type, parameter: parameter, freshness: .unexpired)
     }
@@ -331,7 +361,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: Blocking file I/O, O(size of the entry).
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil
     ) throws -> T? {
         noteMemoryTierSkipped(T.self)
         return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .unexpired, memoryItem: nil)
@@ -349,7 +381,10 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: O(1) on a memory hit; otherwise blocking file I/O.
     public func value<T: Archivable & Sendable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
+        maxAge: TimeInterval
     ) throws -> T? {
         try cachedValue(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge))
     }
@@ -367,10 +402,19 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// - Throws: ``CacheError`` as `value(_:for:parameter:)`.
     /// - Complexity: Blocking file I/O, O(size of the entry).
     public func value<T: Archivable>(
-        _ valueType: T.Type = T.self, for type: Kind, parameter: String? = nil, maxAge: TimeInterval
+        _ valueType: T.Type = T.self,
+        for type: Kind,
+        parameter: String? = nil,
+        maxAge: TimeInterval
     ) throws -> T? {
         noteMemoryTierSkipped(T.self)
-        return try readFromDisk(T.self, for: type, parameter: parameter, freshness: .writtenWithin(maxAge), memoryItem: nil)
+        return try readFromDisk(
+            T.self,
+            for: type,
+            parameter: parameter,
+            freshness: .writtenWithin(maxAge),
+            memoryItem: nil
+        )
     }
 
     /// Whether an entry (fresh or expired) is stored for `type` and `parameter`.
@@ -404,14 +448,20 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     /// The body of ``info(for:parameter:)``, which counts its errors.
     private func entryInfo(for type: Kind, parameter: String?) throws -> CacheEntryInfo? {
         let address = try address(of: type, parameter)
-        let disk = address.store, key = address.disk
+        let disk = address.store
+        let key = address.disk
         return try withContext(type, parameter) {
             try disk.read(address.entry) { entry in
                 CacheEntryInfo(
-                    typeName: type.name, parameter: parameter, size: entry.fileSize,
-                    allocatedSize: Int(clamping: disk.sizes(of: key)?.allocated ?? 0), payloadSize: entry.payloadBytes.count,
-                    writeDate: entry.header.writeDate, expiry: entry.header.expiry,
-                    fileURL: URL(fileURLWithPath: disk.path(of: key)))
+                    typeName: type.name,
+                    parameter: parameter,
+                    size: entry.fileSize,
+                    allocatedSize: Int(clamping: disk.sizes(of: key)?.allocated ?? 0),
+                    payloadSize: entry.payloadBytes.count,
+                    writeDate: entry.header.writeDate,
+                    expiry: entry.header.expiry,
+                    fileURL: URL(fileURLWithPath: disk.path(of: key))
+                )
             }
         }
     }
@@ -432,7 +482,9 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         try counting(type) {
             let address = try address(of: type, parameter)
             return try withContext(type, parameter) {
-                let removed = try address.store.remove(address.disk, origin: originToken) { memory?.remove(address.memoryKey) }
+                let removed = try address.store.remove(address.disk, origin: originToken) {
+                    memory?.remove(address.memoryKey)
+                }
                 if removed {
                     address.tally.add(1, .removals)
                     publish(type, .entry(parameter: parameter))

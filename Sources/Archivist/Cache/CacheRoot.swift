@@ -38,34 +38,44 @@ public struct CacheRoot: Sendable, Hashable {
     ///
     /// - Complexity: O(1); no file I/O (folders are created on first use).
     public static func defaultLocation(for appName: String) -> CacheRoot {
-        precondition(!appName.isEmpty && appName != "." && appName != ".."
-                     && !appName.contains("/") && !appName.contains("\0"),
-                     "CacheRoot.defaultLocation(for:) needs a plain folder name")
+        precondition(
+            !appName.isEmpty && appName != "." && appName != ".."
+                && !appName.contains("/") && !appName.contains("\0"),
+            "CacheRoot.defaultLocation(for:) needs a plain folder name"
+        )
         #if canImport(Darwin)
         let manager = FileManager.default
-        let caches = manager.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let caches =
+            manager.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? manager.temporaryDirectory
         #if os(tvOS)
         let support = caches
         #else
-        let support = manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let support =
+            manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? manager.temporaryDirectory
         #endif
         #else
         let environment = ProcessInfo.processInfo.environment
         // `$HOME` first: under `sudo -H`, a service account or a container it is the home the
         // process was given; NSHomeDirectory() reads the password database instead.
-        let home = URL(fileURLWithPath: environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory(),
-                       isDirectory: true)
+        let home = URL(
+            fileURLWithPath: environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory(),
+            isDirectory: true
+        )
         func xdg(_ variable: String, _ fallback: String) -> URL {
             // The XDG spec says relative values are invalid and must be ignored.
-            if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
+            if let value = environment[variable], value.hasPrefix("/") {
+                return URL(fileURLWithPath: value, isDirectory: true)
+            }
             return home.appendingPathComponent(fallback, isDirectory: true)
         }
         let caches = xdg("XDG_CACHE_HOME", ".cache")
         let support = xdg("XDG_DATA_HOME", ".local/share")
         #endif
-        return CacheRoot(caches: caches.appendingPathComponent(appName, isDirectory: true),
-                         documents: support.appendingPathComponent(appName, isDirectory: true))
+        return CacheRoot(
+            caches: caches.appendingPathComponent(appName, isDirectory: true),
+            documents: support.appendingPathComponent(appName, isDirectory: true)
+        )
     }
 }

@@ -152,7 +152,8 @@ extension CacheStatistics {
         case memoryHits, diskHits, misses, expiredReads, stores, removals
         case evictionsByByteLimit, evictionsByCount, evictionsByExpiry
         case bytesRead, bytesWritten, timedReads, readNanoseconds, decodeNanoseconds
-        case corruptEntry = 16, entryMismatch, encodingFailed, decodingFailed, noUser, keyTooLong
+        case corruptEntry = 16
+        case entryMismatch, encodingFailed, decodingFailed, noUser, keyTooLong
         case invalidTypeName, permissionDenied, readOnlyFileSystem, diskFull, fileSystem
 
         /// The counter of errors of `code`.
@@ -264,7 +265,9 @@ extension CacheStatistics {
     ///
     /// - Throws: ``CacheError`` when the file exists but cannot be read.
     /// - Complexity: Blocking file I/O: one `open`, `fstat` and `mmap`; O(types).
-    package static func read(rootPath: String) throws -> (statistics: CacheStatistics, rows: [SharedStatistics.RowContents])? {
+    package static func read(
+        rootPath: String
+    ) throws -> (statistics: CacheStatistics, rows: [SharedStatistics.RowContents])? {
         guard let rows = try CacheError.mapping({ try SharedStatistics.rows(ofRootAt: rootPath) }) else { return nil }
         return (CacheStatistics(rows: rows, fullNames: [:]), rows)
     }

@@ -309,8 +309,12 @@ extension LRUTable {
     func invariantViolation(hashing: (Key) -> Int) -> String? {
         let words = buckets.filter { $0 != 0 }
         if words.count != slots.count { return "index has \(words.count) words, slots \(slots.count)" }
-        if !slots.isEmpty, slots.count * 2 > buckets.count { return "index over half full: \(slots.count) of \(buckets.count)" }
-        if !buckets.isEmpty, buckets.count & (buckets.count - 1) != 0 { return "index size \(buckets.count) not a power of two" }
+        if !slots.isEmpty, slots.count * 2 > buckets.count {
+            return "index over half full: \(slots.count) of \(buckets.count)"
+        }
+        if !buckets.isEmpty, buckets.count & (buckets.count - 1) != 0 {
+            return "index size \(buckets.count) not a power of two"
+        }
         var named = Set<Int>()
         for word in words { named.insert(Self.slot(of: word)) }
         if named != Set(slots.indices) { return "index words do not name every slot once" }

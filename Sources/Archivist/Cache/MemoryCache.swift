@@ -272,7 +272,9 @@ extension MemoryCache {
     /// The first broken internal invariant, for keys hashed with `hashing` (for tests).
     ///
     /// - Complexity: O(n).
-    func invariantViolation(hashing: (Key) -> Int) -> String? { lock.withLock { table.invariantViolation(hashing: hashing) } }
+    func invariantViolation(hashing: (Key) -> Int) -> String? {
+        lock.withLock { table.invariantViolation(hashing: hashing) }
+    }
 }
 
 // Safety: `table`, the only `var`, is read and written only inside `lock.withLock`; every

@@ -1,5 +1,6 @@
 import CArchivistSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -133,11 +134,13 @@ final class StatisticsBook: @unchecked Sendable {
             guard let tally = state.tallies[key] else { return nil }
             state.last = (name, location, tally)
             return tally
-        }) { return tally }
+        }) {
+            return tally
+        }
         // Outside the book's lock: claiming a row reads the whole table.
         let shared = table(for: location)?.row(named: name, scope: location.hashByte)
         return state.withLock { state in
-            if let tally = state.tallies[key] { return tally }   // another thread was first
+            if let tally = state.tallies[key] { return tally }  // another thread was first
             let row: SharedStatistics.Row
             if let shared {
                 row = shared
@@ -201,9 +204,15 @@ final class StatisticsBook: @unchecked Sendable {
         Self.publishEveryBook()
         var rows = (caches?.rows() ?? []) + (documents?.rows() ?? [])
         for (name, location, row) in state.withLock({ $0.privateRows }) {
-            rows.append(SharedStatistics.RowContents(
-                name: name, isNameComplete: true, nameHash: SharedStatistics.hash(of: name), scope: location.hashByte,
-                counters: (0..<SharedStatistics.counterCount).map { row.value(of: $0) }))
+            rows.append(
+                SharedStatistics.RowContents(
+                    name: name,
+                    isNameComplete: true,
+                    nameHash: SharedStatistics.hash(of: name),
+                    scope: location.hashByte,
+                    counters: (0..<SharedStatistics.counterCount).map { row.value(of: $0) }
+                )
+            )
         }
         return rows
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -62,13 +63,15 @@ final class ChangeLog {
     /// A log in `url` (the folder is created 0700); nothing is read until
     /// ``load(snapshotGeneration:as:options:apply:)``. Temporaries of dead writers are swept.
     init(
-        directory url: URL, durability: Durability, fileSystem: FileSystem = .posix,
+        directory url: URL,
+        durability: Durability,
+        fileSystem: FileSystem = .posix,
         entryLimit: Int = ChangeLog.maxEntryBytes
     ) throws {
         precondition(entryLimit <= Self.maxEntryBytes, "a frame's length is a u32")
         self.entryLimit = entryLimit
         var directory = url.standardizedFileURL.path
-        directory.makeContiguousUTF8()   // a bridged `NSString` on iOS 16 and 17
+        directory.makeContiguousUTF8()  // a bridged `NSString` on iOS 16 and 17
         self.directory = directory
         logPath = directory + "/records.log"
         snapshotPath = directory + "/records.snapshot"
@@ -112,7 +115,9 @@ final class ChangeLog {
         }
         do {
             var status = stat()
-            guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: snapshotPath, errno: errno) }
+            guard fileSystem.fstat(fd, &status) == 0 else {
+                throw StorageError.posix("fstat", path: snapshotPath, errno: errno)
+            }
             guard status.st_mode & S_IFMT == S_IFREG else {
                 throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: snapshotPath))
             }
@@ -136,7 +141,8 @@ final class ChangeLog {
         let found = stat(snapshotPath, &there) == 0
         guard pin >= 0 else { return !found && (errno == ENOENT || errno == ENOTDIR) }
         var pinned = stat()
-        return found && fileSystem.fstat(pin, &pinned) == 0 && pinned.st_dev == there.st_dev && pinned.st_ino == there.st_ino
+        return found && fileSystem.fstat(pin, &pinned) == 0 && pinned.st_dev == there.st_dev
+            && pinned.st_ino == there.st_ino
     }
 
     /// A version 2 header of `generation`.
@@ -163,14 +169,14 @@ final class ChangeLog {
     func parseHeader(_ bytes: [UInt8]) throws -> Header {
         guard bytes.count >= Self.legacyHeaderSize else { return .absent }
         guard Array(bytes[0..<4]) == Self.magic, bytes[5] == 0, bytes[6] == 0, bytes[7] == 0,
-              bytes[4] == 1 || bytes[4] == 2
+            bytes[4] == 1 || bytes[4] == 2
         else {
             throw StoreError(.corrupt, "records.log has an unknown header", fileURL: URL(fileURLWithPath: logPath))
         }
         let generation = Self.uint64(bytes, at: 8)
         guard bytes[4] == 2 else { return .valid(version: 1, generation: generation) }
         guard bytes.count >= Self.headerSize,
-              Self.uint32(bytes, at: 16) == CRC32C.checksum(bytes[0..<16]), Self.uint32(bytes, at: 20) == 0
+            Self.uint32(bytes, at: 16) == CRC32C.checksum(bytes[0..<16]), Self.uint32(bytes, at: 20) == 0
         else { return .damaged }
         return .valid(version: 2, generation: generation)
     }
@@ -183,7 +189,10 @@ final class ChangeLog {
     /// An intact entry that does not decode with `options` throws ``StoreError`` `corrupt` and
     /// changes nothing.
     func load<Entry: Archivable>(
-        snapshotGeneration: UInt64, as type: Entry.Type, options: ArchiveOptions, apply: (Entry) -> Void
+        snapshotGeneration: UInt64,
+        as type: Entry.Type,
+        options: ArchiveOptions,
+        apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         resetPending = nil
         tailDamaged = false
@@ -197,7 +206,10 @@ final class ChangeLog {
 
     /// The body of ``load(snapshotGeneration:as:options:apply:)``: judges the log's `bytes`.
     private func trust<Entry: Archivable>(
-        _ bytes: [UInt8], snapshotGeneration: UInt64, as type: Entry.Type, options: ArchiveOptions,
+        _ bytes: [UInt8],
+        snapshotGeneration: UInt64,
+        as type: Entry.Type,
+        options: ArchiveOptions,
         apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         switch try parseHeader(bytes) {
@@ -236,11 +248,22 @@ final class ChangeLog {
     ///
     /// - Returns: The quarantined tail, if any.
     func readNewEntries<Entry: Archivable>(
-        as type: Entry.Type, options: ArchiveOptions, settingAside: Bool = true, apply: (Entry) -> Void
+        as type: Entry.Type,
+        options: ArchiveOptions,
+        settingAside: Bool = true,
+        apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         let bytes = try readFromFD(offset: end)
         guard !bytes.isEmpty else { return nil }
-        return try replay(bytes, from: 0, fileOffset: end, as: type, options: options, settingAside: settingAside, apply: apply)
+        return try replay(
+            bytes,
+            from: 0,
+            fileOffset: end,
+            as: type,
+            options: options,
+            settingAside: settingAside,
+            apply: apply
+        )
     }
 
     /// Thrown to a holder of the shared lock when what it found needs a change to the files,
@@ -266,7 +289,9 @@ final class ChangeLog {
     ///
     /// - Complexity: One `fstat`.
     func state(expectedGeneration expected: UInt64) -> FileState {
-        guard fd >= 0, resetPending == nil, !tailDamaged, !loadIncomplete, generation == expected else { return .replaced }
+        guard fd >= 0, resetPending == nil, !tailDamaged, !loadIncomplete, generation == expected else {
+            return .replaced
+        }
         var open = stat()
         guard fileSystem.fstat(fd, &open) == 0, open.st_nlink > 0 else { return .replaced }
         if Int64(open.st_size) == Int64(end) { return .current }
@@ -317,7 +342,8 @@ final class ChangeLog {
             "the batch archives to \(count) bytes, more than the \(entryLimit) one change-log entry holds; "
                 + "save it as several smaller batches",
             fileURL: URL(fileURLWithPath: logPath),
-            underlyingError: ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(entryLimit)"))
+            underlyingError: ArchiveError(.limitExceeded(.totalBytes), "\(count) bytes, limit \(entryLimit)")
+        )
     }
 
     /// Finishes a reset or a cut that failed earlier.
@@ -369,9 +395,9 @@ final class ChangeLog {
         guard newFD >= 0 else { throw StorageError.posix("open", path: logPath, errno: errno) }
         var status = stat()
         if fileSystem.fstat(newFD, &status) == 0, status.st_mode & 0o777 != 0o600 {
-            _ = fileSystem.fchmod(newFD, 0o600)   // the umask may have stripped bits
+            _ = fileSystem.fchmod(newFD, 0o600)  // the umask may have stripped bits
         }
-        if fd >= 0 { replacedDescriptors.append(fd) }   // closed once the lock is released
+        if fd >= 0 { replacedDescriptors.append(fd) }  // closed once the lock is released
         fd = newFD
     }
 
@@ -381,7 +407,9 @@ final class ChangeLog {
         guard fileSystem.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: logPath, errno: errno) }
         let capacity = max(0, Int(clamping: Int64(status.st_size)) - offset)
         guard capacity > 0 else { return [] }
-        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw StorageError.posix("lseek", path: logPath, errno: errno) }
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+            throw StorageError.posix("lseek", path: logPath, errno: errno)
+        }
         return try [UInt8].uninitialized(capacity: capacity) { buffer in
             try fileSystem.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: logPath)
         }
@@ -390,15 +418,26 @@ final class ChangeLog {
     /// Decodes the entries in `bytes` from `start` (`bytes[0]` is at file offset
     /// `fileOffset`), applying each and advancing ``end``; quarantines a bad tail.
     private func replay<Entry: Archivable>(
-        _ bytes: [UInt8], from start: Int, fileOffset: Int = 0, as type: Entry.Type, options: ArchiveOptions,
-        settingAside: Bool = true, apply: (Entry) -> Void
+        _ bytes: [UInt8],
+        from start: Int,
+        fileOffset: Int = 0,
+        as type: Entry.Type,
+        options: ArchiveOptions,
+        settingAside: Bool = true,
+        apply: (Entry) -> Void
     ) throws -> (bytes: Int, url: URL)? {
         var offset = start
         var damagedAt: Int?
         while offset < bytes.count {
-            guard bytes.count - offset >= 4 else { damagedAt = offset; break }
+            guard bytes.count - offset >= 4 else {
+                damagedAt = offset
+                break
+            }
             let length = Int(clamping: Self.uint32(bytes, at: offset))
-            guard length <= bytes.count - offset - 4 else { damagedAt = offset; break }
+            guard length <= bytes.count - offset - 4 else {
+                damagedAt = offset
+                break
+            }
             let entryStart = offset + 4
             let entryBytes = Data(bytes[entryStart..<(entryStart + length)])
             do {
@@ -414,7 +453,9 @@ final class ChangeLog {
                         "the change-log entry at byte \(fileOffset + offset) is intact but this store cannot decode it, "
                             + "so the log is left as it is; open the store with options that read it "
                             + "(allowedTypes, renamedTypes, limits) or a record type that does",
-                        fileURL: URL(fileURLWithPath: logPath), underlyingError: error as? ArchiveError)
+                        fileURL: URL(fileURLWithPath: logPath),
+                        underlyingError: error as? ArchiveError
+                    )
                 }
                 damagedAt = offset
                 break

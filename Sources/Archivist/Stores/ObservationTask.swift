@@ -18,14 +18,18 @@ final class ObservationTask: Sendable {
     /// ``cancel()``), and with it the stream.
     @MainActor
     func follow<Model: AnyObject & Sendable, Element: Sendable>(
-        _ changes: AsyncStream<Element>, updating model: Model, _ update: @escaping @MainActor (Model) -> Void
+        _ changes: AsyncStream<Element>,
+        updating model: Model,
+        _ update: @escaping @MainActor (Model) -> Void
     ) {
-        start(Task { @MainActor [weak model] in
-            for await _ in changes {
-                guard let model else { return }
-                update(model)
+        start(
+            Task { @MainActor [weak model] in
+                for await _ in changes {
+                    guard let model else { return }
+                    update(model)
+                }
             }
-        })
+        )
     }
 
     /// Cancels the task, which ends its iteration of a change stream and so the stream's

@@ -23,7 +23,8 @@ import Observation
 /// Main actor only, like the views that show it: the query's closures run on the main actor.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor @Observable
-public final class ObservedRecords<Record: Archivable & Identifiable & Sendable> where Record.ID: Archivable & Sendable {
+public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
+where Record.ID: Archivable & Sendable {
     /// The store queried.
     ///
     /// ```swift
@@ -70,8 +71,10 @@ public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
     /// - Complexity: O(n log n) in the store's records, on the main actor, now and after
     ///   each change.
     public init(
-        _ store: RecordStore<Record>, where isIncluded: ((Record) -> Bool)? = nil,
-        sortedBy areInIncreasingOrder: ((Record, Record) -> Bool)? = nil, limit: Int = .max,
+        _ store: RecordStore<Record>,
+        where isIncluded: ((Record) -> Bool)? = nil,
+        sortedBy areInIncreasingOrder: ((Record, Record) -> Bool)? = nil,
+        limit: Int = .max,
         pollingInterval: Duration? = nil
     ) {
         // Subscribe before querying, so that no change falls between the query and the stream.
@@ -104,8 +107,10 @@ public final class ObservedRecords<Record: Archivable & Identifiable & Sendable>
     /// The records of `store` that `isIncluded` accepts, ordered by `areInIncreasingOrder`, at
     /// most `limit`.
     private static func query(
-        _ store: RecordStore<Record>, _ isIncluded: ((Record) -> Bool)?,
-        _ areInIncreasingOrder: ((Record, Record) -> Bool)?, _ limit: Int
+        _ store: RecordStore<Record>,
+        _ isIncluded: ((Record) -> Bool)?,
+        _ areInIncreasingOrder: ((Record, Record) -> Bool)?,
+        _ limit: Int
     ) -> [Record] {
         var selected = isIncluded.map { store.records(where: $0) } ?? store.all()
         if let areInIncreasingOrder { selected.sort(by: areInIncreasingOrder) }

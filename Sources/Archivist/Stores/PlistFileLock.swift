@@ -38,7 +38,7 @@ package enum PlistFileLock {
 
     /// The path of the lock file of the plist at `url`.
     static func lockPath(for url: URL) -> String {
-        let url = url.standardizedFileURL   // one lock instance however the folder was spelled
+        let url = url.standardizedFileURL  // one lock instance however the folder was spelled
         let base = url.deletingPathExtension().lastPathComponent
         return url.deletingLastPathComponent().appendingPathComponent(".lock." + base).path
     }
@@ -72,7 +72,7 @@ package enum PlistFileLock {
         }
         do {
             return try run()
-        } catch where bodyError == nil && (error as? StorageError)?.errno == ENOENT {
+        } catch  where bodyError == nil && (error as? StorageError)?.errno == ENOENT {
             // The plist's folder does not exist yet: a first write creates it.
             do {
                 try FileSystem.posix.makeDirectories(url.deletingLastPathComponent().path)
@@ -126,7 +126,10 @@ package enum PlistFileLock {
             if fd >= 0 { close(fd) }
             return ([canonical], -1)
         }
-        let key = Key.file(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+        let key = Key.file(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino)
+        )
         return ([key, canonical], fd)
     }
 
@@ -161,7 +164,10 @@ package enum PlistFileLock {
             defer { close(fd) }
             guard fstat(fd, &status) == 0 else { return .path(path) }
         }
-        return .file(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+        return .file(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino)
+        )
     }
 
     private static func acquire(_ key: Key, path: String) -> FileLock {

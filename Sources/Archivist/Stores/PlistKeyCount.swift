@@ -23,7 +23,9 @@ enum PlistKeyCount {
     /// - Complexity: O(n) in the file's size for XML; O(n) in the values of `root` for
     ///   binary, whatever the file claims.
     static func fileHasMoreKeys(_ data: Data, than root: PlistValue) -> Bool {
-        if let named = binaryItems(data, limit: items(in: root)) { return fileHasMoreKeys(binaryItems: named, than: root) }
+        if let named = binaryItems(data, limit: items(in: root)) {
+            return fileHasMoreKeys(binaryItems: named, than: root)
+        }
         let parsed = keys(in: root)
         return data.withUnsafeBytes { raw in (xmlKeys(raw.bindMemory(to: UInt8.self), limit: parsed) ?? 0) > parsed }
     }
@@ -106,7 +108,7 @@ enum PlistKeyCount {
         while index < bytes.count, isSpace(bytes[index]) { index += 1 }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else { return nil }
         var keys = 0
-        var depth = 0   // elements open
+        var depth = 0  // elements open
         while keys <= limit, let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, from: index) {
             index = open + 1
             if matches("!--", bytes, at: index) {
@@ -118,17 +120,19 @@ enum PlistKeyCount {
             } else {
                 guard let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, from: index) else { break }
                 defer { index = close + 1 }
-                if matches("!", bytes, at: index) { continue }   // <!DOCTYPE …>
+                if matches("!", bytes, at: index) { continue }  // <!DOCTYPE …>
                 if matches("/", bytes, at: index) {
                     depth -= 1
-                    if depth <= 0 { break }   // the root element ended
+                    if depth <= 0 { break }  // the root element ended
                     continue
                 }
                 if matches("key", bytes, at: index), index + 3 < bytes.count,
-                   bytes[index + 3] == UInt8(ascii: ">") || bytes[index + 3] == UInt8(ascii: "/") || isSpace(bytes[index + 3]) {
+                    bytes[index + 3] == UInt8(ascii: ">") || bytes[index + 3] == UInt8(ascii: "/")
+                        || isSpace(bytes[index + 3])
+                {
                     keys += 1
                 }
-                if bytes[close - 1] != UInt8(ascii: "/") { depth += 1 }   // not an empty element
+                if bytes[close - 1] != UInt8(ascii: "/") { depth += 1 }  // not an empty element
             }
         }
         return keys
@@ -189,11 +193,11 @@ enum PlistKeyCount {
         mutating func count() -> Int? {
             let trailer = bytes.count - 32
             guard trailer >= 8,
-                  let offsetSize = uint(at: trailer + 6, size: 1), let referenceSize = uint(at: trailer + 7, size: 1),
-                  let objectCount = uint(at: trailer + 8, size: 8), let top = uint(at: trailer + 16, size: 8),
-                  let offsetTable = uint(at: trailer + 24, size: 8),
-                  (1...8).contains(offsetSize), (1...8).contains(referenceSize), top < objectCount,
-                  objectCount <= bytes.count, offsetTable < trailer
+                let offsetSize = uint(at: trailer + 6, size: 1), let referenceSize = uint(at: trailer + 7, size: 1),
+                let objectCount = uint(at: trailer + 8, size: 8), let top = uint(at: trailer + 16, size: 8),
+                let offsetTable = uint(at: trailer + 24, size: 8),
+                (1...8).contains(offsetSize), (1...8).contains(referenceSize), top < objectCount,
+                objectCount <= bytes.count, offsetTable < trailer
             else { return nil }
             self.offsetSize = offsetSize
             self.referenceSize = referenceSize
@@ -217,22 +221,26 @@ enum PlistKeyCount {
             var object = top
             while true {
                 items += 1
-                if items > limit { return true }   // the answer is known
+                if items > limit { return true }  // the answer is known
                 guard stack.count < 512, object < objectCount,
-                      let start = uint(at: offsetTable + object * offsetSize, size: offsetSize), start < bytes.count
+                    let start = uint(at: offsetTable + object * offsetSize, size: offsetSize), start < bytes.count
                 else { return false }
                 let marker = bytes[start]
                 let kind = marker >> 4
-                if kind == 0xA || kind == 0xC || kind == 0xD {   // a container: keys or values inside
+                if kind == 0xA || kind == 0xC || kind == 0xD {  // a container: keys or values inside
                     guard let (count, first) = length(marker, at: start) else { return false }
                     if kind == 0xD { items += count }
-                    stack.append(Frame(references: kind == 0xD ? first + count * referenceSize : first, count: count, next: 0))
+                    stack.append(
+                        Frame(references: kind == 0xD ? first + count * referenceSize : first, count: count, next: 0)
+                    )
                 }
                 // The next reference to follow: the innermost container's next element.
                 while let frame = stack.last, frame.next == frame.count { stack.removeLast() }
                 guard var frame = stack.popLast() else { return true }
                 if items > limit { return true }
-                guard let child = uint(at: frame.references + frame.next * referenceSize, size: referenceSize) else { return false }
+                guard let child = uint(at: frame.references + frame.next * referenceSize, size: referenceSize) else {
+                    return false
+                }
                 frame.next += 1
                 stack.append(frame)
                 object = child

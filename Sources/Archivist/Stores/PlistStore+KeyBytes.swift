@@ -26,11 +26,14 @@ extension PlistStore {
             "the plist holds the key \(spelled(stored)), a different spelling of \(spelled(key)) that a "
                 + "[String: PlistValue] cannot hold beside it; remove that key first, or normalize keys "
                 + "(precomposedStringWithCanonicalMapping)",
-            fileURL: url, key: key)
+            fileURL: url,
+            key: key
+        )
     }
 
     /// `"café" (63 61 66 C3 A9)`: the key and its UTF-8 bytes, which tell two spellings apart.
     private static func spelled(_ key: String) -> String {
-        String(reflecting: key) + " (" + key.utf8.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ") + ")"
+        String(reflecting: key) + " (" + key.utf8.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+            + ")"
     }
 }

@@ -34,7 +34,9 @@ extension PlistStore {
     /// - Complexity: O(n) in `root`'s size, blocking file I/O with two syncs, neither under the
     ///   lock; under it, a `stat`, a `rename` and a `utimensat`.
     func replace(
-        _ url: URL, with root: [String: PlistValue], durability: Durability = .fileAndFolder,
+        _ url: URL,
+        with root: [String: PlistValue],
+        durability: Durability = .fileAndFolder,
         deciding decide: ((FileStamp?) throws -> Replacement)? = nil
     ) throws -> (replacement: Replacement, snapshot: PlistSnapshot) {
         let data = try encode(root, for: url)
@@ -44,7 +46,8 @@ extension PlistStore {
         let prepared = try StoreFile.prepareReplacement(data, for: url, durability: durability, fileSystem: fileSystem)
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
-        let (replacement, written) = try PlistFileLock.withExclusive(forPlistAt: url) { () throws -> (Replacement, PlistSnapshot?) in
+        let (replacement, written) = try PlistFileLock.withExclusive(forPlistAt: url) {
+            () throws -> (Replacement, PlistSnapshot?) in
             let stamp = try FileStamp.of(url)
             let replacement = try decide?(stamp) ?? .write
             guard replacement == .write else { return (replacement, nil) }
@@ -77,7 +80,10 @@ extension PlistStore {
     /// ``modify(_:_:)`` only (see ``replace(_:with:deciding:)``, which every other write uses).
     /// Call holding the file's lock, with the stamp of the version being replaced.
     func write(
-        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?,
+        _ data: Data,
+        of root: [String: PlistValue],
+        to url: URL,
+        replacing previous: FileStamp?,
         durability: Durability = .fileAndFolder
     ) throws -> PlistSnapshot {
         defer { Self.signalChange(of: url) }
@@ -95,7 +101,10 @@ extension PlistStore {
     /// After the file was replaced with `data` (the encoding of `root`), under its lock: makes
     /// its stamp newer than `previous`'s and remembers the new version as a read will see it.
     private func written(
-        _ data: Data, of root: [String: PlistValue], to url: URL, replacing previous: FileStamp?
+        _ data: Data,
+        of root: [String: PlistValue],
+        to url: URL,
+        replacing previous: FileStamp?
     ) -> PlistSnapshot {
         remember(format == .binary ? root : try? Self.decodeRoot(data, from: url), writtenTo: url, replacing: previous)
     }
@@ -104,11 +113,13 @@ extension PlistStore {
     /// remembers `root` (`nil` when it cannot be known: the next read parses the file) as the
     /// new version's root.
     private func remember(
-        _ root: [String: PlistValue]?, writtenTo url: URL, replacing previous: FileStamp?
+        _ root: [String: PlistValue]?,
+        writtenTo url: URL,
+        replacing previous: FileStamp?
     ) -> PlistSnapshot {
         let stamp = FileStamp.makeNewer(url, than: previous)
         guard let root else {
-            forget(url)   // cannot happen for data just encoded; the next read parses the file
+            forget(url)  // cannot happen for data just encoded; the next read parses the file
             return PlistSnapshot(stamp: nil, root: [:])
         }
         let snapshot = PlistSnapshot(stamp: stamp, root: root)

@@ -108,7 +108,8 @@ extension PlistStore {
     ///   an `fsync` when the root changed.
     @discardableResult
     public func update<Result>(
-        _ name: String, _ body: (inout [String: PlistValue]) throws -> Result
+        _ name: String,
+        _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> Result {
         try modify(name, body).result
     }
@@ -121,7 +122,9 @@ extension PlistStore {
     ///
     /// `durability` says how far each version written is synced (``Durability``).
     func modify<Result>(
-        _ name: String, durability: Durability = .fileAndFolder, _ body: (inout [String: PlistValue]) throws -> Result
+        _ name: String,
+        durability: Durability = .fileAndFolder,
+        _ body: (inout [String: PlistValue]) throws -> Result
     ) throws -> (result: Result, snapshot: PlistSnapshot) {
         let url = try fileURL(for: name)
         for _ in 0..<Self.optimisticAttempts {
@@ -143,7 +146,7 @@ extension PlistStore {
                     isUnchanged($0) ? .write : .retry
                 }
                 if replacement == .write { return (result, written) }
-                continue   // another writer came first: run `body` again
+                continue  // another writer came first: run `body` again
             }
             // Nothing to write (or `body` threw): decided on the version `body` saw, if it is
             // still the file's.
@@ -159,8 +162,16 @@ extension PlistStore {
             var root = current.root
             let result = try body(&root)
             guard root != current.root else { return (result, current) }
-            return (result, try write(try encode(root, for: url), of: root, to: url, replacing: current.stamp,
-                                      durability: durability))
+            return (
+                result,
+                try write(
+                    try encode(root, for: url),
+                    of: root,
+                    to: url,
+                    replacing: current.stamp,
+                    durability: durability
+                )
+            )
         }
     }
 

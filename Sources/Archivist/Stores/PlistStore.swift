@@ -100,7 +100,8 @@ public final class PlistStore: Sendable {
     ///     or `nil` when that plist has none and starts empty.
     /// - Complexity: lists `directory` once (blocking file I/O) to sweep stale temporaries.
     public init(
-        directory: URL, format: Format = .xml,
+        directory: URL,
+        format: Format = .xml,
         defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil }
     ) {
         self.directory = directory
@@ -114,8 +115,10 @@ public final class PlistStore: Sendable {
     /// fault-injecting file system underneath); otherwise as
     /// ``init(directory:format:defaultFileURL:)``.
     package init(
-        directory: URL, format: Format = .xml,
-        defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil }, fileSystem: FileSystem
+        directory: URL,
+        format: Format = .xml,
+        defaultFileURL: @escaping @Sendable (_ name: String) -> URL? = { _ in nil },
+        fileSystem: FileSystem
     ) {
         self.directory = directory
         self.format = format
@@ -217,7 +220,9 @@ public final class PlistStore: Sendable {
     ///   as ``root(of:)``.
     /// - Complexity: as ``root(of:)``: blocking file I/O.
     public func value<Value: PlistConvertible>(
-        _ type: Value.Type, forKey key: String, in name: String
+        _ type: Value.Type,
+        forKey key: String,
+        in name: String
     ) throws -> Value? {
         let url = try fileURL(for: name)
         guard let stored = Self.entry(key, in: try root(of: name)) else { return nil }
@@ -236,7 +241,9 @@ public final class PlistStore: Sendable {
     ///   or as ``root(of:)``.
     /// - Complexity: as ``root(of:)``: blocking file I/O.
     public func value<Value: PlistConvertible>(
-        forKey key: String, in name: String, default defaultValue: Value
+        forKey key: String,
+        in name: String,
+        default defaultValue: Value
     ) throws -> Value {
         try value(Value.self, forKey: key, in: name) ?? defaultValue
     }
@@ -249,10 +256,12 @@ public final class PlistStore: Sendable {
     func snapshot(of name: String) throws -> PlistSnapshot {
         let url = try fileURL(for: name)
         if let current = try currentSnapshot(at: url) { return current }
-        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else {
+            return PlistSnapshot(stamp: nil, root: [:])
+        }
         let root = try defaultRoot(defaultURL)
         return try replace(url, with: root) { stamp in
-            stamp == nil ? .write : .keep   // another writer seeded it, or wrote, first
+            stamp == nil ? .write : .keep  // another writer seeded it, or wrote, first
         }.snapshot
     }
 
@@ -276,7 +285,9 @@ public final class PlistStore: Sendable {
     /// last resort of ``modify(_:_:)`` does; the default's write then syncs under the lock.)
     func loadOrSeed(_ name: String, at url: URL) throws -> PlistSnapshot {
         if let current = try currentSnapshot(at: url) { return current }
-        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else { return PlistSnapshot(stamp: nil, root: [:]) }
+        guard let defaultURL = defaultFileURL(try Self.baseName(name)) else {
+            return PlistSnapshot(stamp: nil, root: [:])
+        }
         let root = try defaultRoot(defaultURL)
         return try write(try encode(root, for: url), of: root, to: url, replacing: nil)
     }
@@ -320,12 +331,15 @@ public final class PlistStore: Sendable {
                 .notRepresentable,
                 "the property list nests containers more than \(Self.maxWrittenDepth) deep, the most a store writes "
                     + "(Foundation's writer recurses once per level and overflows a 512 KiB thread's stack near 360)",
-                fileURL: url)
+                fileURL: url
+            )
         }
         do {
             return try PropertyListSerialization.data(
                 fromPropertyList: object,
-                format: format == .xml ? .xml : .binary, options: 0)
+                format: format == .xml ? .xml : .binary,
+                options: 0
+            )
         } catch {
             throw StoreError(.notRepresentable, "cannot encode the property list", fileURL: url, underlyingError: error)
         }
@@ -337,8 +351,11 @@ public final class PlistStore: Sendable {
         let binaryItems = PlistKeyCount.binaryItems(data, limit: cap)
         if let binaryItems, binaryItems > cap {
             throw StoreError(
-                .corrupt, "the binary plist's shared references name more than \(cap) values, "
-                    + "far more than \(data.count) bytes hold (a reference bomb)", fileURL: url)
+                .corrupt,
+                "the binary plist's shared references name more than \(cap) values, "
+                    + "far more than \(data.count) bytes hold (a reference bomb)",
+                fileURL: url
+            )
         }
         let object: Any
         do {
@@ -355,24 +372,33 @@ public final class PlistStore: Sendable {
         guard case .dictionary(let entries) = root else {
             throw StoreError(.corrupt, "the root is \(root.kindName), not a dictionary", fileURL: url)
         }
-        let merged = binaryItems.map { PlistKeyCount.fileHasMoreKeys(binaryItems: $0, than: root) }
+        let merged =
+            binaryItems.map { PlistKeyCount.fileHasMoreKeys(binaryItems: $0, than: root) }
             ?? PlistKeyCount.fileHasMoreKeys(data, than: root)
         if merged {
             throw StoreError(
                 .notRepresentable,
                 "a dictionary in the file has two keys that are one Swift string (the same bytes twice, or two "
                     + "spellings such as \"\u{E9}\" as U+00E9 and as e + U+0301); reading it would drop one of them",
-                fileURL: url)
+                fileURL: url
+            )
         }
         return entries
     }
 
     static func convert<Value: PlistConvertible>(
-        _ stored: PlistValue, to type: Value.Type, key: String, url: URL
+        _ stored: PlistValue,
+        to type: Value.Type,
+        key: String,
+        url: URL
     ) throws -> Value {
         guard let value = Value(plistValue: stored) else {
             throw StoreError(
-                .typeMismatch, "expected \(Value.self), found \(stored.kindName)", fileURL: url, key: key)
+                .typeMismatch,
+                "expected \(Value.self), found \(stored.kindName)",
+                fileURL: url,
+                key: key
+            )
         }
         return value
     }

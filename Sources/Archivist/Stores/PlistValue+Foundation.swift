@@ -79,14 +79,14 @@ extension PlistValue {
         case .bool(let value): value
         case .date(let value): value
         case .data(let value): value
-        case .array, .dictionary: [String: Any]()   // never asked: containers have frames
+        case .array, .dictionary: [String: Any]()  // never asked: containers have frames
         }
     }
 
     /// A container whose Foundation object is being built: its children, the next one to
     /// convert and what the converted ones became.
     private struct ObjectFrame {
-        let keys: [String]?   // nil for an array
+        let keys: [String]?  // nil for an array
         let children: [PlistValue]
         var next = 0
         var elements: [Any] = []
@@ -173,7 +173,10 @@ extension PlistValue {
 
     /// `error` raised at the current child of every frame of `stack`, with their keys and
     /// indexes as its path.
-    private static func failure(_ error: ConversionFailure, under stack: ArraySlice<ContainerFrame>) -> ConversionFailure {
+    private static func failure(
+        _ error: ConversionFailure,
+        under stack: ArraySlice<ContainerFrame>
+    ) -> ConversionFailure {
         var failure = error
         failure.path = stack.map(\.childPathComponent) + failure.path
         return failure
@@ -237,7 +240,8 @@ extension PlistValue {
                 source = .dictionary(dictionary, next: dictionary.index(after: next))
                 guard let key = key.base as? String else {
                     throw ConversionFailure(
-                        reason: "property-list dictionary keys must be strings, found \(type(of: key.base)) \(key)")
+                        reason: "property-list dictionary keys must be strings, found \(type(of: key.base)) \(key)"
+                    )
                 }
                 childKey = key
                 return element
@@ -287,7 +291,9 @@ extension PlistValue {
         if dynamicType == String.self, let value = object as? String { return .value(.string(value)) }
         if dynamicType is NSNumber.Type, let number = object as? NSNumber { return .value(try convert(number)) }
         if dynamicType == Bool.self, let value = object as? Bool { return .value(.bool(value)) }
-        if dynamicType == [AnyHashable: Any].self, let value = object as? [AnyHashable: Any] { return .dictionary(value) }
+        if dynamicType == [AnyHashable: Any].self, let value = object as? [AnyHashable: Any] {
+            return .dictionary(value)
+        }
         if dynamicType == [Any].self, let value = object as? [Any] { return .array(value) }
         if dynamicType == Date.self, let value = object as? Date { return .value(.date(value)) }
         if dynamicType == Data.self, let value = object as? Data { return .value(.data(value)) }
@@ -330,14 +336,16 @@ extension PlistValue {
         case UInt8(ascii: "Q"), UInt8(ascii: "L"):
             guard let int = Int(exactly: number.uint64Value) else {
                 throw ConversionFailure(
-                    reason: "integer \(number.uint64Value) does not fit in a property-list integer (Int)")
+                    reason: "integer \(number.uint64Value) does not fit in a property-list integer (Int)"
+                )
             }
             return .int(int)
         default:
             // `Int` is 32 bits on watchOS devices (arm64_32): a wider integer is refused, not cut.
             guard let int = Int(exactly: number.int64Value) else {
                 throw ConversionFailure(
-                    reason: "integer \(number.int64Value) does not fit in a property-list integer (Int)")
+                    reason: "integer \(number.int64Value) does not fit in a property-list integer (Int)"
+                )
             }
             return .int(int)
         }

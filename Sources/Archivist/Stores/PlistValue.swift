@@ -203,7 +203,8 @@ extension PlistValue: CustomStringConvertible {
         case .data(let value): "<\(value.count) bytes>"
         case .array(let elements): "[" + elements.map(\.description).joined(separator: ", ") + "]"
         case .dictionary(let entries):
-            "{" + entries.sorted { $0.key < $1.key }
+            "{"
+                + entries.sorted { $0.key < $1.key }
                 .map { "\(String(reflecting: $0.key)): \($0.value)" }
                 .joined(separator: ", ") + "}"
         }

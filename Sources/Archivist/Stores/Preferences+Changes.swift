@@ -72,7 +72,8 @@ extension Preferences {
     ///   - pollingInterval: as in ``changes(pollingInterval:)``.
     /// - Complexity: as ``changes(pollingInterval:)``.
     public func changes<Value>(
-        for key: PreferenceKey<Value>, pollingInterval: Duration? = nil
+        for key: PreferenceKey<Value>,
+        pollingInterval: Duration? = nil
     ) -> AsyncStream<Change> {
         file.subscribe(key: key.name, pollingInterval: pollingInterval, owner: ObjectIdentifier(self))
     }

@@ -246,7 +246,12 @@ public final class Preferences: Sendable {
     /// - Throws: as ``set(_:for:durability:)``.
     /// - Complexity: as ``set(_:for:durability:)``.
     public func removeAll(durability: Durability) throws {
-        try file.changeDurably(PendingChanges(removesAll: true), key: nil, durability: durability, by: ObjectIdentifier(self))
+        try file.changeDurably(
+            PendingChanges(removesAll: true),
+            key: nil,
+            durability: durability,
+            by: ObjectIdentifier(self)
+        )
     }
 
     /// Writes every change not yet written and returns when it is in the file (synced as

@@ -6,13 +6,20 @@ extension PreferencesFile {
     /// Starts a change stream, opened through the `Preferences` that `owner` names: of every
     /// key (`key == nil`), or of one. `pollingInterval`: as in
     /// ``Preferences/changes(pollingInterval:)``.
-    func subscribe(key: String?, pollingInterval: Duration?, owner: ObjectIdentifier) -> AsyncStream<Preferences.Change> {
+    func subscribe(key: String?, pollingInterval: Duration?, owner: ObjectIdentifier) -> AsyncStream<Preferences.Change>
+    {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: Preferences.Change.self, bufferingPolicy: .bufferingNewest(256))
+            of: Preferences.Change.self,
+            bufferingPolicy: .bufferingNewest(256)
+        )
         let id = state.withLock { state -> UInt64 in
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = Subscriber(
-                key: key, owner: owner, pollingInterval: pollingInterval, continuation: continuation)
+                key: key,
+                owner: owner,
+                pollingInterval: pollingInterval,
+                continuation: continuation
+            )
             if state.observed == nil {
                 state.observed = state.remembered
                 observeSignal(&state)
@@ -42,7 +49,8 @@ extension PreferencesFile {
     /// again (under `state`'s lock).
     private func observeSignal(_ state: inout State) {
         let signal = PlistStore.changeSignal(of: url)
-        guard signal.isIdentified, let observation = signal.observe(on: queue, { [weak self] in self?.catchUp() }) else {
+        guard signal.isIdentified, let observation = signal.observe(on: queue, { [weak self] in self?.catchUp() })
+        else {
             return
         }
         state.observation = observation
@@ -110,7 +118,7 @@ extension PreferencesFile {
             do {
                 current = try store.currentSnapshot(at: url) ?? PlistSnapshot(stamp: nil, root: [:])
             } catch {
-                return   // unreadable for now: the next signal or poll tries again
+                return  // unreadable for now: the next signal or poll tries again
             }
             if let stamp = current.stamp, stamp == observed.stamp { return }
             let keys = state.withLock { state -> Set<String> in
@@ -126,7 +134,9 @@ extension PreferencesFile {
     /// The keys whose values differ between `old` and `new`, less those whose unwritten
     /// change hides the file's value from reads.
     static func changedKeys(
-        from old: [String: PlistValue], to new: [String: PlistValue], shownThrough state: State
+        from old: [String: PlistValue],
+        to new: [String: PlistValue],
+        shownThrough state: State
     ) -> Set<String> {
         guard !state.pending.removesAll && !state.inFlight.removesAll else { return [] }
         var keys: Set<String> = []

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -125,13 +126,16 @@ final class PreferencesFile: Sendable {
         let (keys, pin) = PlistFileLock.pinnedKeys(forPlistAt: url)
         let made = PreferencesFile(store: store, name: name, url: url, snapshot: snapshot, pin: pin)
         let (file, isNew) = table.withLock { table -> (PreferencesFile, Bool) in
-            table = table.filter { $0.value.file != nil }   // the entries of states gone
+            table = table.filter { $0.value.file != nil }  // the entries of states gone
             let found = Self.file(under: keys, in: table)
             let file = found ?? made
             for key in keys where table[key]?.file == nil { table[key] = Entry(file: file) }
             if let found, found.pin.withLock({ $0 }) < 0 {
                 // Found by its path: the identity it is now known by too stays pinned.
-                let pin = made.pin.withLock { pin in defer { pin = -1 }; return pin }
+                let pin = made.pin.withLock { pin in
+                    defer { pin = -1 }
+                    return pin
+                }
                 found.pin.withLock { $0 = pin }
             }
             return (file, found == nil)
@@ -155,7 +159,8 @@ final class PreferencesFile: Sendable {
     }
 
     /// The live state `table` holds under the first of `keys` that has one.
-    private static func file(under keys: [PlistFileLock.Key], in table: [PlistFileLock.Key: Entry]) -> PreferencesFile? {
+    private static func file(under keys: [PlistFileLock.Key], in table: [PlistFileLock.Key: Entry]) -> PreferencesFile?
+    {
         for key in keys {
             if let file = table[key]?.file { return file }
         }
@@ -243,7 +248,12 @@ final class PreferencesFile: Sendable {
     ///
     /// - Throws: as ``change(_:key:)``, or the write's ``StoreError`` (memory then keeps no
     ///   trace of `changes`; the earlier unwritten changes stay for the next write).
-    func changeDurably(_ changes: PendingChanges, key: String?, durability: Durability, by owner: ObjectIdentifier) throws {
+    func changeDurably(
+        _ changes: PendingChanges,
+        key: String?,
+        durability: Durability,
+        by owner: ObjectIdentifier
+    ) throws {
         let keys = try state.withLock { state -> Set<String>? in
             try reportFailure(&state)
             guard try admits(changes, key: key, in: state) else { return nil }
@@ -274,7 +284,7 @@ final class PreferencesFile: Sendable {
         do {
             try write()
         } catch {
-            state.withLock { $0.failure = nil }   // this newer failure is the one reported
+            state.withLock { $0.failure = nil }  // this newer failure is the one reported
             throw error
         }
         try state.withLock { try reportFailure(&$0) }
@@ -296,7 +306,8 @@ final class PreferencesFile: Sendable {
             try PlistStore.checkNoLookalike(of: key, in: root, url: url)
         }
         if case .unchanged = state.pending.lookup(key), case .unchanged = state.inFlight.lookup(key),
-           !state.pending.removesAll, !state.inFlight.removesAll {
+            !state.pending.removesAll, !state.inFlight.removesAll
+        {
             try PlistStore.checkNoLookalike(of: key, in: state.remembered.root, url: url)
         }
     }
@@ -305,7 +316,9 @@ final class PreferencesFile: Sendable {
     private func effectiveKeys(_ state: State) -> Set<String> {
         var keys: Set<String> = []
         if !state.pending.removesAll && !state.inFlight.removesAll { keys.formUnion(state.remembered.root.keys) }
-        if !state.pending.removesAll { keys.formUnion(state.inFlight.values.compactMap { $0.value == nil ? nil : $0.key }) }
+        if !state.pending.removesAll {
+            keys.formUnion(state.inFlight.values.compactMap { $0.value == nil ? nil : $0.key })
+        }
         keys.formUnion(state.pending.values.compactMap { $0.value == nil ? nil : $0.key })
         return keys
     }
@@ -320,7 +333,9 @@ final class PreferencesFile: Sendable {
             } catch let error as StoreError {
                 state.withLock { $0.failure = error }
             } catch {
-                state.withLock { $0.failure = StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error) }
+                state.withLock {
+                    $0.failure = StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error)
+                }
             }
         }
     }
@@ -361,7 +376,8 @@ final class PreferencesFile: Sendable {
                     state.pending = back
                     state.inFlight = PendingChanges()
                 }
-                throw error as? StoreError ?? StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error)
+                throw error as? StoreError
+                    ?? StoreError(.ioFailed, "cannot write", fileURL: url, underlyingError: error)
             }
             let foreign = state.withLock { state -> Set<String> in
                 state.remembered = written

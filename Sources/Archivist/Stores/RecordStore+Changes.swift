@@ -58,7 +58,8 @@ extension RecordStore {
             list.continuations[list.nextKey] = continuation
             return list.nextKey
         }
-        let observation: ChangeSignal.Observation? = observingSignal
+        let observation: ChangeSignal.Observation? =
+            observingSignal
             ? changeSignal.observe(on: queue, { [weak self] in self?.catchUpInBackground() }) : nil
         let every = pollingInterval ?? (observation == nil ? Self.fallbackPollingInterval : nil)
         let poller = every.map { interval in

@@ -45,12 +45,20 @@ extension RecordStore {
     /// Applies the log's entries past what was read, and reports them as other processes'.
     private func applyNewEntries(settingAside: Bool) throws {
         let bad = try log.readNewEntries(
-            as: RecordBatch<Record>.self, options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions),
+            as: RecordBatch<Record>.self,
+            options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions),
             settingAside: settingAside
         ) { batch in
             state.withLock { $0.apply(upserts: batch.upserts, deletes: batch.deletes) }
             markWatches { id in batch.upserts.contains { $0.id == id } || batch.deletes.contains(id) }
-            notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: true, isReload: false))
+            notify(
+                Change(
+                    upserted: batch.upserts.map(\.id),
+                    deleted: batch.deletes,
+                    isFromAnotherProcess: true,
+                    isReload: false
+                )
+            )
         }
         if let bad { damage.withLock { $0 = Damage(quarantinedBytes: bad.bytes, quarantineURL: bad.url) } }
     }
@@ -106,9 +114,15 @@ extension RecordStore {
     ///   with this configuration; an I/O error.
     /// - Complexity: O(snapshot).
     func decodeSnapshot() throws -> DecodedSnapshot {
-        guard let (bytes, pin) = try log.readSnapshotPinned() else { return DecodedSnapshot(nil, pin: -1, fileSystem: log.fileSystem) }
+        guard let (bytes, pin) = try log.readSnapshotPinned() else {
+            return DecodedSnapshot(nil, pin: -1, fileSystem: log.fileSystem)
+        }
         do {
-            let snapshot = try Archive.decode(RecordSnapshot<Record>.self, from: bytes, options: configuration.archiveOptions)
+            let snapshot = try Archive.decode(
+                RecordSnapshot<Record>.self,
+                from: bytes,
+                options: configuration.archiveOptions
+            )
             var table = RecordTable<Record>(sequencesAfter: state.withLock { $0.lastSequence })
             table.generation = snapshot.generation
             for record in snapshot.records { table.upsert(record) }

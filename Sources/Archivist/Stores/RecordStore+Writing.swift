@@ -214,8 +214,15 @@ extension RecordStore {
     func writing<R>(_ body: () throws -> R) throws -> R {
         writeLock.lock()
         defer { writeLock.unlock() }
-        defer { if signalDue.withLock({ due in defer { due = false }; return due }) { changeSignal.post() } }
-        defer { log.closeReplacedLogs() }   // the lock released: freeing a replaced log's blocks holds nothing
+        defer {
+            if signalDue.withLock({ due in
+                defer { due = false }
+                return due
+            }) {
+                changeSignal.post()
+            }
+        }
+        defer { log.closeReplacedLogs() }  // the lock released: freeing a replaced log's blocks holds nothing
         do {
             return try body()
         } catch let error as StoreError {
@@ -263,12 +270,24 @@ extension RecordStore {
         do {
             entry = try Archive.encode(batch, options: configuration.archiveOptions)
         } catch {
-            throw StoreError(.notRepresentable, "cannot archive the batch: \(error)", fileURL: directory, underlyingError: error)
+            throw StoreError(
+                .notRepresentable,
+                "cannot archive the batch: \(error)",
+                fileURL: directory,
+                underlyingError: error
+            )
         }
         try log.append(entry)
         signalDue.withLock { $0 = true }
         state.withLock { $0.apply(upserts: batch.upserts, deletes: batch.deletes) }
-        notify(Change(upserted: batch.upserts.map(\.id), deleted: batch.deletes, isFromAnotherProcess: false, isReload: false))
+        notify(
+            Change(
+                upserted: batch.upserts.map(\.id),
+                deleted: batch.deletes,
+                isFromAnotherProcess: false,
+                isReload: false
+            )
+        )
     }
 
     /// Compacts when the log has grown enough, after a commit, outside the cross-process lock
@@ -301,10 +320,16 @@ extension RecordStore {
         let (records, basis) = state.withLock { ($0.inWriteOrder(), $0.generation) }
         let basisEnd = log.end
         let bytes = try Archive.encode(
-            RecordSnapshot<Record>(generation: basis + 1, records: records), options: configuration.archiveOptions)
+            RecordSnapshot<Record>(generation: basis + 1, records: records),
+            options: configuration.archiveOptions
+        )
         let prepared = try bytes.withUnsafeBytes { raw in
-            try AtomicFile.prepare([raw], toPath: log.snapshotPath, durability: log.durability == .none ? .none : .fileAndFolder,
-                                   fileSystem: log.fileSystem)
+            try AtomicFile.prepare(
+                [raw],
+                toPath: log.snapshotPath,
+                durability: log.durability == .none ? .none : .fileAndFolder,
+                fileSystem: log.fileSystem
+            )
         }
         var renamed = false
         defer { if !renamed { prepared.discard(log.fileSystem) } }
@@ -316,8 +341,12 @@ extension RecordStore {
             guard state.withLock({ $0.generation }) == basis && log.end == basisEnd else { return false }
             renamed = try prepared.rename(log.fileSystem)
             guard renamed else { return false }
-            try installSnapshotLocked(generation: basis + 1, bytes: bytes.count, removingAll: false,
-                                      folderSyncFailure: prepared.syncFolderIfAsked(log.fileSystem))
+            try installSnapshotLocked(
+                generation: basis + 1,
+                bytes: bytes.count,
+                removingAll: false,
+                folderSyncFailure: prepared.syncFolderIfAsked(log.fileSystem)
+            )
             return true
         }
     }
@@ -333,13 +362,23 @@ extension RecordStore {
     private func compactLocked(removingAll: Bool = false) throws {
         let (records, generation) = state.withLock { (removingAll ? [] : $0.inWriteOrder(), $0.generation + 1) }
         let bytes = try Archive.encode(
-            RecordSnapshot<Record>(generation: generation, records: records), options: configuration.archiveOptions)
+            RecordSnapshot<Record>(generation: generation, records: records),
+            options: configuration.archiveOptions
+        )
         let (_, folderSyncFailure) = try bytes.withUnsafeBytes { raw in
-            try AtomicFile.replace([raw], toPath: log.snapshotPath, durability: log.durability == .none ? .none : .fileAndFolder,
-                                   fileSystem: log.fileSystem)
+            try AtomicFile.replace(
+                [raw],
+                toPath: log.snapshotPath,
+                durability: log.durability == .none ? .none : .fileAndFolder,
+                fileSystem: log.fileSystem
+            )
         }
-        try installSnapshotLocked(generation: generation, bytes: bytes.count, removingAll: removingAll,
-                                  folderSyncFailure: folderSyncFailure)
+        try installSnapshotLocked(
+            generation: generation,
+            bytes: bytes.count,
+            removingAll: removingAll,
+            folderSyncFailure: folderSyncFailure
+        )
     }
 
     /// Once a snapshot of `generation` (`bytes` long) is in place, under the cross-process
@@ -347,7 +386,12 @@ extension RecordStore {
     ///
     /// - Throws: `folderSyncFailure`, the failed sync of the snapshot's folder, whose message
     ///   says the snapshot is in place.
-    private func installSnapshotLocked(generation: UInt64, bytes: Int, removingAll: Bool, folderSyncFailure: StorageError?) throws {
+    private func installSnapshotLocked(
+        generation: UInt64,
+        bytes: Int,
+        removingAll: Bool,
+        folderSyncFailure: StorageError?
+    ) throws {
         // The snapshot is in place: from here on the old log's entries are void.
         log.requireReset(generation: generation)
         signalDue.withLock { $0 = true }
@@ -357,7 +401,7 @@ extension RecordStore {
             $0.snapshotBytes = bytes
         }
         if removingAll { notify(Change(upserted: [], deleted: [], isFromAnotherProcess: false, isReload: true)) }
-        try? log.reset(generation: generation)   // retried before the next append if it fails
+        try? log.reset(generation: generation)  // retried before the next append if it fails
         if let folderSyncFailure { throw folderSyncFailure }
     }
 }

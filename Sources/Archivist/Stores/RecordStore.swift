@@ -50,7 +50,8 @@ where Record.ID: Archivable & Sendable {
 
         /// Creates a configuration.
         public init(
-            durability: Durability = .file, compactionThreshold: Int = 1 << 20,
+            durability: Durability = .file,
+            compactionThreshold: Int = 1 << 20,
             archiveOptions: ArchiveOptions = ArchiveOptions()
         ) {
             self.durability = durability
@@ -141,7 +142,8 @@ where Record.ID: Archivable & Sendable {
     func reloadFromDisk() throws {
         var table = try tableForReload()
         let bad = try log.load(
-            snapshotGeneration: table.generation, as: RecordBatch<Record>.self,
+            snapshotGeneration: table.generation,
+            as: RecordBatch<Record>.self,
             options: RecordBatch<Record>.decodingOptions(configuration.archiveOptions)
         ) {
             table.apply(upserts: $0.upserts, deletes: $0.deletes)
@@ -169,7 +171,8 @@ where Record.ID: Archivable & Sendable {
     public convenience init(directory: URL, user: String, configuration: Configuration = Configuration()) throws {
         try self.init(
             directory: directory.appendingPathComponent(MD5.hexDigest(of: user), isDirectory: true),
-            configuration: configuration)
+            configuration: configuration
+        )
     }
 
     /// The number of records.
@@ -204,7 +207,8 @@ where Record.ID: Archivable & Sendable {
     /// - Complexity: O(n log n).
     public func records(
         where isIncluded: (Record) throws -> Bool,
-        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool, limit: Int = .max
+        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool,
+        limit: Int = .max
     ) rethrows -> [Record] {
         let sorted = try records(where: isIncluded).sorted(by: areInIncreasingOrder)
         return limit < sorted.count ? Array(sorted.prefix(limit)) : sorted
@@ -214,7 +218,8 @@ where Record.ID: Archivable & Sendable {
     ///
     /// - Complexity: O(n log n).
     public func records(
-        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool, limit: Int = .max
+        sortedBy areInIncreasingOrder: (Record, Record) throws -> Bool,
+        limit: Int = .max
     ) rethrows -> [Record] {
         let sorted = try all().sorted(by: areInIncreasingOrder)
         return limit < sorted.count ? Array(sorted.prefix(limit)) : sorted

@@ -73,7 +73,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// throw StoreError(.typeMismatch, "expected a bool, found a string", key: "firstLogin")
     /// ```
     public init(
-        _ code: Code, _ message: String, fileURL: URL? = nil, key: String? = nil,
+        _ code: Code,
+        _ message: String,
+        fileURL: URL? = nil,
+        key: String? = nil,
         underlyingError: (any Error & Sendable)? = nil
     ) {
         self.code = code

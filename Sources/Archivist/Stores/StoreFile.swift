@@ -38,7 +38,10 @@ enum StoreFile {
     /// - Throws: ``StoreError`` (`permissionDenied`, `noSpace`, `ioFailed`) naming the file.
     /// - Complexity: O(n) blocking file I/O plus two syncs.
     static func writeAtomically(
-        _ data: Data, to url: URL, durability: Durability = .fileAndFolder, fileSystem: FileSystem = .posix
+        _ data: Data,
+        to url: URL,
+        durability: Durability = .fileAndFolder,
+        fileSystem: FileSystem = .posix
     ) throws {
         do {
             try AtomicFile.write(data, to: url, durability: durability, fileSystem: fileSystem)
@@ -59,7 +62,10 @@ enum StoreFile {
     ///   temporary is left then.
     /// - Complexity: O(n) blocking file I/O plus a sync.
     static func prepareReplacement(
-        _ data: Data, for url: URL, durability: Durability = .fileAndFolder, fileSystem: FileSystem
+        _ data: Data,
+        for url: URL,
+        durability: Durability = .fileAndFolder,
+        fileSystem: FileSystem
     ) throws -> AtomicFile.Prepared {
         do {
             return try data.withUnsafeBytes { raw in

@@ -26,7 +26,8 @@ package final class BackgroundActivity: Sendable {
     /// Starts an expiring activity the way `performExpiringActivity(withReason:using:)` does:
     /// calls `block` with `false` on another thread to run it, and with `true` — once more, on
     /// yet another thread, or instead when no time could be had — when the time is up.
-    package typealias Starter = @Sendable (_ reason: String, _ block: @escaping @Sendable (_ expired: Bool) -> Void) -> Void
+    package typealias Starter =
+        @Sendable (_ reason: String, _ block: @escaping @Sendable (_ expired: Bool) -> Void) -> Void
 
     /// The platform's activity where apps are suspended; `nil` (the work just runs) elsewhere.
     package static let platformStarter: Starter? = {
@@ -60,7 +61,9 @@ package final class BackgroundActivity: Sendable {
     /// - Throws: What `body` throws.
     /// - Complexity: `body`'s, plus starting the activity.
     package static func run<R>(
-        _ reason: String, starter: Starter? = platformStarter, _ body: (BackgroundActivity) throws -> R
+        _ reason: String,
+        starter: Starter? = platformStarter,
+        _ body: (BackgroundActivity) throws -> R
     ) rethrows -> R {
         let activity = BackgroundActivity()
         guard let starter else { return try body(activity) }
@@ -68,7 +71,7 @@ package final class BackgroundActivity: Sendable {
             if expired {
                 activity.expired.withLock { $0 = true }
             } else {
-                activity.finished.wait()   // the assertion lasts until the work is done
+                activity.finished.wait()  // the assertion lasts until the work is done
             }
         }
         defer { activity.finished.signal() }

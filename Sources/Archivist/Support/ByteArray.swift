@@ -8,7 +8,8 @@ extension Array where Element == UInt8 {
     ///
     /// - Complexity: O(`capacity`) plus `fill`.
     static func uninitialized(
-        capacity: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Int
+        capacity: Int,
+        _ fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Int
     ) rethrows -> [UInt8] {
         guard capacity > 0 else { return [] }
         return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in

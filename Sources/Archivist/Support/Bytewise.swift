@@ -94,7 +94,8 @@ enum Bytewise {
     static func equal(_ x: UnsafeRawPointer?, _ y: UnsafeRawPointer?, count: Int) -> Bool {
         guard count > 0, let x, let y else { return true }
         @inline(__always) func same<Word: FixedWidthInteger>(_: Word.Type, at offset: Int) -> Bool {
-            x.loadUnaligned(fromByteOffset: offset, as: Word.self) == y.loadUnaligned(fromByteOffset: offset, as: Word.self)
+            x.loadUnaligned(fromByteOffset: offset, as: Word.self)
+                == y.loadUnaligned(fromByteOffset: offset, as: Word.self)
         }
         if count >= 8 {
             var offset = 0
@@ -116,7 +117,9 @@ enum Bytewise {
     /// - Complexity: O(n).
     @inlinable
     static func hash(_ string: String, into hasher: inout Hasher) {
-        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil { slowHash(string, into: &hasher) }
     }
 
@@ -173,8 +176,10 @@ enum Bytewise {
             var offset = 0
             var left = count
             repeat {
-                state = mix(p.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ key,
-                            p.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self) ^ state)
+                state = mix(
+                    p.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ key,
+                    p.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self) ^ state
+                )
                 offset += 16
                 left -= 16
             } while left > 16
@@ -206,8 +211,10 @@ enum Bytewise {
         // Two loads that may overlap; the overlapping bytes are the same bytes, so `|` keeps them.
         if count >= 4 { return (load(UInt32.self, 0) | load(UInt32.self, count - 4) &<< UInt64(8 * (count - 4)), 0) }
         let middle = count >> 1
-        return (load(UInt8.self, 0) | load(UInt8.self, middle) &<< UInt64(8 * middle)
-                    | load(UInt8.self, count - 1) &<< UInt64(8 * (count - 1)), 0)
+        return (
+            load(UInt8.self, 0) | load(UInt8.self, middle) &<< UInt64(8 * middle)
+                | load(UInt8.self, count - 1) &<< UInt64(8 * (count - 1)), 0
+        )
     }
 
     /// The 128-bit product of `a` and `b`, its halves folded by xor.

@@ -45,7 +45,9 @@ package enum CRC32C {
             // register, and the register is linear, so the state after all three is
             // shift(shift(first) ^ second) ^ third, each shift a multiplication by x^(8·block).
             while n >= 3 * interleavedBlock {
-                var first = crc, second: UInt32 = 0, third: UInt32 = 0
+                var first = crc
+                var second: UInt32 = 0
+                var third: UInt32 = 0
                 var offset = 0
                 while offset < interleavedBlock {
                     first = step(t, first, p + offset)

@@ -126,7 +126,11 @@ package enum MD5 {
             tail.initializeMemory(as: UInt8.self, repeating: 0)
             if rest > 0 { tail.baseAddress!.copyMemory(from: input.baseAddress! + offset, byteCount: rest) }
             tail[rest] = 0x80
-            tail.storeBytes(of: (UInt64(truncatingIfNeeded: count) &* 8).littleEndian, toByteOffset: blocks * 64 - 8, as: UInt64.self)
+            tail.storeBytes(
+                of: (UInt64(truncatingIfNeeded: count) &* 8).littleEndian,
+                toByteOffset: blocks * 64 - 8,
+                as: UInt64.self
+            )
             let raw = UnsafeRawBufferPointer(tail)
             for b in 0..<blocks {
                 compress(&state, UnsafeRawBufferPointer(rebasing: raw[(b * 64)..<(b * 64 + 64)]))
@@ -146,15 +150,37 @@ package enum MD5 {
     private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ block: UnsafeRawBufferPointer) {
         precondition(block.count >= 64)
         func word(_ i: Int) -> UInt32 { block.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self).littleEndian }
-        let x0 = word(0), x1 = word(1), x2 = word(2), x3 = word(3), x4 = word(4), x5 = word(5), x6 = word(6), x7 = word(7)
-        let x8 = word(8), x9 = word(9), x10 = word(10), x11 = word(11), x12 = word(12), x13 = word(13), x14 = word(14)
+        let x0 = word(0)
+        let x1 = word(1)
+        let x2 = word(2)
+        let x3 = word(3)
+        let x4 = word(4)
+        let x5 = word(5)
+        let x6 = word(6)
+        let x7 = word(7)
+        let x8 = word(8)
+        let x9 = word(9)
+        let x10 = word(10)
+        let x11 = word(11)
+        let x12 = word(12)
+        let x13 = word(13)
+        let x14 = word(14)
         let x15 = word(15)
         /// One step: `a + f + message word + constant`, rotated left by `s`, plus `b`.
-        @inline(__always) func step(_ a: UInt32, _ b: UInt32, _ f: UInt32, _ wordAndConstant: UInt32, _ s: UInt32) -> UInt32 {
+        @inline(__always) func step(
+            _ a: UInt32,
+            _ b: UInt32,
+            _ f: UInt32,
+            _ wordAndConstant: UInt32,
+            _ s: UInt32
+        ) -> UInt32 {
             let t = a &+ f &+ wordAndConstant
             return b &+ (t << s | t >> (32 &- s))
         }
-        var a = state.0, b = state.1, c = state.2, d = state.3
+        var a = state.0
+        var b = state.1
+        var c = state.2
+        var d = state.3
         // Round 1: F(b, c, d) = (b & c) | (~b & d), written d ^ (b & (c ^ d)).
         a = step(a, b, d ^ (b & (c ^ d)), x0 &+ 0xD76A_A478, 7)
         d = step(d, a, c ^ (a & (b ^ c)), x1 &+ 0xE8C7_B756, 12)

@@ -6,7 +6,8 @@ extension String {
     /// validity.
     init?(validatingUTF8Bytes buffer: UnsafeBufferPointer<UInt8>) {
         let string = String(decoding: buffer, as: UTF8.self)
-        let same = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(buffer) }
+        let same =
+            string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(buffer) }
             ?? string.utf8.elementsEqual(buffer)
         guard same else { return nil }
         self = string

@@ -31,7 +31,11 @@ public struct KeyedArchiveSummary: Sendable, Hashable {
 
     /// Creates a summary.
     public init(
-        format: Format, objectCount: Int, instanceCount: Int, classNames: Set<String>, depth: Int,
+        format: Format,
+        objectCount: Int,
+        instanceCount: Int,
+        classNames: Set<String>,
+        depth: Int,
         topLevelKeys: [String]
     ) {
         self.format = format

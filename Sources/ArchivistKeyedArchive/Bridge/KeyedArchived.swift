@@ -76,7 +76,10 @@ extension KeyedArchived: Codable {
     /// - Throws: `ArchiveError` from ``KeyedArchiverBridge/unarchive(_:from:allowedClasses:limits:)``,
     ///   or the decoder's error when the value is not `Data`.
     public init(from decoder: any Decoder) throws {
-        wrappedValue = try KeyedArchiverBridge.unarchiveDeclared(Object.self, from: try decoder.singleValueContainer().decode(Data.self))
+        wrappedValue = try KeyedArchiverBridge.unarchiveDeclared(
+            Object.self,
+            from: try decoder.singleValueContainer().decode(Data.self)
+        )
     }
 }
 

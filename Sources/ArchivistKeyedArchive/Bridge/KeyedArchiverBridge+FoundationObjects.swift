@@ -63,8 +63,11 @@ enum KeyedArchiveFoundationObjects {
             if built[index] != nil { continue }
             if !expanded {
                 guard !open[index] else {
-                    throw ArchiveError(.unresolvedReference, "a cycle back to object @\(index)",
-                                       codingPath: ["$objects", "[\(index)]"])
+                    throw ArchiveError(
+                        .unresolvedReference,
+                        "a cycle back to object @\(index)",
+                        codingPath: ["$objects", "[\(index)]"]
+                    )
                 }
                 guard let children = children(of: archive.objects[index]) else { return nil }
                 open[index] = true
@@ -107,7 +110,10 @@ enum KeyedArchiveFoundationObjects {
         case .bool(let value): return NSNumber(value: value)
         case .data(let bytes): return mutable ? NSMutableData(data: bytes) : NSData(data: bytes)
         case .date(let date): return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
-        case .uuid(let uuid): return withUnsafeBytes(of: uuid.uuid) { NSUUID(uuidBytes: $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        case .uuid(let uuid):
+            return withUnsafeBytes(of: uuid.uuid) {
+                NSUUID(uuidBytes: $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
         case .nsNull: return sharedNull
         case .url(let relative, let base):
             var baseURL: URL?
@@ -136,7 +142,8 @@ enum KeyedArchiveFoundationObjects {
             #endif
             let values = elements(valueReferences)
             guard keys.count == keyReferences.count, values.count == valueReferences.count else { return nil }
-            return mutable ? NSMutableDictionary(objects: values, forKeys: keys) : NSDictionary(objects: values, forKeys: keys)
+            return mutable
+                ? NSMutableDictionary(objects: values, forKeys: keys) : NSDictionary(objects: values, forKeys: keys)
         case .null, .instance, .classDescription, .plist:
             return nil
         }

@@ -23,9 +23,16 @@ extension KeyedArchiverBridge {
     /// - Throws: `ArchiveError`: the validator's codes (see ``validate(_:allowedClassNames:limits:)``),
     ///   `.keyNotFound` without a `root`, and the decoding errors of ``KeyedArchive/decode(_:key:)``.
     public static func decode<T: Decodable>(
-        _ type: T.Type, from data: Data, allowedClassNames: Set<String> = [], limits: ArchiveLimits = .init()
+        _ type: T.Type,
+        from data: Data,
+        allowedClassNames: Set<String> = [],
+        limits: ArchiveLimits = .init()
     ) throws -> T {
-        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).decode(T.self, key: NSKeyedArchiveRootObjectKey, expansionChecked: true)
+        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).decode(
+            T.self,
+            key: NSKeyedArchiveRootObjectKey,
+            expansionChecked: true
+        )
     }
 
     /// Validates `data` like ``unarchive(_:from:allowedClasses:limits:)``, then decodes its root
@@ -47,19 +54,34 @@ extension KeyedArchiverBridge {
     ///   `.keyNotFound` without a `root`, `.valueNotFound` when it is `$null`, and whatever
     ///   decoding `T` throws (``KeyedArchive/unarchive(_:key:)``).
     public static func unarchive<T: KeyedArchiveDecodable>(
-        _ type: T.Type, from data: Data, allowedClassNames: Set<String> = [], limits: ArchiveLimits = .init()
+        _ type: T.Type,
+        from data: Data,
+        allowedClassNames: Set<String> = [],
+        limits: ArchiveLimits = .init()
     ) throws -> T {
-        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).unarchive(T.self, key: NSKeyedArchiveRootObjectKey, expansionChecked: true)
+        try validatedArchive(data, allowedClassNames: allowedClassNames, limits: limits).unarchive(
+            T.self,
+            key: NSKeyedArchiveRootObjectKey,
+            expansionChecked: true
+        )
     }
 
     /// The validator's checks with a `root` required, then the reader's table of the same
     /// parsed property list.
     private static func validatedArchive(
-        _ data: Data, allowedClassNames: Set<String>, limits: ArchiveLimits
+        _ data: Data,
+        allowedClassNames: Set<String>,
+        limits: ArchiveLimits
     ) throws -> KeyedArchive {
-        let names = foundationValueClassNames.union(allowedClassNames).subtracting(KeyedArchiveValidator.refusedClassNames.keys)
-        let validated = try KeyedArchiveValidator(allowedClassNames: names, limits: limits, requiredTopKey: NSKeyedArchiveRootObjectKey)
-            .validate(data)
+        let names = foundationValueClassNames.union(allowedClassNames).subtracting(
+            KeyedArchiveValidator.refusedClassNames.keys
+        )
+        let validated = try KeyedArchiveValidator(
+            allowedClassNames: names,
+            limits: limits,
+            requiredTopKey: NSKeyedArchiveRootObjectKey
+        )
+        .validate(data)
         return try KeyedArchive(validatedDocument: validated.document, limits: limits)
     }
 }

@@ -91,12 +91,19 @@ public enum KeyedArchiverBridge {
     ///   when it is not a `type`.
     /// - Complexity: O(*n*) in the size of `data`, plus the cost of the classes' `init(coder:)`.
     public static func unarchive<T: NSObject & NSSecureCoding>(
-        _ type: T.Type, from data: Data, allowedClasses: [AnyClass] = [], limits: ArchiveLimits = .init()
+        _ type: T.Type,
+        from data: Data,
+        allowedClasses: [AnyClass] = [],
+        limits: ArchiveLimits = .init()
     ) throws -> T {
         let root = try unarchiveObject(ofClasses: [type] + allowedClasses, from: data, limits: limits)
         guard let typed = root as? T else {
             let name = KeyedArchiveClassName.foundationName(of: type) ?? String(reflecting: type)
-            throw ArchiveError(.typeMismatch, "the root object is a \(Swift.type(of: root)), not a \(name)", typeName: name)
+            throw ArchiveError(
+                .typeMismatch,
+                "the root object is a \(Swift.type(of: root)), not a \(name)",
+                typeName: name
+            )
         }
         return typed
     }
@@ -128,15 +135,25 @@ public enum KeyedArchiverBridge {
     /// - Complexity: O(*n*) in the size of `data`, plus the cost of the classes' `init(coder:)`
     ///   (none on the pure-Swift path, which also needs no call stack per level).
     public static func unarchiveObject(
-        ofClasses classes: [AnyClass], from data: Data, limits: ArchiveLimits = .init()
+        ofClasses classes: [AnyClass],
+        from data: Data,
+        limits: ArchiveLimits = .init()
     ) throws -> Any {
-        try unarchiveObject(ofClasses: classes, from: data, limits: limits, pureSwiftValues: usesPureSwiftReaderForFoundationValues)
+        try unarchiveObject(
+            ofClasses: classes,
+            from: data,
+            limits: limits,
+            pureSwiftValues: usesPureSwiftReaderForFoundationValues
+        )
     }
 
     /// ``unarchiveObject(ofClasses:from:limits:)`` with the choice of decoder for archives of
     /// Foundation value classes made by the caller (the tests compare both on one archive).
     static func unarchiveObject(
-        ofClasses classes: [AnyClass], from data: Data, limits: ArchiveLimits, pureSwiftValues: Bool
+        ofClasses classes: [AnyClass],
+        from data: Data,
+        limits: ArchiveLimits,
+        pureSwiftValues: Bool
     ) throws -> Any {
         var names = foundationValueClassNames
         for cls in classes {
@@ -149,7 +166,11 @@ public enum KeyedArchiverBridge {
             }
             names.insert(name)
         }
-        let validator = KeyedArchiveValidator(allowedClassNames: names, limits: limits, requiredTopKey: NSKeyedArchiveRootObjectKey)
+        let validator = KeyedArchiveValidator(
+            allowedClassNames: names,
+            limits: limits,
+            requiredTopKey: NSKeyedArchiveRootObjectKey
+        )
         let validated = try validator.validate(data)
         if pureSwiftValues, let root = try foundationValueRoot(of: validated, limits: limits) {
             return root
@@ -173,7 +194,8 @@ public enum KeyedArchiverBridge {
         // it counts differently) leaves the archive to Foundation's unarchiver, which the
         // validator has already made safe.
         guard let archive = try? KeyedArchive(validatedDocument: validated.document, limits: limits),
-              let root = archive.root else { return nil }
+            let root = archive.root
+        else { return nil }
         guard !root.isNull else { throw ArchiveError(.valueNotFound, "the root object decoded to nil") }
         return try KeyedArchiveFoundationObjects.build(archive, root: root)
     }
@@ -196,7 +218,9 @@ public enum KeyedArchiverBridge {
     ///   for a reference cycle, `.limitExceeded` for a limit.
     /// - Complexity: O(*n*) in the size of `data`.
     public static func validate(
-        _ data: Data, allowedClassNames: Set<String> = [], limits: ArchiveLimits = .init()
+        _ data: Data,
+        allowedClassNames: Set<String> = [],
+        limits: ArchiveLimits = .init()
     ) throws -> KeyedArchiveSummary {
         let names = foundationValueClassNames.union(allowedClassNames)
             .subtracting(KeyedArchiveValidator.refusedClassNames.keys)

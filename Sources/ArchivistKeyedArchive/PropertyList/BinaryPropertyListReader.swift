@@ -43,8 +43,11 @@ struct BinaryPropertyListReader {
     /// not copy it into an array first).
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: ArchiveLimits) throws -> PropertyListDocument {
         guard bytes.count >= 8 + 32 else {
-            throw ArchiveError(.truncated, "binary property list shorter than its header and trailer",
-                               offset: bytes.count)
+            throw ArchiveError(
+                .truncated,
+                "binary property list shorter than its header and trailer",
+                offset: bytes.count
+            )
         }
         guard hasMagic(bytes) else { throw ArchiveError(.badMagic, "missing bplist00 magic", offset: 0) }
         let trailer = bytes.count - 32
@@ -72,8 +75,15 @@ struct BinaryPropertyListReader {
         let tableOffset = Int(table)
         let storage = PropertyListDocument.ReferenceStorage([])
         let notes = BinaryPropertyListNotes()
-        let objects = BinaryPropertyListObjects(bytes: bytes, tableOffset: tableOffset, referenceSize: referenceSize,
-                                                objectCount: objectCount, limits: limits, storage: storage, notes: notes)
+        let objects = BinaryPropertyListObjects(
+            bytes: bytes,
+            tableOffset: tableOffset,
+            referenceSize: referenceSize,
+            objectCount: objectCount,
+            limits: limits,
+            storage: storage,
+            notes: notes
+        )
         var strings = SmallStringCache()
         // Every container's references, in one array the nodes' `References` are runs of (an
         // archive's containers hold about one reference per object).
@@ -87,17 +97,29 @@ struct BinaryPropertyListReader {
             for index in 0..<objectCount {
                 let offset = objects.readUInt(at: tableOffset + index * offsetSize, size: offsetSize)
                 guard offset >= 8, offset < UInt64(tableOffset) else {
-                    throw ArchiveError(.corrupt, "object \(index) offset out of range", offset: tableOffset + index * offsetSize)
+                    throw ArchiveError(
+                        .corrupt,
+                        "object \(index) offset out of range",
+                        offset: tableOffset + index * offsetSize
+                    )
                 }
-                buffer.initializeElement(at: index, to: try objects.readObject(at: Int(offset), strings: &strings,
-                                                                                references: &references))
+                buffer.initializeElement(
+                    at: index,
+                    to: try objects.readObject(
+                        at: Int(offset),
+                        strings: &strings,
+                        references: &references
+                    )
+                )
                 initialized = index + 1
             }
         }
         storage.values = references
         // The first NaN date, found again by its offset (only when there is one).
         let firstNaNDate = notes.firstNaNDateOffset.flatMap { nanOffset in
-            (0..<objectCount).first { objects.readUInt(at: tableOffset + $0 * offsetSize, size: offsetSize) == UInt64(nanOffset) }
+            (0..<objectCount).first {
+                objects.readUInt(at: tableOffset + $0 * offsetSize, size: offsetSize) == UInt64(nanOffset)
+            }
         }
         return PropertyListDocument(nodes: nodes, root: Int(top), format: .binary, firstNaNDate: firstNaNDate)
     }
@@ -139,8 +161,15 @@ private struct BinaryPropertyListObjects {
     /// What reading found on the way (held by reference: the reader is not mutated per object).
     let notes: BinaryPropertyListNotes
 
-    init(bytes: UnsafeBufferPointer<UInt8>, tableOffset: Int, referenceSize: Int, objectCount: Int, limits: ArchiveLimits,
-         storage: PropertyListDocument.ReferenceStorage, notes: BinaryPropertyListNotes) {
+    init(
+        bytes: UnsafeBufferPointer<UInt8>,
+        tableOffset: Int,
+        referenceSize: Int,
+        objectCount: Int,
+        limits: ArchiveLimits,
+        storage: PropertyListDocument.ReferenceStorage,
+        notes: BinaryPropertyListNotes
+    ) {
         self.storage = storage
         self.notes = notes
         self.bytes = bytes
@@ -227,7 +256,11 @@ private struct BinaryPropertyListObjects {
     }
 
     /// Appends `count` checked references from `start` to `references`, and returns their run.
-    func readReferences(count: Int, at start: Int, into references: inout [Int]) throws -> PropertyListDocument.References {
+    func readReferences(
+        count: Int,
+        at start: Int,
+        into references: inout [Int]
+    ) throws -> PropertyListDocument.References {
         try checkReferences(count: count, at: start)
         // In bounds: `checkReferences` checked that `count` references from `start` lie in the
         // object area. One loop per width, so each reference is one load and one compare.
@@ -236,32 +269,48 @@ private struct BinaryPropertyListObjects {
         let first = references.count
         func append(_ reference: UInt64, _ position: Int) throws {
             guard reference < limit else {
-                throw ArchiveError(.corrupt, "object reference \(reference) out of range",
-                                   offset: start + position * referenceSize)
+                throw ArchiveError(
+                    .corrupt,
+                    "object reference \(reference) out of range",
+                    offset: start + position * referenceSize
+                )
             }
             references.append(Int(reference))
         }
         switch referenceSize {
         case 1:
-            for position in 0..<count { try append(UInt64(raw.load(fromByteOffset: position, as: UInt8.self)), position) }
+            for position in 0..<count {
+                try append(UInt64(raw.load(fromByteOffset: position, as: UInt8.self)), position)
+            }
         case 2:
             for position in 0..<count {
-                try append(UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: 2 * position, as: UInt16.self))), position)
+                try append(
+                    UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: 2 * position, as: UInt16.self))),
+                    position
+                )
             }
         case 4:
             for position in 0..<count {
-                try append(UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self))), position)
+                try append(
+                    UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self))),
+                    position
+                )
             }
         default:
-            for position in 0..<count { try append(readUInt(at: start + position * referenceSize, size: referenceSize), position) }
+            for position in 0..<count {
+                try append(readUInt(at: start + position * referenceSize, size: referenceSize), position)
+            }
         }
         return PropertyListDocument.References(storage: storage, start: first, count: count)
     }
 
     /// Reads the object at `offset`. A date of NaN seconds is read as it is, and the first
     /// one's offset noted (the readers refuse it, ``KeyedArchiveDateRule``).
-    func readObject(at offset: Int, strings: inout SmallStringCache,
-                    references: inout [Int]) throws -> PropertyListDocument.Node {
+    func readObject(
+        at offset: Int,
+        strings: inout SmallStringCache,
+        references: inout [Int]
+    ) throws -> PropertyListDocument.Node {
         try requireBytes(offset, 1)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -301,7 +350,9 @@ private struct BinaryPropertyListObjects {
             guard marker == 0x33 else { throw ArchiveError(.corrupt, "bad date marker", offset: offset) }
             try requireBytes(offset + 1, 8)
             let seconds = Double(bitPattern: readUInt(at: offset + 1, size: 8))
-            if !KeyedArchiveDateRule.allows(seconds), notes.firstNaNDateOffset == nil { notes.firstNaNDateOffset = offset }
+            if !KeyedArchiveDateRule.allows(seconds), notes.firstNaNDateOffset == nil {
+                notes.firstNaNDateOffset = offset
+            }
             return .date(seconds)
         case 0x4:
             let (count, start) = try readCount(marker: marker, at: offset)
@@ -339,10 +390,14 @@ private struct BinaryPropertyListObjects {
             return .array(try readReferences(count: count, at: start, into: &references))
         case 0xD:
             let (count, start) = try readCount(marker: marker, at: offset)
-            guard count <= tableOffset / 2 else { throw ArchiveError(.truncated, "dictionary too long", offset: offset) }
+            guard count <= tableOffset / 2 else {
+                throw ArchiveError(.truncated, "dictionary too long", offset: offset)
+            }
             try checkReferences(count: count * 2, at: start)
-            return .dictionary(keys: try readReferences(count: count, at: start, into: &references),
-                               values: try readReferences(count: count, at: start + count * referenceSize, into: &references))
+            return .dictionary(
+                keys: try readReferences(count: count, at: start, into: &references),
+                values: try readReferences(count: count, at: start + count * referenceSize, into: &references)
+            )
         default:
             throw ArchiveError(.corrupt, "unsupported plist marker \(marker)", offset: offset)
         }
@@ -396,7 +451,10 @@ struct SmallStringCache {
         if entries[slot].count == count, entries[slot].low == low, entries[slot].high == high {
             return entries[slot].string
         }
-        let string = String(decoding: UnsafeBufferPointer(start: bytes.baseAddress! + start, count: count), as: UTF8.self)
+        let string = String(
+            decoding: UnsafeBufferPointer(start: bytes.baseAddress! + start, count: count),
+            as: UTF8.self
+        )
         entries[slot] = Entry(low: low, high: high, count: count, string: string)
         return string
     }

@@ -26,15 +26,18 @@ struct KeyedArchiveEnvelope {
             throw ArchiveError(.corrupt, "archive root is not a dictionary")
         }
         guard let archiver = document.value(forKey: "$archiver", inDictionaryAt: root),
-              document.string(at: archiver) == "NSKeyedArchiver" else {
+            document.string(at: archiver) == "NSKeyedArchiver"
+        else {
             throw ArchiveError(.corrupt, "$archiver is not NSKeyedArchiver", codingPath: ["$archiver"])
         }
         guard let version = document.value(forKey: "$version", inDictionaryAt: root),
-              document.nodes[version] == .integer(100_000) else {
+            document.nodes[version] == .integer(100_000)
+        else {
             throw ArchiveError(.unsupportedVersion, "$version is not 100000", codingPath: ["$version"])
         }
         guard let objectsNode = document.value(forKey: "$objects", inDictionaryAt: root),
-              case .array(let objects) = document.nodes[objectsNode] else {
+            case .array(let objects) = document.nodes[objectsNode]
+        else {
             throw ArchiveError(.corrupt, "$objects is missing or not an array", codingPath: ["$objects"])
         }
         guard let first = objects.first, document.string(at: first) == "$null" else {
@@ -44,7 +47,8 @@ struct KeyedArchiveEnvelope {
             throw ArchiveError(.limitExceeded(.objectCount), "\(objects.count) objects exceed maxObjectCount")
         }
         guard let topNode = document.value(forKey: "$top", inDictionaryAt: root),
-              case .dictionary(let keys, let values) = document.nodes[topNode] else {
+            case .dictionary(let keys, let values) = document.nodes[topNode]
+        else {
             throw ArchiveError(.corrupt, "$top is missing or not a dictionary", codingPath: ["$top"])
         }
         self.objects = objects

@@ -82,20 +82,24 @@ package struct PropertyListTable: Sendable {
     ///
     /// - Complexity: O(n) in the size of the table.
     package func binaryBytes() -> [UInt8] {
-        let document = PropertyListDocument(nodes: nodes.map { node in
-            switch node {
-            case .string(let value): .string(value)
-            case .data(let value): .data(value)
-            case .integer(let value): .integer(value)
-            case .unsignedInteger(let value): .unsignedInteger(value)
-            case .real(let value): .real(value)
-            case .bool(let value): .bool(value)
-            case .date(let value): .date(value)
-            case .uid(let value): .uid(value)
-            case .array(let elements): .array(elements)
-            case .dictionary(let keys, let values): .dictionary(keys: keys, values: values)
-            }
-        }, root: root, format: .binary)
+        let document = PropertyListDocument(
+            nodes: nodes.map { node in
+                switch node {
+                case .string(let value): .string(value)
+                case .data(let value): .data(value)
+                case .integer(let value): .integer(value)
+                case .unsignedInteger(let value): .unsignedInteger(value)
+                case .real(let value): .real(value)
+                case .bool(let value): .bool(value)
+                case .date(let value): .date(value)
+                case .uid(let value): .uid(value)
+                case .array(let elements): .array(elements)
+                case .dictionary(let keys, let values): .dictionary(keys: keys, values: values)
+                }
+            },
+            root: root,
+            format: .binary
+        )
         return BinaryPropertyListWriter.write(document)
     }
 }

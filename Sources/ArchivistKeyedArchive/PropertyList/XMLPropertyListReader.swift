@@ -67,8 +67,11 @@ struct XMLPropertyListReader {
                     index = nodes.count - 1
                 } else {
                     guard stack.count < limits.maxDepth else {
-                        throw ArchiveError(.limitExceeded(.depth), "plist nesting deeper than \(limits.maxDepth)",
-                                           offset: tagStart)
+                        throw ArchiveError(
+                            .limitExceeded(.depth),
+                            "plist nesting deeper than \(limits.maxDepth)",
+                            offset: tagStart
+                        )
                     }
                     stack.append(Frame(tag: name, offset: tagStart))
                     continue
@@ -153,7 +156,8 @@ struct XMLPropertyListReader {
             }
             return .data([UInt8](data))
         case "date":
-            guard let seconds = Self.referenceSeconds(iso8601: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard let seconds = Self.referenceSeconds(iso8601: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else {
                 throw ArchiveError(.corrupt, "bad <date>", offset: offset)
             }
             return .date(seconds)
@@ -166,7 +170,8 @@ struct XMLPropertyListReader {
     static func referenceSeconds(iso8601 text: String) -> Double? {
         let digits = Array(text.utf8)
         guard digits.count == 20, digits[4] == 0x2D, digits[7] == 0x2D, digits[10] == 0x54,
-              digits[13] == 0x3A, digits[16] == 0x3A, digits[19] == 0x5A else { return nil }
+            digits[13] == 0x3A, digits[16] == 0x3A, digits[19] == 0x5A
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for byte in digits[range] {
@@ -176,8 +181,9 @@ struct XMLPropertyListReader {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
         // Days from civil (Howard Hinnant), relative to 1970-01-01.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -282,7 +288,9 @@ struct XMLPropertyListReader {
         case "apos": return [UInt8(ascii: "'")]
         default:
             var value: UInt32?
-            if name.hasPrefix("#x") { value = UInt32(name.dropFirst(2), radix: 16) } else if name.hasPrefix("#") {
+            if name.hasPrefix("#x") {
+                value = UInt32(name.dropFirst(2), radix: 16)
+            } else if name.hasPrefix("#") {
                 value = UInt32(name.dropFirst(), radix: 10)
             }
             guard let value, let scalar = Unicode.Scalar(value) else {

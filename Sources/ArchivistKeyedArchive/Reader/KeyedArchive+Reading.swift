@@ -32,7 +32,9 @@ extension KeyedArchive {
         let document = try data.withUnsafeBytes { raw in
             // A binary plist is parsed in place; anything else goes through the validator's parse.
             let bytes = raw.assumingMemoryBound(to: UInt8.self)
-            if BinaryPropertyListReader.hasMagic(bytes) { return try BinaryPropertyListReader.read(bytes, limits: limits) }
+            if BinaryPropertyListReader.hasMagic(bytes) {
+                return try BinaryPropertyListReader.read(bytes, limits: limits)
+            }
             return try KeyedArchiveValidator.parse([UInt8](bytes), limits: limits)
         }
         var reader = KeyedArchiveTableReader(document: document, limits: limits)
@@ -51,7 +53,11 @@ extension KeyedArchive {
         var next: KeyedArchiveReference? = reference
         while let current = next {
             guard case .url(let relative, let base) = self[current] else {
-                throw ArchiveError(.typeMismatch, "object \(current) is not an NSURL", codingPath: ["$objects", "[\(current.index)]"])
+                throw ArchiveError(
+                    .typeMismatch,
+                    "object \(current) is not an NSURL",
+                    codingPath: ["$objects", "[\(current.index)]"]
+                )
             }
             guard seen.insert(current.index).inserted else {
                 throw ArchiveError(.unresolvedReference, "NSURL base chain loops at object \(current)")
@@ -65,7 +71,11 @@ extension KeyedArchive {
         var url: URL?
         for string in chain.reversed() {
             guard let resolved = URL(string: string, relativeTo: url) else {
-                throw ArchiveError(.corrupt, "\"\(string)\" is not a URL", codingPath: ["$objects", "[\(reference.index)]"])
+                throw ArchiveError(
+                    .corrupt,
+                    "\"\(string)\" is not a URL",
+                    codingPath: ["$objects", "[\(reference.index)]"]
+                )
             }
             url = resolved
         }

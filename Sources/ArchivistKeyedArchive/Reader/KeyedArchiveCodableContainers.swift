@@ -51,7 +51,9 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     private mutating func nonNil() throws -> KeyedArchiveValueDecoder {
         let index = currentIndex
         let child = try next()
-        guard !child.isNil else { throw decoder.error(.valueNotFound, "element \(index) is nil", key: IndexKey(intValue: index)) }
+        guard !child.isNil else {
+            throw decoder.error(.valueNotFound, "element \(index) is nil", key: IndexKey(intValue: index))
+        }
         return child
     }
 
@@ -59,7 +61,8 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
     /// child decoder, which it does without); `nil`, taking nothing, for anything else.
     private mutating func nextString() throws -> String? {
         guard !isAtEnd, case .references(let references) = elements,
-              case .string(let value) = decoder.session.objects[references[currentIndex].index] else { return nil }
+            case .string(let value) = decoder.session.objects[references[currentIndex].index]
+        else { return nil }
         try decoder.admit(key: IndexKey(intValue: currentIndex), depth: decoder.depth)
         currentIndex += 1
         return value
@@ -108,7 +111,9 @@ struct KeyedArchiveUnkeyedContainer: UnkeyedDecodingContainer {
         return try next().decode(type)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try nonNil().container(keyedBy: type)
     }
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try nonNil().unkeyedContainer() }

@@ -49,8 +49,13 @@ extension KeyedArchive {
         } catch let error as ArchiveError {
             throw error
         } catch {
-            throw ArchiveError(.invalidValue, "\(T.self) failed to decode: \(error)", codingPath: [key] + Self.codingPath(of: error),
-                               typeName: "\(T.self)", underlyingError: error)
+            throw ArchiveError(
+                .invalidValue,
+                "\(T.self) failed to decode: \(error)",
+                codingPath: [key] + Self.codingPath(of: error),
+                typeName: "\(T.self)",
+                underlyingError: error
+            )
         }
     }
 
@@ -58,7 +63,8 @@ extension KeyedArchive {
     private static func codingPath(of error: any Error) -> [String] {
         let context: DecodingError.Context
         switch error as? DecodingError {
-        case .typeMismatch(_, let found)?, .valueNotFound(_, let found)?, .keyNotFound(_, let found)?, .dataCorrupted(let found)?:
+        case .typeMismatch(_, let found)?, .valueNotFound(_, let found)?, .keyNotFound(_, let found)?,
+            .dataCorrupted(let found)?:
             context = found
         default:
             return []
@@ -75,7 +81,11 @@ extension KeyedArchive {
     /// ```
     ///
     /// - Throws: `ArchiveError`: what ``init(data:limits:)`` and ``decode(_:key:)`` throw.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, limits: ArchiveLimits = .init()) throws -> T {
+    public static func decode<T: Decodable>(
+        _ type: T.Type,
+        from data: Data,
+        limits: ArchiveLimits = .init()
+    ) throws -> T {
         try KeyedArchive(data: data, limits: limits).decode(type)
     }
 }
@@ -136,7 +146,12 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// needs it; scalars read directly never do) and shared by every child.
     private(set) lazy var containerPath: [any CodingKey] = codingPath
 
-    init(session: KeyedArchiveDecodingSession, item: KeyedArchiveItem, parentPath: [any CodingKey], key: (any CodingKey)?) {
+    init(
+        session: KeyedArchiveDecodingSession,
+        item: KeyedArchiveItem,
+        parentPath: [any CodingKey],
+        key: (any CodingKey)?
+    ) {
         self.session = session
         self.item = item
         self.parentPath = parentPath
@@ -173,7 +188,8 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     /// The decoder of `item`, found under `key` in a container of this decoder whose coding
     /// path is `path` (this decoder's `codingPath`, built once by the container).
-    func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder {
+    func nested(_ item: KeyedArchiveItem, key: any CodingKey, path: [any CodingKey]) throws -> KeyedArchiveValueDecoder
+    {
         try admit(key: key, depth: path.count)
         return KeyedArchiveValueDecoder(session: session, item: item, parentPath: path, key: key)
     }
@@ -183,12 +199,19 @@ final class KeyedArchiveValueDecoder: Decoder {
     /// ``nested(_:key:path:)`` does before making the child. `key` is made only for an error.
     func admit(key: @autoclosure () -> any CodingKey, depth: Int) throws {
         guard depth < session.maxDepth else {
-            throw error(.limitExceeded(.depth), "values nest deeper than maxDepth (\(archive.limits.maxDepth))", key: key())
+            throw error(
+                .limitExceeded(.depth),
+                "values nest deeper than maxDepth (\(archive.limits.maxDepth))",
+                key: key()
+            )
         }
         guard session.budget.spend() else {
-            throw error(.limitExceeded(.objectCount),
-                        "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
-                            + "are copied into each value type that holds them", key: key())
+            throw error(
+                .limitExceeded(.objectCount),
+                "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values: shared objects "
+                    + "are copied into each value type that holds them",
+                key: key()
+            )
         }
     }
 
@@ -238,7 +261,9 @@ final class KeyedArchiveValueDecoder: Decoder {
         return KeyedArchiveUnkeyedContainer(decoder: self, elements: elements)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { KeyedArchiveSingleValueContainer(decoder: self) }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        KeyedArchiveSingleValueContainer(decoder: self)
+    }
 
     func describe() -> String {
         switch item {
@@ -333,7 +358,9 @@ final class KeyedArchiveValueDecoder: Decoder {
 
     func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         guard let number else { throw mismatch("an integer") }
-        guard let value = number.exactly(T.self) else { throw error(.typeMismatch, "the number does not fit in \(T.self)") }
+        guard let value = number.exactly(T.self) else {
+            throw error(.typeMismatch, "the number does not fit in \(T.self)")
+        }
         return value
     }
 

@@ -32,16 +32,25 @@ struct KeyedArchiveKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.integer(key.stringValue, key, type) }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(key.stringValue, key, type) }
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(key.stringValue, key, type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(key.stringValue, key, type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(key.stringValue, key, type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue, key, type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try reader.integer(key.stringValue, key, type)
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try reader.integer(key.stringValue, key, type)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try reader.integer(key.stringValue, key, type)
+    }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if T.self == Date.self { return try reader.date(key.stringValue, key) as! T }
         // `NSNull` and `$null` reach `T`: its `init(from:)` may accept them (`decodeNil()`).
         return try reader.child(key.stringValue, key).decode(type)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try reader.child(key.stringValue, key).container(keyedBy: type)
     }
 
@@ -136,7 +145,8 @@ extension KeyedArchiveValueDecoder {
                 if dictionaryKeys[position].index == key { return .object(dictionaryValues[position]) }
             }
         }
-        guard let position = KeyedArchiveKeyedEntries.position(of: name, keys: dictionaryKeys, objects: session.objects) else {
+        guard let position = KeyedArchiveKeyedEntries.position(of: name, keys: dictionaryKeys, objects: session.objects)
+        else {
             return nil
         }
         let found = KeyedArchiveDecodingSession.DictionaryLookup(name: name, key: dictionaryKeys[position].index)
@@ -213,7 +223,11 @@ extension KeyedArchiveValueDecoder {
         return try child(item, key()).float()
     }
 
-    func integer<T: FixedWidthInteger>(_ name: String, _ key: @autoclosure () -> any CodingKey, _ type: T.Type) throws -> T {
+    func integer<T: FixedWidthInteger>(
+        _ name: String,
+        _ key: @autoclosure () -> any CodingKey,
+        _ type: T.Type
+    ) throws -> T {
         let item = try admitted(name, key)
         if case .field(.integer(let value)) = item, let converted = T(exactly: value) { return converted }
         if let value = number(item)?.exactly(T.self) { return value }

@@ -5,8 +5,12 @@ extension KeyedArchiveUnarchiver {
     /// The object as a scalar of the kind `read` accepts, or a `.typeMismatch`.
     func value<T>(_ expectation: String, _ read: (KeyedArchiveObject) -> T?) throws -> T {
         guard let value = read(object) else {
-            throw ArchiveError(.typeMismatch, "expected \(expectation), found \(object.kindDescription)", codingPath: codingPath,
-                               typeName: classChain.first)
+            throw ArchiveError(
+                .typeMismatch,
+                "expected \(expectation), found \(object.kindDescription)",
+                codingPath: codingPath,
+                typeName: classChain.first
+            )
         }
         return value
     }
@@ -115,15 +119,30 @@ extension Dictionary: KeyedArchiveDecodable where Key == String, Value: KeyedArc
     /// Reads an `NSDictionary` with string keys (a repeated key throws `.corrupt`).
     public init(from unarchiver: KeyedArchiveUnarchiver) throws {
         guard case .dictionary(let keys, let values) = unarchiver.object else {
-            throw ArchiveError(.typeMismatch, "expected a dictionary, found \(unarchiver.object.kindDescription)",
-                               codingPath: unarchiver.codingPath)
+            throw ArchiveError(
+                .typeMismatch,
+                "expected a dictionary, found \(unarchiver.object.kindDescription)",
+                codingPath: unarchiver.codingPath
+            )
         }
         var result: [String: Value] = [:]
         for (key, value) in zip(keys, values) {
-            let name = try unarchiver.context.decode(String.self, at: key, codingPath: unarchiver.codingPath + ["(key)"])
-            let element = try unarchiver.context.decode(Value.self, at: value, codingPath: unarchiver.codingPath + [name])
+            let name = try unarchiver.context.decode(
+                String.self,
+                at: key,
+                codingPath: unarchiver.codingPath + ["(key)"]
+            )
+            let element = try unarchiver.context.decode(
+                Value.self,
+                at: value,
+                codingPath: unarchiver.codingPath + [name]
+            )
             guard result.updateValue(element, forKey: name) == nil else {
-                throw ArchiveError(.corrupt, "dictionary has the key \(name) twice", codingPath: unarchiver.codingPath + [name])
+                throw ArchiveError(
+                    .corrupt,
+                    "dictionary has the key \(name) twice",
+                    codingPath: unarchiver.codingPath + [name]
+                )
             }
         }
         self = result

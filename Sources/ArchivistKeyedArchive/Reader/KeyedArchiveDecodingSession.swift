@@ -68,7 +68,8 @@ enum KeyedArchiveKeyedEntries {
     subscript(key: String) -> KeyedArchiveItem? {
         switch self {
         case .instance(let table): table[key].map(KeyedArchiveItem.init)
-        case .dictionary(let keys, let values, let objects): Self.position(of: key, keys: keys, objects: objects).map { .object(values[$0]) }
+        case .dictionary(let keys, let values, let objects):
+            Self.position(of: key, keys: keys, objects: objects).map { .object(values[$0]) }
         case .fields(let fields): fields[key].map(KeyedArchiveItem.init)
         case .items(let items): items[key]
         }

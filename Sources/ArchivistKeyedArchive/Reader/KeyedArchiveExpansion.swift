@@ -141,7 +141,8 @@ enum KeyedArchiveExpansion {
                 }
             case .plist(let field):
                 known = add(field: field)
-            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url, .classDescription:
+            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url,
+                .classDescription:
                 break
             }
             return known
@@ -180,7 +181,9 @@ enum KeyedArchiveExpansion {
             .limitExceeded(.objectCount),
             "object @\(index) unfolds to more than maxObjectCount (\(cap)) values: it reaches shared objects "
                 + "along exponentially many paths, and decoding copies each path into the value types that hold it",
-            codingPath: [topKey], typeName: archive.classChains[index].first)
+            codingPath: [topKey],
+            typeName: archive.classChains[index].first
+        )
     }
 
     /// `first + second`, or just above `cap` when that is more (never overflowing, whatever `cap`).

@@ -86,7 +86,7 @@ final class KeyedArchiveFieldKeys: Sendable {
                 guard first.count == 16 else { return false }
                 return first.loadUnaligned(as: UInt64.self) == second.loadUnaligned(as: UInt64.self)
                     && first.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                    == second.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        == second.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             }
         }
     }

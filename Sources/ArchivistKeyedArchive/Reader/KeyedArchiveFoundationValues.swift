@@ -39,16 +39,30 @@ enum KeyedArchiveFoundationValues {
     ///   - path: The instance's coding path, built only for an error.
     /// - Throws: `.corrupt` naming the field when a Foundation value class has a field of the
     ///   wrong type (a missing collection field reads as empty, as Foundation does).
-    static func object(for instance: KeyedArchiveInstance, kind: Kind, path: () -> [String]) throws -> KeyedArchiveObject {
+    static func object(
+        for instance: KeyedArchiveInstance,
+        kind: Kind,
+        path: () -> [String]
+    ) throws -> KeyedArchiveObject {
         if kind == .other || kind == .url { return .instance(instance) }
         return try object(kind, className: instance.className, fields: instance.table, path: path)
     }
 
     /// The value of a Foundation value class (`kind`, neither `.other` nor `.url`) whose fields
     /// `fields` holds: its field table, or its plist nodes read in place.
-    static func object(_ kind: Kind, className: String, fields: some KeyedArchiveFieldSource, path: () -> [String]) throws -> KeyedArchiveObject {
+    static func object(
+        _ kind: Kind,
+        className: String,
+        fields: some KeyedArchiveFieldSource,
+        path: () -> [String]
+    ) throws -> KeyedArchiveObject {
         func fail(_ key: String, _ expectation: String) -> ArchiveError {
-            ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path() + [key], typeName: className)
+            ArchiveError(
+                .corrupt,
+                "\(className).\(key) must be \(expectation)",
+                codingPath: path() + [key],
+                typeName: className
+            )
         }
         func references(_ key: String) throws -> [KeyedArchiveReference] {
             if let references = try fields.references(key) { return references }
@@ -73,15 +87,25 @@ enum KeyedArchiveFoundationValues {
         case .date:
             switch try fields.field("NS.time") {
             case nil: return .date(Date(timeIntervalSinceReferenceDate: 0))
-            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds): throw fail("NS.time", "a number, not NaN")
+            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds):
+                throw fail("NS.time", "a number, not NaN")
             case .real(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case .integer(let seconds)?: return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
             default: throw fail("NS.time", "a number")
             }
         case .uuid:
-            guard case .data(let bytes)? = try fields.field("NS.uuidbytes"), bytes.count == 16 else { throw fail("NS.uuidbytes", "16 bytes") }
+            guard case .data(let bytes)? = try fields.field("NS.uuidbytes"), bytes.count == 16 else {
+                throw fail("NS.uuidbytes", "16 bytes")
+            }
             let b = Array(bytes)
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+            return .uuid(
+                UUID(
+                    uuid: (
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                        b[15]
+                    )
+                )
+            )
         case .null:
             return .nsNull
         case .array:
@@ -93,7 +117,9 @@ enum KeyedArchiveFoundationValues {
             // Older archives: NS.object.0, NS.object.1, …
             var elements: [KeyedArchiveReference] = []
             while let element = try fields.field("NS.object.\(elements.count)") {
-                guard case .reference(let target) = element else { throw fail("NS.object.\(elements.count)", "a reference") }
+                guard case .reference(let target) = element else {
+                    throw fail("NS.object.\(elements.count)", "a reference")
+                }
                 elements.append(target)
             }
             return .orderedSet(elements)
@@ -152,7 +178,11 @@ struct KeyedArchiveNodeFields: KeyedArchiveFieldSource {
 
     private func reference(_ value: UInt64, _ key: String) throws -> KeyedArchiveReference {
         guard value < UInt64(objectCount) else {
-            throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objectCount) objects)", codingPath: path() + [key])
+            throw ArchiveError(
+                .corrupt,
+                "reference \(value) out of bounds (\(objectCount) objects)",
+                codingPath: path() + [key]
+            )
         }
         return KeyedArchiveReference(Int(value))
     }

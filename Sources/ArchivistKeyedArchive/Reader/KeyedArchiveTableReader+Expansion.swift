@@ -31,7 +31,9 @@ extension KeyedArchiveTableReader {
     /// Throws when the `entries` unfold to more than `cap` plist values: each node's size is 1,
     /// plus its elements' (arrays) or values' (dictionaries), computed once, in post-order.
     private static func checkUnfoldedSize(
-        of entries: PropertyListDocument.References, in nodes: [PropertyListDocument.Node], cap: Int
+        of entries: PropertyListDocument.References,
+        in nodes: [PropertyListDocument.Node],
+        cap: Int
     ) throws {
         // 0: not reached yet; -1: on the stack; otherwise the unfolded size.
         var sizes = [Int](repeating: 0, count: nodes.count)
@@ -72,9 +74,12 @@ extension KeyedArchiveTableReader {
             }
             total = KeyedArchiveExpansion.saturating(total, sizes[entry], cap: cap)
             guard total <= cap else {
-                throw ArchiveError(.limitExceeded(.objectCount),
-                                   "the archive's fields unfold to more than maxObjectCount (\(cap)) values: its property list "
-                                       + "shares containers along exponentially many paths", codingPath: ["$objects"])
+                throw ArchiveError(
+                    .limitExceeded(.objectCount),
+                    "the archive's fields unfold to more than maxObjectCount (\(cap)) values: its property list "
+                        + "shares containers along exponentially many paths",
+                    codingPath: ["$objects"]
+                )
             }
         }
     }
@@ -85,10 +90,16 @@ extension KeyedArchiveTableReader {
     /// unfolds past the objects, the references and the inline values together.
     /// ``KeyedArchiveExpansion`` then has nothing to count. `nil` when such an object is
     /// shared (a DAG; Foundation's archivers write those for shared class instances).
-    static func unfoldedBound(_ objects: [KeyedArchiveObject], referrers: [UInt8], references: Int, inlineValues: Int) -> Int? {
+    static func unfoldedBound(
+        _ objects: [KeyedArchiveObject],
+        referrers: [UInt8],
+        references: Int,
+        inlineValues: Int
+    ) -> Int? {
         for index in referrers.indices where referrers[index] == 2 {
             switch objects[index] {
-            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url, .classDescription:
+            case .null, .nsNull, .string, .integer, .unsignedInteger, .real, .bool, .data, .date, .uuid, .url,
+                .classDescription:
                 continue
             case .array, .set, .orderedSet, .dictionary, .instance, .plist:
                 return nil

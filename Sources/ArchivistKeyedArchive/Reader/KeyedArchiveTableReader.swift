@@ -83,8 +83,12 @@ struct KeyedArchiveTableReader {
         // A NaN date the table did not read (it would have thrown with its path), which the
         // binary plist reader noted: the validator's rule covers every node.
         if let nanDate = document.firstNaNDate { throw KeyedArchiveDateRule.refusal(node: nanDate) }
-        let bound = Self.unfoldedBound(objects, referrers: referrers, references: referenceCount,
-                                       inlineValues: limits.maxObjectCount - budget)
+        let bound = Self.unfoldedBound(
+            objects,
+            referrers: referrers,
+            references: referenceCount,
+            inlineValues: limits.maxObjectCount - budget
+        )
         return KeyedArchive(objects: objects, classChains: chains, top: top, limits: limits, unfoldedBound: bound)
     }
 
@@ -101,7 +105,11 @@ struct KeyedArchiveTableReader {
             throw ArchiveError(.corrupt, "expected a reference", codingPath: path())
         }
         guard value < UInt64(objectCount) else {
-            throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objectCount) objects)", codingPath: path())
+            throw ArchiveError(
+                .corrupt,
+                "reference \(value) out of bounds (\(objectCount) objects)",
+                codingPath: path()
+            )
         }
         noteReference(Int(value))
         return KeyedArchiveReference(Int(value))
@@ -128,13 +136,20 @@ struct KeyedArchiveTableReader {
     }
 
     /// The value of the first `key` entry of a dictionary's `keys`.
-    private func value(_ key: String, keys: PropertyListDocument.References, values: PropertyListDocument.References) -> Int? {
+    private func value(
+        _ key: String,
+        keys: PropertyListDocument.References,
+        values: PropertyListDocument.References
+    ) -> Int? {
         for position in keys.indices where node(keys[position], is: key) { return values[position] }
         return nil
     }
 
     /// `$objects[index]`, its class chain, and whether it is an `NSURL` instance.
-    private mutating func object(_ index: Int, objectNodes: PropertyListDocument.References) throws -> (KeyedArchiveObject, [String], Bool) {
+    private mutating func object(
+        _ index: Int,
+        objectNodes: PropertyListDocument.References
+    ) throws -> (KeyedArchiveObject, [String], Bool) {
         let node = objectNodes[index]
         switch document.nodes[node] {
         case .string(let value): return (.string(value), [], false)
@@ -143,7 +158,8 @@ struct KeyedArchiveTableReader {
         case .real(let value): return (.real(value), [], false)
         case .bool(let value): return (.bool(value), [], false)
         case .data(let bytes): return (.data(Data(bytes)), [], false)
-        case .date(let seconds): return (.date(try KeyedArchiveDateRule.date(seconds, codingPath: Self.path(index))), [], false)
+        case .date(let seconds):
+            return (.date(try KeyedArchiveDateRule.date(seconds, codingPath: Self.path(index))), [], false)
         case .uid: throw ArchiveError(.corrupt, "$objects entry is a bare reference", codingPath: Self.path(index))
         case .array: return (.plist(try field(at: node, depth: 0) { Self.path(index) }), [], false)
         case .dictionary(let keys, let values):
@@ -156,8 +172,16 @@ struct KeyedArchiveTableReader {
             let classReference = try reference(at: values[classPosition]) { Self.path(index, "$class") }
             let record = try classRecord(classReference.index, objectNodes: objectNodes)
             if record.kind != .other, record.kind != .url,
-               let object = try foundationValue(record.kind, className: record.chain[0], keys: keys, values: values,
-                                                classPosition: classPosition, classIndex: classReference.index, objectIndex: index) {
+                let object = try foundationValue(
+                    record.kind,
+                    className: record.chain[0],
+                    keys: keys,
+                    values: values,
+                    classPosition: classPosition,
+                    classIndex: classReference.index,
+                    objectIndex: index
+                )
+            {
                 // Read from the nodes, its references were not counted as fields: count them.
                 switch object {
                 case .array(let elements), .set(let elements), .orderedSet(let elements):
@@ -170,8 +194,13 @@ struct KeyedArchiveTableReader {
                 }
                 return (object, record.chain, false)
             }
-            let table = try fieldTable(keys: keys, values: values, classPosition: classPosition,
-                                       classIndex: classReference.index, objectIndex: index)
+            let table = try fieldTable(
+                keys: keys,
+                values: values,
+                classPosition: classPosition,
+                classIndex: classReference.index,
+                objectIndex: index
+            )
             let instance = KeyedArchiveInstance(classChain: record.chain, table: table)
             let object = try KeyedArchiveFoundationValues.object(for: instance, kind: record.kind) { Self.path(index) }
             return (object, record.chain, record.kind == .url)
@@ -185,12 +214,24 @@ struct KeyedArchiveTableReader {
     /// shape is a set of names: this instance's values are put in the order of the shape its
     /// class has, when its keys are the same names. Otherwise the instance's own keys, checked
     /// (strings, none twice), become the class's shape.
-    private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
-                                     objectIndex: Int) throws -> KeyedArchiveFieldTable {
+    private mutating func fieldTable(
+        keys: PropertyListDocument.References,
+        values: PropertyListDocument.References,
+        classPosition: Int,
+        classIndex: Int,
+        objectIndex: Int
+    ) throws -> KeyedArchiveFieldTable {
         let slot = classSlots[classIndex]
         if let shape = classes[slot].shape,
-           let table = try fieldTable(keys: keys, values: values, classPosition: classPosition, shape: shape,
-                                      shapeNodes: classes[slot].shapeNodes, objectIndex: objectIndex) {
+            let table = try fieldTable(
+                keys: keys,
+                values: values,
+                classPosition: classPosition,
+                shape: shape,
+                shapeNodes: classes[slot].shapeNodes,
+                objectIndex: objectIndex
+            )
+        {
             return table
         }
         var names: [String] = []
@@ -225,13 +266,27 @@ struct KeyedArchiveTableReader {
 
     /// The fields in `shape`'s order, or `nil` when the keys other than `$class` do not match
     /// the shape (``matchShape(_:keys:classPosition:shape:shapeNodes:_:)``).
-    private mutating func fieldTable(keys: PropertyListDocument.References, values: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
-                                     shapeNodes: [Int], objectIndex: Int) throws -> KeyedArchiveFieldTable? {
-        try Self.matchShape(document.nodes, keys: keys, classPosition: classPosition, shape: shape, shapeNodes: shapeNodes) { source in
+    private mutating func fieldTable(
+        keys: PropertyListDocument.References,
+        values: PropertyListDocument.References,
+        classPosition: Int,
+        shape: KeyedArchiveFieldKeys,
+        shapeNodes: [Int],
+        objectIndex: Int
+    ) throws -> KeyedArchiveFieldTable? {
+        try Self.matchShape(
+            document.nodes,
+            keys: keys,
+            classPosition: classPosition,
+            shape: shape,
+            shapeNodes: shapeNodes
+        ) { source in
             var fieldValues: [KeyedArchiveField] = []
             fieldValues.reserveCapacity(source.count)
             for slot in source.indices {
-                fieldValues.append(try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) })
+                fieldValues.append(
+                    try field(at: values[source[slot]], depth: 1) { Self.path(objectIndex, shape.names[slot]) }
+                )
             }
             return KeyedArchiveFieldTable(keys: shape, values: fieldValues)
         }
@@ -242,8 +297,12 @@ struct KeyedArchiveTableReader {
     /// `shape`'s names, each once: found by node (a binary archive stores each key string once,
     /// so a key is an integer compare) or else by name.
     private static func matchShape<Result>(
-        _ nodes: [PropertyListDocument.Node], keys: PropertyListDocument.References, classPosition: Int, shape: KeyedArchiveFieldKeys,
-        shapeNodes: [Int], _ body: (UnsafeMutableBufferPointer<Int>) throws -> Result
+        _ nodes: [PropertyListDocument.Node],
+        keys: PropertyListDocument.References,
+        classPosition: Int,
+        shape: KeyedArchiveFieldKeys,
+        shapeNodes: [Int],
+        _ body: (UnsafeMutableBufferPointer<Int>) throws -> Result
     ) rethrows -> Result? {
         let width = shapeNodes.count
         guard keys.count == width + 1 else { return nil }
@@ -278,24 +337,43 @@ struct KeyedArchiveTableReader {
     /// The value an instance of a Foundation value class stands for, read from its plist
     /// nodes without building its field table, or `nil` when its keys do not match its class's
     /// shape (the first instance of a class, or one written with other keys: the general path).
-    private func foundationValue(_ kind: KeyedArchiveFoundationValues.Kind, className: String, keys: PropertyListDocument.References,
-                                 values: PropertyListDocument.References, classPosition: Int, classIndex: Int,
-                                 objectIndex: Int) throws -> KeyedArchiveObject? {
+    private func foundationValue(
+        _ kind: KeyedArchiveFoundationValues.Kind,
+        className: String,
+        keys: PropertyListDocument.References,
+        values: PropertyListDocument.References,
+        classPosition: Int,
+        classIndex: Int,
+        objectIndex: Int
+    ) throws -> KeyedArchiveObject? {
         let slot = classSlots[classIndex]
         guard let shape = classes[slot].shape else { return nil }
         // Captured apart: a closure reading them through `self` copied the whole reader.
         let nodes = document.nodes
         let objectCount = objectCount
-        return try Self.matchShape(nodes, keys: keys, classPosition: classPosition, shape: shape,
-                                   shapeNodes: classes[slot].shapeNodes) { source in
-            let fields = KeyedArchiveNodeFields(nodes: nodes, shape: shape, values: values, positions: source,
-                                                objectCount: objectCount) { Self.path(objectIndex) }
-            return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) { Self.path(objectIndex) }
+        return try Self.matchShape(
+            nodes,
+            keys: keys,
+            classPosition: classPosition,
+            shape: shape,
+            shapeNodes: classes[slot].shapeNodes
+        ) { source in
+            let fields = KeyedArchiveNodeFields(
+                nodes: nodes,
+                shape: shape,
+                values: values,
+                positions: source,
+                objectCount: objectCount
+            ) { Self.path(objectIndex) }
+            return try KeyedArchiveFoundationValues.object(kind, className: className, fields: fields) {
+                Self.path(objectIndex)
+            }
         }
     }
 
     /// The record of the class description at `$objects[index]`, read once.
-    private mutating func classRecord(_ index: Int, objectNodes: PropertyListDocument.References) throws -> ClassRecord {
+    private mutating func classRecord(_ index: Int, objectNodes: PropertyListDocument.References) throws -> ClassRecord
+    {
         if classSlots[index] >= 0 { return classes[classSlots[index]].record }
         let chain = try classChain(at: objectNodes[index]) { Self.path(index) }
         let record = ClassRecord(chain: chain, kind: KeyedArchiveFoundationValues.Kind(className: chain[0]))
@@ -306,21 +384,34 @@ struct KeyedArchiveTableReader {
 
     /// A class description's chain: `$classes` (most derived first), else `[$classname]`.
     private func classChain(at node: Int, path: () -> [String]) throws -> [String] {
-        guard case .dictionary(let keys, let values) = document.nodes[node], value("$class", keys: keys, values: values) == nil else {
+        guard case .dictionary(let keys, let values) = document.nodes[node],
+            value("$class", keys: keys, values: values) == nil
+        else {
             throw ArchiveError(.corrupt, "$class does not refer to a class description", codingPath: path())
         }
-        guard let nameNode = value("$classname", keys: keys, values: values), let name = document.string(at: nameNode) else {
+        guard let nameNode = value("$classname", keys: keys, values: values), let name = document.string(at: nameNode)
+        else {
             throw ArchiveError(.corrupt, "class description without a string $classname", codingPath: path())
         }
         guard let classesNode = value("$classes", keys: keys, values: values) else { return [name] }
         guard case .array(let entries) = document.nodes[classesNode] else {
-            throw ArchiveError(.corrupt, "$classes is not an array of strings", codingPath: path() + ["$classes"], typeName: name)
+            throw ArchiveError(
+                .corrupt,
+                "$classes is not an array of strings",
+                codingPath: path() + ["$classes"],
+                typeName: name
+            )
         }
         var chain: [String] = []
         chain.reserveCapacity(entries.count + 1)
         for entry in entries {
             guard let superclass = document.string(at: entry) else {
-                throw ArchiveError(.corrupt, "$classes is not an array of strings", codingPath: path() + ["$classes"], typeName: name)
+                throw ArchiveError(
+                    .corrupt,
+                    "$classes is not an array of strings",
+                    codingPath: path() + ["$classes"],
+                    typeName: name
+                )
             }
             chain.append(superclass)
         }
@@ -334,8 +425,11 @@ struct KeyedArchiveTableReader {
         }
         budget -= 1
         guard budget >= 0 else {
-            throw ArchiveError(.limitExceeded(.objectCount), "the archive's fields unfold to more than maxObjectCount values",
-                               codingPath: path())
+            throw ArchiveError(
+                .limitExceeded(.objectCount),
+                "the archive's fields unfold to more than maxObjectCount values",
+                codingPath: path()
+            )
         }
         switch document.nodes[node] {
         case .string(let value): return .string(value)
@@ -362,7 +456,9 @@ struct KeyedArchiveTableReader {
                 guard let name = document.string(at: key) else {
                     throw ArchiveError(.corrupt, "dictionary key is not a string", codingPath: path())
                 }
-                guard entries.updateValue(try field(at: value, depth: depth + 1) { path() + [name] }, forKey: name) == nil else {
+                guard
+                    entries.updateValue(try field(at: value, depth: depth + 1) { path() + [name] }, forKey: name) == nil
+                else {
                     throw ArchiveError(.corrupt, "key \(name) appears twice", codingPath: path() + [name])
                 }
             }
@@ -390,8 +486,12 @@ struct KeyedArchiveTableReader {
             default: break
             }
             guard let relative else {
-                throw ArchiveError(.corrupt, "NSURL.NS.relative must be a string", codingPath: path(index, "NS.relative"),
-                                   typeName: "NSURL")
+                throw ArchiveError(
+                    .corrupt,
+                    "NSURL.NS.relative must be a string",
+                    codingPath: path(index, "NS.relative"),
+                    typeName: "NSURL"
+                )
             }
             var base: KeyedArchiveReference?
             switch instance.table["NS.base"] {
@@ -399,8 +499,12 @@ struct KeyedArchiveTableReader {
             case .reference(let target)? where target.isNull: base = nil
             case .reference(let target)? where isURL(objects[target.index]): base = target
             default:
-                throw ArchiveError(.corrupt, "NSURL.NS.base must be $null or an NSURL", codingPath: path(index, "NS.base"),
-                                   typeName: "NSURL")
+                throw ArchiveError(
+                    .corrupt,
+                    "NSURL.NS.base must be $null or an NSURL",
+                    codingPath: path(index, "NS.base"),
+                    typeName: "NSURL"
+                )
             }
             objects[index] = .url(relative: relative, base: base)
         }

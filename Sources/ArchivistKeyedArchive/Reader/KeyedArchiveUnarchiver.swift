@@ -139,7 +139,12 @@ public struct KeyedArchiveUnarchiver {
     /// Reads the object under `key` as a `T`, throwing `.valueNotFound` when it is absent or `$null`.
     public func decodeRequiredObject<T: KeyedArchiveDecodable>(of type: T.Type, forKey key: String) throws -> T {
         guard let value = try decodeObject(of: type, forKey: key) else {
-            throw ArchiveError(.valueNotFound, "no \(T.self) under \(key)", codingPath: codingPath + [key], typeName: classChain.first)
+            throw ArchiveError(
+                .valueNotFound,
+                "no \(T.self) under \(key)",
+                codingPath: codingPath + [key],
+                typeName: classChain.first
+            )
         }
         return value
     }
@@ -151,8 +156,13 @@ public struct KeyedArchiveUnarchiver {
         let elements: [KeyedArchiveReference]
         switch object {
         case .array(let references), .set(let references), .orderedSet(let references): elements = references
-        default: throw ArchiveError(.typeMismatch, "expected an array, set or ordered set", codingPath: codingPath,
-                                    typeName: classChain.first)
+        default:
+            throw ArchiveError(
+                .typeMismatch,
+                "expected an array, set or ordered set",
+                codingPath: codingPath,
+                typeName: classChain.first
+            )
         }
         return try elements.enumerated().map { position, element in
             try context.decode(type, at: element, codingPath: codingPath + ["[\(position)]"])
@@ -163,13 +173,22 @@ public struct KeyedArchiveUnarchiver {
     private func scalar(forKey key: String) throws -> KeyedArchiveNumber? {
         guard let field = fields[key] else { return nil }
         let number: KeyedArchiveNumber?
-        if case .reference(let target) = field { number = KeyedArchiveNumber(archive[target]) } else { number = KeyedArchiveNumber(field) }
+        if case .reference(let target) = field {
+            number = KeyedArchiveNumber(archive[target])
+        } else {
+            number = KeyedArchiveNumber(field)
+        }
         guard let number else { throw mismatch(key, "a number") }
         return number
     }
 
     private func mismatch(_ key: String, _ expectation: String) -> ArchiveError {
-        ArchiveError(.typeMismatch, "\(key) is not \(expectation)", codingPath: codingPath + [key], typeName: classChain.first)
+        ArchiveError(
+            .typeMismatch,
+            "\(key) is not \(expectation)",
+            codingPath: codingPath + [key],
+            typeName: classChain.first
+        )
     }
 }
 
@@ -190,24 +209,37 @@ final class KeyedArchiveDecodingContext {
         budget = KeyedArchiveDecodingBudget(archive.limits.maxObjectCount)
     }
 
-    func decode<T: KeyedArchiveDecodable>(_ type: T.Type, at reference: KeyedArchiveReference, codingPath: [String]) throws -> T {
+    func decode<T: KeyedArchiveDecodable>(
+        _ type: T.Type,
+        at reference: KeyedArchiveReference,
+        codingPath: [String]
+    ) throws -> T {
         let isClass = T.self is AnyClass
         if isClass, let shared = decoded[reference.index]?[ObjectIdentifier(T.self)] as? T { return shared }
         if isClass {
             guard inProgress.insert(reference.index).inserted else {
-                throw ArchiveError(.unresolvedReference, "a cycle back to object \(reference) while it is being decoded",
-                                   codingPath: codingPath, typeName: "\(T.self)")
+                throw ArchiveError(
+                    .unresolvedReference,
+                    "a cycle back to object \(reference) while it is being decoded",
+                    codingPath: codingPath,
+                    typeName: "\(T.self)"
+                )
             }
         }
         defer { if isClass { inProgress.remove(reference.index) } }
         guard depth < archive.limits.maxDepth else {
-            throw ArchiveError(.limitExceeded(.depth), "objects nest deeper than maxDepth (\(archive.limits.maxDepth))",
-                               codingPath: codingPath)
+            throw ArchiveError(
+                .limitExceeded(.depth),
+                "objects nest deeper than maxDepth (\(archive.limits.maxDepth))",
+                codingPath: codingPath
+            )
         }
         guard budget.spend() else {
-            throw ArchiveError(.limitExceeded(.objectCount),
-                               "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values",
-                               codingPath: codingPath)
+            throw ArchiveError(
+                .limitExceeded(.objectCount),
+                "decoding unfolds to more than maxObjectCount (\(archive.limits.maxObjectCount)) values",
+                codingPath: codingPath
+            )
         }
         depth += 1
         defer { depth -= 1 }
@@ -217,8 +249,13 @@ final class KeyedArchiveDecodingContext {
         } catch let error as ArchiveError {
             throw error
         } catch {
-            throw ArchiveError(.invalidValue, "\(T.self) failed to decode: \(error)", codingPath: codingPath,
-                               typeName: "\(T.self)", underlyingError: error)
+            throw ArchiveError(
+                .invalidValue,
+                "\(T.self) failed to decode: \(error)",
+                codingPath: codingPath,
+                typeName: "\(T.self)",
+                underlyingError: error
+            )
         }
         if isClass { decoded[reference.index, default: [:]][ObjectIdentifier(T.self)] = value as AnyObject }
         return value

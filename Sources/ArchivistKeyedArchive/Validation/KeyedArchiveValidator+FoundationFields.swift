@@ -39,7 +39,12 @@ extension KeyedArchiveValidator {
             document.value(forKey: key, inDictionaryAt: node).map { document.nodes[$0] }
         }
         func fail(_ key: String, _ expectation: String) -> ArchiveError {
-            ArchiveError(.corrupt, "\(className).\(key) must be \(expectation)", codingPath: path + [key], typeName: className)
+            ArchiveError(
+                .corrupt,
+                "\(className).\(key) must be \(expectation)",
+                codingPath: path + [key],
+                typeName: className
+            )
         }
         func references(_ key: String) throws -> [Int] {
             guard let value = field(key) else { return [] }
@@ -63,7 +68,8 @@ extension KeyedArchiveValidator {
         case _ where Self.setClassNames.contains(className):
             // corelibs traps bridging a set that holds an array or a dictionary to Swift
             // (`Set<AnyHashable>`: an array is not Hashable), as with dictionary keys below.
-            if let element = try references("NS.objects").first(where: { isCollection(layout.objects[$0], in: layout) }) {
+            if let element = try references("NS.objects").first(where: { isCollection(layout.objects[$0], in: layout) })
+            {
                 throw fail("NS.objects", "elements that are not arrays or dictionaries (object \(element) is one)")
             }
         case _ where Self.arrayClassNames.contains(className):
@@ -88,7 +94,8 @@ extension KeyedArchiveValidator {
             guard case .data = field("NS.data") else { throw fail("NS.data", "data") }
         case "NSDate":
             switch field("NS.time") {
-            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds): throw fail("NS.time", "a number, not NaN")
+            case .real(let seconds)? where !KeyedArchiveDateRule.allows(seconds):
+                throw fail("NS.time", "a number, not NaN")
             case nil, .real?, .integer?: break
             default: throw fail("NS.time", "a number")
             }

@@ -29,7 +29,12 @@ extension KeyedArchiveValidator {
         var unfolded = [Int](repeating: 0, count: nodes.count)
         // The first class under a node whose init(coder:) may fail (one we do not know), if any.
         var fallible = [String?](repeating: nil, count: nodes.count)
-        struct Frame { var node: Int; var depth: Int; var edges: [(target: Int, weight: Int)]; var next = 0 }
+        struct Frame {
+            var node: Int
+            var depth: Int
+            var edges: [(target: Int, weight: Int)]
+            var next = 0
+        }
 
         func edges(of node: Int) -> [(target: Int, weight: Int)] {
             if let object = layout.target(ofUIDAt: node) { return [(layout.objects[object], 1)] }
@@ -58,7 +63,8 @@ extension KeyedArchiveValidator {
                     .unresolvedReference,
                     "reference cycle back to an object\(name) still being decoded; Foundation on Linux "
                         + "recurses through init(coder:) forever on cycles",
-                    typeName: layout.instanceClass[child])
+                    typeName: layout.instanceClass[child]
+                )
             case 2:
                 guard depth + height[child] <= limits.maxDepth else { throw depthError() }
             default:
@@ -87,7 +93,9 @@ extension KeyedArchiveValidator {
         case .dictionary(_, let values):
             size = 1
             let skipped = layout.classReference[node]
-            for value in values where value != skipped { size = KeyedArchiveExpansion.saturating(size, unfolded[value], cap: cap) }
+            for value in values where value != skipped {
+                size = KeyedArchiveExpansion.saturating(size, unfolded[value], cap: cap)
+            }
         default:
             size = 1
         }
@@ -97,7 +105,8 @@ extension KeyedArchiveValidator {
                 .limitExceeded(.objectCount),
                 "an object\(name) unfolds to more than maxObjectCount (\(cap)) values: it reaches "
                     + "shared objects along exponentially many paths, and bridging it to Swift copies each path",
-                typeName: layout.instanceClass[node])
+                typeName: layout.instanceClass[node]
+            )
         }
         return size
     }
@@ -108,7 +117,10 @@ extension KeyedArchiveValidator {
 
     /// Post-order step: a node's height and fallibility from its finished children.
     private func finish(
-        _ node: Int, edges: [(target: Int, weight: Int)], layout: Layout, height: inout [Int],
+        _ node: Int,
+        edges: [(target: Int, weight: Int)],
+        layout: Layout,
+        height: inout [Int],
         fallible: inout [String?]
     ) throws {
         var best = 0
@@ -127,7 +139,8 @@ extension KeyedArchiveValidator {
                 .disallowedType,
                 "an \(className) holding \(failing) cannot be decoded safely on Linux: if that class's "
                     + "init(coder:) fails, corelibs \(className) crashes",
-                typeName: failing)
+                typeName: failing
+            )
         }
         fallible[node] = Self.foundationValueClassNames.contains(className) ? failing : className
     }

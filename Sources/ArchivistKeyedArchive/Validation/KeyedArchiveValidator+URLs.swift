@@ -34,17 +34,26 @@ extension KeyedArchiveValidator {
                 break
             }
             guard !chain.contains(current) else {
-                throw ArchiveError(.unresolvedReference, "NSURL.NS.base chain loops back to itself",
-                                   codingPath: path + ["NS.base"], typeName: "NSURL")
+                throw ArchiveError(
+                    .unresolvedReference,
+                    "NSURL.NS.base chain loops back to itself",
+                    codingPath: path + ["NS.base"],
+                    typeName: "NSURL"
+                )
             }
             guard chain.count < limits.maxDepth else {
-                throw ArchiveError(.limitExceeded(.depth), "NSURL.NS.base chain longer than maxDepth (\(limits.maxDepth))",
-                                   codingPath: path + ["NS.base"], typeName: "NSURL")
+                throw ArchiveError(
+                    .limitExceeded(.depth),
+                    "NSURL.NS.base chain longer than maxDepth (\(limits.maxDepth))",
+                    codingPath: path + ["NS.base"],
+                    typeName: "NSURL"
+                )
             }
             chain.append(current)
             // An absent key would make corelibs record an error that fails every later decode.
             guard let baseValue = document.value(forKey: "NS.base", inDictionaryAt: current),
-                  let baseObject = layout.target(ofUIDAt: baseValue) else {
+                let baseObject = layout.target(ofUIDAt: baseValue)
+            else {
                 throw fail("NS.base", "a reference ($null for none)")
             }
             let baseNode = layout.objects[baseObject]
@@ -57,14 +66,19 @@ extension KeyedArchiveValidator {
         // Resolve from the innermost base outwards, as decoding will.
         for instance in chain.reversed() {
             guard let relativeValue = document.value(forKey: "NS.relative", inDictionaryAt: instance),
-                  let object = layout.target(ofUIDAt: relativeValue),
-                  let relative = document.string(at: layout.objects[object]), relative != "$null" else {
+                let object = layout.target(ofUIDAt: relativeValue),
+                let relative = document.string(at: layout.objects[object]), relative != "$null"
+            else {
                 throw fail("NS.relative", "a reference to a string")
             }
             guard let reference = NSURL(string: relative, relativeTo: base),
-                  URL(string: relative, relativeTo: base) != nil,
-                  let url = URL(string: reference.relativeString, relativeTo: base) else {
-                throw fail("NS.relative", "a URL string both NSURL(string:relativeTo:) and URL(string:relativeTo:) accept")
+                URL(string: relative, relativeTo: base) != nil,
+                let url = URL(string: reference.relativeString, relativeTo: base)
+            else {
+                throw fail(
+                    "NS.relative",
+                    "a URL string both NSURL(string:relativeTo:) and URL(string:relativeTo:) accept"
+                )
             }
             layout.resolvedURLs[instance] = url
             base = url
@@ -81,8 +95,9 @@ extension KeyedArchiveValidator {
     func className(ofInstanceAt node: Int, in layout: Layout) -> String? {
         let document = layout.document
         guard let classValue = document.value(forKey: "$class", inDictionaryAt: node),
-              let classObject = layout.target(ofUIDAt: classValue),
-              let nameNode = document.value(forKey: "$classname", inDictionaryAt: layout.objects[classObject]) else {
+            let classObject = layout.target(ofUIDAt: classValue),
+            let nameNode = document.value(forKey: "$classname", inDictionaryAt: layout.objects[classObject])
+        else {
             return nil
         }
         return document.string(at: nameNode)

@@ -86,9 +86,13 @@ struct KeyedArchiveValidator {
         }
         let depth = try checkReferences(layout)
         let summary = KeyedArchiveSummary(
-            format: document.format == .binary ? .binary : .xml, objectCount: layout.objects.count,
-            instanceCount: layout.instanceClass.count, classNames: classNames, depth: depth,
-            topLevelKeys: layout.top.map(\.key).sorted())
+            format: document.format == .binary ? .binary : .xml,
+            objectCount: layout.objects.count,
+            instanceCount: layout.instanceClass.count,
+            classNames: classNames,
+            depth: depth,
+            topLevelKeys: layout.top.map(\.key).sorted()
+        )
         return Result(summary: summary, document: document)
     }
 
@@ -103,7 +107,9 @@ struct KeyedArchiveValidator {
             var reader = XMLPropertyListReader(bytes: bytes, limits: limits)
             return try reader.read()
         }
-        if bytes.count < 8 { throw ArchiveError(.truncated, "input too short for a property list", offset: bytes.count) }
+        if bytes.count < 8 {
+            throw ArchiveError(.truncated, "input too short for a property list", offset: bytes.count)
+        }
         throw ArchiveError(.badMagic, "neither a binary (bplist00) nor an XML property list", offset: 0)
     }
 
@@ -145,7 +151,11 @@ struct KeyedArchiveValidator {
     /// every read. Keys are compared as Swift strings (canonical equivalence), which is
     /// stricter than CoreFoundation's code-unit comparison: everything it sees as a repeat is
     /// refused, and a pair that is equal only after normalization is refused as well.
-    private func checkKeys(_ keys: PropertyListDocument.References, of node: Int, in document: PropertyListDocument) throws {
+    private func checkKeys(
+        _ keys: PropertyListDocument.References,
+        of node: Int,
+        in document: PropertyListDocument
+    ) throws {
         var seen = Set<String>(minimumCapacity: keys.count)
         for key in keys {
             guard let name = document.string(at: key) else {
@@ -159,14 +169,19 @@ struct KeyedArchiveValidator {
 
     private func readLayout(_ document: PropertyListDocument) throws -> Layout {
         let envelope = try KeyedArchiveEnvelope(document, limits: limits)
-        let (objects, topNode, keys, values) = (envelope.objects, envelope.topNode, envelope.topKeys, envelope.topValues)
+        let (objects, topNode, keys, values) = (
+            envelope.objects, envelope.topNode, envelope.topKeys, envelope.topValues
+        )
         // Every UID anywhere must point into $objects. No date is NaN (``KeyedArchiveDateRule``,
         // the reader's rule too): corelibs traps describing one, and an NSDate key that is NaN
         // never equals itself, so NSDictionary lookups of its own keys fail.
         for (index, node) in document.nodes.enumerated() {
             switch node {
             case .uid(let value) where value >= UInt64(objects.count):
-                throw ArchiveError(.corrupt, "reference \(value) out of bounds (\(objects.count) objects), object \(index)")
+                throw ArchiveError(
+                    .corrupt,
+                    "reference \(value) out of bounds (\(objects.count) objects), object \(index)"
+                )
             case .date(let seconds) where !KeyedArchiveDateRule.allows(seconds):
                 throw KeyedArchiveDateRule.refusal(node: index)
             default:
@@ -205,8 +220,11 @@ struct KeyedArchiveValidator {
         guard let classObject = layout.target(ofUIDAt: classValue) else {
             throw ArchiveError(.corrupt, "$class is not a reference", codingPath: path + ["$class"])
         }
-        let className = try checkClassDescription(layout.objects[classObject], in: document,
-                                                  path: ["$objects", "[\(classObject)]"])
+        let className = try checkClassDescription(
+            layout.objects[classObject],
+            in: document,
+            path: ["$objects", "[\(classObject)]"]
+        )
         try checkFoundationFields(of: className, instance: node, in: layout, path: path)
         if className == "NSURL" { try resolveURL(instance: node, in: &layout, path: path) }
         layout.instanceClass[node] = className
@@ -215,31 +233,51 @@ struct KeyedArchiveValidator {
     }
 
     /// A class description: `$classname` string in the allowlist, optional string arrays.
-    private func checkClassDescription(_ node: Int, in document: PropertyListDocument, path: [String]) throws -> String {
+    private func checkClassDescription(_ node: Int, in document: PropertyListDocument, path: [String]) throws -> String
+    {
         guard case .dictionary = document.nodes[node],
-              document.value(forKey: "$class", inDictionaryAt: node) == nil else {
+            document.value(forKey: "$class", inDictionaryAt: node) == nil
+        else {
             throw ArchiveError(.corrupt, "$class does not refer to a class description", codingPath: path)
         }
         guard let nameNode = document.value(forKey: "$classname", inDictionaryAt: node),
-              let name = document.string(at: nameNode) else {
+            let name = document.string(at: nameNode)
+        else {
             throw ArchiveError(.corrupt, "class description without a string $classname", codingPath: path)
         }
         for key in ["$classes", "$classhints"] {
             guard let listNode = document.value(forKey: key, inDictionaryAt: node) else { continue }
             guard case .array(let entries) = document.nodes[listNode],
-                  entries.allSatisfy({ document.string(at: $0) != nil }) else {
-                throw ArchiveError(.corrupt, "\(key) is not an array of strings", codingPath: path + [key], typeName: name)
+                entries.allSatisfy({ document.string(at: $0) != nil })
+            else {
+                throw ArchiveError(
+                    .corrupt,
+                    "\(key) is not an array of strings",
+                    codingPath: path + [key],
+                    typeName: name
+                )
             }
             // Foundation instantiates a hint when the named class is missing: hints need the allowlist too.
-            if key == "$classhints", let hint = entries.compactMap(document.string(at:)).first(where: {
-                !allowedClassNames.contains($0)
-            }) {
-                throw ArchiveError(.disallowedType, "class hint \(hint) is not allowed", codingPath: path, typeName: hint)
+            if key == "$classhints",
+                let hint = entries.compactMap(document.string(at:)).first(where: {
+                    !allowedClassNames.contains($0)
+                })
+            {
+                throw ArchiveError(
+                    .disallowedType,
+                    "class hint \(hint) is not allowed",
+                    codingPath: path,
+                    typeName: hint
+                )
             }
         }
         guard allowedClassNames.contains(name) else {
-            throw ArchiveError(.disallowedType, "class \(name) is not among the allowed classes",
-                               codingPath: path, typeName: name)
+            throw ArchiveError(
+                .disallowedType,
+                "class \(name) is not among the allowed classes",
+                codingPath: path,
+                typeName: name
+            )
         }
         return name
     }

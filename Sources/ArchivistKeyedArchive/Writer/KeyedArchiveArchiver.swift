@@ -122,7 +122,11 @@ public enum KeyedArchiveWriter {
     }
 
     /// Writes one object (once per class instance) and returns its index in `$objects`.
-    static func object<T: KeyedArchiveEncodable>(for value: T, state: KeyedArchiveWriterState, codingPath: [String]) throws -> Int {
+    static func object<T: KeyedArchiveEncodable>(
+        for value: T,
+        state: KeyedArchiveWriterState,
+        codingPath: [String]
+    ) throws -> Int {
         let instance = T.self is AnyClass ? value as AnyObject : nil
         if let instance, let written = state.writtenObject(for: instance) { return written }
         return try state.nested(codingPath) {
@@ -135,10 +139,23 @@ public enum KeyedArchiveWriter {
             } else {
                 let chain = archiver.classChainOverride ?? value.keyedArchiveClassChain
                 guard !chain.isEmpty, !chain[0].isEmpty else {
-                    throw ArchiveError(.invalidValue, "an empty class name", codingPath: codingPath, typeName: "\(T.self)")
+                    throw ArchiveError(
+                        .invalidValue,
+                        "an empty class name",
+                        codingPath: codingPath,
+                        typeName: "\(T.self)"
+                    )
                 }
-                if archiver.classChainOverride == nil { try state.checkClassName(chain, of: T.self, codingPath: codingPath) }
-                state.setObject(object, node: try state.instanceNode(classChain: chain, fields: archiver.fields.entries.map { ($0.key, $0.value) }))
+                if archiver.classChainOverride == nil {
+                    try state.checkClassName(chain, of: T.self, codingPath: codingPath)
+                }
+                state.setObject(
+                    object,
+                    node: try state.instanceNode(
+                        classChain: chain,
+                        fields: archiver.fields.entries.map { ($0.key, $0.value) }
+                    )
+                )
             }
             return object
         }

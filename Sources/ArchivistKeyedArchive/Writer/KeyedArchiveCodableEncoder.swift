@@ -106,7 +106,8 @@ struct KeyedArchiveCodableWriter {
         case let value as Int16: return .integer(Int64(value))
         case let value as Int32: return .integer(Int64(value))
         case let value as Int64: return .integer(value)
-        case let value as UInt: return UInt64(value) <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(UInt64(value))
+        case let value as UInt:
+            return UInt64(value) <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsignedInteger(UInt64(value))
         case let value as UInt8: return .integer(Int64(value))
         case let value as UInt16: return .integer(Int64(value))
         case let value as UInt32: return .integer(Int64(value))
@@ -128,26 +129,37 @@ struct KeyedArchiveCodableWriter {
                 return try state.instanceNode(classChain: chain, fields: fields)
             }
             let keys = try keyed.map { state.uid(try state.plainObject(.string($0.key))) }
-            let values = try keyed.map { entry in try fieldNode(entry.value, inline: false) { codingPath + [entry.key] } }
-            return try state.instanceNode(classChain: ["NSDictionary", "NSObject"], fields: [
-                ("NS.keys", state.node(.array(keys))), ("NS.objects", state.node(.array(values))),
-            ])
+            let values = try keyed.map { entry in try fieldNode(entry.value, inline: false) { codingPath + [entry.key] }
+            }
+            return try state.instanceNode(
+                classChain: ["NSDictionary", "NSObject"],
+                fields: [
+                    ("NS.keys", state.node(.array(keys))), ("NS.objects", state.node(.array(values))),
+                ]
+            )
         }
         if let unkeyed = content.unkeyed {
             let elements = try unkeyed.enumerated().map { position, value in
                 try fieldNode(value, inline: false) { codingPath + ["[\(position)]"] }
             }
-            return try state.instanceNode(classChain: ["NSArray", "NSObject"], fields: [("NS.objects", state.node(.array(elements)))])
+            return try state.instanceNode(
+                classChain: ["NSArray", "NSObject"],
+                fields: [("NS.objects", state.node(.array(elements)))]
+            )
         }
         switch content.single {
         case .scalar(let value)?: return state.node(value)
-        case .object(let object)?: return state.objects[object] >= 0 ? state.objects[object] : state.node(.uid(UInt64(object)))
+        case .object(let object)?:
+            return state.objects[object] >= 0 ? state.objects[object] : state.node(.uid(UInt64(object)))
         case .pending(let inner)?: return try node(for: inner, codingPath: codingPath)
         case nil:
             // Encoded nothing: an empty dictionary, as JSONEncoder writes `{}`.
-            return try state.instanceNode(classChain: ["NSDictionary", "NSObject"], fields: [
-                ("NS.keys", state.node(.array([]))), ("NS.objects", state.node(.array([]))),
-            ])
+            return try state.instanceNode(
+                classChain: ["NSDictionary", "NSObject"],
+                fields: [
+                    ("NS.keys", state.node(.array([]))), ("NS.objects", state.node(.array([]))),
+                ]
+            )
         }
     }
 
@@ -208,7 +220,9 @@ struct KeyedArchiveValueEncoder: Encoder {
         return KeyedArchiveUnkeyedEncodingContainer(encoder: self)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { KeyedArchiveSingleValueEncodingContainer(encoder: self) }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        KeyedArchiveSingleValueEncodingContainer(encoder: self)
+    }
 }
 
 /// A coding key built from a path component.

@@ -13,18 +13,26 @@ struct KeyedArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContaine
     }
 
     mutating func encodeNil(forKey key: Key) throws { set(key, .object(0)) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { set(key, try encoder.value(value, key: key.stringValue)) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        set(key, try encoder.value(value, key: key.stringValue))
+    }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         let content = KeyedArchiveEncodedContent()
         set(key, .pending(content))
-        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).container(keyedBy: keyType)
+        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).container(
+            keyedBy: keyType
+        )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let content = KeyedArchiveEncodedContent()
         set(key, .pending(content))
-        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).unkeyedContainer()
+        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key])
+            .unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
@@ -48,18 +56,23 @@ struct KeyedArchiveUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { append(.object(0)) }
     mutating func encode<T: Encodable>(_ value: T) throws { append(try encoder.value(value, key: "[\(count)]")) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let content = KeyedArchiveEncodedContent()
         let key = KeyedArchivePathKey(stringValue: "[\(count)]")
         append(.pending(content))
-        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).container(keyedBy: keyType)
+        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).container(
+            keyedBy: keyType
+        )
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let content = KeyedArchiveEncodedContent()
         let key = KeyedArchivePathKey(stringValue: "[\(count)]")
         append(.pending(content))
-        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key]).unkeyedContainer()
+        return KeyedArchiveValueEncoder(writer: encoder.writer, content: content, keys: codingPath + [key])
+            .unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -75,7 +88,7 @@ struct KeyedArchiveSingleValueEncodingContainer: SingleValueEncodingContainer {
     let encoder: KeyedArchiveValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    mutating func encodeNil() throws { encoder.content.single = .object(0) }   // the `$null` reference
+    mutating func encodeNil() throws { encoder.content.single = .object(0) }  // the `$null` reference
     mutating func encode<T: Encodable>(_ value: T) throws {
         switch value {
         case let value as String: encoder.content.single = .scalar(.string(value))

@@ -56,7 +56,9 @@ extension Date: KeyedArchiveEncodable {
         guard KeyedArchiveDateRule.allows(timeIntervalSinceReferenceDate) else {
             throw KeyedArchiveDateRule.writeRefusal(codingPath: archiver.codingPath)
         }
-        archiver.encodeFoundation(["NSDate", "NSObject"]) { archiver.encode(timeIntervalSinceReferenceDate, forKey: "NS.time") }
+        archiver.encodeFoundation(["NSDate", "NSObject"]) {
+            archiver.encode(timeIntervalSinceReferenceDate, forKey: "NS.time")
+        }
     }
 }
 
@@ -82,7 +84,11 @@ extension Array: KeyedArchiveEncodable where Element: KeyedArchiveEncodable {
     /// Writes an `NSArray` of its elements.
     public func encode(with archiver: KeyedArchiveArchiver) throws {
         let objects = try enumerated().map { position, element in
-            try KeyedArchiveWriter.object(for: element, state: archiver.state, codingPath: archiver.codingPath + ["[\(position)]"])
+            try KeyedArchiveWriter.object(
+                for: element,
+                state: archiver.state,
+                codingPath: archiver.codingPath + ["[\(position)]"]
+            )
         }
         archiver.encodeFoundation(["NSArray", "NSObject"]) { archiver.encodeReferences(objects, forKey: "NS.objects") }
     }
@@ -92,7 +98,11 @@ extension Set: KeyedArchiveEncodable where Element: KeyedArchiveEncodable {
     /// Writes an `NSSet` of its elements.
     public func encode(with archiver: KeyedArchiveArchiver) throws {
         let objects = try enumerated().map { position, element in
-            try KeyedArchiveWriter.object(for: element, state: archiver.state, codingPath: archiver.codingPath + ["[\(position)]"])
+            try KeyedArchiveWriter.object(
+                for: element,
+                state: archiver.state,
+                codingPath: archiver.codingPath + ["[\(position)]"]
+            )
         }
         archiver.encodeFoundation(["NSSet", "NSObject"]) { archiver.encodeReferences(objects, forKey: "NS.objects") }
     }
@@ -120,5 +130,7 @@ public struct KeyedArchiveNull: KeyedArchiveEncodable, Sendable, Hashable {
     /// Creates the null value.
     public init() {}
     /// Writes an `NSNull`.
-    public func encode(with archiver: KeyedArchiveArchiver) throws { archiver.encodeFoundation(["NSNull", "NSObject"]) {} }
+    public func encode(with archiver: KeyedArchiveArchiver) throws {
+        archiver.encodeFoundation(["NSNull", "NSObject"]) {}
+    }
 }

@@ -45,7 +45,10 @@ final class KeyedArchiveWriterState {
     /// Reserves the next `$objects` entry.
     func reserveObject() throws -> Int {
         guard objects.count < limits.maxObjectCount else {
-            throw ArchiveError(.limitExceeded(.objectCount), "more than maxObjectCount (\(limits.maxObjectCount)) objects")
+            throw ArchiveError(
+                .limitExceeded(.objectCount),
+                "more than maxObjectCount (\(limits.maxObjectCount)) objects"
+            )
         }
         objects.append(-1)
         return objects.count - 1
@@ -86,7 +89,12 @@ final class KeyedArchiveWriterState {
             reflectedNames[id] = reflected
         }
         guard !reflected.isEmpty else { return }
-        if let refusal = KeyedArchiveClassName.unresolvableDefault(chain, of: type, reflected: reflected, codingPath: codingPath) {
+        if let refusal = KeyedArchiveClassName.unresolvableDefault(
+            chain,
+            of: type,
+            reflected: reflected,
+            codingPath: codingPath
+        ) {
             throw refusal
         }
     }
@@ -123,7 +131,8 @@ final class KeyedArchiveWriterState {
     /// class when the names are the same.
     private func keyNodes(_ fields: [(key: String, value: Int)], classObject: Int) -> [Int] {
         if let cached = classKeys[classObject], cached.names.count == fields.count,
-           zip(cached.names, fields).allSatisfy({ $0 == $1.key }) {
+            zip(cached.names, fields).allSatisfy({ $0 == $1.key })
+        {
             return cached.nodes
         }
         var nodes: [Int] = []
@@ -137,7 +146,11 @@ final class KeyedArchiveWriterState {
     /// Runs `body` one level deeper, refusing past `maxDepth` (writing recurses per level).
     func nested<R>(_ codingPath: [String], _ body: () throws -> R) throws -> R {
         guard depth < limits.maxDepth else {
-            throw ArchiveError(.limitExceeded(.depth), "objects nest deeper than maxDepth (\(limits.maxDepth))", codingPath: codingPath)
+            throw ArchiveError(
+                .limitExceeded(.depth),
+                "objects nest deeper than maxDepth (\(limits.maxDepth))",
+                codingPath: codingPath
+            )
         }
         depth += 1
         defer { depth -= 1 }
@@ -162,7 +175,10 @@ final class KeyedArchiveWriterState {
         let rootNode = node(.dictionary(keys: keys, values: values))
         let bytes = BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: rootNode, format: .binary))
         guard bytes.count <= limits.maxTotalBytes else {
-            throw ArchiveError(.limitExceeded(.totalBytes), "the archive's \(bytes.count) bytes exceed maxTotalBytes (\(limits.maxTotalBytes))")
+            throw ArchiveError(
+                .limitExceeded(.totalBytes),
+                "the archive's \(bytes.count) bytes exceed maxTotalBytes (\(limits.maxTotalBytes))"
+            )
         }
         return Data(bytes)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 // Models for the decoder's per-coding-key-type containers and its `@BackReference` fast path:
@@ -84,7 +85,8 @@ final class Card: Codable, Archivable {
             swapped: (0..<4).map { TwinSwapped(name: "s\($0)", count: $0 + 100) },
             ints: (0..<3).map { Boxed(value: $0, tag: "int") },
             strings: (0..<3).map { Boxed(value: "v\($0)", tag: "string") },
-            nested: (0..<3).map { Boxed(value: Boxed(value: $0, tag: "inner"), tag: "outer") })
+            nested: (0..<3).map { Boxed(value: Boxed(value: $0, tag: "inner"), tag: "outer") }
+        )
         let data = try Archive.encode(twins)
         #expect(try Archive.decode(Twins.self, from: data) == twins)
         // Again with the decoder reused: the containers it kept are for the same archive shape.
@@ -95,9 +97,11 @@ final class Card: Codable, Archivable {
         #expect(try Archive.decode([TwinA].self, from: a).map(\.count) == [1, 2])
         // The swapped keys read a `TwinB` archive's fields by their archived names.
         let b = try Archive.encode([TwinB(count: "p", name: 5), TwinB(count: "q", name: 6), TwinB(count: "r", name: 7)])
-        #expect(try Archive.decode([TwinSwapped].self, from: b) == [
-            TwinSwapped(name: "p", count: 5), TwinSwapped(name: "q", count: 6), TwinSwapped(name: "r", count: 7),
-        ])
+        #expect(
+            try Archive.decode([TwinSwapped].self, from: b) == [
+                TwinSwapped(name: "p", count: 5), TwinSwapped(name: "q", count: 6), TwinSwapped(name: "r", count: 7),
+            ]
+        )
     }
 
     @Test func manyKeyTypesInOneArchive() throws {
@@ -116,9 +120,17 @@ final class Card: Codable, Archivable {
             var again: [K0]
         }
         let all = All(
-            k0: [K0(v: 0), K0(v: 1)], k1: [K1(v: 2), K1(v: 3)], k2: [K2(v: 4), K2(v: 5)], k3: [K3(v: 6), K3(v: 7)],
-            k4: [K4(v: 8), K4(v: 9)], k5: [K5(v: 10), K5(v: 11)], k6: [K6(v: 12), K6(v: 13)],
-            k7: [K7(v: 14), K7(v: 15)], k8: [K8(v: 16), K8(v: 17), K8(v: 18)], again: [K0(v: 19), K0(v: 20)])
+            k0: [K0(v: 0), K0(v: 1)],
+            k1: [K1(v: 2), K1(v: 3)],
+            k2: [K2(v: 4), K2(v: 5)],
+            k3: [K3(v: 6), K3(v: 7)],
+            k4: [K4(v: 8), K4(v: 9)],
+            k5: [K5(v: 10), K5(v: 11)],
+            k6: [K6(v: 12), K6(v: 13)],
+            k7: [K7(v: 14), K7(v: 15)],
+            k8: [K8(v: 16), K8(v: 17), K8(v: 18)],
+            again: [K0(v: 19), K0(v: 20)]
+        )
         #expect(try Archive.decode(All.self, from: Archive.encode(all)) == all)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Codable reaches `Date`, `Data`, `URL` and `UUID` through its generic `encode<T>` and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A coding key made from any string (the parts of ``SuperMix`` are keyed `p0`, `p1`, …).
@@ -454,7 +455,11 @@ private final class SuperDerived: SuperBase, Archivable {
     }
 
     @Test func inheritanceThroughSuperEncoderWithNestedContainersRoundTrips() throws {
-        let model = SuperDerived(title: "derived", tags: ["a", "Grüße", String(repeating: "t", count: 200)], note: "a note of some length")
+        let model = SuperDerived(
+            title: "derived",
+            tags: ["a", "Grüße", String(repeating: "t", count: 200)],
+            note: "a note of some length"
+        )
         let copy = try Archive.decode(SuperDerived.self, from: Archive.encode(model))
         #expect(copy.title == model.title && copy.tags == model.tags && copy.note == model.note)
         let json = try JSONDecoder().decode(SuperDerived.self, from: JSONEncoder().encode(model))
@@ -585,7 +590,9 @@ private final class SuperDerived: SuperBase, Archivable {
         }
         let old = Titled(title: "title", note: "a note of some length", oldLayout: true)
         let oldBytes = try Archive.encode([old, old])
-        let newBytes = try Archive.encode([Titled(title: old.title, note: old.note)] + [Titled(title: old.title, note: old.note)])
+        let newBytes = try Archive.encode(
+            [Titled(title: old.title, note: old.note)] + [Titled(title: old.title, note: old.note)]
+        )
         #expect(oldBytes.count == newBytes.count + 2)
         let expected = [Titled(title: old.title, note: old.note), Titled(title: old.title, note: old.note)]
         #expect(try Archive.decode([Titled].self, from: oldBytes) == expected)

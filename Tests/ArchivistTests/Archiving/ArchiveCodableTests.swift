@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 struct CodableKinds: Codable, Archivable, Equatable {
@@ -68,7 +69,7 @@ struct ReorderedFields: Codable, Archivable, Equatable {
         init?(intValue: Int) { nil }
     }
 
-        init(first: Int, second: String, third: Double?) {
+    init(first: Int, second: String, third: Double?) {
         self.first = first
         self.second = second
         self.third = third
@@ -88,7 +89,8 @@ struct ReorderedFields: Codable, Archivable, Equatable {
         }
         // Named keys for odd values of `first`, enum keys for even ones.
         func usesNamedKeys(_ decoder: any Decoder) -> Bool {
-            (try? decoder.container(keyedBy: Reversed.self).decode(Int.self, forKey: .first)).map { $0 % 2 != 0 } ?? false
+            (try? decoder.container(keyedBy: Reversed.self).decode(Int.self, forKey: .first)).map { $0 % 2 != 0 }
+                ?? false
         }
     }
 
@@ -261,7 +263,11 @@ struct AllKindsBox: Codable, Archivable {
     }
 
     @Test func foundationCodableTypesRoundTrip() throws {
-        let value = Priced(price: Decimal(string: "19.99"), tags: ["a"], components: DateComponents(year: 2026, month: 11))
+        let value = Priced(
+            price: Decimal(string: "19.99"),
+            tags: ["a"],
+            components: DateComponents(year: 2026, month: 11)
+        )
         #expect(try Archive.decode(Priced.self, from: Archive.encode(value)) == value)
     }
 }

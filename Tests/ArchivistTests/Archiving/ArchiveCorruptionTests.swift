@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Breaks the `next` links of a decoded node chain (cycles included) so it can be freed.
@@ -53,7 +54,8 @@ enum SampleArchives {
         case "codable": _ = try Archive.decode(CodableKinds.self, from: data)
         case "letters": _ = try Archive.decode([User].self, from: data)
         case "selfLoop": unlinkNodes(try Archive.decode(Node.self, from: data))
-        case "animals": _ = try Archive.decode([Animal].self, from: data, options: ArchiveOptions(allowedTypes: [Dog.self]))
+        case "animals":
+            _ = try Archive.decode([Animal].self, from: data, options: ArchiveOptions(allowedTypes: [Dog.self]))
         case "dictionary": _ = try Archive.decode([String: [Double]].self, from: data)
         default: _ = try Archive.decode([String].self, from: data)
         }
@@ -119,7 +121,8 @@ enum SampleArchives {
         let seed = 0x5EED_0001 &+ UInt64(try #require(SampleArchives.names.firstIndex(of: name)))
         var rng = SplitMix64(seed: seed)
         let data = try SampleArchives.data(name)
-        var decoded = 0, rejected = 0
+        var decoded = 0
+        var rejected = 0
         for round in 0..<Self.mutationsPerSample {
             var bytes = [UInt8](data)
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
@@ -161,8 +164,10 @@ enum SampleArchives {
             for i in 0..<4 { bytes[countOffset + i] = raw[i] }
         }
         resign(&bytes)
-        for decode in [{ _ = try Archive.decode([Int].self, from: Data(bytes)) },
-                       { _ = try Archive.decode([Product].self, from: Data(bytes)) }] as [() throws -> Void] {
+        for decode in [
+            { _ = try Archive.decode([Int].self, from: Data(bytes)) },
+            { _ = try Archive.decode([Product].self, from: Data(bytes)) },
+        ] as [() throws -> Void] {
             let error = #expect(throws: ArchiveError.self) { try decode() }
             #expect(error?.code == .corrupt)
             #expect(error?.message.contains("claims \(count) elements") == true, "\(String(describing: error))")
@@ -201,7 +206,9 @@ enum SampleArchives {
         options.verifiesChecksum = false
         #expect(try Archive.decode([String].self, from: Data(bytes), options: options) == ["a", "b"])
         bytes[try bodyStart(bytes)] = 0x7F  // an unknown tag
-        let error = #expect(throws: ArchiveError.self) { try Archive.decode([String].self, from: Data(bytes), options: options) }
+        let error = #expect(throws: ArchiveError.self) {
+            try Archive.decode([String].self, from: Data(bytes), options: options)
+        }
         #expect(error?.code == .typeMismatch || error?.code == .corrupt)
     }
 }

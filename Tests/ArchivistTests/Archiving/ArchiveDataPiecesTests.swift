@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A `Data` value written as the archive bytes around it plus the value itself, its prefix
@@ -17,7 +18,9 @@ import Testing
                 let value = UnsafeRawBufferPointer(rebasing: raw[0..<n])
                 let minimal = try #require(Archive.dataPieces(of: value, options: ArchiveOptions()))
                 for fileOffset in 48..<(48 + 32) {
-                    let pieces = try #require(Archive.dataPieces(of: value, options: ArchiveOptions(), placedAt: fileOffset))
+                    let pieces = try #require(
+                        Archive.dataPieces(of: value, options: ArchiveOptions(), placedAt: fileOffset)
+                    )
                     let extra = pieces.prefix.count - minimal.prefix.count
                     #expect(extra >= 0 && extra < 32 && pieces.count == minimal.count + extra, "n \(n)")
                     let placed = (fileOffset + pieces.prefix.count - address) & 31 == 0

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Back-references resolved from the decoder's side table, and the keyed containers the decoder
@@ -45,7 +46,8 @@ import Testing
         // Bob's deputy Alice holds pets that point back at Bob and Alice in turn: both are
         // still being decoded, so the deferred references to the two alternate instead of
         // coming in runs.
-        let bob = Keeper(name: "bob"), alice = Keeper(name: "alice")
+        let bob = Keeper(name: "bob")
+        let alice = Keeper(name: "alice")
         bob.deputy = alice
         alice.pets = (0..<6).map { Pet(name: "pet \($0)") }
         for (i, pet) in alice.pets.enumerated() { pet.keeper = i % 2 == 0 ? bob : alice }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A record whose keys are chosen at run time, to drive the encoder's key table.
@@ -35,7 +36,8 @@ private struct Box<Value: Archivable>: Archivable {
 @Suite struct ArchiveFastPathTests {
     /// How many times `needle` occurs in `data`.
     private func occurrences(of needle: String, in data: Data) -> Int {
-        let bytes = [UInt8](data), pattern = [UInt8](needle.utf8)
+        let bytes = [UInt8](data)
+        let pattern = [UInt8](needle.utf8)
         guard bytes.count >= pattern.count else { return 0 }
         return (0...(bytes.count - pattern.count)).filter { Array(bytes[$0..<($0 + pattern.count)]) == pattern }.count
     }
@@ -44,7 +46,9 @@ private struct Box<Value: Archivable>: Archivable {
         let count = KeyTable.linearLimit * 2 + 3
         let forward = DynamicKeys((0..<count).map { ("key\($0)", $0) })
         let backward = DynamicKeys(forward.fields.reversed())
-        let shuffled = DynamicKeys(forward.fields.enumerated().sorted { ($0.offset * 7) % count < ($1.offset * 7) % count }.map(\.element))
+        let shuffled = DynamicKeys(
+            forward.fields.enumerated().sorted { ($0.offset * 7) % count < ($1.offset * 7) % count }.map(\.element)
+        )
         let records = [forward, backward, shuffled, forward]
         let data = try Archive.encode(records)
         #expect(try Archive.decode([DynamicKeys].self, from: data) == records)
@@ -76,8 +80,11 @@ private struct Box<Value: Archivable>: Archivable {
                 found = try ["ключь", "è", "E", "", "éb"].map { try archive.decodeIfPresent(Int.self, forKey: $0) }
             }
         }
-        #expect(try Archive.decode(Probe.self, from: data, options: ArchiveOptions(renamedTypes: ["DynamicKeys": "Probe"])).found
-            == [nil, nil, nil, 3, nil])
+        #expect(
+            try Archive.decode(Probe.self, from: data, options: ArchiveOptions(renamedTypes: ["DynamicKeys": "Probe"]))
+                .found
+                == [nil, nil, nil, 3, nil]
+        )
     }
 
     @Test func keysMatchWhetherTheModelsKeyIsASmallStringOrNot() throws {
@@ -111,7 +118,10 @@ private struct Box<Value: Archivable>: Archivable {
             return String(decoding: bytes, as: UTF8.self)
         }
         Probe.keys = near + near.map(native)
-        #expect(try Archive.decode(Probe.self, from: data, options: options).found == Array(repeating: nil, count: near.count * 2))
+        #expect(
+            try Archive.decode(Probe.self, from: data, options: options).found
+                == Array(repeating: nil, count: near.count * 2)
+        )
     }
 
     @Test func invalidUTF8InTheKeyTableIsCorrupt() throws {
@@ -120,7 +130,9 @@ private struct Box<Value: Archivable>: Archivable {
         bytes[index] = 0x41
         var options = ArchiveOptions()
         options.verifiesChecksum = false
-        let error = #expect(throws: ArchiveError.self) { try Archive.decode(DynamicKeys.self, from: Data(bytes), options: options) }
+        let error = #expect(throws: ArchiveError.self) {
+            try Archive.decode(DynamicKeys.self, from: Data(bytes), options: options)
+        }
         #expect(error?.code == .corrupt)
     }
 
@@ -211,7 +223,8 @@ private struct Attachment: Archivable, Equatable {
         let value = Attachment(
             title: String(repeating: "t", count: 5_000),
             blobs: [pattern(5_000, seed: 1), pattern(3_000_000, seed: 2), pattern(70_000, seed: 3)],
-            trailer: -7)
+            trailer: -7
+        )
         let data = try Archive.encode(value)
         #expect(try Archive.decode(Attachment.self, from: data) == value)
         #expect(Archive.checksumOfEncoded(data) == CRC32C.checksum(data))

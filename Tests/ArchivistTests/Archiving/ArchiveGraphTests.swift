@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct ArchiveGraphTests {
@@ -39,7 +40,10 @@ import Testing
         struct Bundle: Archivable {
             var letter: Letter
             var user: User
-            init(letter: Letter, user: User) { self.letter = letter; self.user = user }
+            init(letter: Letter, user: User) {
+                self.letter = letter
+                self.user = user
+            }
             func encode(to archive: ArchiveEncoder) throws {
                 try archive.encode(letter, forKey: "letter")
                 try archive.encode(user, forKey: "user")
@@ -59,14 +63,17 @@ import Testing
         struct Pair: Archivable {
             var first: Node
             var second: Node
-            init(first: Node, second: Node) { self.first = first; self.second = second }
+            init(first: Node, second: Node) {
+                self.first = first
+                self.second = second
+            }
             func encode(to archive: ArchiveEncoder) throws {
                 try archive.encode(first, forKey: "first")
                 try archive.encode(second, forKey: "second")
             }
             init(from archive: ArchiveDecoder) throws {
                 second = try archive.decode(Node.self, forKey: "second")  // a reference, read first
-                first = try archive.decode(Node.self, forKey: "first")    // the definition, read later
+                first = try archive.decode(Node.self, forKey: "first")  // the definition, read later
             }
         }
         let node = Node("n")
@@ -84,12 +91,18 @@ import Testing
     }
 
     @Test func threeCycleRoundTrips() throws {
-        let a = Node("a"), b = Node("b"), c = Node("c")
-        a.next = b; b.next = c; c.next = a
+        let a = Node("a")
+        let b = Node("b")
+        let c = Node("c")
+        a.next = b
+        b.next = c
+        c.next = a
         let copy = try Archive.decode(Node.self, from: Archive.encode(a))
         #expect(copy.name == "a" && copy.next?.name == "b" && copy.next?.next?.name == "c")
         #expect(copy.next?.next?.next === copy)
-        a.next = nil; b.next = nil; c.next = nil
+        a.next = nil
+        b.next = nil
+        c.next = nil
         copy.next?.next?.next = nil
     }
 
@@ -131,11 +144,14 @@ import Testing
 
     @Test func deepChainWithinTheLimitRoundTrips() throws {
         var chain: Chain? = nil
-        for _ in 0..<90 { chain = Chain(next: chain) }   // a level counts 2 of the default 200
+        for _ in 0..<90 { chain = Chain(next: chain) }  // a level counts 2 of the default 200
         let data = try Archive.encode(chain)
         var copy = try Archive.decode(Chain?.self, from: data)
         var length = 0
-        while let link = copy { length += 1; copy = link.next }
+        while let link = copy {
+            length += 1
+            copy = link.next
+        }
         #expect(length == 90)
         unlink(chain)
     }

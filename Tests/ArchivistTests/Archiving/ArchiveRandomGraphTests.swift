@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A node of a random graph: a payload and any number of edges, cycles allowed.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A record whose keys are chosen at run time.
@@ -121,7 +122,9 @@ private struct Nested: Archivable, Equatable {
         let others = try (0..<3).map { try Archive.encode(Fields(["other\($0)", "z"])) }
         #expect(data == copy, "a later archive wrote into an earlier one's bytes")
         #expect(try Archive.decode(Fields.self, from: data) == small)
-        #expect(try others.map { try Archive.decode(Fields.self, from: $0) } == (0..<3).map { Fields(["other\($0)", "z"]) })
+        #expect(
+            try others.map { try Archive.decode(Fields.self, from: $0) } == (0..<3).map { Fields(["other\($0)", "z"]) }
+        )
         // Around the limit, and far above it (handed over without a copy): the same bytes.
         for count in [40, 60, 3_000] {
             let fields = Fields((0..<count).map { "k\($0)" })

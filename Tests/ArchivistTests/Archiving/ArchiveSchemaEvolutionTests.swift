@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Version 1 of a profile: a single `name`.
@@ -8,7 +9,10 @@ struct ProfileV1: Archivable {
     static var archiveVersion: Int { 1 }
     var name: String
     var legacy: Int
-    init(name: String, legacy: Int) { self.name = name; self.legacy = legacy }
+    init(name: String, legacy: Int) {
+        self.name = name
+        self.legacy = legacy
+    }
     func encode(to archive: ArchiveEncoder) throws {
         try archive.encode(name, forKey: "name")
         try archive.encode(legacy, forKey: "legacy")
@@ -26,7 +30,11 @@ struct ProfileV2: Archivable, Equatable {
     var first: String
     var last: String
     var email: String?
-    init(first: String, last: String, email: String?) { self.first = first; self.last = last; self.email = email }
+    init(first: String, last: String, email: String?) {
+        self.first = first
+        self.last = last
+        self.email = email
+    }
     func encode(to archive: ArchiveEncoder) throws {
         try archive.encode(first, forKey: "first")
         try archive.encode(last, forKey: "last")

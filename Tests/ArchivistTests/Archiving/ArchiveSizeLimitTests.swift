@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `ArchiveLimits.maxTotalBytes` bounds what an encode builds, not only what it returns: the

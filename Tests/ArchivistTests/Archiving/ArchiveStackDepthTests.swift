@@ -1,11 +1,13 @@
 import Foundation
+import Testing
+
+@testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import Archivist
 
 /// A chain link with several fields, written by hand (the stack-depth tests' model).
 final class HandLink: Archivable, @unchecked Sendable {
@@ -130,7 +132,9 @@ final class CodableLink: Codable, Archivable, @unchecked Sendable {
             let data = try Self.encodeChain(expected, codable: codable, limits: limits)
             #expect(try Self.decodedLength(data, codable: codable, limits: limits) == expected)
             let tooDeep = try Self.encodeChain(expected + 1, codable: codable, limits: ArchiveLimits(maxDepth: 10_000))
-            let error = #expect(throws: ArchiveError.self) { try Self.decodedLength(tooDeep, codable: codable, limits: limits) }
+            let error = #expect(throws: ArchiveError.self) {
+                try Self.decodedLength(tooDeep, codable: codable, limits: limits)
+            }
             #expect(error?.code == .limitExceeded(.depth))
         }
     }
@@ -185,7 +189,8 @@ final class CodableLink: Codable, Archivable, @unchecked Sendable {
         let length = fields.count
         for (position, field) in fields.enumerated() {
             let index = length - 1 - position
-            guard field.0 == "link \(index)", field.1 == index, field.2 == Double(index) / 3, field.3 == ["a", "b"] else {
+            guard field.0 == "link \(index)", field.1 == index, field.2 == Double(index) / 3, field.3 == ["a", "b"]
+            else {
                 throw ArchiveError(.invalidValue, "link \(index) decoded wrong")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A link whose next link sits in an array (of one element, none at the end), hand-written:
@@ -45,17 +46,24 @@ final class CodableArrayLink: Codable, Archivable, @unchecked Sendable {
         var length = 0
         if codable {
             var link: CodableArrayLink? = try Archive.decode(CodableArrayLink.self, from: data)
-            while let current = link { length += 1; link = current.next.first }
+            while let current = link {
+                length += 1
+                link = current.next.first
+            }
         } else {
             var link: HandArrayLink? = try Archive.decode(HandArrayLink.self, from: data)
-            while let current = link { length += 1; link = current.next.first }
+            while let current = link {
+                length += 1
+                link = current.next.first
+            }
         }
         return length
     }
 
     /// The longest that decodes under the default limits (bisection, on a large stack).
     static func deepestDecoded(codable: Bool) throws -> Int {
-        var accepted = 1, refused = 1_000
+        var accepted = 1
+        var refused = 1_000
         while refused - accepted > 1 {
             let middle = (accepted + refused) / 2
             let data = try encode(middle, codable: codable, limits: ArchiveLimits(maxDepth: 100_000))
@@ -74,7 +82,10 @@ final class CodableArrayLink: Codable, Archivable, @unchecked Sendable {
         let (deepest, within, beyond) = try onThread(stackSize: 8 << 20) { () throws -> (Int, Data, Data) in
             let deepest = try Self.deepestDecoded(codable: codable)
             let big = ArchiveLimits(maxDepth: 100_000)
-            return (deepest, try Self.encode(deepest, codable: codable, limits: big), try Self.encode(deepest + 1, codable: codable, limits: big))
+            return (
+                deepest, try Self.encode(deepest, codable: codable, limits: big),
+                try Self.encode(deepest + 1, codable: codable, limits: big)
+            )
         }
         #expect(deepest >= 10, "the default admits \(deepest) levels")
         let (length, code) = try onThread(stackSize: 512 * 1024) { () throws -> (Int, ArchiveError.Code?) in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 final class FastPathNode: Codable, Archivable {
@@ -30,7 +31,10 @@ final class FastPathHolder: Codable, Archivable {
         list = try c.decode([BackReference<FastPathNode>].self, forKey: .list)
         maybe = try c.decodeIfPresent(BackReference<FastPathNode>.self, forKey: .maybe)
         none = try c.decodeIfPresent(BackReference<FastPathNode>.self, forKey: .none)
-        nested = try c.nestedContainer(keyedBy: InnerKeys.self, forKey: .inner).decode(BackReference<FastPathNode>.self, forKey: .nested)
+        nested = try c.nestedContainer(keyedBy: InnerKeys.self, forKey: .inner).decode(
+            BackReference<FastPathNode>.self,
+            forKey: .nested
+        )
         root = try c.decode(FastPathNode.self, forKey: .root)
     }
     func encode(to encoder: any Encoder) throws {
@@ -67,12 +71,14 @@ final class FastPathHolder: Codable, Archivable {
         let root = Self.tree()
         let holder = FastPathHolder(root: root)
         holder.first = root.children[1]
-        holder.list = [BackReference(wrappedValue: root), BackReference(wrappedValue: nil),
-                       BackReference(wrappedValue: root.children[2].children[1])]
+        holder.list = [
+            BackReference(wrappedValue: root), BackReference(wrappedValue: nil),
+            BackReference(wrappedValue: root.children[2].children[1]),
+        ]
         holder.maybe = BackReference(wrappedValue: root.children[0])
         holder.nested = BackReference(wrappedValue: root.children[0].children[0])
         let data = try Archive.encode(holder)
-        for _ in 0..<3 {   // the spare decoder keeps its fast-path type between archives
+        for _ in 0..<3 {  // the spare decoder keeps its fast-path type between archives
             let copy = try Archive.decode(FastPathHolder.self, from: data)
             #expect(copy.first === copy.root.children[1])
             #expect(copy.list.count == 3)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 // The container the decoder hands to the second and later models with the same coding keys
@@ -125,7 +126,9 @@ final class KeepingParent: Codable, Archivable {
     }
 
     static func forest(_ base: Int) -> [KeepingParent] {
-        (0..<5).map { i in KeepingParent(id: base + i, kids: (0..<3).map { KeepingParent(id: base + 10 * i + $0, kids: []) }) }
+        (0..<5).map { i in
+            KeepingParent(id: base + i, kids: (0..<3).map { KeepingParent(id: base + 10 * i + $0, kids: []) })
+        }
     }
 }
 
@@ -249,7 +252,9 @@ struct InnerArchiveHolder: Codable, Archivable {
         var options = ArchiveOptions()
         options.verifiesChecksum = false
         for cut in stride(from: 1, to: data.count, by: 3) {
-            #expect(throws: ArchiveError.self) { try Archive.decode([KeepingParent].self, from: data.prefix(cut), options: options) }
+            #expect(throws: ArchiveError.self) {
+                try Archive.decode([KeepingParent].self, from: data.prefix(cut), options: options)
+            }
         }
         for index in stride(from: 30, to: data.count, by: 7) {
             var corrupt = data
@@ -312,7 +317,10 @@ extension CachedKeyedReaderTests {
         #expect(error?.code == .invalidValue)
         #expect(error?.codingPath.first == "[3]")
         #expect(ThrowingElement.alive.withLock { $0 } == 0)
-        let strings = try Archive.decode([String].self, from: Archive.encode(["a", "bc", String(repeating: "d", count: 40)]))
+        let strings = try Archive.decode(
+            [String].self,
+            from: Archive.encode(["a", "bc", String(repeating: "d", count: 40)])
+        )
         #expect(strings == ["a", "bc", String(repeating: "d", count: 40)])
         #expect(try Archive.decode([Int].self, from: Archive.encode([Int]())) == [])
     }

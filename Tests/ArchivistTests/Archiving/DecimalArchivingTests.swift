@@ -1,6 +1,7 @@
 import ArchivistInspection
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `Decimal` in its own tag: compact, exact, read back from archives that hold Foundation's
@@ -18,10 +19,13 @@ import Testing
     /// eight-element mantissa, format version 2): prices 1.5,
     /// -12345678901234567890.123456789, 0, nil, NaN and
     /// 3402823669209384634633746074317682114.55 (the largest mantissa).
-    static let recordForm = "iUFSVgIABZ4V06QDzgIMSQEAAAYAAAAONAAAAAEAAwABBwJQMAIOJQAAAAADAwEEBAEFAQYCBwwUAAAACAAAAAQPBAAEAAQABAAEAAQABAAOPgAAAAEAAwIBBwJQMQIOLwAAAAADAxEEBAYFAgYCBwweAAAACAAAAASVggIEudwBBLGTAwS+jQEEsjYE5E8EAAQADjQAAAABAAMEAQcCUDICDiUAAAAAAwMABAQABQEGAQcMFAAAAAgAAAAEAAQABAAEAAQABAAEAAQADgkAAAABAAMGAQcCUDMONAAAAAEAAwgBBwJQNAIOJQAAAAADAwAEBAAFAgYBBwwUAAAACAAAAAQABAAEAAQABAAEAAQABAAORAAAAAEAAwoBBwJQNQIONQAAAAADAwMEBAgFAQYCBwwkAAAACAAAAAT//wME//8DBP//AwT//wME//8DBP//AwT//wME//8DAQdQcm9kdWN0AAgCaWQEbmFtZQVwcmljZQhleHBvbmVudAZsZW5ndGgKaXNOZWdhdGl2ZQlpc0NvbXBhY3QIbWFudGlzc2EA"
+    static let recordForm =
+        "iUFSVgIABZ4V06QDzgIMSQEAAAYAAAAONAAAAAEAAwABBwJQMAIOJQAAAAADAwEEBAEFAQYCBwwUAAAACAAAAAQPBAAEAAQABAAEAAQABAAOPgAAAAEAAwIBBwJQMQIOLwAAAAADAxEEBAYFAgYCBwweAAAACAAAAASVggIEudwBBLGTAwS+jQEEsjYE5E8EAAQADjQAAAABAAMEAQcCUDICDiUAAAAAAwMABAQABQEGAQcMFAAAAAgAAAAEAAQABAAEAAQABAAEAAQADgkAAAABAAMGAQcCUDMONAAAAAEAAwgBBwJQNAIOJQAAAAADAwAEBAAFAgYBBwwUAAAACAAAAAQABAAEAAQABAAEAAQABAAORAAAAAEAAwoBBwJQNQIONQAAAAADAwMEBAgFAQYCBwwkAAAACAAAAAT//wME//8DBP//AwT//wME//8DBP//AwT//wME//8DAQdQcm9kdWN0AAgCaWQEbmFtZQVwcmljZQhleHBvbmVudAZsZW5ndGgKaXNOZWdhdGl2ZQlpc0NvbXBhY3QIbWFudGlzc2EA"
 
-    static let prices: [Decimal?] = [Decimal(string: "1.5"), Decimal(string: "-12345678901234567890.123456789"), 0, nil,
-                                     Decimal.nan, Decimal(string: "3402823669209384634633746074317682114.55")]
+    static let prices: [Decimal?] = [
+        Decimal(string: "1.5"), Decimal(string: "-12345678901234567890.123456789"), 0, nil,
+        Decimal.nan, Decimal(string: "3402823669209384634633746074317682114.55"),
+    ]
 
     static func forty() -> [Product] {
         (1...40).map { Product(id: $0, name: "Product \($0)", price: Decimal($0) + Decimal(string: "0.5")!) }
@@ -45,7 +49,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "1.5", "-12345678901234567890.123456789", "0", "-0.000001", "1.50", "150", "1000", "340282366920938463463374607431768211455",
+        "1.5", "-12345678901234567890.123456789", "0", "-0.000001", "1.50", "150", "1000",
+        "340282366920938463463374607431768211455",
         "3402823669209384634633746074317682114.55", "-1e-120", "9e120", "0.1", "65535", "65536", "256", "255",
     ])
     func decimalsRoundTripExactly(_ text: String) throws {
@@ -80,7 +85,7 @@ import Testing
 
     @Test func archivesOfFoundationsRecordFormStillDecode() throws {
         let data = try #require(Data(base64Encoded: Self.recordForm))
-        #expect(data[4] == 2)   // written before the tag: version 2
+        #expect(data[4] == 2)  // written before the tag: version 2
         let products = try Archive.decode([Product].self, from: data)
         #expect(products.map(\.id) == Array(0..<6))
         #expect(products[0].price == Decimal(string: "1.5"))
@@ -116,7 +121,10 @@ import Testing
         #expect(data.range(of: Data([ArchiveTag.decimal, UInt8(bitPattern: -9)])) != nil)
         let read = try Archive.decode(HandPriced.self, from: data)
         #expect(read.price == price && read.discount == nil)
-        #expect(try Archive.decode(HandPriced.self, from: Archive.encode(HandPriced(price: 1, discount: 0.25))).discount == 0.25)
+        #expect(
+            try Archive.decode(HandPriced.self, from: Archive.encode(HandPriced(price: 1, discount: 0.25))).discount
+                == 0.25
+        )
     }
 
     @Test func damagedDecimalsThrowInsteadOfTrapping() throws {
@@ -124,7 +132,7 @@ import Testing
         let at = try #require(bytes.firstIndex(of: ArchiveTag.decimal))
         var options = ArchiveOptions()
         options.verifiesChecksum = false
-        for flags: UInt8 in [0x80, 17 << 1, 0xFF] {   // more mantissa bytes than 16
+        for flags: UInt8 in [0x80, 17 << 1, 0xFF] {  // more mantissa bytes than 16
             bytes[at + 2] = flags
             #expect(throws: ArchiveError.self) { try Archive.decode(Decimal.self, from: Data(bytes), options: options) }
         }
@@ -132,7 +140,9 @@ import Testing
         bytes[at + 1] = 0x7F
         bytes[at + 2] = 1 << 1
         bytes[at + 3] = 10
-        let error = #expect(throws: ArchiveError.self) { try Archive.decode(Decimal.self, from: Data(bytes), options: options) }
+        let error = #expect(throws: ArchiveError.self) {
+            try Archive.decode(Decimal.self, from: Data(bytes), options: options)
+        }
         #expect(error?.code == .corrupt)
     }
 
@@ -145,7 +155,9 @@ import Testing
         #expect(lines.contains("price: 40.5"))
         #expect(!text.contains("mantissa"))
         let exact = try ArchiveOutline(bytes: Archive.encode(Decimal(string: "-12345678901234567890.123456789")!))
-        #expect(NativeArchiveTree.nodes(exact).map { $0.text() }.joined().contains("root: -12345678901234567890.123456789"))
+        #expect(
+            NativeArchiveTree.nodes(exact).map { $0.text() }.joined().contains("root: -12345678901234567890.123456789")
+        )
     }
 
     /// Every other Foundation value a Codable model holds: the four with tags of their own are
@@ -161,25 +173,59 @@ import Testing
             var locale: Locale
             var zone: TimeZone
         }
-        let sample = Sample(url: URL(string: "https://example.com/a?b=1")!, id: UUID(), date: Date(timeIntervalSinceReferenceDate: 12.25),
-                            bytes: Data([1, 2, 3]), length: Measurement(value: 1.5, unit: .kilometers),
-                            locale: Locale(identifier: "de_CH"), zone: TimeZone(identifier: "Europe/Zurich")!)
+        let sample = Sample(
+            url: URL(string: "https://example.com/a?b=1")!,
+            id: UUID(),
+            date: Date(timeIntervalSinceReferenceDate: 12.25),
+            bytes: Data([1, 2, 3]),
+            length: Measurement(value: 1.5, unit: .kilometers),
+            locale: Locale(identifier: "de_CH"),
+            zone: TimeZone(identifier: "Europe/Zurich")!
+        )
         let data = try Archive.encode(sample)
         #expect(try Archive.decode(Sample.self, from: data) == sample)
         let outline = try ArchiveOutline(bytes: data)
-        guard case .record(_, let fields) = outline.root else { Issue.record("not a record: \(outline.root)"); return }
+        guard case .record(_, let fields) = outline.root else {
+            Issue.record("not a record: \(outline.root)")
+            return
+        }
         let byKey = Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
-        if case .url(let text)? = byKey["url"] { #expect(text == "https://example.com/a?b=1") } else { Issue.record("url: \(String(describing: byKey["url"]))") }
-        if case .uuid(let id)? = byKey["id"] { #expect(id == sample.id) } else { Issue.record("id: \(String(describing: byKey["id"]))") }
-        if case .date(let seconds)? = byKey["date"] { #expect(seconds == 12.25) } else { Issue.record("date: \(String(describing: byKey["date"]))") }
-        if case .data(let count, _)? = byKey["bytes"] { #expect(count == 3) } else { Issue.record("bytes: \(String(describing: byKey["bytes"]))") }
-        guard case .record(_, let measurement)? = byKey["length"] else { Issue.record("length: \(String(describing: byKey["length"]))"); return }
+        if case .url(let text)? = byKey["url"] {
+            #expect(text == "https://example.com/a?b=1")
+        } else {
+            Issue.record("url: \(String(describing: byKey["url"]))")
+        }
+        if case .uuid(let id)? = byKey["id"] {
+            #expect(id == sample.id)
+        } else {
+            Issue.record("id: \(String(describing: byKey["id"]))")
+        }
+        if case .date(let seconds)? = byKey["date"] {
+            #expect(seconds == 12.25)
+        } else {
+            Issue.record("date: \(String(describing: byKey["date"]))")
+        }
+        if case .data(let count, _)? = byKey["bytes"] {
+            #expect(count == 3)
+        } else {
+            Issue.record("bytes: \(String(describing: byKey["bytes"]))")
+        }
+        guard case .record(_, let measurement)? = byKey["length"] else {
+            Issue.record("length: \(String(describing: byKey["length"]))")
+            return
+        }
         #expect(measurement.map(\.key).prefix(2) == ["value", "unit"])
         for key in ["zone", "locale"] {
-            guard case .record(_, let fields)? = byKey[key] else { Issue.record("\(key): \(String(describing: byKey[key]))"); continue }
+            guard case .record(_, let fields)? = byKey[key] else {
+                Issue.record("\(key): \(String(describing: byKey[key]))")
+                continue
+            }
             #expect(fields.first?.key == "identifier", "\(key)")
-            guard case .string? = fields.first?.value else { Issue.record("\(key): \(fields)"); continue }
+            guard case .string? = fields.first?.value else {
+                Issue.record("\(key): \(fields)")
+                continue
+            }
         }
-        #expect(data[4] == 2)   // no decimal: version 2
+        #expect(data[4] == 2)  // no decimal: version 2
     }
 }

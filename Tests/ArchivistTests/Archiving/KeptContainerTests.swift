@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 // Probes of the unretained reader behind a cached keyed container (`CachedKeyedReader`):
@@ -67,7 +68,10 @@ private final class NestingUser: Codable, Archivable {
         keptFromEarlier.withLock { $0 = (first + first.flatMap(\.kids)).compactMap(\.kept) }
         defer { keptFromEarlier.withLock { $0 = [] } }
         earlierUses.withLock { $0 = [] }
-        let users = try Archive.decode([EarlierContainerUser].self, from: Archive.encode((0..<4).map { EarlierContainerUser(id: $0) }))
+        let users = try Archive.decode(
+            [EarlierContainerUser].self,
+            from: Archive.encode((0..<4).map { EarlierContainerUser(id: $0) })
+        )
         #expect(users.map(\.id) == [0, 1, 2, 3])
         let uses = earlierUses.withLock { $0 }
         #expect(uses.count == 4 * 20)
@@ -153,7 +157,11 @@ final class ContainerKeeper: Codable, Archivable {
 @Suite struct KeptContainerAfterDecodeTests {
     static func keepers(_ base: Int) -> [ContainerKeeper] {
         (0..<4).map { i in
-            ContainerKeeper(a: base + i, kids: (0..<3).map { ContainerKeeper(a: base + 10 * i + $0, kids: [], b: "k\(base).\(i).\($0)") }, b: "b\(base).\(i)")
+            ContainerKeeper(
+                a: base + i,
+                kids: (0..<3).map { ContainerKeeper(a: base + 10 * i + $0, kids: [], b: "k\(base).\(i).\($0)") },
+                b: "b\(base).\(i)"
+            )
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A model that keeps the nested containers it was given (keyed, unkeyed, and a super
@@ -42,13 +43,22 @@ final class NestedKeeper: Codable, Archivable {
         let memory = try #require(malloc(data.count))
         defer { free(memory) }
         data.copyBytes(to: memory.assumingMemoryBound(to: UInt8.self), count: data.count)
-        return try Archive.decode([NestedKeeper].self, fromBytes: UnsafeRawBufferPointer(start: memory, count: data.count),
-                                  options: ArchiveOptions())
+        return try Archive.decode(
+            [NestedKeeper].self,
+            fromBytes: UnsafeRawBufferPointer(start: memory, count: data.count),
+            options: ArchiveOptions()
+        )
     }
 
     @Test func aKeptNestedKeyedContainerThrowsAfterItsDecode() throws {
         let kept = try Self.decodeThenFreeInput()
-        defer { for k in kept { k.keyed = nil; k.unkeyed = nil; k.superKeyed = nil } }
+        defer {
+            for k in kept {
+                k.keyed = nil
+                k.unkeyed = nil
+                k.superKeyed = nil
+            }
+        }
         for k in kept {
             let keyed = try #require(k.keyed)
             #expect(throws: ArchiveError.self) { try keyed.decode(Int.self, forKey: .x) }
@@ -58,7 +68,13 @@ final class NestedKeeper: Codable, Archivable {
 
     @Test func aKeptNestedUnkeyedContainerThrowsAfterItsDecode() throws {
         let kept = try Self.decodeThenFreeInput()
-        defer { for k in kept { k.keyed = nil; k.unkeyed = nil; k.superKeyed = nil } }
+        defer {
+            for k in kept {
+                k.keyed = nil
+                k.unkeyed = nil
+                k.superKeyed = nil
+            }
+        }
         for k in kept {
             var unkeyed = try #require(k.unkeyed)
             #expect(throws: ArchiveError.self) { try unkeyed.decode(String.self) }
@@ -67,7 +83,13 @@ final class NestedKeeper: Codable, Archivable {
 
     @Test func aKeptSuperDecodersContainerThrowsAfterItsDecode() throws {
         let kept = try Self.decodeThenFreeInput()
-        defer { for k in kept { k.keyed = nil; k.unkeyed = nil; k.superKeyed = nil } }
+        defer {
+            for k in kept {
+                k.keyed = nil
+                k.unkeyed = nil
+                k.superKeyed = nil
+            }
+        }
         for k in kept {
             let keyed = try #require(k.superKeyed)
             #expect(throws: ArchiveError.self) { try keyed.decode(Int.self, forKey: .x) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The decoder's short-string paths against the standard library's own strings.
@@ -17,11 +18,16 @@ import Testing
                 let made = bytes.withUnsafeBytes { SmallASCIIString.make(loading16: $0.baseAddress!, count: count) }
                 #expect(made == expected, "count \(count) trailing \(trailing)")
                 if let made {
-                    #expect(unsafeBitCast(made, to: (UInt64, UInt64).self) == unsafeBitCast(expected, to: (UInt64, UInt64).self))
+                    #expect(
+                        unsafeBitCast(made, to: (UInt64, UInt64).self)
+                            == unsafeBitCast(expected, to: (UInt64, UInt64).self)
+                    )
                 }
                 if count > 0 {
                     bytes[count - 1] = 0xC3
-                    #expect(bytes.withUnsafeBytes { SmallASCIIString.make(loading16: $0.baseAddress!, count: count) } == nil)
+                    #expect(
+                        bytes.withUnsafeBytes { SmallASCIIString.make(loading16: $0.baseAddress!, count: count) } == nil
+                    )
                 }
             }
         }

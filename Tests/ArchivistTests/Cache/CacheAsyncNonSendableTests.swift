@@ -1,6 +1,7 @@
 import ArchivistKeyedArchive
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The Guide's `Order`: an `NSSecureCoding` class, `Archivable` by declaration, with mutable
@@ -32,8 +33,14 @@ struct CacheAsyncNonSendableTests {
     static func letters() -> User {
         let user = User(account: "alice", writeName: "Alice")
         for number in 1...3 {
-            let letter = Letter(pkNumber: number, sender: "bob", content: "letter \(number)",
-                                date: Date(timeIntervalSince1970: Double(number)), isRead: false, incoming: true)
+            let letter = Letter(
+                pkNumber: number,
+                sender: "bob",
+                content: "letter \(number)",
+                date: Date(timeIntervalSince1970: Double(number)),
+                isRead: false,
+                incoming: true
+            )
             letter.user = user
             user.letters.append(letter)
         }
@@ -55,7 +62,7 @@ struct CacheAsyncNonSendableTests {
             let (user, orders) = try await Self.roundTrip(in: dir)
             let read = try #require(user)
             #expect(read.letters.map(\.content) == ["letter 1", "letter 2", "letter 3"])
-            #expect(read.letters.allSatisfy { $0.user === read })   // back-references kept
+            #expect(read.letters.allSatisfy { $0.user === read })  // back-references kept
             #expect(orders?.map(\.number) == ["A-1"])
             #expect(orders?.first?.total == 12.5)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Every blocking read has an `async` form that answers as the blocking one does.
@@ -14,7 +15,7 @@ import Testing
             #expect(try await cache.info(for: .apiStrategy, parameter: "/v1/none") == nil)
             // a loaded test run may take minutes
             #expect(try await cache.value(String.self, for: .hots, maxAge: 86_400) == "fresh")
-            #expect(try await cache.value(String.self, for: .hots, maxAge: -1) == nil)   // no entry is that young
+            #expect(try await cache.value(String.self, for: .hots, maxAge: -1) == nil)  // no entry is that young
         }
     }
 }

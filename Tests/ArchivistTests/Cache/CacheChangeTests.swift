@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `CacheManager.changes(of:)`: this manager's writes at once, another store's (here: a manager
@@ -23,7 +24,7 @@ import Testing
             let stored = try #require(await changes.next())
             #expect(stored.target == .someEntry && stored.isFromAnotherProcess)
 
-            try await other.store("h", for: .hots)                    // another type: not reported
+            try await other.store("h", for: .hots)  // another type: not reported
             try await other.removeValue(for: .apiStrategy, parameter: "/b")
             let removed = try #require(await changes.next())
             #expect(removed.target == .someEntry && removed.isFromAnotherProcess)
@@ -32,7 +33,7 @@ import Testing
             let cleared = try #require(await changes.next())
             #expect(cleared.target == .allEntries && cleared.isFromAnotherProcess)
 
-            try await mine.removeValue(for: .apiStrategy, parameter: "/a")   // already cleared: no change
+            try await mine.removeValue(for: .apiStrategy, parameter: "/a")  // already cleared: no change
             try await mine.clear(.location(.sharedCaches))
             let ownClear = try #require(await changes.next())
             #expect(ownClear.target == .allEntries && !ownClear.isFromAnotherProcess)
@@ -61,7 +62,7 @@ import Testing
     @Test func withoutASignalTheManagerPolls() throws {
         try withTemporaryDirectory { dir in
             let mine = try manager(dir, via: "unsignalled")
-            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }   // as if the system refused them
+            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }  // as if the system refused them
             let changes = mine.changes(of: .apiStrategy)
             #expect(mine.isPollingForChanges)
             withExtendedLifetime(changes) {}
@@ -72,8 +73,11 @@ import Testing
     func anExplicitIntervalDeliversAChangeWhoseSignalNeverCame() async throws {
         try await withTemporaryDirectory { dir in
             let configuration = CacheManager<ShopCache>.Configuration(changePollingInterval: .milliseconds(20))
-            let mine = try CacheManager<ShopCache>(root: CacheRoot(directory: linkedFolder(dir, "polled")), user: "u",
-                                                   configuration: configuration)
+            let mine = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: linkedFolder(dir, "polled")),
+                user: "u",
+                configuration: configuration
+            )
             mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }
             let other = try manager(dir, via: "writer")
             var changes = mine.changes(of: .apiStrategy).makeAsyncIterator()

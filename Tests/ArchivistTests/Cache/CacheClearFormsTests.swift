@@ -2,6 +2,7 @@ import ArchivistTestSupport
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The blocking, `async` and completion-handler forms of `clear` mean the same thing: they
@@ -24,7 +25,7 @@ import Testing
             let freed: Int
             switch form {
             case .blocking:
-                let blocking: () throws -> Int = { try cache.clear(.type(.apiStrategy)) }   // not the async overload
+                let blocking: () throws -> Int = { try cache.clear(.type(.apiStrategy)) }  // not the async overload
                 freed = try blocking()
             case .async: freed = try await cache.clear(.type(.apiStrategy))
             case .completion:

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct CacheClearingTests {
@@ -34,7 +35,10 @@ import Testing
             #expect(cache.size(of: type) == 0)
             #expect(cache.totalSize == others)
             #expect(try cache.value([Int].self, for: type, parameter: "1") == nil)
-            #expect(try cache.value([Int].self, for: .apiStrategy, parameter: "1") == (type == .apiStrategy ? nil : Array(repeating: 1, count: 50)))
+            #expect(
+                try cache.value([Int].self, for: .apiStrategy, parameter: "1")
+                    == (type == .apiStrategy ? nil : Array(repeating: 1, count: 50))
+            )
         }
     }
 
@@ -59,7 +63,9 @@ import Testing
                 cache.clear { result in
                     // Re-entrant: the completion writes and reads the cache.
                     let stored = Result { try cache.store("after", for: .hots) }
-                    continuation.resume(returning: ((try? result.get()) ?? -1, (try? stored.get()) != nil ? cache.totalSize : -1))
+                    continuation.resume(
+                        returning: ((try? result.get()) ?? -1, (try? stored.get()) != nil ? cache.totalSize : -1)
+                    )
                 }
             }
             #expect(freed == before)
@@ -88,7 +94,11 @@ import Testing
                 let parameter: String? = Bool.random(using: &rng) ? nil : "p\(Int.random(in: 0..<8, using: &rng))"
                 switch Int.random(in: 0..<20, using: &rng) {
                 case 0..<11:
-                    try cache.store([UInt8](repeating: 1, count: Int.random(in: 0..<2_000, using: &rng)), for: type, parameter: parameter)
+                    try cache.store(
+                        [UInt8](repeating: 1, count: Int.random(in: 0..<2_000, using: &rng)),
+                        for: type,
+                        parameter: parameter
+                    )
                 case 11..<15: try cache.removeValue(for: type, parameter: parameter)
                 case 15..<18: _ = try cache.value([UInt8].self, for: type, parameter: parameter)
                 case 18: try cache.clear(.type(type))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The memory tier never serves a value another process (here: a manager on another link to
@@ -20,7 +21,7 @@ import Testing
             #expect((writer.caches === reader.caches) == !separateStores)
             for (type, parameter) in [(ShopCache.productList, nil), (.apiStrategy, "/v1/orders"), (.message, "m")] {
                 try writer.store("v1", for: type, parameter: parameter)
-                #expect(try reader.value(String.self, for: type, parameter: parameter) == "v1")   // now in memory
+                #expect(try reader.value(String.self, for: type, parameter: parameter) == "v1")  // now in memory
                 #expect(try reader.value(String.self, for: type, parameter: parameter) == "v1")
                 try writer.store("v2", for: type, parameter: parameter)
                 #expect(try reader.value(String.self, for: type, parameter: parameter) == "v2")
@@ -45,7 +46,7 @@ import Testing
             _ = try reader.value(String.self, for: .apiStrategy, parameter: "b")
             try writer.store("a2", for: .apiStrategy, parameter: "a")
             #expect(try reader.value(String.self, for: .apiStrategy, parameter: "a") == "a2")
-            #expect(reader.memory?.cache.count == 2)   // "b" stayed; "a" came back from disk
+            #expect(reader.memory?.cache.count == 2)  // "b" stayed; "a" came back from disk
         }
     }
 }
@@ -60,11 +61,15 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let links = try ["w", "r"].map { try linkedFolder(dir, $0) }
             let injector = FaultInjector(mode: mode)
-            let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: links[0]), user: "u",
-                                                     configuration: .init(), fileSystem: injector.fileSystem)
+            let writer = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: links[0]),
+                user: "u",
+                configuration: .init(),
+                fileSystem: injector.fileSystem
+            )
             let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: links[1]), user: "u")
             try writer.store("v0", for: .apiStrategy, parameter: "p")
-            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "p") == "v0")   // now in memory
+            #expect(try reader.value(String.self, for: .apiStrategy, parameter: "p") == "v0")  // now in memory
             // Fail the Nth write call of one store: the first N whose store returns is the record's.
             var stored: String?
             for n in 1...20 where stored == nil {

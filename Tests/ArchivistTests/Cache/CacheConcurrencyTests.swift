@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct CacheConcurrencyTests {
@@ -9,8 +10,11 @@ import Testing
     /// and a clear brings everything to zero.
     @Test func eightTasksOfMixedOperationsLeaveAConsistentState() async throws {
         try await withTemporaryDirectory { dir in
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), user: "alice",
-                                                    configuration: .init(memoryCountLimit: 16))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                user: "alice",
+                configuration: .init(memoryCountLimit: 16)
+            )
             let types: [ShopCache] = [.productList, .userOrderList, .message, .apiStrategy, .bounded]
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<8 {
@@ -21,7 +25,12 @@ import Testing
                             let parameter = "k\(Int.random(in: 0..<6, using: &rng))"
                             let operation = Int.random(in: 0..<20, using: &rng)
                             switch operation {
-                            case 18: try await cache.store("\(type.name)/\(parameter)/\(task)", for: type, parameter: parameter)
+                            case 18:
+                                try await cache.store(
+                                    "\(type.name)/\(parameter)/\(task)",
+                                    for: type,
+                                    parameter: parameter
+                                )
                             case 19: _ = try await cache.value(String.self, for: type, parameter: parameter)
                             default: try Self.blockingStep(operation, cache, type, parameter, task)
                             }
@@ -47,8 +56,13 @@ import Testing
     }
 
     /// One operation through the blocking API (sync, so it is not resolved to the async overloads).
-    private static func blockingStep(_ operation: Int, _ cache: CacheManager<ShopCache>, _ type: ShopCache,
-                                     _ parameter: String, _ task: Int) throws {
+    private static func blockingStep(
+        _ operation: Int,
+        _ cache: CacheManager<ShopCache>,
+        _ type: ShopCache,
+        _ parameter: String,
+        _ task: Int
+    ) throws {
         switch operation {
         case 0..<9:
             try cache.store("\(type.name)/\(parameter)/\(task)", for: type, parameter: parameter)

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Damaged, foreign and unwritable entries are errors first, then misses; never garbage.
@@ -22,7 +23,9 @@ import Testing
             case .bitFlip: bytes[bytes.count - 2] ^= 0x10
             case .foreign: bytes = Data("{\"not\": \"an entry\"}".utf8)
             case .misplaced:
-                bytes = try Data(contentsOf: try #require(try writer.info(for: .apiStrategy, parameter: "/v1/users")).fileURL)
+                bytes = try Data(
+                    contentsOf: try #require(try writer.info(for: .apiStrategy, parameter: "/v1/users")).fileURL
+                )
             }
             try bytes.write(to: url)
 
@@ -59,8 +62,12 @@ import Testing
             try bytes.write(to: url)
 
             let injector = FaultInjector(mode: mode)
-            let reader = try CacheManager<ShopCache>(root: root, user: nil, configuration: .init(memoryCountLimit: 0),
-                                                     fileSystem: injector.fileSystem)
+            let reader = try CacheManager<ShopCache>(
+                root: root,
+                user: nil,
+                configuration: .init(memoryCountLimit: 0),
+                fileSystem: injector.fileSystem
+            )
             injector.arm(.init(operation: .unlink, n: 1, persistent: true, errno: EACCES))
             #expect(throws: CacheError.self) {
                 try reader.value(String.self, for: .apiStrategy, parameter: "/v1/orders")

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A `Data` value is written as the bytes of its archive around the caller's bytes (no copy
@@ -14,7 +15,8 @@ import Testing
     }
 
     /// Sizes around every length whose varint (value count, body length, total) grows a byte.
-    static let sizes: [Int] = [0, 1, 14, 15, 100, 121, 122, 123, 124, 125, 126, 127, 128, 4095, 4096]
+    static let sizes: [Int] =
+        [0, 1, 14, 15, 100, 121, 122, 123, 124, 125, 126, 127, 128, 4095, 4096]
         + Array(16_360...16_390) + [100_000] + Array(2_097_130...2_097_155).filter { $0 % 5 == 0 }
 
     @Test func thePiecesAreTheEncodersArchive() throws {
@@ -33,9 +35,12 @@ import Testing
     /// congruent to its address modulo 32; every reader reads them as the encoder's archive.
     @Test func placedPiecesDecodeAsTheEncodersArchive() throws {
         let alignment = Archive.DataPieces.copyAlignment
-        let sizes = [Archive.DataPieces.placedMinimumCount - 1, Archive.DataPieces.placedMinimumCount,
-                     100_000, 2_097_140, 2_097_150, 2_097_151, 2_097_152]
-        var aligned = 0, tried = 0
+        let sizes = [
+            Archive.DataPieces.placedMinimumCount - 1, Archive.DataPieces.placedMinimumCount,
+            100_000, 2_097_140, 2_097_150, 2_097_151, 2_097_152,
+        ]
+        var aligned = 0
+        var tried = 0
         for size in sizes {
             // A buffer with room to start the value at any address modulo 32.
             let buffer = Self.sample(size + alignment, seed: size % 251)
@@ -45,8 +50,10 @@ import Testing
                 let archive = try Archive.encode(Data(data))
                 for fileOffset in [0, 48, 59, 63, 64, 79, 200] {
                     let (pieces, address) = try data.withUnsafeBytes { raw in
-                        (try #require(Archive.dataPieces(of: raw, options: ArchiveOptions(), placedAt: fileOffset)),
-                         Int(bitPattern: raw.baseAddress!))
+                        (
+                            try #require(Archive.dataPieces(of: raw, options: ArchiveOptions(), placedAt: fileOffset)),
+                            Int(bitPattern: raw.baseAddress!)
+                        )
                     }
                     #expect(address == expectedAt + shift)
                     let placed = Data(pieces.prefix) + data + Data(Archive.DataPieces.suffix)
@@ -89,7 +96,9 @@ import Testing
                 let value = UnsafeRawBufferPointer(rebasing: raw[shift..<(shift + size)])
                 let address = Int(bitPattern: value.baseAddress!)
                 for headerLength in 48..<(48 + 64) {
-                    let pieces = try #require(Archive.dataPieces(of: value, options: ArchiveOptions(), placedAt: headerLength))
+                    let pieces = try #require(
+                        Archive.dataPieces(of: value, options: ArchiveOptions(), placedAt: headerLength)
+                    )
                     let needed = (address - headerLength - minimalPrefix) & 31
                     let placed = (headerLength + pieces.prefix.count - address) & 31 == 0
                     #expect(placed == (needed <= 21), "header \(headerLength) shift \(shift)")
@@ -116,7 +125,10 @@ import Testing
         }
         // Other roots, a damaged checksum and too small limits are left to the decoder.
         #expect(Archive.rootData(of: try Archive.encode("text"), sharing: true, options: verified) == nil)
-        #expect(Archive.rootData(of: try Archive.encode([UInt8](repeating: 1, count: 10)), sharing: true, options: verified) == nil)
+        #expect(
+            Archive.rootData(of: try Archive.encode([UInt8](repeating: 1, count: 10)), sharing: true, options: verified)
+                == nil
+        )
         var damaged = try Archive.encode(Self.sample(10_000))
         damaged[damaged.count / 2] ^= 0x01
         #expect(Archive.rootData(of: damaged, sharing: true, options: verified) == nil)
@@ -166,21 +178,35 @@ import Testing
             // A file with the varints lengthened so the value is placed for the header's length.
             let headerLength = EntryHeader.encodedCount(typeName: ShopCache.hots.name, parameter: "old")
             let placed = try value.withUnsafeBytes { raw -> Data in
-                var shift = 0, pieces = try #require(Archive.dataPieces(of: raw, options: ArchiveOptions()))
+                var shift = 0
+                var pieces = try #require(Archive.dataPieces(of: raw, options: ArchiveOptions()))
                 while shift < Archive.DataPieces.copyAlignment {
-                    let candidate = try #require(Archive.dataPieces(of: raw, options: ArchiveOptions(), placedAt: headerLength + shift))
-                    if candidate.count != pieces.count { pieces = candidate; break }
+                    let candidate = try #require(
+                        Archive.dataPieces(of: raw, options: ArchiveOptions(), placedAt: headerLength + shift)
+                    )
+                    if candidate.count != pieces.count {
+                        pieces = candidate
+                        break
+                    }
                     shift += 1
                 }
                 return Data(pieces.prefix) + value + Data(Archive.DataPieces.suffix)
             }
             #expect(placed.count > (try Archive.encode(value)).count, "the file's varints are lengthened")
-            let header = EntryHeader(typeName: ShopCache.hots.name, parameter: "old", writeDate: Date(), expiry: nil,
-                                     payloadLength: placed.count, payloadChecksum: CRC32C.checksum(placed))
+            let header = EntryHeader(
+                typeName: ShopCache.hots.name,
+                parameter: "old",
+                writeDate: Date(),
+                expiry: nil,
+                payloadLength: placed.count,
+                payloadChecksum: CRC32C.checksum(placed)
+            )
             try (Data(header.encoded()) + placed).write(to: url)
             for memoryCountLimit in [0, 10] {
-                let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: dir),
-                                                         configuration: .init(memoryCountLimit: memoryCountLimit))
+                let reader = try CacheManager<ShopCache>(
+                    root: CacheRoot(directory: dir),
+                    configuration: .init(memoryCountLimit: memoryCountLimit)
+                )
                 #expect(try reader.value(Data.self, for: .hots, parameter: "old") == value)
             }
         }
@@ -190,9 +216,11 @@ import Testing
     /// five bytes "abcde" with the byte count (`85 80 … 00`, 10 bytes) and the total length
     /// (`90 80 80 00`) lengthened. Decoded, read as a root, and read from a cache entry.
     @Test func aPlacedArchiveInFixedBytesIsRead() throws {
-        let placed = Data([0x89, 0x41, 0x52, 0x56, 0x02, 0x00, 0x15, 0x35, 0x35, 0x9c, 0x22, 0x90, 0x80, 0x80, 0x00,
-                           0x08, 0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
-                           0x61, 0x62, 0x63, 0x64, 0x65, 0x00, 0x00, 0x00])
+        let placed = Data([
+            0x89, 0x41, 0x52, 0x56, 0x02, 0x00, 0x15, 0x35, 0x35, 0x9c, 0x22, 0x90, 0x80, 0x80, 0x00,
+            0x08, 0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+            0x61, 0x62, 0x63, 0x64, 0x65, 0x00, 0x00, 0x00,
+        ])
         let value = Data("abcde".utf8)
         #expect(try Archive.decode(Data.self, from: placed) == value)
         for sharing in [false, true] {
@@ -203,13 +231,25 @@ import Testing
         damaged[27] ^= 0x01
         #expect(Archive.rootData(of: damaged, sharing: true, options: ArchiveOptions()) == nil)
         try withTemporaryDirectory { dir throws in
-            let writer = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            let writer = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             try writer.store(Data([1]), for: .hots, parameter: "old")
             let url = try #require(try writer.info(for: .hots, parameter: "old")).fileURL
-            let header = EntryHeader(typeName: ShopCache.hots.name, parameter: "old", writeDate: Date(), expiry: nil,
-                                     payloadLength: placed.count, payloadChecksum: CRC32C.checksum(placed))
+            let header = EntryHeader(
+                typeName: ShopCache.hots.name,
+                parameter: "old",
+                writeDate: Date(),
+                expiry: nil,
+                payloadLength: placed.count,
+                payloadChecksum: CRC32C.checksum(placed)
+            )
             try (Data(header.encoded()) + placed).write(to: url)
-            let reader = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            let reader = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             #expect(try reader.value(Data.self, for: .hots, parameter: "old") == value)
         }
     }
@@ -237,7 +277,7 @@ import Testing
             try writer.store(Self.sample(200_000), for: .hots, parameter: "other")
             let url = try #require(try writer.info(for: .hots, parameter: "blob")).fileURL
             var bytes = try Data(contentsOf: url)
-            bytes[bytes.count - 50_000] ^= 0x04   // inside the value's bytes
+            bytes[bytes.count - 50_000] ^= 0x04  // inside the value's bytes
             try bytes.write(to: url)
 
             let reader = try CacheManager<ShopCache>(root: root, configuration: .init(memoryCountLimit: 0))
@@ -256,10 +296,12 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let data = Self.sample(50_000)
             for memoryCountLimit in [0, 10] {
-                let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir.appendingPathComponent("\(memoryCountLimit)")),
-                                                        configuration: .init(memoryCountLimit: memoryCountLimit))
+                let cache = try CacheManager<ShopCache>(
+                    root: CacheRoot(directory: dir.appendingPathComponent("\(memoryCountLimit)")),
+                    configuration: .init(memoryCountLimit: memoryCountLimit)
+                )
                 try cache.store(data, for: .hots)
-                cache.memory?.removeAll()   // the next read decodes from disk
+                cache.memory?.removeAll()  // the next read decodes from disk
                 var first = try #require(try cache.value(Data.self, for: .hots))
                 first[0] ^= 0xFF
                 first.append(contentsOf: [1, 2, 3])
@@ -274,11 +316,15 @@ import Testing
         try withTemporaryDirectory { dir throws in
             var options = ArchiveOptions()
             options.limits.maxTotalBytes = 1_000
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir),
-                                                    configuration: .init(memoryCountLimit: 0, archiveOptions: options))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0, archiveOptions: options)
+            )
             try cache.store(Self.sample(900), for: .hots, parameter: "small")
             #expect(try cache.value(Data.self, for: .hots, parameter: "small") == Self.sample(900))
-            let error = #expect(throws: CacheError.self) { try cache.store(Self.sample(2_000), for: .hots, parameter: "large") }
+            let error = #expect(throws: CacheError.self) {
+                try cache.store(Self.sample(2_000), for: .hots, parameter: "large")
+            }
             #expect(error?.code == .encodingFailed)
             #expect(!cache.contains(.hots, parameter: "large"))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A clock a test sets and moves by hand, for managers opened with it: expiries and ages are
@@ -43,9 +44,13 @@ enum ClockedCache: String, CacheType {
 @Suite struct CacheExpiryClockTests {
     /// A manager on `root` telling the time by `clock`.
     static func manager(_ root: URL, _ clock: TestClock, memory: Bool = true) throws -> CacheManager<ClockedCache> {
-        try CacheManager<ClockedCache>(root: CacheRoot(directory: root), user: nil,
-                                       configuration: .init(memoryCountLimit: memory ? 100 : 0),
-                                       fileSystem: .posix, clock: clock.now)
+        try CacheManager<ClockedCache>(
+            root: CacheRoot(directory: root),
+            user: nil,
+            configuration: .init(memoryCountLimit: memory ? 100 : 0),
+            fileSystem: .posix,
+            clock: clock.now
+        )
     }
 
     @Test(arguments: ["after", "at", "policy"])
@@ -70,7 +75,7 @@ enum ClockedCache: String, CacheType {
         for (name, reader) in readers {
             #expect(try reader.value(String.self, for: type) == "fresh", "\(name) a second before the expiry")
         }
-        clock.advance(by: 1)   // exactly the expiry: no longer fresh
+        clock.advance(by: 1)  // exactly the expiry: no longer fresh
         for (name, reader) in readers {
             #expect(try reader.value(String.self, for: type) == nil, "\(name) at the expiry")
             #expect(try reader.value(String.self, for: type, maxAge: 3_600) == "fresh", "\(name): written a minute ago")
@@ -96,11 +101,13 @@ enum ClockedCache: String, CacheType {
         let clock = TestClock()
         let writer = try Self.manager(folder.url, clock)
         try writer.store("old", for: .items, expiry: .never)
-        _ = try writer.value(String.self, for: .items)   // in the writer's memory tier
+        _ = try writer.value(String.self, for: .items)  // in the writer's memory tier
         let other = try Self.manager(folder.url, clock)
         let diskOnly = try Self.manager(folder.url, clock, memory: false)
         clock.advance(by: 100)
-        for (name, reader) in [("the writer", writer), ("another manager", other), ("a manager without memory", diskOnly)] {
+        for (name, reader) in [
+            ("the writer", writer), ("another manager", other), ("a manager without memory", diskOnly),
+        ] {
             #expect(try reader.value(String.self, for: .items, maxAge: 50) == nil, "\(name): 100 s old, maxAge 50")
             #expect(try reader.value(String.self, for: .items, maxAge: 99) == nil, "\(name): 100 s old, maxAge 99")
             #expect(try reader.value(String.self, for: .items, maxAge: 100) == "old", "\(name): 100 s old, maxAge 100")
@@ -118,7 +125,12 @@ enum ClockedCache: String, CacheType {
         // for a process on the system clock; written now with an hour: fresh for it.
         clock.advance(by: -120)
         try cache.store("gone", for: .items, parameter: "expired", expiry: .after(60))
-        try cache.store("gone too", for: .items, parameter: "expired-at", expiry: .at(clock.date.addingTimeInterval(60)))
+        try cache.store(
+            "gone too",
+            for: .items,
+            parameter: "expired-at",
+            expiry: .at(clock.date.addingTimeInterval(60))
+        )
         clock.advance(by: 120)
         try cache.store("here", for: .items, parameter: "fresh", expiry: .after(3_600))
         let checks = [("expired", "-"), ("expired-at", "-"), ("fresh", "here")]

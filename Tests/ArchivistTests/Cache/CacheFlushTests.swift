@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 // Starts worker processes: macOS and Linux only.
@@ -10,7 +11,9 @@ import Testing
 @Suite struct CacheFlushTests {
     private func runWorker(_ root: URL, flushing: Bool) throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
-        ChildProcess.waitForAll([try ChildProcess(worker, ["store-then-exit", root.path, flushing ? "flush" : "no-flush"])])
+        ChildProcess.waitForAll([
+            try ChildProcess(worker, ["store-then-exit", root.path, flushing ? "flush" : "no-flush"])
+        ])
     }
 
     @Test func afterFlushTheIndexIsSavedAndTheTrashIsEmpty() throws {
@@ -49,7 +52,7 @@ import Testing
             do {
                 let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
                 try cache.store("kept", for: .hots)
-                try cache.flush()   // its open's own trash deletion must not race the leftovers below
+                try cache.flush()  // its open's own trash deletion must not race the leftovers below
             }
             // What a process that cleared and then died leaves: a big folder in the trash.
             let leftover = dir.appendingPathComponent(".archivist/trash/0123abcd/deep")

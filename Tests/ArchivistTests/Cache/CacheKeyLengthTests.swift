@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A cache type whose name is whatever the test needs.
@@ -14,7 +15,10 @@ struct NamedCache: CacheType {
 @Suite struct CacheKeyLengthTests {
     @Test func aParameterOverTheLimitIsRefusedAtStore() throws {
         try withTemporaryDirectory { dir throws in
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             let tooLong = String(repeating: "p", count: EntryHeader.maxParameterLength + 1)
             let error = #expect(throws: CacheError.self) { try cache.store("v", for: .apiStrategy, parameter: tooLong) }
             #expect(error?.code == .keyTooLong)
@@ -25,7 +29,10 @@ struct NamedCache: CacheType {
 
     @Test func aTypeNameOverTheLimitIsRefusedAtStore() throws {
         try withTemporaryDirectory { dir throws in
-            let cache = try CacheManager<NamedCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<NamedCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             let type = NamedCache(name: String(repeating: "n", count: EntryHeader.maxTypeNameLength + 1))
             let error = #expect(throws: CacheError.self) { try cache.store("v", for: type) }
             #expect(error?.code == .keyTooLong)
@@ -41,8 +48,14 @@ struct NamedCache: CacheType {
             let name = String(repeating: "é", count: EntryHeader.maxTypeNameLength / 2)
             let parameter = String(repeating: "é", count: EntryHeader.maxParameterLength / 2)
             let key = DiskKey(folder: FolderPath(["limits"]), name: .single)
-            try DiskStore.open(at: dir).write(Data("at the limit".utf8), to: key, typeName: name, parameter: parameter,
-                                              expiry: nil, durability: .none)
+            try DiskStore.open(at: dir).write(
+                Data("at the limit".utf8),
+                to: key,
+                typeName: name,
+                parameter: parameter,
+                expiry: nil,
+                durability: .none
+            )
             let bytes = try #require(try AtomicFile.read(path: dir.path + "/limits/value"))
             let (header, length) = try bytes.withUnsafeBytes {
                 try EntryHeader.decode($0, payloadIncluded: true, path: "value")
@@ -50,8 +63,14 @@ struct NamedCache: CacheType {
             #expect(header.typeName == name && header.parameter == parameter)
             #expect(Data(bytes[length...]) == Data("at the limit".utf8))
             let error = #expect(throws: StorageError.self) {
-                try DiskStore.open(at: dir).write(Data(), to: key, typeName: name + "e", parameter: parameter,
-                                                  expiry: nil, durability: .none)
+                try DiskStore.open(at: dir).write(
+                    Data(),
+                    to: key,
+                    typeName: name + "e",
+                    parameter: parameter,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(error?.code == .keyTooLong)
         }

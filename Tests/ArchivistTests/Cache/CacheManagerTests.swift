@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct CacheManagerTests {
@@ -62,11 +63,11 @@ import Testing
     @Test func expiredEntriesMissButStayForTheOfflineFallback() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
-            try cache.store("stale", for: .shortLived)                        // policy maxAge -1
+            try cache.store("stale", for: .shortLived)  // policy maxAge -1
             #expect(try cache.value(String.self, for: .shortLived) == nil)
             #expect(try cache.value(String.self, for: .shortLived, maxAge: 60) == "stale")
             #expect(cache.contains(.shortLived))
-            try cache.store("kept", for: .shortLived, expiry: .never)          // per-entry override
+            try cache.store("kept", for: .shortLived, expiry: .never)  // per-entry override
             #expect(try cache.value(String.self, for: .shortLived) == "kept")
             try cache.store("gone", for: .hots, expiry: .at(Date(timeIntervalSinceNow: -1)))
             #expect(try cache.value(String.self, for: .hots) == nil)
@@ -115,8 +116,10 @@ import Testing
             try cache.store("hello", for: .message)
             let onDisk = entryFiles(under: dir).values.reduce(0, +)
             #expect(cache.totalSize == onDisk)
-            #expect(cache.size(of: ShopCache.productList) + cache.size(of: ShopCache.userOrderList)
-                    + cache.size(of: ShopCache.message) == onDisk)
+            #expect(
+                cache.size(of: ShopCache.productList) + cache.size(of: ShopCache.userOrderList)
+                    + cache.size(of: ShopCache.message) == onDisk
+            )
             #expect(cache.size(of: CacheLocation.userDocuments) == cache.size(of: ShopCache.message))
             #expect(cache.totalUsage.entryCount == 3)
             #expect(cache.totalUsage.allocatedBytes >= cache.totalSize)
@@ -125,13 +128,18 @@ import Testing
 
     @Test func separateCachesAndDocumentsRootsAreBothUsed() throws {
         try withTemporaryDirectory { dir throws in
-            let root = CacheRoot(caches: dir.appendingPathComponent("caches"), documents: dir.appendingPathComponent("docs"))
+            let root = CacheRoot(
+                caches: dir.appendingPathComponent("caches"),
+                documents: dir.appendingPathComponent("docs")
+            )
             let cache = try CacheManager<ShopCache>(root: root, user: "alice")
             try cache.store("receipt", for: .message)
             try cache.store("list", for: .productList)
             #expect(entryFiles(under: root.documents).count == 1)
             #expect(entryFiles(under: root.caches).count == 1)
-            let onDisk = entryFiles(under: root.caches).values.reduce(0, +) + entryFiles(under: root.documents).values.reduce(0, +)
+            let onDisk =
+                entryFiles(under: root.caches).values.reduce(0, +)
+                + entryFiles(under: root.documents).values.reduce(0, +)
             #expect(cache.totalSize == onDisk)
         }
     }
@@ -142,7 +150,7 @@ import Testing
             let blob = Data(repeating: 9, count: 1_500)
             try cache.store(blob, for: .bounded, parameter: "a")
             try cache.store(blob, for: .bounded, parameter: "b")
-            #expect(try cache.value(Data.self, for: .bounded, parameter: "a") != nil)   // a is now recent
+            #expect(try cache.value(Data.self, for: .bounded, parameter: "a") != nil)  // a is now recent
             try cache.store(blob, for: .bounded, parameter: "c")
             #expect(cache.size(of: ShopCache.bounded) <= 4_000)
             #expect(!cache.contains(.bounded, parameter: "b"))
@@ -155,8 +163,14 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), user: "alice")
             let user = User(account: "alice", writeName: "Alice")
-            let letter = Letter(pkNumber: 1, sender: "bob", content: "hi", date: Date(timeIntervalSince1970: 0),
-                                isRead: false, incoming: true)
+            let letter = Letter(
+                pkNumber: 1,
+                sender: "bob",
+                content: "hi",
+                date: Date(timeIntervalSince1970: 0),
+                isRead: false,
+                incoming: true
+            )
             letter.user = user
             user.letters = [letter]
             try cache.store(user, for: .message)
@@ -172,10 +186,12 @@ import Testing
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
             try cache.store(products, for: .hots)
             let url = try #require(try cache.info(for: .hots)).fileURL
-            try FileManager.default.removeItem(at: url)            // behind the cache's back
+            try FileManager.default.removeItem(at: url)  // behind the cache's back
             #expect(try cache.value([Product].self, for: .hots) == products)
-            let noMemory = try CacheManager<ShopCache>(root: CacheRoot(directory: dir),
-                                                       configuration: .init(memoryCountLimit: 0))
+            let noMemory = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             #expect(try noMemory.value([Product].self, for: .hots) == nil)
         }
     }

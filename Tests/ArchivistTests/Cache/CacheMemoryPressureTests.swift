@@ -1,13 +1,19 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Giving memory back: the memory tier's default limit in an app extension and on watchOS, trimming on
 /// request, and emptying on UIKit's memory warning — without keeping the manager alive.
 @Suite struct CacheMemoryPressureTests {
     private func manager(_ dir: URL, center: NotificationCenter) throws -> CacheManager<ShopCache> {
-        try CacheManager<ShopCache>(root: CacheRoot(directory: dir), user: "u", configuration: .init(),
-                                    fileSystem: .posix, notificationCenter: center)
+        try CacheManager<ShopCache>(
+            root: CacheRoot(directory: dir),
+            user: "u",
+            configuration: .init(),
+            fileSystem: .posix,
+            notificationCenter: center
+        )
     }
 
     private func memoryCount(_ cache: CacheManager<ShopCache>) -> Int { cache.memory?.cache.count ?? -1 }
@@ -41,15 +47,17 @@ import Testing
         try withTemporaryDirectory { dir in
             let cache = try manager(dir, center: NotificationCenter())
             let tier = try #require(cache.memory)
-            for id in 0..<4 { try cache.store(String(repeating: "x", count: 1_000), for: .apiStrategy, parameter: "/\(id)") }
-            _ = try cache.value(String.self, for: .apiStrategy, parameter: "/0")   // now the most recent
+            for id in 0..<4 {
+                try cache.store(String(repeating: "x", count: 1_000), for: .apiStrategy, parameter: "/\(id)")
+            }
+            _ = try cache.value(String.self, for: .apiStrategy, parameter: "/0")  // now the most recent
             let each = tier.cache.totalCost / 4
             cache.trimMemory(to: 2 * each)
             #expect(tier.cache.count == 2 && tier.cache.totalCost <= 2 * each)
             #expect(Set(tier.cache.keysByRecency.compactMap(\.parameter)) == ["/0", "/3"])
             cache.removeAllFromMemory()
             #expect(tier.cache.count == 0 && tier.cache.totalCost == 0)
-            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/2") != nil)   // still on disk
+            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/2") != nil)  // still on disk
         }
     }
 
@@ -75,8 +83,11 @@ import Testing
 
     @Test func aManagerWithoutAMemoryTierWatchesNothing() throws {
         try withTemporaryDirectory { dir in
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), user: "u",
-                                                    configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                user: "u",
+                configuration: .init(memoryCountLimit: 0)
+            )
             #expect(cache.memoryPressure == nil)
             cache.trimMemory(to: 0)
             cache.removeAllFromMemory()

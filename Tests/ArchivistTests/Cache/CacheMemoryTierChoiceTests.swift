@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A Codable model that forgot `Sendable`: it works, but never uses the memory tier.
@@ -24,7 +25,7 @@ struct SendableNote: Codable, Archivable, Sendable {
             try cache.store(UnsendableNote(text: "a"), for: .hots)
             try cache.store(UnsendableNote(text: "b"), for: .hots)
             #expect(try cache.value(UnsendableNote.self, for: .hots)?.text == "b")
-            try cache.store(SendableNote(text: "c"), for: .productList)   // Sendable: no note
+            try cache.store(SendableNote(text: "c"), for: .productList)  // Sendable: no note
             #expect(try cache.value(SendableNote.self, for: .productList)?.text == "c")
             let notes = MemoryTierSkipNotes.printed.withLock { $0 }
             #expect(notes.filter { $0.contains("UnsendableNote") }.count == 1)
@@ -42,7 +43,7 @@ struct SendableNote: Codable, Archivable, Sendable {
             let fetched = try cache.value([Product].self, for: .productList) { products }
             #expect(fetched.value == products && !fetched.isFromCache)
             let url = try #require(try cache.info(for: .productList)).fileURL
-            try FileManager.default.removeItem(at: url)   // behind the cache's back: only memory has it
+            try FileManager.default.removeItem(at: url)  // behind the cache's back: only memory has it
             #expect(try cache.value([Product].self, for: .productList) == products)
         }
     }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +25,9 @@ import Darwin
         switch intruder {
         case .folder:
             try FileManager.default.createDirectory(atPath: path + "/inner", withIntermediateDirectories: true)
-            try Data(repeating: 7, count: 3_000).write(to: URL(fileURLWithPath: path + "/inner/" + String(repeating: "a", count: 32)))
+            try Data(repeating: 7, count: 3_000).write(
+                to: URL(fileURLWithPath: path + "/inner/" + String(repeating: "a", count: 32))
+            )
             try Data("x".utf8).write(to: URL(fileURLWithPath: path + "/value"))
         case .emptyFolder:
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
@@ -56,7 +60,10 @@ import Darwin
             let path = try #require(try cache.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL.path
             try plant(intruder, at: path, outside: outside)
             if rescanned {
-                cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+                cache = try CacheManager<ShopCache>(
+                    root: CacheRoot(directory: dir),
+                    configuration: .init(memoryCountLimit: 0)
+                )
                 try Data("D".utf8).write(to: root.appendingPathComponent(".archivist/dirty"))
                 cache = try open()
             }
@@ -76,7 +83,10 @@ import Darwin
                 #expect(cache.totalSize == entryFiles(under: root).values.reduce(0, +), "\(intruder)")
             }
             if intruder == .symlinkToFileOutside {
-                #expect(try String(contentsOf: outside.appendingPathComponent("precious"), encoding: .utf8) == "precious, not an entry")
+                #expect(
+                    try String(contentsOf: outside.appendingPathComponent("precious"), encoding: .utf8)
+                        == "precious, not an entry"
+                )
             }
             cache.caches.waitForTrash()
             #expect(allPaths(under: root.appendingPathComponent(".archivist/trash")).isEmpty)
@@ -89,7 +99,10 @@ import Darwin
     func storeAndRemoveClearAFolderOutOfTheWay(removing: Bool) throws {
         try withTemporaryDirectory { dir throws in
             let root = dir.appendingPathComponent("root")
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: root), configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: root),
+                configuration: .init(memoryCountLimit: 0)
+            )
             try cache.store("orders", for: .apiStrategy, parameter: "/v1/orders")
             let path = try #require(try cache.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL.path
             try plant(.folder, at: path, outside: dir)
@@ -116,11 +129,15 @@ import Darwin
             var cache = try open()
             try cache.store("orders", for: .apiStrategy, parameter: "/v1/orders")
             try cache.store("hot", for: .hots)
-            let folder = try #require(try cache.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL.deletingLastPathComponent()
+            let folder = try #require(try cache.info(for: .apiStrategy, parameter: "/v1/orders")).fileURL
+                .deletingLastPathComponent()
             try FileManager.default.removeItem(at: folder)
             try Data(repeating: 9, count: 777).write(to: folder)
             if rescanned {
-                cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+                cache = try CacheManager<ShopCache>(
+                    root: CacheRoot(directory: dir),
+                    configuration: .init(memoryCountLimit: 0)
+                )
                 try Data("D".utf8).write(to: root.appendingPathComponent(".archivist/dirty"))
                 cache = try open()
             }

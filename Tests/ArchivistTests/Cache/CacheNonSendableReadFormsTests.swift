@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Every read form for a non-`Sendable` model — `maxAge`, `async`, completion — called from
@@ -19,7 +20,8 @@ import Testing
             let users: [User]? = try await cache.value(for: .message, parameter: "m-1001", maxAge: 86_400)
             #expect(users?.count == 1)
             #expect(Self.linkedLetters(users?.first) == 3)
-            let none: [User]? = try await cache.value(for: .message, parameter: "m-1001", maxAge: -1)   // no entry is that young
+            // No entry is that young.
+            let none: [User]? = try await cache.value(for: .message, parameter: "m-1001", maxAge: -1)
             #expect(none == nil)
             let missing: [User]? = try await cache.value(for: .message, parameter: "m-404", maxAge: 86_400)
             #expect(missing == nil)
@@ -27,7 +29,11 @@ import Testing
     }
 
     /// The blocking `maxAge` read (in async code, Swift picks the `async` form).
-    static func blockingLinkedLetters(_ cache: CacheManager<ShopCache>, _ type: ShopCache, maxAge: TimeInterval) throws -> Int? {
+    static func blockingLinkedLetters(
+        _ cache: CacheManager<ShopCache>,
+        _ type: ShopCache,
+        maxAge: TimeInterval
+    ) throws -> Int? {
         let user: User? = try cache.value(for: type, maxAge: maxAge)
         return linkedLetters(user)
     }
@@ -57,7 +63,7 @@ import Testing
             try await cache.store(CacheAsyncNonSendableTests.letters(), for: .message)
             let linked: Int? = try await withCheckedThrowingContinuation { continuation in
                 cache.value(User.self, for: .message) { result in
-                    continuation.resume(with: result.map { Self.linkedLetters($0) })   // only a count leaves the queue
+                    continuation.resume(with: result.map { Self.linkedLetters($0) })  // only a count leaves the queue
                 }
             }
             #expect(linked == 3)
@@ -68,7 +74,11 @@ import Testing
             try await cache.store("not a user", for: .hots)
             let failure: CacheError.Code? = await withCheckedContinuation { continuation in
                 cache.value(User.self, for: .hots) { result in
-                    if case .failure(let error) = result { continuation.resume(returning: error.code) } else { continuation.resume(returning: nil) }
+                    if case .failure(let error) = result {
+                        continuation.resume(returning: error.code)
+                    } else {
+                        continuation.resume(returning: nil)
+                    }
                 }
             }
             #expect(failure == .decodingFailed)
@@ -161,17 +171,20 @@ import Testing
             }
             #expect(!fetched.isFromCache && fetched.storeError == nil)
             #expect(Self.linkedLetters(fetched.value) == 3)
-            let fallback = try await cache.value(User.self, for: .message) { () async throws -> User in throw Offline() }
+            let fallback = try await cache.value(User.self, for: .message) { () async throws -> User in throw Offline()
+            }
             #expect(fallback.isFromCache)
             #expect(Self.linkedLetters(fallback.value) == 3)
             await #expect(throws: Offline.self) {
-                _ = try await cache.value(User.self, for: .message, parameter: "never") { () async throws -> User in throw Offline() }
+                _ = try await cache.value(User.self, for: .message, parameter: "never") { () async throws -> User in
+                    throw Offline()
+                }
             }
             #expect(try await LetterBox(cache: cache).fetch() == [3, 3])
             let strings = try await cache.value(String.self, for: .hots) { () async throws -> String in "fresh" }
             #expect(strings.value == "fresh")
             #expect(try Self.blockingValue(cache, .hots) == "fresh")
-            #expect(cache.statistics(of: .hots).memoryHits == 1)   // stored through the memory-tier form
+            #expect(cache.statistics(of: .hots).memoryHits == 1)  // stored through the memory-tier form
         }
     }
 }
@@ -179,9 +192,12 @@ import Testing
 extension CacheNonSendableReadFormsTests.LetterBox {
     /// The fetch form on the actor: what it fetched and what it falls back to are its own.
     func fetch() async throws -> [Int?] {
-        user = try await cache.value(for: .message) { () async throws -> User in CacheAsyncNonSendableTests.letters() }.value
+        user = try await cache.value(for: .message) { () async throws -> User in CacheAsyncNonSendableTests.letters() }
+            .value
         let first = CacheNonSendableReadFormsTests.linkedLetters(user)
-        user = try await cache.value(for: .message) { () async throws -> User in throw CacheNonSendableReadFormsTests.Offline() }.value
+        user = try await cache.value(for: .message) { () async throws -> User in
+            throw CacheNonSendableReadFormsTests.Offline()
+        }.value
         return [first, CacheNonSendableReadFormsTests.linkedLetters(user)]
     }
 }

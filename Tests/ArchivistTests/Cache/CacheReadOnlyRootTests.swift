@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,7 +17,10 @@ func readOnlyFileSystem() -> FileSystem {
     var fs = FileSystem.posix
     let real = FileSystem.posix
     fs.open = { path, flags, mode in
-        if flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0 { errno = EROFS; return -1 }
+        if flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0 {
+            errno = EROFS
+            return -1
+        }
         return real.open(path, flags, mode)
     }
     fs.mkdir = { path, _ in
@@ -23,14 +28,38 @@ func readOnlyFileSystem() -> FileSystem {
         errno = stat(path, &status) == 0 ? EEXIST : EROFS
         return -1
     }
-    fs.rename = { _, _ in errno = EROFS; return -1 }
-    fs.unlink = { _ in errno = EROFS; return -1 }
-    fs.write = { _, _, _ in errno = EROFS; return -1 }
-    fs.writev = { _, _, _ in errno = EROFS; return -1 }
-    fs.pwrite = { _, _, _, _ in errno = EROFS; return -1 }
-    fs.ftruncate = { _, _ in errno = EROFS; return -1 }
-    fs.chmod = { _, _ in errno = EROFS; return -1 }
-    fs.fchmod = { _, _ in errno = EROFS; return -1 }
+    fs.rename = { _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.unlink = { _ in
+        errno = EROFS
+        return -1
+    }
+    fs.write = { _, _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.writev = { _, _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.pwrite = { _, _, _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.ftruncate = { _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.chmod = { _, _ in
+        errno = EROFS
+        return -1
+    }
+    fs.fchmod = { _, _ in
+        errno = EROFS
+        return -1
+    }
     return fs
 }
 
@@ -56,7 +85,7 @@ func readOnlyFileSystem() -> FileSystem {
                 try writer.store("orders", for: .apiStrategy, parameter: "/v1/orders")
                 try writer.store([1, 2, 3], for: .userOrderList)
                 try writer.store("letter", for: .message)
-            }   // the store closes, saving its index
+            }  // the store closes, saving its index
             switch shape {
             case .clean: break
             case .unclean: try Data("D".utf8).write(to: dir.appendingPathComponent(".archivist/dirty"))
@@ -64,7 +93,12 @@ func readOnlyFileSystem() -> FileSystem {
             }
             let expectedSize = entryFiles(under: dir).values.reduce(0, +)
 
-            let cache = try CacheManager<ShopCache>(root: root, user: "alice", configuration: .init(), fileSystem: readOnlyFileSystem())
+            let cache = try CacheManager<ShopCache>(
+                root: root,
+                user: "alice",
+                configuration: .init(),
+                fileSystem: readOnlyFileSystem()
+            )
             #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/v1/orders") == "orders")
             #expect(try cache.value([Int].self, for: .userOrderList) == [1, 2, 3])
             #expect(try cache.value(String.self, for: .message) == "letter")
@@ -102,11 +136,13 @@ func readOnlyFileSystem() -> FileSystem {
                 try writer.store("shipped", for: .hots)
             }
             guard geteuid() == 0, run("/bin/mount", ["--bind", source.path, mounted.path]) else {
-                try skip("cannot bind-mount here (needs root and /bin/mount)"); return
+                try skip("cannot bind-mount here (needs root and /bin/mount)")
+                return
             }
             defer { _ = run("/bin/umount", [mounted.path]) }
             guard run("/bin/mount", ["-o", "remount,ro,bind", mounted.path]), !canCreateFile(in: mounted) else {
-                try skip("cannot remount read-only here"); return
+                try skip("cannot remount read-only here")
+                return
             }
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: mounted))
             #expect(try cache.value(String.self, for: .hots) == "shipped")

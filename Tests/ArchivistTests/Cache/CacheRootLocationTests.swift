@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `CacheRoot.defaultLocation(for:)` follows the XDG rule on Linux: `$XDG_CACHE_HOME`, else
@@ -26,11 +27,17 @@ import Testing
 
     @Test func homeComesFromTheEnvironment() throws {
         // A home that is surely not root's (nor anyone's) in the password database.
-        #expect(try location(["HOME": "/srv/not-in-passwd"]) == ["/srv/not-in-passwd/.cache/Shop", "/srv/not-in-passwd/.local/share/Shop"])
+        #expect(
+            try location(["HOME": "/srv/not-in-passwd"]) == [
+                "/srv/not-in-passwd/.cache/Shop", "/srv/not-in-passwd/.local/share/Shop",
+            ]
+        )
     }
 
     @Test func xdgFoldersWinOverHome() throws {
-        #expect(try location(["HOME": "/h", "XDG_CACHE_HOME": "/xc", "XDG_DATA_HOME": "/xd"]) == ["/xc/Shop", "/xd/Shop"])
+        #expect(
+            try location(["HOME": "/h", "XDG_CACHE_HOME": "/xc", "XDG_DATA_HOME": "/xd"]) == ["/xc/Shop", "/xd/Shop"]
+        )
     }
 
     @Test func relativeValuesAreIgnored() throws {

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Hostile input: nothing a caller passes may create a path outside the root, reach another

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Sign-out: `clear(.user)` takes the user's values out of every reader's reach — the memory
@@ -25,13 +26,21 @@ import Testing
 
         try alice.clear(.user)
 
-        for (name, manager) in [("the manager that cleared", alice), ("another manager of alice", aliceElsewhere),
-                                ("a manager opened after the clear", try CacheManager<ShopCache>(root: root, user: "alice"))] {
+        for (name, manager) in [
+            ("the manager that cleared", alice), ("another manager of alice", aliceElsewhere),
+            ("a manager opened after the clear", try CacheManager<ShopCache>(root: root, user: "alice")),
+        ] {
             #expect(try manager.value([Product].self, for: .userOrderList) == nil, "\(name) still serves her orders")
             #expect(try manager.value(String.self, for: .message) == nil, "\(name) still serves her letter")
             #expect(!manager.contains(.userOrderList) && !manager.contains(.message), "\(name)")
-            #expect(try manager.value([Product].self, for: .productList)?.first?.name == "shared", "\(name): shared caches stay")
+            #expect(
+                try manager.value([Product].self, for: .productList)?.first?.name == "shared",
+                "\(name): shared caches stay"
+            )
         }
-        #expect(try bob.value([Product].self, for: .userOrderList)?.first?.name == "bob's order", "another user's values stay")
+        #expect(
+            try bob.value([Product].self, for: .userOrderList)?.first?.name == "bob's order",
+            "another user's values stay"
+        )
     }
 }

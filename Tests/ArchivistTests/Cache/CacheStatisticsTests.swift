@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,14 +21,14 @@ import Darwin
     @Test func scriptedSequenceCountsExactly() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
-            try cache.store(products, for: .productList)                        // store 1
-            #expect(try cache.value([Product].self, for: .productList) == products)   // memory hit 1
-            #expect(try cache.value([Product].self, for: .productList) == products)   // memory hit 2
+            try cache.store(products, for: .productList)  // store 1
+            #expect(try cache.value([Product].self, for: .productList) == products)  // memory hit 1
+            #expect(try cache.value([Product].self, for: .productList) == products)  // memory hit 2
             #expect(try cache.value([Product].self, for: .productList, parameter: "p") == nil)  // miss 1
-            try cache.store("x", for: .apiStrategy, parameter: "/a")             // store (apiStrategy)
-            #expect(try cache.removeValue(for: .apiStrategy, parameter: "/a"))   // removal
+            try cache.store("x", for: .apiStrategy, parameter: "/a")  // store (apiStrategy)
+            #expect(try cache.removeValue(for: .apiStrategy, parameter: "/a"))  // removal
             #expect(try !cache.removeValue(for: .apiStrategy, parameter: "/a"))  // nothing removed
-            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/a") == nil)   // miss
+            #expect(try cache.value(String.self, for: .apiStrategy, parameter: "/a") == nil)  // miss
             _ = #expect(throws: CacheError.self) { try cache.value(Int.self, for: .productList) }  // a wrong-type read
 
             // A second manager has no memory tier entries: its read is a disk hit.
@@ -66,10 +68,10 @@ import Darwin
             let readsPerThread = 2_000
             DispatchQueue.concurrentPerform(iterations: 4) { thread in
                 for i in 0..<readsPerThread {
-                    _ = try? cache.value(String.self, for: .hots, parameter: "\((thread + i) % 8)")   // memory hits
+                    _ = try? cache.value(String.self, for: .hots, parameter: "\((thread + i) % 8)")  // memory hits
                     // misses
                     if i % 100 == 0 { _ = try? cache.value(String.self, for: .hots, parameter: "none-\(thread)") }
-                    if i % 500 == 0 { _ = cache.statistics }   // publishing while others count
+                    if i % 500 == 0 { _ = cache.statistics }  // publishing while others count
                 }
             }
             let counts = cache.statistics(of: .hots)
@@ -83,10 +85,10 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
             try cache.store("old", for: .productList, parameter: "p", expiry: .at(Date(timeIntervalSinceNow: -1)))
-            #expect(try cache.value(String.self, for: .productList, parameter: "p") == nil)   // expired on disk
+            #expect(try cache.value(String.self, for: .productList, parameter: "p") == nil)  // expired on disk
             let list = cache.statistics(of: .productList)
             #expect(list.expiredReads == 1)
-            #expect(list.evictions.expiry == 0)   // never in memory: an expired write is not kept there
+            #expect(list.evictions.expiry == 0)  // never in memory: an expired write is not kept there
         }
     }
 
@@ -94,12 +96,12 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
             try cache.store("v", for: .hots, expiry: .after(3_600))
-            #expect(try cache.value(String.self, for: .hots) == "v")                       // memory hit
-            #expect(try cache.value(String.self, for: .hots, maxAge: -1) == nil)           // too old for this read
+            #expect(try cache.value(String.self, for: .hots) == "v")  // memory hit
+            #expect(try cache.value(String.self, for: .hots, maxAge: -1) == nil)  // too old for this read
             let counts = cache.statistics(of: .hots)
             #expect(counts.memoryHits == 1)
             #expect(counts.expiredReads == 1)
-            #expect(counts.evictions.expiry == 0)   // still fresh by its expiry: it stays in memory
+            #expect(counts.evictions.expiry == 0)  // still fresh by its expiry: it stays in memory
             #expect(try cache.value(String.self, for: .hots) == "v")
             #expect(cache.statistics(of: .hots).memoryHits == 2)
         }
@@ -107,14 +109,16 @@ import Darwin
 
     @Test func byteLimitAndCountEvictions() throws {
         try withTemporaryDirectory { dir throws in
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir),
-                                                    configuration: .init(memoryCountLimit: 2))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 2)
+            )
             for i in 0..<3 { try cache.store("value \(i)", for: .hots, parameter: "\(i)") }
             #expect(cache.statistics(of: .hots).evictions.count == 1)
             let big = Data(repeating: 7, count: 1_500)
             for i in 0..<4 { try cache.store(big, for: .bounded, parameter: "\(i)") }
             let bounded = cache.statistics(of: .bounded)
-            #expect(bounded.evictions.byteLimit == 2)   // 4 × ~1.6 KB in a 4,000-byte limit keeps 2
+            #expect(bounded.evictions.byteLimit == 2)  // 4 × ~1.6 KB in a 4,000-byte limit keeps 2
             #expect(bounded.stores == 4)
         }
     }
@@ -122,7 +126,7 @@ import Darwin
     @Test func errorsAreCountedByCode() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
-            _ = #expect(throws: CacheError.self) { try cache.store("x", for: .userOrderList) }   // noUser
+            _ = #expect(throws: CacheError.self) { try cache.store("x", for: .userOrderList) }  // noUser
             _ = #expect(throws: CacheError.self) { try cache.value(String.self, for: .userOrderList) }
             try cache.store("x", for: .productList)
             let file = try #require(try cache.info(for: .productList)).fileURL
@@ -159,7 +163,7 @@ import Darwin
                 for _ in 0..<5 { _ = try cache.value(String.self, for: .productList) }
             }
             let later = try CacheManager<ShopCache>(root: CacheRoot(directory: dir))
-            for _ in 0..<3 { _ = try later.value(String.self, for: .productList) }   // 1 disk hit, 2 memory hits
+            for _ in 0..<3 { _ = try later.value(String.self, for: .productList) }  // 1 disk hit, 2 memory hits
             let counts = later.statistics(of: .productList)
             #expect(counts.memoryHits == 7)
             #expect(counts.diskHits == 1)
@@ -187,7 +191,7 @@ import Darwin
 
     @Test func longTypeNamesAreNamedInFullByTheirManager() throws {
         try withTemporaryDirectory { dir throws in
-            let long = LongNamedCache(name: String(repeating: "é", count: 60))   // 120 bytes
+            let long = LongNamedCache(name: String(repeating: "é", count: 60))  // 120 bytes
             let cache = try CacheManager<LongNamedCache>(root: CacheRoot(directory: dir))
             try cache.store("x", for: long)
             #expect(cache.statistics[long.name].stores == 1)

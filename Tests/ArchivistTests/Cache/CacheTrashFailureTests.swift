@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A deletion of the trash that fails runs on a background queue, where no caller waits for
@@ -25,8 +26,8 @@ import Testing
             let failure = try #require(store.takeUnreportedTrashFailure())
             #expect(failure.message.contains("deleting cleared entries in the trash failed"))
             #expect(failure.errno != nil)
-            #expect(store.takeUnreportedTrashFailure() == nil)   // told once
-            #expect(store.spares.trashFailures.count == 1)      // still counted
+            #expect(store.takeUnreportedTrashFailure() == nil)  // told once
+            #expect(store.spares.trashFailures.count == 1)  // still counted
         }
     }
 
@@ -36,10 +37,10 @@ import Testing
             try cache.store("letter", for: .message)
             try cache.flush()
             try spoilTrash(dir)
-            cache.caches.emptyTrash(completion: nil)   // as a clear or an open starts it
+            cache.caches.emptyTrash(completion: nil)  // as a clear or an open starts it
             let error = try #require(throws: CacheError.self) { try cache.flush() }
             #expect(error.code == .fileSystem)
-            try cache.flush()   // told once
+            try cache.flush()  // told once
             #expect(try cache.value(String.self, for: .message) == "letter")
         }
     }

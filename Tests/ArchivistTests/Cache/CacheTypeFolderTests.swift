@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A cache type whose own `==` and hash ignore its name: to the manager's dictionary of type
@@ -19,19 +20,26 @@ private struct NameBlindCache: CacheType {
 
     /// What `folder(for:)` must answer, computed from scratch.
     static func expectedFolder(name: String, location: CacheLocation, user: String) -> FolderPath {
-        FolderPath([location.folderName] + (location.isUserScoped ? [MD5.hexDigest(of: user)] : []) + [MD5.hexDigest(of: name)])
+        FolderPath(
+            [location.folderName] + (location.isUserScoped ? [MD5.hexDigest(of: user)] : []) + [MD5.hexDigest(of: name)]
+        )
     }
 
     @Test func everyLookupOrderGivesTheFolderOfTheNameAndLocation() throws {
         try withTemporaryDirectory { dir throws in
             let cache = try CacheManager<NamedCacheType>(root: CacheRoot(directory: dir), user: "u")
-            let types = Self.names.flatMap { name in CacheLocation.allCases.map { NamedCacheType(name: name, location: $0) } }
+            let types = Self.names.flatMap { name in
+                CacheLocation.allCases.map { NamedCacheType(name: name, location: $0) }
+            }
             // Each type after each other type (the slot holds the one before), twice over.
             for _ in 0..<2 {
                 for first in types {
                     for second in types {
                         for type in [first, second, second] {
-                            #expect(try cache.folder(for: type) == Self.expectedFolder(name: type.name, location: type.location, user: "u"))
+                            #expect(
+                                try cache.folder(for: type)
+                                    == Self.expectedFolder(name: type.name, location: type.location, user: "u")
+                            )
                         }
                     }
                 }
@@ -48,7 +56,10 @@ private struct NameBlindCache: CacheType {
             for (i, type) in types.enumerated() { try cache.store("value \(i)", for: type) }
             for _ in 0..<2 {
                 for (i, type) in types.enumerated().reversed() {
-                    #expect(try cache.folder(for: type) == Self.expectedFolder(name: type.name, location: .sharedCaches, user: ""))
+                    #expect(
+                        try cache.folder(for: type)
+                            == Self.expectedFolder(name: type.name, location: .sharedCaches, user: "")
+                    )
                     #expect(try cache.value(String.self, for: type) == "value \(i)")
                 }
             }

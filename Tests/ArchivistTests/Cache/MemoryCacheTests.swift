@@ -1,6 +1,7 @@
-import Foundation
 import ArchivistTestSupport
+import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct MemoryCacheTests {
@@ -138,13 +139,15 @@ import Testing
         #expect(cache.invariantViolation() == nil)
         cache.trim(toCost: 0)
         #expect(cache.count == 0 && cache.totalCost == 0)
-        for index in 0..<10 { cache.setValue(index, forKey: "\(index)", cost: 10) }   // fills up to the limit again
+        for index in 0..<10 { cache.setValue(index, forKey: "\(index)", cost: 10) }  // fills up to the limit again
         #expect(cache.totalCost == 100)
     }
 
     @Test func removeAllWhereRemovesOnlyMatchingKeys() {
         let cache = Cache()
-        for index in 0..<20 { cache.setValue(index, forKey: (index.isMultiple(of: 2) ? "even/" : "odd/") + "\(index)", cost: 1) }
+        for index in 0..<20 {
+            cache.setValue(index, forKey: (index.isMultiple(of: 2) ? "even/" : "odd/") + "\(index)", cost: 1)
+        }
         cache.removeAll { $0.hasPrefix("even/") }
         #expect(cache.count == 10)
         #expect(cache.totalCost == 10)
@@ -224,7 +227,7 @@ import Testing
             let key = CollidingKey(id: Int.random(in: 0..<60, using: &rng))
             switch Int.random(in: 0..<10, using: &rng) {
             case 0..<5:
-                if model[key] == nil, model.count == 40 { continue }   // no eviction: the model keeps no order
+                if model[key] == nil, model.count == 40 { continue }  // no eviction: the model keeps no order
                 cache.setValue(step, forKey: key)
                 model[key] = step
             case 5..<8:
@@ -245,11 +248,13 @@ import Testing
     /// and other types or locations do not, and no parameter differs from an empty one.
     @Test func memoryTierMatchesKeysByBytes() {
         let tier = MemoryTier(countLimit: 100, costLimit: 0)
-        func item(_ value: String) -> MemoryItem { StoredItem(value, writeDate: Date(), expiry: nil, touchesIndex: false) }
+        func item(_ value: String) -> MemoryItem {
+            StoredItem(value, writeDate: Date(), expiry: nil, touchesIndex: false)
+        }
         func stored(_ name: String, _ location: CacheLocation, _ parameter: String?) -> String? {
             tier.item(name: name, location: location, parameter: parameter)?.value(as: String.self)
         }
-        let long = "/v1/orders?page=1&limit=50"   // not a small string
+        let long = "/v1/orders?page=1&limit=50"  // not a small string
         tier.set(item("long"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: long), cost: 0)
         tier.set(item("none"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: nil), cost: 0)
         tier.set(item("empty"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: ""), cost: 0)
@@ -264,7 +269,11 @@ import Testing
         #expect(stored("users", .sharedCaches, long) == nil)
         #expect(stored("caf\u{E9}", .userCaches, "p") == "nfc")
         #expect(stored("cafe\u{301}", .userCaches, "p") == nil)
-        tier.set(item("nfc parameter"), for: MemoryKey(name: "orders", location: .sharedCaches, parameter: "caf\u{E9}"), cost: 0)
+        tier.set(
+            item("nfc parameter"),
+            for: MemoryKey(name: "orders", location: .sharedCaches, parameter: "caf\u{E9}"),
+            cost: 0
+        )
         #expect(stored("orders", .sharedCaches, "caf\u{E9}") == "nfc parameter")
         #expect(stored("orders", .sharedCaches, "cafe\u{301}") == nil)
         #expect(tier.cache.invariantViolation(hashing: tier.tableHash(of:)) == nil)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 // Models shared by the archive tests: the seed 002 letters graph written by hand, nodes for
@@ -70,9 +71,13 @@ func makeUser(_ index: Int, letters: Int) -> User {
     let user = User(account: "user\(index)@example.com", writeName: "Writer \(index)")
     for j in 0..<letters {
         let letter = Letter(
-            pkNumber: index * 1_000 + j, sender: "sender \(j)", content: "Dear \(index), letter \(j) 💌",
-            date: Date(timeIntervalSinceReferenceDate: Double(index * 86_400 + j)), isRead: j % 2 == 0,
-            incoming: j % 3 != 0)
+            pkNumber: index * 1_000 + j,
+            sender: "sender \(j)",
+            content: "Dear \(index), letter \(j) 💌",
+            date: Date(timeIntervalSinceReferenceDate: Double(index * 86_400 + j)),
+            isRead: j % 2 == 0,
+            incoming: j % 3 != 0
+        )
         letter.user = user
         user.letters.append(letter)
     }

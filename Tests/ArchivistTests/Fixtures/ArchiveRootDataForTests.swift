@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 extension Archive {
@@ -12,8 +13,11 @@ extension Archive {
                 return Data(bytes: raw.baseAddress! + range.lowerBound, count: range.count)
             }
             let owner = archive
-            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress! + range.lowerBound), count: range.count,
-                        deallocator: .custom { _, _ in withExtendedLifetime(owner) {} })
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress! + range.lowerBound),
+                count: range.count,
+                deallocator: .custom { _, _ in withExtendedLifetime(owner) {} }
+            )
         }
     }
 }

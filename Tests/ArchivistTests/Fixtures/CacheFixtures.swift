@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 /// A model for cache tests.
@@ -22,7 +23,7 @@ enum ShopCache: String, CacheType {
 
     var policy: CachePolicy {
         switch self {
-        case .shortLived: CachePolicy(maxAge: -1)          // already expired when written
+        case .shortLived: CachePolicy(maxAge: -1)  // already expired when written
         case .bounded: CachePolicy(byteLimit: 4_000)
         case .message: CachePolicy(durability: .fileAndFolder)
         default: CachePolicy()

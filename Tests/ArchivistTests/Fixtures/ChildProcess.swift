@@ -76,7 +76,7 @@ func executableNextToTests(named name: String, override: String) -> String? {
     if let path = ProcessInfo.processInfo.environment[override] { return path }
     let me = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     var folder = me.resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<5 {   // on macOS the test binary sits inside a bundle: X.xctest/Contents/MacOS
+    for _ in 0..<5 {  // on macOS the test binary sits inside a bundle: X.xctest/Contents/MacOS
         let candidate = folder.appendingPathComponent(name).path
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         folder.deleteLastPathComponent()

@@ -57,7 +57,7 @@ struct CrashModel {
                 }
                 pending = nil
             default:
-                continue   // "ready"
+                continue  // "ready"
             }
         }
         return pending

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 extension DiskStore.Entry {

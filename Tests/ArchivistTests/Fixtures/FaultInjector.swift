@@ -1,6 +1,8 @@
 import ArchivistTestSupport
 import Foundation
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -108,7 +110,10 @@ final class FaultInjector: Sendable {
         let real = FileSystem.posix
         var fs = real
         fs.open = { [self] path, flags, mode in
-            if let code = fault(.open) { errno = code; return -1 }
+            if let code = fault(.open) {
+                errno = code
+                return -1
+            }
             let fd = real.open(path, flags, mode)
             if fd >= 0 { state.withLock { _ = $0.openFDs.insert(fd) } }
             return fd
@@ -118,47 +123,80 @@ final class FaultInjector: Sendable {
             return real.close(fd)
         }
         fs.write = { [self] fd, buffer, count in
-            if let code = fault(.write) { errno = code; return -1 }
+            if let code = fault(.write) {
+                errno = code
+                return -1
+            }
             return real.write(fd, buffer, count)
         }
         fs.writev = { [self] fd, vectors, count in
-            if let code = fault(.write) { errno = code; return -1 }
+            if let code = fault(.write) {
+                errno = code
+                return -1
+            }
             return real.writev(fd, vectors, count)
         }
         fs.pwrite = { [self] fd, buffer, count, offset in
-            if let code = fault(.write) { errno = code; return -1 }
+            if let code = fault(.write) {
+                errno = code
+                return -1
+            }
             return real.pwrite(fd, buffer, count, offset)
         }
         fs.fsync = { [self] fd in
-            if let code = fault(.fsync) { errno = code; return -1 }
+            if let code = fault(.fsync) {
+                errno = code
+                return -1
+            }
             return real.fsync(fd)
         }
         fs.fullFsync = { [self] fd in
-            if let code = fault(.fsync) { errno = code; return -1 }
+            if let code = fault(.fsync) {
+                errno = code
+                return -1
+            }
             return real.fullFsync(fd)
         }
         fs.rename = { [self] from, to in
-            if let code = fault(.rename) { errno = code; return -1 }
+            if let code = fault(.rename) {
+                errno = code
+                return -1
+            }
             return real.rename(from, to)
         }
         fs.renameExclusive = { [self] fromFolder, from, toFolder, to in
-            if let code = fault(.renameExclusive) { errno = code; return -1 }
+            if let code = fault(.renameExclusive) {
+                errno = code
+                return -1
+            }
             return real.renameExclusive(fromFolder, from, toFolder, to)
         }
         fs.removeDirectory = { [self] path in
-            if let code = fault(.removeDirectory) { errno = code; return -1 }
+            if let code = fault(.removeDirectory) {
+                errno = code
+                return -1
+            }
             return real.removeDirectory(path)
         }
         fs.unlink = { [self] path in
-            if let code = fault(.unlink) { errno = code; return -1 }
+            if let code = fault(.unlink) {
+                errno = code
+                return -1
+            }
             return real.unlink(path)
         }
         fs.mkdir = { [self] path, mode in
-            if let code = fault(.mkdir) { errno = code; return -1 }
+            if let code = fault(.mkdir) {
+                errno = code
+                return -1
+            }
             return real.mkdir(path, mode)
         }
         fs.ftruncate = { [self] fd, length in
-            if let code = fault(.ftruncate) { errno = code; return -1 }
+            if let code = fault(.ftruncate) {
+                errno = code
+                return -1
+            }
             return real.ftruncate(fd, length)
         }
         installRootRelativeTwins(on: &fs, over: real)
@@ -169,24 +207,36 @@ final class FaultInjector: Sendable {
     /// The root-relative twins, failing as their path calls do.
     private func installRootRelativeTwins(on fs: inout FileSystem, over real: FileSystem) {
         fs.openAt = { [self] folder, path, flags, mode in
-            if let code = fault(.open) { errno = code; return -1 }
+            if let code = fault(.open) {
+                errno = code
+                return -1
+            }
             let fd = real.openAt(folder, path, flags, mode)
             if fd >= 0 { state.withLock { _ = $0.openFDs.insert(fd) } }
             return fd
         }
         fs.renameAt = { [self] fromFolder, from, toFolder, to in
-            if let code = fault(.rename) { errno = code; return -1 }
+            if let code = fault(.rename) {
+                errno = code
+                return -1
+            }
             return real.renameAt(fromFolder, from, toFolder, to)
         }
         fs.unlinkAt = { [self] folder, path, flags in
-            if let code = fault(flags & AT_REMOVEDIR != 0 ? .removeDirectory : .unlink) { errno = code; return -1 }
+            if let code = fault(flags & AT_REMOVEDIR != 0 ? .removeDirectory : .unlink) {
+                errno = code
+                return -1
+            }
             return real.unlinkAt(folder, path, flags)
         }
         fs.mkdirAt = { [self] folder, path, mode in
-            if let code = fault(.mkdir) { errno = code; return -1 }
+            if let code = fault(.mkdir) {
+                errno = code
+                return -1
+            }
             return real.mkdirAt(folder, path, mode)
         }
-        fs.accessAt = real.accessAt   // not failed; replaced so the entry's check goes through it
+        fs.accessAt = real.accessAt  // not failed; replaced so the entry's check goes through it
     }
 
     /// ``Operation/shortWrite``, over the writes installed before.
@@ -198,7 +248,7 @@ final class FaultInjector: Sendable {
         }
         fs.writev = { [self] fd, vectors, count in
             guard count > 0, fault(.shortWrite) != nil else { return writev(fd, vectors, count) }
-            var first = vectors[0]   // half of the first buffer
+            var first = vectors[0]  // half of the first buffer
             first.iov_len = short(first.iov_len)
             return writev(fd, &first, 1)
         }
@@ -256,7 +306,8 @@ private func openDescriptorsNow(under folder: URL) -> [String] {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
     return names.compactMap { name in
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
-              target.hasPrefix(prefix) else { return nil }
+            target.hasPrefix(prefix)
+        else { return nil }
         return target
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import ArchivistKeyedArchive
 
 /// The `NSNull` tests put in graphs they hand to Foundation's `NSKeyedArchiver`: one instance,

@@ -1,6 +1,7 @@
 import ArchivistInspection
 import ArchivistTestSupport
 import Foundation
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -16,23 +17,32 @@ enum InspectionFuzz {
         let products = try Archive.encode([Product(id: 1, name: "Tea", price: 3.5)])
         let mixed = try Archive.encode(["a": [1.5, 2.5], "b": [Double.infinity]])
         let data = try Archive.encode(Data(repeating: 9, count: 300))
-        var entry = EntryHeader(typeName: "productList", parameter: "/v1", writeDate: Date(timeIntervalSince1970: 1e9),
-                                expiry: Date(timeIntervalSince1970: 2e9), payloadLength: products.count,
-                                payloadChecksum: CRC32C.checksum(products)).encoded()
+        var entry = EntryHeader(
+            typeName: "productList",
+            parameter: "/v1",
+            writeDate: Date(timeIntervalSince1970: 1e9),
+            expiry: Date(timeIntervalSince1970: 2e9),
+            payloadLength: products.count,
+            payloadChecksum: CRC32C.checksum(products)
+        ).encoded()
         entry += products
         var log = Array("ARVL".utf8) + [2, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         log += withUnsafeBytes(of: CRC32C.checksum(log).littleEndian, Array.init) + [0, 0, 0, 0]
         for batch in [graph, products] {
             log += withUnsafeBytes(of: UInt32(batch.count).littleEndian, Array.init) + batch
         }
-        return [("graph archive", [UInt8](graph)), ("products archive", [UInt8](products)),
-                ("mixed archive", [UInt8](mixed)), ("data archive", [UInt8](data)), ("entry file", entry), ("change log", log)]
+        return [
+            ("graph archive", [UInt8](graph)), ("products archive", [UInt8](products)),
+            ("mixed archive", [UInt8](mixed)), ("data archive", [UInt8](data)), ("entry file", entry),
+            ("change log", log),
+        ]
     }
 
     /// Inspects (text and JSON) and converts every input. Exits the process with a failure on
     /// an input that makes inspect report no kind, or convert throw something untyped.
     static func run(seed: UInt64, cases: Int, truncations: Bool, log path: String) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let log = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let log = FileHandle(forWritingAtPath: path)
+        else {
             fail("could not create the log \(path)")
         }
         let corpus: [(name: String, bytes: [UInt8])]

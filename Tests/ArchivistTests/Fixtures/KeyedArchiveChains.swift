@@ -8,10 +8,12 @@ enum KeyedArchiveChains {
     static func binaryChain(depth: Int) -> [UInt8] {
         typealias Node = PropertyListDocument.Node
         // Fixed nodes 0…13; object `level` of the chain is $objects[level + 2].
-        var nodes: [Node] = [.string("$null"), .string("$classname"), .string("NSArray"), .string("$class"),
-                             .string("NS.objects"), .string("$archiver"), .string("NSKeyedArchiver"),
-                             .string("$version"), .integer(100_000), .string("$top"), .string("root"),
-                             .string("$objects"), .uid(1), .dictionary(keys: [1], values: [2])]
+        var nodes: [Node] = [
+            .string("$null"), .string("$classname"), .string("NSArray"), .string("$class"),
+            .string("NS.objects"), .string("$archiver"), .string("NSKeyedArchiver"),
+            .string("$version"), .integer(100_000), .string("$top"), .string("root"),
+            .string("$objects"), .uid(1), .dictionary(keys: [1], values: [2]),
+        ]
         let classUID = 12
         var objects = [0, 13]
         for level in 0..<depth {
@@ -30,7 +32,9 @@ enum KeyedArchiveChains {
         nodes.append(.dictionary(keys: [10], values: [nodes.count - 1]))
         let topNode = nodes.count - 1
         nodes.append(.dictionary(keys: [5, 7, 9, 11], values: [6, 8, topNode, objectsNode]))
-        return BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: nodes.count - 1, format: .binary))
+        return BinaryPropertyListWriter.write(
+            PropertyListDocument(nodes: nodes, root: nodes.count - 1, format: .binary)
+        )
     }
 
     /// The same chain as an XML property list.

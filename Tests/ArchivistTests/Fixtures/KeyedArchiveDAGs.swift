@@ -127,7 +127,9 @@ enum KeyedArchiveDAGs {
             let keys = ["$archiver", "$version", "$top", "$objects"].map { copy.string($0) }
             let values = [copy.string("NSKeyedArchiver"), copy.node(.integer(100_000)), top, objectArray]
             let rootNode = copy.node(.dictionary(keys: keys, values: values))
-            return BinaryPropertyListWriter.write(PropertyListDocument(nodes: copy.nodes, root: rootNode, format: .binary))
+            return BinaryPropertyListWriter.write(
+                PropertyListDocument(nodes: copy.nodes, root: rootNode, format: .binary)
+            )
         }
     }
 }

@@ -100,6 +100,7 @@ extension Trait where Self == ConditionTrait {
     static var needsKeyedArchiveFixtures: Self {
         .enabled(
             if: KeyedArchiveFixtures.isAvailable,
-            "needs ../shared/fixtures/nskeyedarchiver beside the repository (CI=1 makes its absence a failure)")
+            "needs ../shared/fixtures/nskeyedarchiver beside the repository (CI=1 makes its absence a failure)"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import ArchivistTestSupport
 import Foundation
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -16,7 +17,8 @@ enum KeyedArchiveFuzz {
     static var campaign: (seeds: [UInt64], flips: Int)? {
         let environment = ProcessInfo.processInfo.environment
         guard let seeds = environment["ARCHIVIST_FUZZ_SEEDS"]?.split(separator: ",").compactMap({ UInt64($0) }),
-              !seeds.isEmpty else { return nil }
+            !seeds.isEmpty
+        else { return nil }
         return (seeds, environment["ARCHIVIST_FUZZ_FLIPS"].flatMap { Int($0) } ?? 40_000)
     }
 
@@ -36,7 +38,8 @@ enum KeyedArchiveFuzz {
     /// for each seed. Exits the process with a failure on an error that is not an `ArchiveError`.
     static func run(seeds: [UInt64], flips: Int, log path: String) {
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let log = FileHandle(forWritingAtPath: path) else {
+            let log = FileHandle(forWritingAtPath: path)
+        else {
             fail("could not create the log \(path)")
         }
         let corpus: [(name: String, bytes: [UInt8])]
@@ -66,7 +69,8 @@ enum KeyedArchiveFuzz {
     /// `Decoder`. Exits the process with a failure on an error that is not an `ArchiveError`.
     static func runReader(seeds: [UInt64], cases: Int, log path: String) {
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let log = FileHandle(forWritingAtPath: path) else {
+            let log = FileHandle(forWritingAtPath: path)
+        else {
             fail("could not create the log \(path)")
         }
         let corpus: [(name: String, bytes: [UInt8])]
@@ -97,7 +101,8 @@ enum KeyedArchiveFuzz {
     }
 
     /// One round: a corpus entry with 1–5 bytes replaced by random values.
-    static func mutation(of corpus: [(name: String, bytes: [UInt8])], using rng: inout SplitMix64) -> (String, [UInt8]) {
+    static func mutation(of corpus: [(name: String, bytes: [UInt8])], using rng: inout SplitMix64) -> (String, [UInt8])
+    {
         let (name, original) = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
         var bytes = original
         for _ in 0...Int.random(in: 0..<4, using: &rng) {

@@ -1,12 +1,22 @@
 import Foundation
+
 @testable import ArchivistKeyedArchive
 
 /// An acyclic keyed archive unfolded into a comparable tree, so a test can state everything a
 /// fixture holds as one literal.
 indirect enum KeyedArchiveTree: Equatable {
     case null, nsNull
-    case string(String), integer(Int64), real(Double), bool(Bool), data(Data), date(Date), uuid(String), url(String)
-    case array([KeyedArchiveTree]), set([KeyedArchiveTree]), orderedSet([KeyedArchiveTree])
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case bool(Bool)
+    case data(Data)
+    case date(Date)
+    case uuid(String)
+    case url(String)
+    case array([KeyedArchiveTree])
+    case set([KeyedArchiveTree])
+    case orderedSet([KeyedArchiveTree])
     case dictionary([String: KeyedArchiveTree])
     case instance(String, [String: KeyedArchiveTree])
     /// A reference to an object already on the path (a cycle), by index.
@@ -51,7 +61,8 @@ indirect enum KeyedArchiveTree: Equatable {
         case .uuid(let value): self = .uuid(value.uuidString)
         case .url: self = .url(try archive.url(at: reference).absoluteString)
         case .array(let elements): self = .array(try all(elements))
-        case .set(let elements): self = .set(try all(elements).sorted { String(describing: $0) < String(describing: $1) })
+        case .set(let elements):
+            self = .set(try all(elements).sorted { String(describing: $0) < String(describing: $1) })
         case .orderedSet(let elements): self = .orderedSet(try all(elements))
         case .dictionary(let keys, let values):
             var entries: [String: KeyedArchiveTree] = [:]

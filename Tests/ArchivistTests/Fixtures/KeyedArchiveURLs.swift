@@ -12,14 +12,16 @@ enum KeyedArchiveURLs {
 
     /// An archive whose `$objects` after the two class descriptions are `objects`.
     static func archive(_ objects: [String]) -> Data {
-        Data("""
+        Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(3))</dict>\
             <key>$objects</key><array><string>$null</string>\
             <dict><key>$classname</key><string>NSURL</string></dict>\
             <dict><key>$classname</key><string>NSArray</string></dict>\(objects.joined())</array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     /// An NSURL instance whose fields refer to the objects at `base` and `relative`.
@@ -39,8 +41,10 @@ enum KeyedArchiveURLs {
     /// The root NSURL `relative`, relative to a base NSURL `base` (itself without a base), or
     /// to none: objects 3 (root), 4 (its relative string), 5 (base URL), 6 (base string).
     static func url(_ relative: String, base: String?) -> Data {
-        archive([url(base: base == nil ? 0 : 5, relative: 4), string(relative),
-                 url(base: 0, relative: 6), string(base ?? "unused")])
+        archive([
+            url(base: base == nil ? 0 : 5, relative: 4), string(relative),
+            url(base: 0, relative: 6), string(base ?? "unused"),
+        ])
     }
 
     /// Inputs the bridge must refuse with `.corrupt` (each crashed corelibs Foundation before

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 /// A placement of a large `Data`'s archive that the format allows: the
@@ -32,8 +33,13 @@ extension Archive {
         var totalMinimum = 1
         while ByteBuffer.varintSize(UInt64(rest0 + totalMinimum)) > totalMinimum { totalMinimum += 1 }
         let totalSize = totalMinimum + rest
-        let layout = DataLayout(countSize: countSize, bodyLength: bodyLength, bodyLengthSize: bodyLengthSize,
-                                total: rest0 + totalSize, totalSize: totalSize)
+        let layout = DataLayout(
+            countSize: countSize,
+            bodyLength: bodyLength,
+            bodyLengthSize: bodyLengthSize,
+            total: rest0 + totalSize,
+            totalSize: totalSize
+        )
         // A length that crossed a varint boundary on its own made the prefix longer still.
         guard totalSize <= 10, layout.prefixCount == minimal.prefixCount + extra else { return nil }
         return layout
@@ -43,7 +49,11 @@ extension Archive {
     /// at file offset `fileOffset`: a value of at least
     /// ``DataPieces/placedMinimumCount`` bytes placed when lengthening the varints can do it,
     /// otherwise (and for smaller values) ``dataPieces(of:options:)``'s minimal layout.
-    static func dataPieces(of bytes: UnsafeRawBufferPointer, options: ArchiveOptions, placedAt fileOffset: Int) -> DataPieces? {
+    static func dataPieces(
+        of bytes: UnsafeRawBufferPointer,
+        options: ArchiveOptions,
+        placedAt fileOffset: Int
+    ) -> DataPieces? {
         guard let minimalPieces = dataPieces(of: bytes, options: options) else { return nil }
         let n = bytes.count
         guard n >= DataPieces.placedMinimumCount, let address = bytes.baseAddress else { return minimalPieces }

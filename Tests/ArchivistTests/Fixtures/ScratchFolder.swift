@@ -17,7 +17,11 @@ final class ScratchFolder: Sendable {
 
     /// Writes `root` as a property list at `url/<name>` (a stand-in for a bundled default).
     @discardableResult
-    func writePlist(_ root: [String: Any], named name: String, format: PropertyListSerialization.PropertyListFormat = .xml) throws -> URL {
+    func writePlist(
+        _ root: [String: Any],
+        named name: String,
+        format: PropertyListSerialization.PropertyListFormat = .xml
+    ) throws -> URL {
         let target = file(name)
         try PropertyListSerialization.data(fromPropertyList: root, format: format, options: 0).write(to: target)
         return target

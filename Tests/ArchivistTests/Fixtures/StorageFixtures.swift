@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -52,11 +54,15 @@ func makeReadOnly(_ url: URL) throws -> () -> Void {
         guard fd >= 0 else { throw StorageError.posix("open", path: url.path, errno: errno) }
         defer { close(fd) }
         var flags: Int = 0
-        let getFlags: UInt = 0x8008_6601   // FS_IOC_GETFLAGS
-        let setFlags: UInt = 0x4008_6602   // FS_IOC_SETFLAGS
-        guard ioctl(fd, getFlags, &flags) == 0 else { throw StorageError.posix("FS_IOC_GETFLAGS", path: url.path, errno: errno) }
-        var immutable = flags | 0x10       // FS_IMMUTABLE_FL
-        guard ioctl(fd, setFlags, &immutable) == 0 else { throw StorageError.posix("FS_IOC_SETFLAGS", path: url.path, errno: errno) }
+        let getFlags: UInt = 0x8008_6601  // FS_IOC_GETFLAGS
+        let setFlags: UInt = 0x4008_6602  // FS_IOC_SETFLAGS
+        guard ioctl(fd, getFlags, &flags) == 0 else {
+            throw StorageError.posix("FS_IOC_GETFLAGS", path: url.path, errno: errno)
+        }
+        var immutable = flags | 0x10  // FS_IMMUTABLE_FL
+        guard ioctl(fd, setFlags, &immutable) == 0 else {
+            throw StorageError.posix("FS_IOC_SETFLAGS", path: url.path, errno: errno)
+        }
         let path = url.path
         return {
             let fd = open(path, O_RDONLY | O_DIRECTORY)

@@ -13,12 +13,18 @@ struct ToolRun {
     /// Runs the `archivist` executable `swift test` built beside the tests with `arguments`.
     /// `ARCHIVIST_TOOL` overrides where it is looked for.
     init(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let tool = try #require(executableNextToTests(named: "archivist", override: "ARCHIVIST_TOOL"),
-                                "the archivist executable is not built next to the tests", sourceLocation: sourceLocation)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-tool-\(UUID().uuidString)")
+        let tool = try #require(
+            executableNextToTests(named: "archivist", override: "ARCHIVIST_TOOL"),
+            "the archivist executable is not built next to the tests",
+            sourceLocation: sourceLocation
+        )
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "archivist-tool-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outputFile = folder.appendingPathComponent("out"), errorFile = folder.appendingPathComponent("err")
+        let outputFile = folder.appendingPathComponent("out")
+        let errorFile = folder.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = Process()
@@ -40,20 +46,32 @@ struct ToolRun {
 
     /// Standard output parsed as a JSON object.
     func object(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-        try #require(try json() as? [String: Any], "not a JSON object: \(output.prefix(300))", sourceLocation: sourceLocation)
+        try #require(
+            try json() as? [String: Any],
+            "not a JSON object: \(output.prefix(300))",
+            sourceLocation: sourceLocation
+        )
     }
 }
 
 extension Dictionary where Key == String, Value == Any {
     /// The member `key` as a `T`, or a failed requirement.
-    func member<T>(_ key: String, as _: T.Type = T.self, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
-        try #require(self[key] as? T, "member \(key) is \(String(describing: self[key]))", sourceLocation: sourceLocation)
+    func member<T>(_ key: String, as _: T.Type = T.self, sourceLocation: SourceLocation = #_sourceLocation) throws -> T
+    {
+        try #require(
+            self[key] as? T,
+            "member \(key) is \(String(describing: self[key]))",
+            sourceLocation: sourceLocation
+        )
     }
 
     /// The integer member `key`.
     func int(_ key: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
-        try #require((self[key] as? NSNumber)?.intValue, "member \(key) is \(String(describing: self[key]))",
-                     sourceLocation: sourceLocation)
+        try #require(
+            (self[key] as? NSNumber)?.intValue,
+            "member \(key) is \(String(describing: self[key]))",
+            sourceLocation: sourceLocation
+        )
     }
 }
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Archivist
 
 /// A cache root filled by the library for the tool's tests: shared, per-user and document
@@ -17,7 +18,7 @@ struct ToolRootFixture {
         try cache.store(Self.products, for: .productList)
         try cache.store("orders strategy", for: .apiStrategy, parameter: "/v1/orders")
         try cache.store(Data(repeating: 0xAB, count: 10_000), for: .apiStrategy, parameter: "/v1/users")
-        try cache.store("stale", for: .shortLived)                       // expired as written
+        try cache.store("stale", for: .shortLived)  // expired as written
         try cache.store([Product(id: 3, name: "Pie", price: 5)], for: .userOrderList)
         try cache.store("hello", for: .message, expiry: .after(3_600))
         try cache.flush()
@@ -25,7 +26,9 @@ struct ToolRootFixture {
 
     /// The entry file of `type` and `parameter`.
     func file(_ type: ShopCache, _ parameter: String? = nil) throws -> URL {
-        guard let info = try cache.info(for: type, parameter: parameter) else { throw CacheError(.fileSystem, "no entry") }
+        guard let info = try cache.info(for: type, parameter: parameter) else {
+            throw CacheError(.fileSystem, "no entry")
+        }
         return info.fileURL
     }
 

@@ -23,7 +23,10 @@ import Testing
         let alice = MD5.hexDigest(of: "alice")
         let expected: [(type: String, location: String, user: String?, entries: Int, expired: Int, files: [URL])] = [
             ("productList", "shared-caches", nil, 1, 0, [try fixture.file(.productList)]),
-            ("apiStrategy", "shared-caches", nil, 2, 0, [try fixture.file(.apiStrategy, "/v1/orders"), try fixture.file(.apiStrategy, "/v1/users")]),
+            (
+                "apiStrategy", "shared-caches", nil, 2, 0,
+                [try fixture.file(.apiStrategy, "/v1/orders"), try fixture.file(.apiStrategy, "/v1/users")]
+            ),
             ("shortLived", "shared-caches", nil, 1, 1, [try fixture.file(.shortLived)]),
             ("userOrderList", "user-caches", alice, 1, 0, [try fixture.file(.userOrderList)]),
             ("message", "user-documents", alice, 1, 0, [try fixture.file(.message)]),
@@ -53,7 +56,10 @@ import Testing
         #expect(try users.int("size") == ToolRootFixture.size(try fixture.file(.apiStrategy, "/v1/users")))
         #expect(users["expiry"] is NSNull)
         #expect(users["expired"] as? Bool == false)
-        #expect(users["path"] as? String == "shared-caches/\(MD5.hexDigest(of: "apiStrategy"))/\(MD5.hexDigest(of: "/v1/users"))")
+        #expect(
+            users["path"] as? String
+                == "shared-caches/\(MD5.hexDigest(of: "apiStrategy"))/\(MD5.hexDigest(of: "/v1/users"))"
+        )
         let stale = try #require(entries.first { $0["type"] as? String == "shortLived" })
         #expect(stale["parameter"] is NSNull)
         #expect(stale["expired"] as? Bool == true)
@@ -73,7 +79,7 @@ import Testing
         let fixture = try ToolRootFixture()
         let file = try fixture.file(.productList)
         var bytes = try Data(contentsOf: file)
-        bytes[0] ^= 0xFF   // the magic word
+        bytes[0] ^= 0xFF  // the magic word
         try bytes.write(to: file)
         let run = try ToolRun(["ls", fixture.root.path, "--entries", "--json"])
         #expect(run.status == 0, "\(run.errors)")
@@ -90,10 +96,15 @@ import Testing
         let run = try ToolRun(["inspect", file.path, "--json"])
         let inspection = try run.object()
         #expect(inspection["kind"] as? String == "cache entry")
-        #expect(inspection["damage"] as? [String] == ["the entry header does not read: truncated header"], "\(run.output)")
+        #expect(
+            inspection["damage"] as? [String] == ["the entry header does not read: truncated header"],
+            "\(run.output)"
+        )
         let nodes = try inspection.member("nodes", as: [[String: Any]].self)
-        #expect((nodes.first { $0["key"] as? String == "first bytes" }?["value"] as? String)?.hasPrefix("41524345") == true,
-                "\(nodes)")
+        #expect(
+            (nodes.first { $0["key"] as? String == "first bytes" }?["value"] as? String)?.hasPrefix("41524345") == true,
+            "\(nodes)"
+        )
     }
 
     @Test func inspectsACacheEntryFileHeaderAndPayload() throws {
@@ -112,7 +123,9 @@ import Testing
         #expect((fields.first { $0["key"] as? String == "payload" }?["value"] as? String)?.hasSuffix(" ok") == true)
         #expect(fields.first { $0["key"] as? String == "place" }?["value"] as? String == "matches its names")
         let payload = try #require(nodes.first { $0["key"] as? String == "payload" })
-        let root = try #require(try payload.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "root" })
+        let root = try #require(
+            try payload.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "root" }
+        )
         #expect(root["kind"] as? String == "array")
         #expect(try root.int("count") == 2)
         let first = try #require(try root.member("children", as: [[String: Any]].self).first)
@@ -128,7 +141,7 @@ import Testing
     @Test func inspectShowsSharedObjectsAndCyclesAsReferencesAndElidesLongData() throws {
         let folder = try ScratchFolder()
         let user = makeUser(1, letters: 2)
-        user.letters.append(user.letters[0])   // the same letter twice: shared
+        user.letters.append(user.letters[0])  // the same letter twice: shared
         let file = folder.file("graph.archive")
         try Archive.encode(user).write(to: file)
         let run = try ToolRun(["inspect", file.path, "--json"])
@@ -138,10 +151,14 @@ import Testing
         #expect(root["kind"] as? String == "record")
         #expect(root["type"] as? String == "User")
         #expect(root["id"] as? String == "#0")
-        let letters = try #require(try root.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "letters" })
+        let letters = try #require(
+            try root.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "letters" }
+        )
         let elements = try letters.member("children", as: [[String: Any]].self)
         #expect(elements.count == 3)
-        let back = try #require(try elements[0].member("children", as: [[String: Any]].self).first { $0["key"] as? String == "user" })
+        let back = try #require(
+            try elements[0].member("children", as: [[String: Any]].self).first { $0["key"] as? String == "user" }
+        )
         #expect(back["kind"] as? String == "reference")
         #expect(back["ref"] as? String == "#0")
         #expect(back["cycle"] as? Bool == true)
@@ -169,7 +186,9 @@ import Testing
         #expect(clean.status == 0, "\(clean.output)")
         let inspection = try clean.object()
         #expect(inspection["kind"] as? String == "record store")
-        let log = try #require(try inspection.member("nodes", as: [[String: Any]].self).first { $0["key"] as? String == "log" })
+        let log = try #require(
+            try inspection.member("nodes", as: [[String: Any]].self).first { $0["key"] as? String == "log" }
+        )
         #expect((log["detail"] as? String)?.contains("3 batches (2 upserts, 1 delete)") == true)
 
         // A torn append: a length that promises more bytes than follow.
@@ -186,20 +205,22 @@ import Testing
         let fixture = try ToolRootFixture()
         let cache = fixture.cache
         cache.resetStatistics()
-        for _ in 0..<4 { _ = try cache.value([Product].self, for: .productList) }       // 4 memory hits
-        _ = try cache.value(String.self, for: .apiStrategy, parameter: "/nothing")     // miss
-        _ = try cache.value(String.self, for: .shortLived)                             // expired read
-        try cache.store("again", for: .apiStrategy, parameter: "/v1/orders")           // store
-        try cache.removeValue(for: .apiStrategy, parameter: "/v1/orders")              // removal
+        for _ in 0..<4 { _ = try cache.value([Product].self, for: .productList) }  // 4 memory hits
+        _ = try cache.value(String.self, for: .apiStrategy, parameter: "/nothing")  // miss
+        _ = try cache.value(String.self, for: .shortLived)  // expired read
+        try cache.store("again", for: .apiStrategy, parameter: "/v1/orders")  // store
+        try cache.removeValue(for: .apiStrategy, parameter: "/v1/orders")  // removal
         let other = try CacheManager<ShopCache>(root: CacheRoot(directory: fixture.root), user: "alice")
-        _ = try other.value([Product].self, for: .userOrderList)                       // disk hit
+        _ = try other.value([Product].self, for: .userOrderList)  // disk hit
         let library = cache.statistics
         let run = try ToolRun(["stats", fixture.root.path, "--json"])
         #expect(run.status == 0)
         let report = try run.object()
         #expect(report["available"] as? Bool == true)
         let types = try report.member("types", as: [[String: Any]].self)
-        func counts(_ name: String) throws -> [String: Any] { try #require(types.first { $0["type"] as? String == name }) }
+        func counts(_ name: String) throws -> [String: Any] {
+            try #require(types.first { $0["type"] as? String == name })
+        }
         for (name, expected) in library.types {
             let found = try counts(name)
             #expect(try found.int("memoryHits") == Int(expected.memoryHits), "\(name)")
@@ -236,7 +257,9 @@ import Testing
         let run = try ToolRun(["clear", fixture.root.path, "--type", "apiStrategy", "--json"])
         #expect(run.status == 0, "\(run.errors)")
         let result = try run.object()
-        #expect(try result.member("folders", as: [String].self) == ["shared-caches/\(MD5.hexDigest(of: "apiStrategy"))"])
+        #expect(
+            try result.member("folders", as: [String].self) == ["shared-caches/\(MD5.hexDigest(of: "apiStrategy"))"]
+        )
         #expect(try result.int("freed") > 10_000)
         #expect(!fixture.cache.contains(.apiStrategy, parameter: "/v1/orders"))
         #expect(try fixture.cache.value(String.self, for: .apiStrategy, parameter: "/v1/orders") == nil)
@@ -265,13 +288,15 @@ import Testing
         #expect(try ToolRun([]).status == 2)
         #expect(try ToolRun(["frobnicate"]).status == 2)
         #expect(try ToolRun(["ls"]).status == 2)
-        #expect(try ToolRun(["ls", folder.url.path]).status == 2)   // not a cache root
+        #expect(try ToolRun(["ls", folder.url.path]).status == 2)  // not a cache root
         #expect(try ToolRun(["ls", "--bogus", folder.url.path]).status == 2)
         #expect(try ToolRun(["convert", "x.plist"]).status == 2)
         #expect(try ToolRun(["convert", "x.plist", "--to", "yaml"]).status == 2)
         let help = try ToolRun(["--help"])
         #expect(help.status == 0)
-        #expect(["inspect", "ls", "verify", "stats", "clear", "convert"].allSatisfy { help.output.contains("  \($0) ") })
+        #expect(
+            ["inspect", "ls", "verify", "stats", "clear", "convert"].allSatisfy { help.output.contains("  \($0) ") }
+        )
     }
 }
 #endif

@@ -6,8 +6,11 @@ import Testing
 /// executable calls them) with their output buffered.
 @Suite struct ArgumentsTests {
     @Test func flagsOptionsAndPositionalsSplitByTheGrammar() throws {
-        let parsed = try Arguments(["ROOT", "--json", "--type", "hots", "--user=alice", "--", "--odd"],
-                                   flags: ["--json"], options: ["--type", "--user"])
+        let parsed = try Arguments(
+            ["ROOT", "--json", "--type", "hots", "--user=alice", "--", "--odd"],
+            flags: ["--json"],
+            options: ["--type", "--user"]
+        )
         #expect(parsed.positionals == ["ROOT", "--odd"])
         #expect(parsed.has("--json"))
         #expect(parsed.option("--type") == "hots")
@@ -37,13 +40,17 @@ import Testing
         #expect(ArchivistTool.run(["inspect"], output: &failing) == ArchivistTool.usage)
         #expect(failing.standardError.contains("inspect needs a FILE"))
         var missing = ToolOutput()
-        #expect(ArchivistTool.run(["inspect", "/nonexistent/archivist-file"], output: &missing) == ArchivistTool.damage)
+        #expect(
+            ArchivistTool.run(["inspect", "/nonexistent/archivist-file"], output: &missing) == ArchivistTool.damage
+        )
         #expect(missing.standardOutputText.isEmpty)
         #expect(missing.standardError == "archivist inspect: /nonexistent/archivist-file: no such file or folder\n")
     }
 
     @Test func jsonTextKeepsKeyOrderAndEscapes() {
-        let value = JSONValue.object([("b", .int(1)), ("a", .string("line\n\"quoted\"\u{1}")), ("c", .array([.null, .bool(true), .double(2)]))])
+        let value = JSONValue.object([
+            ("b", .int(1)), ("a", .string("line\n\"quoted\"\u{1}")), ("c", .array([.null, .bool(true), .double(2)])),
+        ])
         #expect(value.text() == #"{"b":1,"a":"line\n\"quoted\"\u0001","c":[null,true,2.0]}"#)
         #expect(JSONValue.double(.nan).text() == #""nan""#)
     }

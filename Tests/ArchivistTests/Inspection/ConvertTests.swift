@@ -11,7 +11,11 @@ import Testing
 @Suite struct ConvertTests {
     static let notePath = "rust-nskeyedunarchiver/note.plist"
 
-    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.filter { if case .decodes = $0.outcome { true } else { false } }.map(\.path))
+    @Test(
+        .needsKeyedArchiveFixtures,
+        arguments: KeyedArchiveFixtures.expectations.filter { if case .decodes = $0.outcome { true } else { false } }
+            .map(\.path)
+    )
     func aKeyedArchiveSurvivesXMLAndBinaryRoundTrips(path: String) throws {
         let original = try KeyedArchiveFixtures.data(path)
         let folder = try ScratchFolder()
@@ -32,14 +36,20 @@ import Testing
             #expect(archive.top == expected.top)
             // XML keeps dates to the second; everything else must be equal.
             for (a, b) in zip(archive.objects, expected.objects) {
-                if case .date(let x) = a, case .date(let y) = b { #expect(abs(x.timeIntervalSince(y)) < 1); continue }
+                if case .date(let x) = a, case .date(let y) = b {
+                    #expect(abs(x.timeIntervalSince(y)) < 1)
+                    continue
+                }
                 #expect(a == b)
             }
         }
     }
 
     @Test(.needsKeyedArchiveFixtures) func jsonKeepsReferencesAsUIDObjects() throws {
-        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let directory = try #require(
+            KeyedArchiveFixtures.directory(),
+            Comment(rawValue: KeyedArchiveFixtures.missingMessage)
+        )
         let run = try ToolRun(["convert", directory.appendingPathComponent(Self.notePath).path, "--to", "json"])
         #expect(run.status == 0)
         let archive = try run.object()
@@ -57,11 +67,11 @@ import Testing
         // bplist00: one array (object 0) whose only element is itself.
         var bytes = Array("bplist00".utf8) + [0xA1, 0x00]
         let table = bytes.count
-        bytes += [8]                                     // offset table: object 0 at byte 8
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1]                // offset size 1, reference size 1
-        bytes += [0, 0, 0, 0, 0, 0, 0, 1]                // one object
-        bytes += [0, 0, 0, 0, 0, 0, 0, 0]                // top: object 0
-        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]     // offset table's offset
+        bytes += [8]  // offset table: object 0 at byte 8
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // offset size 1, reference size 1
+        bytes += [0, 0, 0, 0, 0, 0, 0, 1]  // one object
+        bytes += [0, 0, 0, 0, 0, 0, 0, 0]  // top: object 0
+        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]  // offset table's offset
         let folder = try ScratchFolder()
         let file = folder.file("loop.plist")
         try Data(bytes).write(to: file)
@@ -90,7 +100,10 @@ import Testing
         try Data("just text".utf8).write(to: other)
         let text = try ToolRun(["convert", other.path, "--to", "xml"])
         #expect(text.status == 1)
-        #expect(text.errors.contains("(convert takes binary and XML property lists, NSKeyedArchiver archives among them)"), "\(text.errors)")
+        #expect(
+            text.errors.contains("(convert takes binary and XML property lists, NSKeyedArchiver archives among them)"),
+            "\(text.errors)"
+        )
     }
 
     @Test func aMissingFileIsSaidToBeMissing() throws {
@@ -108,8 +121,8 @@ import Testing
         let graph = try run.object()
         let root = try graph.member("root", as: [String: Any].self)
         #expect(root["$class"] as? String == "Task")
-        #expect((root["$id"] as? NSNumber)?.intValue == 1)            // referred to again by the child
-        #expect(root["done"] as? Bool == true && root["seen"] as? Bool == true)   // a shared value, written at both
+        #expect((root["$id"] as? NSNumber)?.intValue == 1)  // referred to again by the child
+        #expect(root["done"] as? Bool == true && root["seen"] as? Bool == true)  // a shared value, written at both
         #expect(root["title"] as? String == "Write the guide" && root["subtitle"] as? String == "Write the guide")
         let subtasks = try root.member("subtasks", as: [[String: Any]].self)
         #expect(subtasks.count == 2)
@@ -117,8 +130,8 @@ import Testing
         #expect((subtasks[0]["$id"] as? NSNumber)?.intValue == 7)
         #expect(subtasks[0]["title"] as? String == "Write the guide")
         let parent = try subtasks[0].member("parent", as: [String: Any].self)
-        #expect(parent.count == 1 && (parent["$ref"] as? NSNumber)?.intValue == 1)   // the cycle
-        #expect(subtasks[1].count == 1 && (subtasks[1]["$ref"] as? NSNumber)?.intValue == 7)   // shared
+        #expect(parent.count == 1 && (parent["$ref"] as? NSNumber)?.intValue == 1)  // the cycle
+        #expect(subtasks[1].count == 1 && (subtasks[1]["$ref"] as? NSNumber)?.intValue == 7)  // shared
 
         // Without --graph, the table as it is.
         let raw = try ToolRun(["convert", file.path, "--to", "json"])
@@ -127,8 +140,13 @@ import Testing
     }
 
     @Test func graphOfANoteFromAnApplePlatformReadsAsTheNote() throws {
-        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
-        let run = try ToolRun(["convert", directory.appendingPathComponent(Self.notePath).path, "--to", "json", "--graph"])
+        let directory = try #require(
+            KeyedArchiveFixtures.directory(),
+            Comment(rawValue: KeyedArchiveFixtures.missingMessage)
+        )
+        let run = try ToolRun([
+            "convert", directory.appendingPathComponent(Self.notePath).path, "--to", "json", "--graph",
+        ])
         #expect(run.status == 0, "\(run.errors)")
         let note = try run.object().member("root", as: [String: Any].self)
         #expect(note["title"] as? String == "Some cool title")

@@ -11,7 +11,10 @@ import Testing
 @Suite struct InspectHostileInputTests {
     @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.map(\.path))
     func everyFixtureInspectsAsAKeyedArchiveOrShowsWhyNot(path: String) throws {
-        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let directory = try #require(
+            KeyedArchiveFixtures.directory(),
+            Comment(rawValue: KeyedArchiveFixtures.missingMessage)
+        )
         let file = directory.appendingPathComponent(path).path
         let run = try ToolRun(["inspect", file, "--json"])
         #expect(run.status == 0 || run.status == 1, "\(run.errors)")
@@ -33,14 +36,17 @@ import Testing
     }
 
     @Test(.needsKeyedArchiveFixtures) func archivesWrittenOnApplePlatformsShowTheirObjects() throws {
-        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
+        let directory = try #require(
+            KeyedArchiveFixtures.directory(),
+            Comment(rawValue: KeyedArchiveFixtures.missingMessage)
+        )
         let run = try ToolRun(["inspect", directory.appendingPathComponent("fq/recentapps.sfl2").path])
         #expect(run.status == 0)
         #expect(run.output.contains("NSKeyedArchiver archive (binary property list)"))
         #expect(run.output.contains("root: @1 NSDictionary dictionary, 2 entries"))
         #expect(run.output.contains("\"Name\": @14 \"Terminal\""))
         #expect(run.output.contains("\"visibility\": @11 0"))
-        #expect(run.output.contains("\"visibility\": 0 (shared @11)"))   // one NSNumber object, referenced ten times
+        #expect(run.output.contains("\"visibility\": 0 (shared @11)"))  // one NSNumber object, referenced ten times
         #expect(run.output.contains("\"Bookmark\": @15 data, 680 bytes: 626f6f6ba8020000"))
 
         let note = try ToolRun(["inspect", directory.appendingPathComponent("rust-nskeyedunarchiver/note.plist").path])
@@ -51,17 +57,23 @@ import Testing
     /// Shards run side by side, each in a child process with its own seed.
     static let shards = 4
 
-    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func hostileInputsNeverCrashInspectOrConvert(shard: Int) async throws {
+    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func hostileInputsNeverCrashInspectOrConvert(
+        shard: Int
+    ) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         let cases = Sanitizer.active == nil ? 10_000 : 1_000
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-inspect-fuzz-\(UUID()).log").path
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-inspect-fuzz-\(UUID()).log")
+            .path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let seed = KeyedArchiveFuzz.seed &+ 0x1000 &+ UInt64(shard)
-        let result = await #expect(processExitsWith: .success) { [log = log as String, seed = seed as UInt64, cases = cases as Int, shard = shard as Int] in
+        let result = await #expect(processExitsWith: .success) {
+            [log = log as String, seed = seed as UInt64, cases = cases as Int, shard = shard as Int] in
             InspectionFuzz.run(seed: seed, cases: cases, truncations: shard == 0, log: log)
         }
         if result == nil {
-            Issue.record("shard \(shard) (seed \(seed)) failed; last logged inputs: \(KeyedArchiveFuzz.lastLines(of: log))")
+            Issue.record(
+                "shard \(shard) (seed \(seed)) failed; last logged inputs: \(KeyedArchiveFuzz.lastLines(of: log))"
+            )
         }
     }
 }

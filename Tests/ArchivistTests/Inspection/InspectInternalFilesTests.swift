@@ -1,6 +1,7 @@
 import ArchivistInspection
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `archivist inspect` on a cache root's own `.archivist` files: the size index snapshot, the
@@ -10,7 +11,10 @@ import Testing
     // Runs the archivist tool as a process: macOS and Linux only.
     #if os(macOS) || os(Linux)
     /// The `.archivist` file `name` of the fixture's root, inspected as JSON.
-    static func inspect(_ fixture: ToolRootFixture, _ name: String) throws -> (run: ToolRun, report: [String: Any], fields: [String: Any]) {
+    static func inspect(
+        _ fixture: ToolRootFixture,
+        _ name: String
+    ) throws -> (run: ToolRun, report: [String: Any], fields: [String: Any]) {
         let run = try ToolRun(["inspect", fixture.root.appendingPathComponent(".archivist/" + name).path, "--json"])
         let report = try run.object()
         var fields: [String: Any] = [:]
@@ -44,7 +48,7 @@ import Testing
     @Test func theSnapshotSummaryCountsWhatTheIndexHeldWhenSaved() throws {
         let fixture = try ToolRootFixture()
         let store = try DiskStore.open(at: fixture.root)
-        try store.rebuildIndex()   // a rescan saves a snapshot of every entry
+        try store.rebuildIndex()  // a rescan saves a snapshot of every entry
         let bytes = try [UInt8](Data(contentsOf: fixture.root.appendingPathComponent(".archivist/index")))
         guard case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: bytes) else {
             Issue.record("the snapshot does not read")
@@ -52,10 +56,10 @@ import Testing
         }
         #expect(summary.entries == 6)
         #expect(summary.logicalBytes == fixture.cache.totalSize)
-        #expect(summary.folders == 5)   // one per type folder
+        #expect(summary.folders == 5)  // one per type folder
 
         var damaged = bytes
-        damaged[30] ^= 0xFF   // in the directory, which its checksum covers
+        damaged[30] ^= 0xFF  // in the directory, which its checksum covers
         #expect(DiskStore.internalFileSummary(of: .indexSnapshot, bytes: damaged) == .indexSnapshot(nil))
     }
 
@@ -79,12 +83,17 @@ import Testing
         #expect(report["kind"] as? String == "size index journal")
         #expect((fields["records"] as? NSNumber)?.intValue == summary.records)
 
-        try Data(bytes + [0x40, 0x00]).write(to: journal)   // a writer that died two bytes into a record
-        guard case .journal(let torn) = DiskStore.internalFileSummary(of: .journal, bytes: bytes + [0x40, 0x00]) else { return }
+        try Data(bytes + [0x40, 0x00]).write(to: journal)  // a writer that died two bytes into a record
+        guard case .journal(let torn) = DiskStore.internalFileSummary(of: .journal, bytes: bytes + [0x40, 0x00]) else {
+            return
+        }
         #expect(torn.isDamaged && torn.wholeBytes == bytes.count && torn.records == summary.records)
         let damaged = try ToolRun(["inspect", journal.path])
         #expect(damaged.status == 1)
-        #expect(damaged.output.contains("DAMAGE: after byte \(bytes.count) the journal is not a whole, checked record"), "\(damaged.output)")
+        #expect(
+            damaged.output.contains("DAMAGE: after byte \(bytes.count) the journal is not a whole, checked record"),
+            "\(damaged.output)"
+        )
     }
 
     @Test func theSharedCountersShowTheEpochAndTheProcessesWithTheRootOpen() throws {
@@ -93,9 +102,9 @@ import Testing
         let (run, report, fields) = try Self.inspect(fixture, "shared")
         #expect(run.status == 0, "\(run.output)")
         #expect(report["kind"] as? String == "shared counters")
-        #expect((fields["processes"] as? NSNumber)?.intValue == 1)   // this process
+        #expect((fields["processes"] as? NSNumber)?.intValue == 1)  // this process
         #expect(fields["intent"] as? Bool == false)
-        #expect((fields["statistics"] as? NSNumber)?.intValue == 5)   // the five types the fixture stored
+        #expect((fields["statistics"] as? NSNumber)?.intValue == 5)  // the five types the fixture stored
         let index = try Self.inspect(fixture, "index")
         #expect((fields["epoch"] as? NSNumber)?.uint64Value == (index.fields["epoch"] as? NSNumber)?.uint64Value)
     }
@@ -118,8 +127,10 @@ import Testing
         let run = try ToolRun(["inspect", fixture.root.appendingPathComponent(".archivist").path])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(": cache root's internal folder, "), "\(run.output)")
-        for heading in ["index: size index snapshot", "journal: size index journal", "shared: shared counters",
-                        "dirty: index marker", "lock: root lock file", "trash: 0 items"] {
+        for heading in [
+            "index: size index snapshot", "journal: size index journal", "shared: shared counters",
+            "dirty: index marker", "lock: root lock file", "trash: 0 items",
+        ] {
             #expect(run.output.contains(heading), "\(heading) in \(run.output)")
         }
     }

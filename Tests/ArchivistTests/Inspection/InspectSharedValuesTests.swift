@@ -23,7 +23,9 @@ import Testing
         let json = try ToolRun(["inspect", file.path, "--json"])
         let nodes = try json.object().member("nodes", as: [[String: Any]].self)
         let root = try #require(nodes.first { $0["key"] as? String == "root" })
-        let seen = try #require(try root.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "seen" })
+        let seen = try #require(
+            try root.member("children", as: [[String: Any]].self).first { $0["key"] as? String == "seen" }
+        )
         #expect(seen["kind"] as? String == "bool")
         #expect(seen["value"] as? Bool == true)
         #expect(seen["ref"] as? String == "@2")

@@ -1,6 +1,7 @@
 import ArchivistInspection
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The `archivist` tool as a shell user expects it: errors on standard error and the report
@@ -20,7 +21,7 @@ import Testing
 
         let json = try ToolRun(["inspect", missing, "--json"])
         #expect(json.status == 1)
-        let object = try json.object()   // standard output stays JSON
+        let object = try json.object()  // standard output stays JSON
         #expect(object["path"] as? String == missing)
         #expect((object["error"] as? String)?.contains("no such file") == true, "\(object)")
         #expect(json.errors.contains("no such file"), "\(json.errors)")
@@ -55,7 +56,10 @@ import Testing
         let inside = fixture.root.appendingPathComponent("shared-caches").path
         let ls = try ToolRun(["ls", inside])
         #expect(ls.status == 2)
-        #expect(ls.errors == "archivist ls: \(inside) is inside the cache root \(root); run archivist ls \(root)\n", "\(ls.errors)")
+        #expect(
+            ls.errors == "archivist ls: \(inside) is inside the cache root \(root); run archivist ls \(root)\n",
+            "\(ls.errors)"
+        )
         let verify = try ToolRun(["verify", fixture.root.appendingPathComponent(".archivist").path])
         #expect(verify.errors.contains("run archivist verify \(root)"), "\(verify.errors)")
 
@@ -76,7 +80,10 @@ import Testing
         #expect(run.status == 2)
         #expect(run.output.isEmpty)
         #expect(run.errors.contains("holds no type \"productLits\""), "\(run.errors)")
-        #expect(run.errors.contains("its types: apiStrategy, message, productList, shortLived, userOrderList"), "\(run.errors)")
+        #expect(
+            run.errors.contains("its types: apiStrategy, message, productList, shortLived, userOrderList"),
+            "\(run.errors)"
+        )
         #expect(run.errors.contains(MD5.hexDigest(of: "alice")))
         #expect(fixture.cache.contains(.productList) && fixture.cache.contains(.apiStrategy, parameter: "/v1/orders"))
     }
@@ -85,8 +92,14 @@ import Testing
         let fixture = try ToolRootFixture()
         let run = try ToolRun(["clear", fixture.root.path, "--user", "bob"])
         #expect(run.status == 2)
-        #expect(run.errors.contains("holds nothing of the user \"bob\" (folder \(MD5.hexDigest(of: "bob")))"), "\(run.errors)")
-        #expect(run.errors.contains("its users' folders (the MD5 of each user id): \(MD5.hexDigest(of: "alice"))"), "\(run.errors)")
+        #expect(
+            run.errors.contains("holds nothing of the user \"bob\" (folder \(MD5.hexDigest(of: "bob")))"),
+            "\(run.errors)"
+        )
+        #expect(
+            run.errors.contains("its users' folders (the MD5 of each user id): \(MD5.hexDigest(of: "alice"))"),
+            "\(run.errors)"
+        )
         #expect(fixture.cache.contains(.userOrderList) && fixture.cache.contains(.message))
 
         // Both known, but not together: nothing to clear, and no error.
@@ -116,7 +129,10 @@ import Testing
         let run = try ToolRun(["verify", root.path])
         #expect(run.status == 0, "\(run.output)")
         let lines = run.output.split(separator: "\n")
-        #expect(lines.first?.hasSuffix(": 1 entry, " + Formatting.bytes(Int64(cache.totalSize))) == true, "\(run.output)")
+        #expect(
+            lines.first?.hasSuffix(": 1 entry, " + Formatting.bytes(Int64(cache.totalSize))) == true,
+            "\(run.output)"
+        )
         #expect(lines.contains { $0.hasPrefix("index: 1 entry, ") }, "\(run.output)")
 
         let file = try #require(try cache.info(for: .apiStrategy, parameter: "/one")).fileURL

@@ -14,7 +14,10 @@ import Testing
         let run = try ToolRun(["verify", fixture.root.path])
         #expect(run.status == 0, "\(run.output)")
         let listed = (1...5).map { "shared-caches/foreign-\($0)" }.joined(separator: ", ")
-        #expect(run.output.contains("not Archivist's (left alone): " + listed + (count > 5 ? ", …\n" : "\n")), "\(run.output)")
+        #expect(
+            run.output.contains("not Archivist's (left alone): " + listed + (count > 5 ? ", …\n" : "\n")),
+            "\(run.output)"
+        )
         #expect(!run.output.contains("foreign-6"))
         let json = try ToolRun(["verify", fixture.root.path, "--json"])
         #expect(try json.object().member("foreign", as: [String].self).count == count, "the JSON lists them all")

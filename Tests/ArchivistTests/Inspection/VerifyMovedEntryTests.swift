@@ -1,6 +1,7 @@
 import ArchivistInspection
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// An entry moved into another type's folder — keeping its file name, so it sits exactly where
@@ -16,9 +17,15 @@ import Testing
         // or over the `shortLived` entry.
         let moved = try fixture.file(.productList)
         let typeFolder = moved.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(MD5.hexDigest(of: (replacing ? ShopCache.shortLived : .hots).rawValue), isDirectory: true)
-        try FileManager.default.createDirectory(at: typeFolder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+            .appendingPathComponent(
+                MD5.hexDigest(of: (replacing ? ShopCache.shortLived : .hots).rawValue),
+                isDirectory: true
+            )
+        try FileManager.default.createDirectory(
+            at: typeFolder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let target = typeFolder.appendingPathComponent("value")
         if replacing { try FileManager.default.removeItem(at: target) }
         try FileManager.default.moveItem(at: moved, to: target)
@@ -26,8 +33,10 @@ import Testing
         let run = try ToolRun(["verify", root.path, "--json"])
         #expect(run.status == 1, "\(run.output)")
         let findings = try run.object().member("findings", as: [[String: Any]].self)
-        #expect(findings.contains { $0["path"] as? String == relative(target) && $0["kind"] as? String == "misplaced" },
-                "no misplaced finding for \(relative(target)) in \(findings)")
+        #expect(
+            findings.contains { $0["path"] as? String == relative(target) && $0["kind"] as? String == "misplaced" },
+            "no misplaced finding for \(relative(target)) in \(findings)"
+        )
 
         let repair = try ToolRun(["verify", root.path, "--repair", "--json"])
         #expect(repair.status == 0, "\(repair.output)\n\(repair.errors)")

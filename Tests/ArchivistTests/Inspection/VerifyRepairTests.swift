@@ -23,35 +23,35 @@ import Darwin
         func relative(_ url: URL) -> String { String(url.path.dropFirst(root.path.count + 1)) }
         var expected: [(String, String)] = []
 
-        let flipped = try fixture.file(.productList)                      // a flipped payload byte
+        let flipped = try fixture.file(.productList)  // a flipped payload byte
         var bytes = try Data(contentsOf: flipped)
         bytes[bytes.count - 3] ^= 0x40
         try bytes.write(to: flipped)
         expected.append((relative(flipped), "corrupt"))
 
-        let truncated = try fixture.file(.apiStrategy, "/v1/orders")      // a truncation
+        let truncated = try fixture.file(.apiStrategy, "/v1/orders")  // a truncation
         #expect(truncate(truncated.path, 30) == 0)
         expected.append((relative(truncated), "corrupt"))
-        expected.append((relative(truncated), "index"))                   // its size is not the index's
+        expected.append((relative(truncated), "index"))  // its size is not the index's
 
-        let moved = try fixture.file(.apiStrategy, "/v1/users")           // under another key's name
+        let moved = try fixture.file(.apiStrategy, "/v1/users")  // under another key's name
         let misplaced = moved.deletingLastPathComponent().appendingPathComponent(MD5.hexDigest(of: "/v1/other"))
         try FileManager.default.moveItem(at: moved, to: misplaced)
         expected.append((relative(misplaced), "misplaced"))
-        expected.append((relative(misplaced), "index"))                   // a file the index does not count
-        expected.append((relative(moved), "index"))                       // and a record without its file
+        expected.append((relative(misplaced), "index"))  // a file the index does not count
+        expected.append((relative(moved), "index"))  // and a record without its file
 
-        let replaced = try fixture.file(.shortLived)                      // a folder where an entry belongs
+        let replaced = try fixture.file(.shortLived)  // a folder where an entry belongs
         try FileManager.default.removeItem(at: replaced)
         try FileManager.default.createDirectory(at: replaced, withIntermediateDirectories: false)
         expected.append((relative(replaced), "not a file"))
-        expected.append((relative(replaced), "index"))                    // the index counts an entry file there
+        expected.append((relative(replaced), "index"))  // the index counts an entry file there
 
-        let unlinked = try fixture.file(.userOrderList)                   // the index off: a file gone behind its back
+        let unlinked = try fixture.file(.userOrderList)  // the index off: a file gone behind its back
         #expect(unlink(unlinked.path) == 0)
         expected.append((relative(unlinked), "index"))
 
-        let message = try fixture.file(.message)                          // a flipped header byte
+        let message = try fixture.file(.message)  // a flipped header byte
         var header = try Data(contentsOf: message)
         header[20] ^= 0x01
         try header.write(to: message)
@@ -60,7 +60,10 @@ import Darwin
         // A temporary of a writer long gone (older than TemporaryName.abandonAge).
         let temporary = flipped.deletingLastPathComponent().appendingPathComponent(".tmp-99999.1.2.3")
         try Data(repeating: 1, count: 100).write(to: temporary)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: temporary.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3_600)],
+            ofItemAtPath: temporary.path
+        )
         expected.append((relative(temporary), "stray temporary"))
         return expected
     }
@@ -78,7 +81,10 @@ import Darwin
         #expect(report["damaged"] as? Bool == true)
         let findings = try report.member("findings", as: [[String: Any]].self)
         for (path, kind) in expected {
-            #expect(findings.contains { $0["path"] as? String == path && $0["kind"] as? String == kind }, "no \(kind) finding for \(path) in \(findings)")
+            #expect(
+                findings.contains { $0["path"] as? String == path && $0["kind"] as? String == kind },
+                "no \(kind) finding for \(path) in \(findings)"
+            )
         }
         #expect(findings.count == expected.count, "\(findings)")
         #expect(!run.output.contains("StorageError"), "the reasons name no internal type: \(run.output)")
@@ -94,13 +100,13 @@ import Darwin
     @Test func verifyNamesADamagedEntryByTypeAndParameterWhereItsHeaderReads() throws {
         let fixture = try ToolRootFixture()
         func relative(_ url: URL) -> String { String(url.path.dropFirst(fixture.root.path.count + 1)) }
-        let orders = try fixture.file(.apiStrategy, "/v1/orders")          // the payload cut short
+        let orders = try fixture.file(.apiStrategy, "/v1/orders")  // the payload cut short
         #expect(truncate(orders.path, off_t(ToolRootFixture.size(orders) - 3)) == 0)
-        let products = try fixture.file(.productList)                       // a payload byte flipped
+        let products = try fixture.file(.productList)  // a payload byte flipped
         var bytes = try Data(contentsOf: products)
         bytes[bytes.count - 3] ^= 0x40
         try bytes.write(to: products)
-        let message = try fixture.file(.message)                            // the header's own bytes
+        let message = try fixture.file(.message)  // the header's own bytes
         var header = try Data(contentsOf: message)
         header[20] ^= 0x01
         try header.write(to: message)
@@ -109,17 +115,23 @@ import Darwin
         #expect(run.status == 1)
         let findings = try run.object().member("findings", as: [[String: Any]].self)
         func finding(_ url: URL, _ kind: String) throws -> [String: Any] {
-            try #require(findings.first { $0["path"] as? String == relative(url) && $0["kind"] as? String == kind }, "\(findings)")
+            try #require(
+                findings.first { $0["path"] as? String == relative(url) && $0["kind"] as? String == kind },
+                "\(findings)"
+            )
         }
         #expect(try finding(orders, "corrupt")["type"] as? String == "apiStrategy")
         #expect(try finding(orders, "corrupt")["parameter"] as? String == "/v1/orders")
-        #expect(try finding(orders, "index")["type"] as? String == "apiStrategy")   // its size is not the index's
+        #expect(try finding(orders, "index")["type"] as? String == "apiStrategy")  // its size is not the index's
         #expect(try finding(products, "corrupt")["type"] as? String == "productList")
         #expect(try finding(products, "corrupt")["parameter"] is NSNull)
         #expect(try finding(message, "corrupt")["type"] is NSNull)
 
         let text = try ToolRun(["verify", fixture.root.path])
-        #expect(text.output.contains("  corrupt: apiStrategy \"/v1/orders\" at \(relative(orders)): "), "\(text.output)")
+        #expect(
+            text.output.contains("  corrupt: apiStrategy \"/v1/orders\" at \(relative(orders)): "),
+            "\(text.output)"
+        )
         #expect(text.output.contains("  corrupt: productList at \(relative(products)): "), "\(text.output)")
         #expect(text.output.contains("  corrupt: \(relative(message)): "), "\(text.output)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -15,17 +16,31 @@ import Testing
             return nodes.count - 1
         }
         let null = add(.string("$null"))
-        let instance = add(.dictionary(keys: [add(.string("$class")), add(.string("NS.objects"))],
-                                       values: [add(.uid(2)), add(.array([]))]))
-        let classDescription = add(.dictionary(
-            keys: [add(.string("$classname")), add(.string("$classes")), add(.string("$classhints"))],
-            values: [add(.string("NSArray")), add(.array([add(.string("NSArray")), add(.string("NSObject"))])),
-                     add(.array(hints.map { add(.string($0)) }))]))
+        let instance = add(
+            .dictionary(
+                keys: [add(.string("$class")), add(.string("NS.objects"))],
+                values: [add(.uid(2)), add(.array([]))]
+            )
+        )
+        let classDescription = add(
+            .dictionary(
+                keys: [add(.string("$classname")), add(.string("$classes")), add(.string("$classhints"))],
+                values: [
+                    add(.string("NSArray")), add(.array([add(.string("NSArray")), add(.string("NSObject"))])),
+                    add(.array(hints.map { add(.string($0)) })),
+                ]
+            )
+        )
         let objects = add(.array([null, instance, classDescription]))
         let top = add(.dictionary(keys: [add(.string("root"))], values: [add(.uid(1))]))
-        let root = add(.dictionary(
-            keys: [add(.string("$archiver")), add(.string("$version")), add(.string("$top")), add(.string("$objects"))],
-            values: [add(.string("NSKeyedArchiver")), add(.integer(100_000)), top, objects]))
+        let root = add(
+            .dictionary(
+                keys: [
+                    add(.string("$archiver")), add(.string("$version")), add(.string("$top")), add(.string("$objects")),
+                ],
+                values: [add(.string("NSKeyedArchiver")), add(.integer(100_000)), top, objects]
+            )
+        )
         return Data(BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: root, format: .binary)))
     }
 
@@ -41,7 +56,9 @@ import Testing
         let validation = #expect(throws: ArchiveError.self) { try KeyedArchiverBridge.validate(data) }
         #expect(validation?.code == .disallowedType)
         #expect(validation?.typeName == "Evil")
-        let unarchiving = #expect(throws: ArchiveError.self) { try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data) }
+        let unarchiving = #expect(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)
+        }
         #expect(unarchiving?.code == .disallowedType)
         // Allowing the hinted class is what lets it through.
         #expect(throws: Never.self) { try KeyedArchiverBridge.validate(data, allowedClassNames: ["Evil"]) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -17,7 +18,10 @@ import Testing
 
     @Test func aTopLevelTypeIsNamedModuleDotName() throws {
         #expect(TopLevelKeyedNote().keyedArchiveClassChain == ["ArchivistTests.TopLevelKeyedNote", "NSObject"])
-        #expect(try Self.rootClassName(try KeyedArchiveWriter.archive(TopLevelKeyedNote())) == "ArchivistTests.TopLevelKeyedNote")
+        #expect(
+            try Self.rootClassName(try KeyedArchiveWriter.archive(TopLevelKeyedNote()))
+                == "ArchivistTests.TopLevelKeyedNote"
+        )
         // A class: the name Foundation gives it and finds it by, on every platform.
         #expect(TopLevelKeyedClass().keyedArchiveClassChain.first == NSStringFromClass(TopLevelKeyedClass.self))
         #expect(NSClassFromString(TopLevelKeyedClass().keyedArchiveClassChain[0]) == TopLevelKeyedClass.self)
@@ -46,7 +50,12 @@ import Testing
 
     /// On Apple platforms a nested class's default name is its `NSStringFromClass` (the mangled
     /// runtime name), which Apple's `NSKeyedUnarchiver` resolves.
-    @Test(.enabled(if: !KeyedArchiveValidator.isCorelibsFoundation, "NSStringFromClass names nested classes on Apple platforms only"))
+    @Test(
+        .enabled(
+            if: !KeyedArchiveValidator.isCorelibsFoundation,
+            "NSStringFromClass names nested classes on Apple platforms only"
+        )
+    )
     func aNestedClassIsNamedByTheRuntimeOnApplePlatforms() throws {
         let name = try Self.rootClassName(try KeyedArchiveWriter.archive(KeyedNoteNamespace.NestedClass()))
         #expect(name == NSStringFromClass(KeyedNoteNamespace.NestedClass.self))

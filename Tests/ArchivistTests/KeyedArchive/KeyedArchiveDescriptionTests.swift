@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ArchivistKeyedArchive
 
 /// `KeyedArchive`'s description is one line — root class, object count, size — never its table.
@@ -9,7 +10,8 @@ import Testing
         let data = try KeyedArchiveWriter.encode(strings)
         let archive = try KeyedArchive(data: data)
 
-        let expected = "KeyedArchive(root: NSArray, \(KeyedArchive.grouped(archive.objects.count)) objects, "
+        let expected =
+            "KeyedArchive(root: NSArray, \(KeyedArchive.grouped(archive.objects.count)) objects, "
             + "\(KeyedArchive.size(data.count)))"
         #expect(archive.description == expected)
         #expect(archive.debugDescription == expected)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -32,9 +33,13 @@ import Testing
     @Test(.needsKeyedArchiveFixtures) func theTopKeyNamesTheStart() throws {
         struct Title: Decodable { var title: Int }
         let data = try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/note.plist")
-        let error = try #require(throws: ArchiveError.self) { try KeyedArchive(data: data).decode(Title.self, key: "root") }
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchive(data: data).decode(Title.self, key: "root")
+        }
         #expect(error.codingPath == ["root", "title"])
-        let missing = try #require(throws: ArchiveError.self) { try KeyedArchive(data: data).decode(Title.self, key: "other") }
+        let missing = try #require(throws: ArchiveError.self) {
+            try KeyedArchive(data: data).decode(Title.self, key: "other")
+        }
         #expect(missing.code == .keyNotFound && missing.codingPath == ["$top", "other"])
     }
 
@@ -43,7 +48,11 @@ import Testing
         struct Picky: Decodable {
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: AnyKey.self)
-                throw DecodingError.dataCorruptedError(forKey: AnyKey(stringValue: "title"), in: container, debugDescription: "no")
+                throw DecodingError.dataCorruptedError(
+                    forKey: AnyKey(stringValue: "title"),
+                    in: container,
+                    debugDescription: "no"
+                )
             }
         }
         struct AnyKey: CodingKey {

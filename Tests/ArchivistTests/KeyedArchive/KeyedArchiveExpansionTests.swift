@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -23,7 +24,9 @@ import Testing
     @Test func billionLaughsOfTwoKilobytesIsRefused() throws {
         let data = Data(KeyedArchiveDAGs.doubling(.array, levels: 64))
         #expect(data.count < 3_000)
-        let error = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.unarchive(NSArray.self, from: data) }
+        let error = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+        }
         #expect(error.code == .limitExceeded(.objectCount))
     }
 
@@ -117,7 +120,9 @@ import Testing
         indirect enum Nest: Decodable, KeyedArchiveDecodable, Equatable {
             case node([Nest])
             init(from decoder: any Decoder) throws { self = .node(try [Nest](from: decoder)) }
-            init(from unarchiver: KeyedArchiveUnarchiver) throws { self = .node(try unarchiver.decodeElements(of: Nest.self)) }
+            init(from unarchiver: KeyedArchiveUnarchiver) throws {
+                self = .node(try unarchiver.decodeElements(of: Nest.self))
+            }
             var count: Int { if case .node(let children) = self { 1 + children.map(\.count).reduce(0, +) } else { 0 } }
         }
         let data = Data(KeyedArchiveDAGs.doubling(.array, levels: 8))
@@ -129,7 +134,9 @@ import Testing
         #expect(try KeyedArchive(data: data, limits: limits).unarchive(Nest.self).count == 255)
         limits.maxObjectCount = 254
         let archive = try KeyedArchive(data: data, limits: limits)
-        for decode in [{ _ = try archive.decode(Untouched.self) }, { _ = try archive.unarchive(Untouched.self) }] as [() throws -> Void] {
+        for decode in [{ _ = try archive.decode(Untouched.self) }, { _ = try archive.unarchive(Untouched.self) }]
+            as [() throws -> Void]
+        {
             let error = #expect(throws: ArchiveError.self) { try decode() }
             #expect(error?.code == .limitExceeded(.objectCount))
         }

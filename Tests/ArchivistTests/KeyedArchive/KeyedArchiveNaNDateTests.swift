@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -11,9 +12,14 @@ import Testing
     /// Archives holding `seconds` as a date: in `$objects` as a plist date, as an `NSDate`
     /// instance's `NS.time`, and as an instance's inline date field.
     static func archives(_ seconds: Double) -> [(name: String, data: Data)] {
-        [("$objects date", KeyedArchiverBridgeValueTests.binaryArchive(element: .date(seconds))),
-         ("NSDate NS.time", KeyedArchiverBridgeValueTests.binaryArchive(element: .real(seconds), elementClass: "NSDate")),
-         ("inline field", KeyedArchiveReaderFuzzFindingsTests.archive(withInlineDate: seconds))]
+        [
+            ("$objects date", KeyedArchiverBridgeValueTests.binaryArchive(element: .date(seconds))),
+            (
+                "NSDate NS.time",
+                KeyedArchiverBridgeValueTests.binaryArchive(element: .real(seconds), elementClass: "NSDate")
+            ),
+            ("inline field", KeyedArchiveReaderFuzzFindingsTests.archive(withInlineDate: seconds)),
+        ]
     }
 
     @Test(arguments: [Double.nan, -.nan, Double(bitPattern: 0x7FF0_0000_0000_0001)])
@@ -22,8 +28,10 @@ import Testing
             let readerError = #expect(throws: ArchiveError.self, "\(name)") { try KeyedArchive(data: data) }
             #expect(readerError?.code == .corrupt, "\(name): \(String(describing: readerError))")
             #expect(readerError?.codingPath.first == "$objects", "\(name): \(String(describing: readerError))")
-            if name != "inline field" {   // the validator needs a root of an allowed class
-                let validatorError = #expect(throws: ArchiveError.self, "\(name)") { try KeyedArchiverBridge.validate(data) }
+            if name != "inline field" {  // the validator needs a root of an allowed class
+                let validatorError = #expect(throws: ArchiveError.self, "\(name)") {
+                    try KeyedArchiverBridge.validate(data)
+                }
                 #expect(validatorError?.code == .corrupt, "\(name)")
             }
         }
@@ -33,9 +41,20 @@ import Testing
     func otherDatesAreReadByBoth(seconds: Double) throws {
         struct Note: Decodable { var when: Date }
         let archives = Self.archives(seconds)
-        #expect(try KeyedArchive.decode([Date].self, from: archives[0].data) == [Date(timeIntervalSinceReferenceDate: seconds)])
-        #expect(try KeyedArchive.decode([Date].self, from: archives[1].data) == [Date(timeIntervalSinceReferenceDate: seconds)])
-        #expect(try KeyedArchive.decode(Note.self, from: archives[2].data).when == Date(timeIntervalSinceReferenceDate: seconds))
+        #expect(
+            try KeyedArchive.decode([Date].self, from: archives[0].data) == [
+                Date(timeIntervalSinceReferenceDate: seconds)
+            ]
+        )
+        #expect(
+            try KeyedArchive.decode([Date].self, from: archives[1].data) == [
+                Date(timeIntervalSinceReferenceDate: seconds)
+            ]
+        )
+        #expect(
+            try KeyedArchive.decode(Note.self, from: archives[2].data).when
+                == Date(timeIntervalSinceReferenceDate: seconds)
+        )
         _ = try KeyedArchiverBridge.validate(archives[0].data)
         _ = try KeyedArchiverBridge.validate(archives[1].data)
     }
@@ -59,7 +78,10 @@ import Testing
             document.nodes[document.root] = .dictionary(keys: Array(keys) + [key], values: Array(values) + [nan])
             return Data(BinaryPropertyListWriter.write(document))
         }
-        return [("unreferenced object", try archive(extraRootKey: false)), ("extra root key", try archive(extraRootKey: true))]
+        return [
+            ("unreferenced object", try archive(extraRootKey: false)),
+            ("extra root key", try archive(extraRootKey: true)),
+        ]
     }
 
     @Test func aNaNDateTheReaderNeverReadsIsRefusedOnEveryPath() throws {
@@ -87,8 +109,10 @@ import Testing
     @Test func theWriterRefusesANaNDate() throws {
         struct Note: Encodable { var when: Date }
         let nan = Date(timeIntervalSinceReferenceDate: .nan)
-        for write in [{ try KeyedArchiveWriter.encode(nan) }, { try KeyedArchiveWriter.encode(Note(when: nan)) },
-                      { try KeyedArchiveWriter.encode([nan]) }, { try KeyedArchiveWriter.archive(nan) }] as [() throws -> Data] {
+        for write in [
+            { try KeyedArchiveWriter.encode(nan) }, { try KeyedArchiveWriter.encode(Note(when: nan)) },
+            { try KeyedArchiveWriter.encode([nan]) }, { try KeyedArchiveWriter.archive(nan) },
+        ] as [() throws -> Data] {
             let error = #expect(throws: ArchiveError.self) { try write() }
             #expect(error?.code == .invalidValue)
         }

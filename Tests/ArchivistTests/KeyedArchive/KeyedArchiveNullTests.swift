@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -47,11 +48,18 @@ import Testing
     }
 
     @Test func nsNullInAnArrayReachesTheElementType() throws {
-        let data = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: [foundationNull, "hello"]), requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(
+            withRootObject: NSArray(array: [foundationNull, "hello"]),
+            requiringSecureCoding: true
+        )
         #expect(try KeyedArchive.decode([AnyValue].self, from: data) == [.null, .string("hello")])
         #expect(try KeyedArchive.decode(AnyValue.self, from: data) == .array([.null, .string("hello")]))
         // JSONDecoder reads the same shape the same way.
-        #expect(try JSONDecoder().decode([AnyValue].self, from: Data(#"[null, "hello"]"#.utf8)) == [.null, .string("hello")])
+        #expect(
+            try JSONDecoder().decode([AnyValue].self, from: Data(#"[null, "hello"]"#.utf8)) == [
+                .null, .string("hello"),
+            ]
+        )
     }
 
     @Test func nsNullUnderAKeyReachesTheFieldType() throws {
@@ -59,11 +67,18 @@ import Testing
             var note: AnyValue
             var rest: AnyValue
         }
-        let root = NSDictionary(dictionary: ["note": foundationNull, "rest": NSArray(array: [foundationNull, NSNumber(value: 2.5)])])
+        let root = NSDictionary(dictionary: [
+            "note": foundationNull, "rest": NSArray(array: [foundationNull, NSNumber(value: 2.5)]),
+        ])
         let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
-        #expect(try KeyedArchive.decode(Record.self, from: data) == Record(note: .null, rest: .array([.null, .number(2.5)])))
-        #expect(try KeyedArchive.decode(AnyValue.self, from: data)
-                    == .object(["note": .null, "rest": .array([.null, .number(2.5)])]))
+        #expect(
+            try KeyedArchive.decode(Record.self, from: data)
+                == Record(note: .null, rest: .array([.null, .number(2.5)]))
+        )
+        #expect(
+            try KeyedArchive.decode(AnyValue.self, from: data)
+                == .object(["note": .null, "rest": .array([.null, .number(2.5)])])
+        )
     }
 
     @Test func nullReferencesReachTheTypeToo() throws {
@@ -89,7 +104,9 @@ import Testing
         let root = NSArray(array: [NSDictionary(dictionary: ["value": foundationNull])])
         let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         func expectValueNotFound<Value: Decodable>(_ type: Value.Type) {
-            let error = #expect(throws: ArchiveError.self, "\(Value.self)") { try KeyedArchive.decode([Holder<Value>].self, from: data) }
+            let error = #expect(throws: ArchiveError.self, "\(Value.self)") {
+                try KeyedArchive.decode([Holder<Value>].self, from: data)
+            }
             #expect(error?.code == .valueNotFound, "\(Value.self): \(String(describing: error))")
             #expect(error?.codingPath == ["root", "[0]", "value"], "\(Value.self): \(String(describing: error))")
         }
@@ -106,9 +123,14 @@ import Testing
         #expect(try KeyedArchive.decode([Holder<AnyValue>].self, from: data).map(\.value) == [.null])
         #expect(try KeyedArchive.decode([Holder<Int?>].self, from: data).map(\.value) == [nil])
 
-        let elements = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: [foundationNull, "a"]), requiringSecureCoding: true)
-        for decode in [{ _ = try KeyedArchive.decode([String].self, from: elements) },
-                       { _ = try KeyedArchive.decode([Point].self, from: elements) }] as [() throws -> Void] {
+        let elements = try NSKeyedArchiver.archivedData(
+            withRootObject: NSArray(array: [foundationNull, "a"]),
+            requiringSecureCoding: true
+        )
+        for decode in [
+            { _ = try KeyedArchive.decode([String].self, from: elements) },
+            { _ = try KeyedArchive.decode([Point].self, from: elements) },
+        ] as [() throws -> Void] {
             let error = #expect(throws: ArchiveError.self) { try decode() }
             #expect(error?.code == .valueNotFound, "\(String(describing: error))")
             #expect(error?.codingPath == ["root", "[0]"], "\(String(describing: error))")

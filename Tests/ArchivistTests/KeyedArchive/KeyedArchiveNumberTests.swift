@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -51,30 +52,40 @@ import Testing
 
     static func taskRecords(_ count: Int) -> [TaskRecord] {
         (0..<count).map { i in
-            TaskRecord(id: i, title: "task \(i)", done: i % 3 == 0, estimate: Double(i % 5) / (i % 2 == 0 ? 1 : 2),
-                       count: i % 7, priority: UInt8(i % 4), note: i % 4 == 0 ? nil : "note \(i)",
-                       parent: i % 5 == 0 ? nil : i / 5, tags: (0..<(i % 3)).map { "tag \($0)" },
-                       scores: [Double(i % 2), 0.5, Double(i % 3)])
+            TaskRecord(
+                id: i,
+                title: "task \(i)",
+                done: i % 3 == 0,
+                estimate: Double(i % 5) / (i % 2 == 0 ? 1 : 2),
+                count: i % 7,
+                priority: UInt8(i % 4),
+                note: i % 4 == 0 ? nil : "note \(i)",
+                parent: i % 5 == 0 ? nil : i / 5,
+                tags: (0..<(i % 3)).map { "tag \($0)" },
+                scores: [Double(i % 2), 0.5, Double(i % 3)]
+            )
         }
     }
 
     /// Foundation's own archive of 200 records: numbers, flags, nulls and nested arrays.
     @Test func foundationsArchiveOfOrdinaryRecordsDecodes() throws {
         let records = Self.taskRecords(200)
-        let root = NSArray(array: records.map { record -> NSDictionary in
-            let values: [(String, Any)] = [
-                ("id", NSNumber(value: record.id)), ("title", NSString(string: record.title)),
-                ("done", NSNumber(value: record.done)), ("estimate", NSNumber(value: record.estimate)),
-                ("count", NSNumber(value: record.count)), ("priority", NSNumber(value: record.priority)),
-                ("note", record.note.map { NSString(string: $0) as Any } ?? foundationNull),
-                ("parent", record.parent.map { NSNumber(value: $0) as Any } ?? foundationNull),
-                ("tags", NSArray(array: record.tags.map { NSString(string: $0) })),
-                ("scores", NSArray(array: record.scores.map { NSNumber(value: $0) })),
-            ]
-            let dictionary = NSMutableDictionary()
-            for (key, value) in values { dictionary.setObject(value, forKey: NSString(string: key)) }
-            return dictionary
-        })
+        let root = NSArray(
+            array: records.map { record -> NSDictionary in
+                let values: [(String, Any)] = [
+                    ("id", NSNumber(value: record.id)), ("title", NSString(string: record.title)),
+                    ("done", NSNumber(value: record.done)), ("estimate", NSNumber(value: record.estimate)),
+                    ("count", NSNumber(value: record.count)), ("priority", NSNumber(value: record.priority)),
+                    ("note", record.note.map { NSString(string: $0) as Any } ?? foundationNull),
+                    ("parent", record.parent.map { NSNumber(value: $0) as Any } ?? foundationNull),
+                    ("tags", NSArray(array: record.tags.map { NSString(string: $0) })),
+                    ("scores", NSArray(array: record.scores.map { NSNumber(value: $0) })),
+                ]
+                let dictionary = NSMutableDictionary()
+                for (key, value) in values { dictionary.setObject(value, forKey: NSString(string: key)) }
+                return dictionary
+            }
+        )
         let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         #expect(try KeyedArchiverBridge.decode([TaskRecord].self, from: data) == records)
@@ -84,8 +95,10 @@ import Testing
     /// objects, read into a `Codable` struct and through the NSCoder-shaped API.
     @Test func foundationsArchiveOfClassInstancesDecodes() throws {
         let records = Self.taskRecords(60)
-        let data = try NSKeyedArchiver.archivedData(withRootObject: NSArray(array: records.map(NumberedTask.init)),
-                                                    requiringSecureCoding: true)
+        let data = try NSKeyedArchiver.archivedData(
+            withRootObject: NSArray(array: records.map(NumberedTask.init)),
+            requiringSecureCoding: true
+        )
         #expect(try KeyedArchive.decode([TaskRecord].self, from: data) == records)
         let read = try KeyedArchive(data: data).unarchive([CoderTask].self)
         #expect(read.map(\.record) == records.map { CoderTask(record: $0).record })
@@ -96,22 +109,31 @@ import Testing
     struct CoderTask: KeyedArchiveDecodable {
         var record: [String: Double]
         init(record: TaskRecord) {
-            self.record = ["id": Double(record.id), "done": record.done ? 1 : 0, "estimate": record.estimate,
-                           "count": Double(record.count), "priority": Double(record.priority)]
+            self.record = [
+                "id": Double(record.id), "done": record.done ? 1 : 0, "estimate": record.estimate,
+                "count": Double(record.count), "priority": Double(record.priority),
+            ]
         }
         init(from unarchiver: KeyedArchiveUnarchiver) throws {
             let done = try unarchiver.decodeBool(forKey: "done")
             #expect(try unarchiver.decodeInt64(forKey: "done") == (done ? 1 : 0))
             #expect(try unarchiver.decodeDouble(forKey: "done") == (done ? 1 : 0))
             #expect(try unarchiver.decodeObject(of: Int.self, forKey: "done") == (done ? 1 : 0))
-            #expect(try unarchiver.decodeObject(of: Double.self, forKey: "count") == Double(try unarchiver.decodeInteger(forKey: "count")))
+            #expect(
+                try unarchiver.decodeObject(of: Double.self, forKey: "count")
+                    == Double(try unarchiver.decodeInteger(forKey: "count"))
+            )
             let count = try unarchiver.decodeObject(of: Int64.self, forKey: "count")
             #expect(count == Int64(try unarchiver.decodeInt32(forKey: "count")))
-            if count == 0 || count == 1 { #expect(try unarchiver.decodeObject(of: Bool.self, forKey: "count") == (count == 1)) }
-            record = ["id": Double(try unarchiver.decodeInteger(forKey: "id")), "done": done ? 1 : 0,
-                      "estimate": try unarchiver.decodeDouble(forKey: "estimate"),
-                      "count": Double(try unarchiver.decodeInt64(forKey: "count")),
-                      "priority": Double(try unarchiver.decodeFloat(forKey: "priority"))]
+            if count == 0 || count == 1 {
+                #expect(try unarchiver.decodeObject(of: Bool.self, forKey: "count") == (count == 1))
+            }
+            record = [
+                "id": Double(try unarchiver.decodeInteger(forKey: "id")), "done": done ? 1 : 0,
+                "estimate": try unarchiver.decodeDouble(forKey: "estimate"),
+                "count": Double(try unarchiver.decodeInt64(forKey: "count")),
+                "priority": Double(try unarchiver.decodeFloat(forKey: "priority")),
+            ]
         }
     }
 
@@ -128,19 +150,36 @@ import Testing
     }
 
     @Test func everyKindOfNumberReadsWhereItsValueFits() throws {
-        #expect(try Self.read([.bool(true), .bool(false), .real(1), .real(-2), .integer(3)], as: [Int].self) == [1, 0, 1, -2, 3])
+        #expect(
+            try Self.read([.bool(true), .bool(false), .real(1), .real(-2), .integer(3)], as: [Int].self) == [
+                1, 0, 1, -2, 3,
+            ]
+        )
         #expect(try Self.read([.bool(true), .real(255), .integer(0)], as: [UInt8].self) == [1, 255, 0])
         #expect(try Self.read([.bool(true), .integer(-7), .real(0.25)], as: [Double].self) == [1, -7, 0.25])
-        #expect(try Self.read([.integer(1), .integer(0), .real(1), .real(0), .bool(true)], as: [Bool].self)
-                    == [true, false, true, false, true])
-        #expect(try Self.read([.unsignedInteger(.max), .bool(true), .real(0x1p63)], as: [UInt64].self) == [.max, 1, 1 << 63])
-        #expect(try Self.read([.real(0.1), .integer(3), .bool(false), .real(.infinity)], as: [Float].self) == [0.1, 3, 0, .infinity])
-        #expect(try Self.read([.integer(-(1 << 53)), .unsignedInteger(1 << 63 + 1 << 62)], as: [Double].self)
-                    == [-0x1p53, 0x1.8p63])
+        #expect(
+            try Self.read([.integer(1), .integer(0), .real(1), .real(0), .bool(true)], as: [Bool].self)
+                == [true, false, true, false, true]
+        )
+        #expect(
+            try Self.read([.unsignedInteger(.max), .bool(true), .real(0x1p63)], as: [UInt64].self) == [
+                .max, 1, 1 << 63,
+            ]
+        )
+        #expect(
+            try Self.read([.real(0.1), .integer(3), .bool(false), .real(.infinity)], as: [Float].self) == [
+                0.1, 3, 0, .infinity,
+            ]
+        )
+        #expect(
+            try Self.read([.integer(-(1 << 53)), .unsignedInteger(1 << 63 + 1 << 62)], as: [Double].self)
+                == [-0x1p53, 0x1.8p63]
+        )
     }
 
     @Test(arguments: [
-        (PropertyListDocument.Node.real(1.5), "Int"), (.real(.nan), "Int"), (.real(0x1p63), "Int"), (.integer(300), "UInt8"),
+        (PropertyListDocument.Node.real(1.5), "Int"), (.real(.nan), "Int"), (.real(0x1p63), "Int"),
+        (.integer(300), "UInt8"),
         (.integer(-1), "UInt"), (.bool(true), "String"), (.integer(2), "Bool"), (.real(0.5), "Bool"),
         (.integer((1 << 53) + 1), "Double"), (.unsignedInteger(.max), "Int64"), (.real(1e40), "Float"),
     ])
@@ -180,7 +219,10 @@ import Testing
             var count: Int, flag: Bool, id: Int, ratio: Double, boxed: Bool, boxedFlag: UInt8
         }
         let data = try KeyedArchiveWriter.archive(Inline())
-        #expect(try KeyedArchive.decode(Task.self, from: data) == Task(count: 1, flag: true, id: 2, ratio: 0, boxed: true, boxedFlag: 1))
+        #expect(
+            try KeyedArchive.decode(Task.self, from: data)
+                == Task(count: 1, flag: true, id: 2, ratio: 0, boxed: true, boxedFlag: 1)
+        )
     }
 
     /// The NSCoder-shaped scalar reads refuse what does not fit, naming the key.
@@ -198,8 +240,11 @@ import Testing
                 #expect(try unarchiver.decodeDouble(forKey: "yes") == 1)
                 #expect(try unarchiver.decodeBool(forKey: "yes"))
                 #expect(try unarchiver.decodeFloat(forKey: "half") == 1.5)
-                for read in [{ _ = try unarchiver.decodeInt64(forKey: "half") }, { _ = try unarchiver.decodeBool(forKey: "two") },
-                             { _ = try unarchiver.decodeBool(forKey: "half") }] as [() throws -> Void] {
+                for read in [
+                    { _ = try unarchiver.decodeInt64(forKey: "half") },
+                    { _ = try unarchiver.decodeBool(forKey: "two") },
+                    { _ = try unarchiver.decodeBool(forKey: "half") },
+                ] as [() throws -> Void] {
                     let error = #expect(throws: ArchiveError.self) { try read() }
                     #expect(error?.code == .typeMismatch)
                     #expect(error?.codingPath.first == "root")

@@ -1,32 +1,60 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
 /// A random acyclic graph of Foundation values, in the three forms the tests compare: our
 /// writer's input, Foundation objects, and the tree our reader must unfold to.
 indirect enum RandomKeyedValue: KeyedArchiveEncodable {
-    case string(String), integer(Int64), real(Double), data(Data), date(Date), uuid(UUID), url(String), null
-    case array([RandomKeyedValue]), set(Set<String>), dictionary([String: RandomKeyedValue])
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case url(String)
+    case null
+    case array([RandomKeyedValue])
+    case set(Set<String>)
+    case dictionary([String: RandomKeyedValue])
 
     static func random(depth: Int, using rng: inout SplitMix64) -> RandomKeyedValue {
-        func text() -> String { String((0..<Int.random(in: 0...6, using: &rng)).map { _ in "aé✉z0".randomElement(using: &rng)! }) }
+        func text() -> String {
+            String((0..<Int.random(in: 0...6, using: &rng)).map { _ in "aé✉z0".randomElement(using: &rng)! })
+        }
         let kinds = depth > 0 ? 11 : 8
         switch Int.random(in: 0..<kinds, using: &rng) {
         case 0: return .string(text())
         case 1: return .integer(Int64.random(in: -1 << 40...1 << 40, using: &rng))
         case 2: return .real(Double(Int.random(in: -10_000...10_000, using: &rng)) + 0.25)
-        case 3: return .data(Data((0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
-        case 4: return .date(Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000_000, using: &rng)) + 0.5))
+        case 3:
+            return .data(
+                Data((0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            )
+        case 4:
+            return .date(
+                Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000_000, using: &rng)) + 0.5)
+            )
         case 5:
             var bytes = [UInt8](repeating: 0, count: 16)
             for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &rng) }
-            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
-                                     bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
-        case 6: return .url("https://example.com/p\(Int.random(in: 0...999, using: &rng))?q=\(Int.random(in: 0...9, using: &rng))")
+            return .uuid(
+                UUID(
+                    uuid: (
+                        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                        bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                    )
+                )
+            )
+        case 6:
+            return .url(
+                "https://example.com/p\(Int.random(in: 0...999, using: &rng))?q=\(Int.random(in: 0...9, using: &rng))"
+            )
         case 7: return .null
-        case 8: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in random(depth: depth - 1, using: &rng) })
+        case 8:
+            return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in random(depth: depth - 1, using: &rng) })
         case 9: return .set(Set((0..<Int.random(in: 0...4, using: &rng)).map { _ in text() }))
         default:
             var entries: [String: RandomKeyedValue] = [:]
@@ -65,7 +93,8 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
         case .null: foundationNull
         case .array(let values): NSArray(array: values.map(\.foundation))
         case .set(let values): NSSet(array: Array(values))
-        case .dictionary(let values): NSDictionary(objects: Array(values.values.map(\.foundation)), forKeys: Array(values.keys) as [NSString])
+        case .dictionary(let values):
+            NSDictionary(objects: Array(values.values.map(\.foundation)), forKeys: Array(values.keys) as [NSString])
         }
     }
 
@@ -80,7 +109,8 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
         case .url(let value): .url(value)
         case .null: .nsNull
         case .array(let values): .array(values.map(\.tree))
-        case .set(let values): .set(values.map { KeyedArchiveTree.string($0) }.sorted { String(describing: $0) < String(describing: $1) })
+        case .set(let values):
+            .set(values.map { KeyedArchiveTree.string($0) }.sorted { String(describing: $0) < String(describing: $1) })
         case .dictionary(let values): .dictionary(values.mapValues(\.tree))
         }
     }
@@ -103,6 +133,9 @@ indirect enum RandomKeyedValue: KeyedArchiveEncodable {
 
         let theirs = try NSKeyedArchiver.archivedData(withRootObject: value.foundation, requiringSecureCoding: true)
         let theirsRead = try KeyedArchive(data: theirs)
-        #expect(try KeyedArchiveTree(theirsRead, try #require(theirsRead.root)) == expected, "Foundation's writer, our reader")
+        #expect(
+            try KeyedArchiveTree(theirsRead, try #require(theirsRead.root)) == expected,
+            "Foundation's writer, our reader"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -15,9 +16,20 @@ import Testing
     }
 
     @Test(.needsKeyedArchiveFixtures) func codableStructDecodesFromFixture() throws {
-        let foo = try KeyedArchive.decode(Foo.self, from: try KeyedArchiveFixtures.data("bpylist2/complex_archive.plist"))
-        #expect(foo == Foo(title: "yo", count: 42, active: true, categories: ["banana", "apple"],
-                           metadata: ["fruit": "kiwi", "veg": "asparagus"]))
+        let foo = try KeyedArchive.decode(
+            Foo.self,
+            from: try KeyedArchiveFixtures.data("bpylist2/complex_archive.plist")
+        )
+        #expect(
+            foo
+                == Foo(
+                    title: "yo",
+                    count: 42,
+                    active: true,
+                    categories: ["banana", "apple"],
+                    metadata: ["fruit": "kiwi", "veg": "asparagus"]
+                )
+        )
     }
 
     @Test(.needsKeyedArchiveFixtures) func foundationValuesDecodeAsSwiftValues() throws {
@@ -39,7 +51,10 @@ import Testing
     }
 
     @Test(.needsKeyedArchiveFixtures) func optionalReferenceChainsDecode() throws {
-        let node = try KeyedArchive.decode(Node.self, from: try KeyedArchiveFixtures.data("bpylist2/recursive_archive.plist"))
+        let node = try KeyedArchive.decode(
+            Node.self,
+            from: try KeyedArchiveFixtures.data("bpylist2/recursive_archive.plist")
+        )
         #expect(node.title == "hello")
         #expect(node.recursive?.title == "yo")
         #expect(node.recursive?.recursive == nil)
@@ -150,14 +165,19 @@ import Testing
         let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
         let archive = try KeyedArchive(data: data)
         let tree = try KeyedArchiveTree(archive, try #require(archive.root))
-        #expect(tree == .dictionary([
-            "string": .string("héllo ✉︎"), "mutableString": .string("mutable"), "int": .integer(-1_234_567_890_123),
-            "double": .real(2.5), "date": .date(date), "data": .data(Data([0, 1, 2, 255])),
-            "array": .array([.string("a"), .integer(1)]), "mutableArray": .array([.string("m")]),
-            "set": .set([.string("x"), .string("y")]), "orderedSet": .orderedSet([.string("p"), .string("q")]),
-            "uuid": .uuid("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), "url": .url("https://example.com/dir/file.txt"),
-            "null": .nsNull, "nested": .dictionary(["k": .string("v")]),
-        ]))
+        #expect(
+            tree
+                == .dictionary([
+                    "string": .string("héllo ✉︎"), "mutableString": .string("mutable"),
+                    "int": .integer(-1_234_567_890_123),
+                    "double": .real(2.5), "date": .date(date), "data": .data(Data([0, 1, 2, 255])),
+                    "array": .array([.string("a"), .integer(1)]), "mutableArray": .array([.string("m")]),
+                    "set": .set([.string("x"), .string("y")]), "orderedSet": .orderedSet([.string("p"), .string("q")]),
+                    "uuid": .uuid("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"),
+                    "url": .url("https://example.com/dir/file.txt"),
+                    "null": .nsNull, "nested": .dictionary(["k": .string("v")]),
+                ])
+        )
     }
 
     @Test func codableStructDecodesFromFoundationsArchiveOfACustomClass() throws {
@@ -191,7 +211,9 @@ import Testing
                 children = []
                 while !container.isAtEnd { children.append(try container.decode(Nest.self)) }
             }
-            init(from unarchiver: KeyedArchiveUnarchiver) throws { children = try unarchiver.decodeElements(of: Nest.self) }
+            init(from unarchiver: KeyedArchiveUnarchiver) throws {
+                children = try unarchiver.decodeElements(of: Nest.self)
+            }
         }
         var limits = ArchiveLimits()
         limits.maxObjectCount = 10_000

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -14,16 +15,28 @@ import Testing
             return nodes.count - 1
         }
         let null = add(.string("$null"))
-        let instance = add(.dictionary(keys: [add(.string("$class")), add(.string("when"))],
-                                       values: [add(.uid(2)), add(.date(seconds))]))
-        let classDescription = add(.dictionary(
-            keys: [add(.string("$classname")), add(.string("$classes"))],
-            values: [add(.string("Note")), add(.array([add(.string("Note")), add(.string("NSObject"))]))]))
+        let instance = add(
+            .dictionary(
+                keys: [add(.string("$class")), add(.string("when"))],
+                values: [add(.uid(2)), add(.date(seconds))]
+            )
+        )
+        let classDescription = add(
+            .dictionary(
+                keys: [add(.string("$classname")), add(.string("$classes"))],
+                values: [add(.string("Note")), add(.array([add(.string("Note")), add(.string("NSObject"))]))]
+            )
+        )
         let objects = add(.array([null, instance, classDescription]))
         let top = add(.dictionary(keys: [add(.string("root"))], values: [add(.uid(1))]))
-        let root = add(.dictionary(
-            keys: [add(.string("$archiver")), add(.string("$version")), add(.string("$top")), add(.string("$objects"))],
-            values: [add(.string("NSKeyedArchiver")), add(.integer(100_000)), top, objects]))
+        let root = add(
+            .dictionary(
+                keys: [
+                    add(.string("$archiver")), add(.string("$version")), add(.string("$top")), add(.string("$objects")),
+                ],
+                values: [add(.string("NSKeyedArchiver")), add(.integer(100_000)), top, objects]
+            )
+        )
         return Data(BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: root, format: .binary)))
     }
 
@@ -42,7 +55,8 @@ import Testing
             }
             for seconds in [Double.nan, -.nan, .infinity, 1e300, -1e300] {
                 do {
-                    _ = try KeyedArchive(data: KeyedArchiveReaderFuzzFindingsTests.archive(withInlineDate: seconds)).decode(Note.self)
+                    _ = try KeyedArchive(data: KeyedArchiveReaderFuzzFindingsTests.archive(withInlineDate: seconds))
+                        .decode(Note.self)
                     exit(2)
                 } catch let error as ArchiveError where error.code == (seconds.isNaN ? .corrupt : .typeMismatch) {
                     continue

@@ -16,27 +16,35 @@ import Testing
 
     /// All cases of the run, over every shard.
     static var cases: Int {
-        if let cases = ProcessInfo.processInfo.environment["ARCHIVIST_READER_FUZZ_CASES"].flatMap(Int.init) { return cases }
+        if let cases = ProcessInfo.processInfo.environment["ARCHIVIST_READER_FUZZ_CASES"].flatMap(Int.init) {
+            return cases
+        }
         return Sanitizer.active == nil ? 100_000 : 10_000
     }
 
     /// Shard `shard`'s seed: the committed seed plus the shard, so every shard is reproducible alone.
     static func seed(ofShard shard: Int) -> UInt64 { KeyedArchiveFuzz.seed &+ UInt64(shard) }
 
-    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func seededMutationsGiveTypedAnswers(shard: Int) async throws {
+    @Test(.needsKeyedArchiveFixtures, arguments: 0..<shards) func seededMutationsGiveTypedAnswers(
+        shard: Int
+    ) async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-reader-fuzz-\(UUID()).log").path
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("archivist-reader-fuzz-\(UUID()).log")
+            .path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let seed = Self.seed(ofShard: shard)
         let cases = Self.cases / Self.shards + (shard == 0 ? Self.cases % Self.shards : 0)
-        let result = await #expect(processExitsWith: .success) { [log = log as String, seed = seed as UInt64, cases = cases as Int] in
+        let result = await #expect(processExitsWith: .success) {
+            [log = log as String, seed = seed as UInt64, cases = cases as Int] in
             KeyedArchiveFuzz.runReader(seeds: [seed], cases: cases, log: log)
         }
         if result == nil {
-            Issue.record("""
+            Issue.record(
+                """
                 shard \(shard) (seed \(seed), \(cases) cases) failed; last logged rounds: \(KeyedArchiveFuzz.lastLines(of: log)). \
                 Replay a round with KeyedArchiveFuzz.mutation(of:using:) from SplitMix64(seed: \(seed)).
-                """)
+                """
+            )
         }
     }
 }

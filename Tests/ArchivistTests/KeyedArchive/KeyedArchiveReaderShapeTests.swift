@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -16,7 +17,8 @@ import Testing
         let objects = instances.map { fields in
             "<dict><key>$class</key>\(uid(2))" + fields.map { "<key>\($0.0)</key>\($0.1)" }.joined() + "</dict>"
         }.joined()
-        return Data("""
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(3))</dict>\
@@ -25,7 +27,8 @@ import Testing
             <dict><key>$classname</key><string>Pair</string></dict>\
             <dict><key>$class</key>\(uid(1))<key>NS.objects</key><array>\(elements)</array></dict>\
             \(objects)</array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     struct Pair: Decodable, Equatable {
@@ -62,10 +65,12 @@ import Testing
             #expect(instance.field(forKey: "$class") == nil)
             #expect(instance.field(forKey: "nam") == nil)
         }
-        #expect(try archive.decode([Pair].self) == [
-            Pair(name: 1, count: 10), Pair(name: 2, count: 20), Pair(name: 3, count: 30, extra: 300),
-            Pair(name: 4, count: 40), Pair(name: 5, count: 50, extra: 500), Pair(name: 6, count: 60),
-        ])
+        #expect(
+            try archive.decode([Pair].self) == [
+                Pair(name: 1, count: 10), Pair(name: 2, count: 20), Pair(name: 3, count: 30, extra: 300),
+                Pair(name: 4, count: 40), Pair(name: 5, count: 50, extra: 500), Pair(name: 6, count: 60),
+            ]
+        )
     }
 
     /// A key written twice is refused in any instance, also after instances of the same class
@@ -89,7 +94,10 @@ import Testing
         struct Shape: Decodable, Equatable {
             var kind: Int
             var size: Int
-            init(kind: Int, size: Int) { self.kind = kind; self.size = size }
+            init(kind: Int, size: Int) {
+                self.kind = kind
+                self.size = size
+            }
             enum CodingKeys: String, CodingKey { case kind, width, radius }
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -103,9 +111,11 @@ import Testing
             [("width", Self.int(8)), ("kind", Self.int(0))],
             [("kind", Self.int(1)), ("radius", Self.int(9))],
         ])
-        #expect(try KeyedArchive(data: data).decode([Shape].self) == [
-            Shape(kind: 1, size: 5), Shape(kind: 0, size: 7), Shape(kind: 0, size: 8), Shape(kind: 1, size: 9),
-        ])
+        #expect(
+            try KeyedArchive(data: data).decode([Shape].self) == [
+                Shape(kind: 1, size: 5), Shape(kind: 0, size: 7), Shape(kind: 0, size: 8), Shape(kind: 1, size: 9),
+            ]
+        )
     }
 
     /// Key lookups keep `String` equality: a stored name that is canonically equivalent to
@@ -134,7 +144,11 @@ import Testing
     /// Our writer's binary archives store each key string once, so instances match their
     /// shape by key node: a round trip of many instances reads back what was written.
     @Test func sharedKeyNodesRoundTrip() throws {
-        struct Row: Codable, Equatable { var id: Int; var label: String; var flag: Bool }
+        struct Row: Codable, Equatable {
+            var id: Int
+            var label: String
+            var flag: Bool
+        }
         let rows = (0..<50).map { Row(id: $0, label: "row \($0)", flag: $0 % 3 == 0) }
         #expect(try KeyedArchive.decode([Row].self, from: try KeyedArchiveWriter.encode(rows)) == rows)
     }

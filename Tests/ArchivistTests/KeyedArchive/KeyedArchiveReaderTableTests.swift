@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -10,8 +11,10 @@ import Testing
     /// An NSURL whose `NS.base` is an NSURL earlier in `$objects`: resolved against it.
     @Test func urlBaseEarlierInObjects() throws {
         // 3: the root array of 6; 4: the base URL (string 5); 6: the URL (string 7) on base 4.
-        let data = URLs.archive([URLs.array([6]), URLs.url(base: 0, relative: 5), URLs.string("https://example.com/a/"),
-                                 URLs.url(base: 4, relative: 7), URLs.string("b/c.txt")])
+        let data = URLs.archive([
+            URLs.array([6]), URLs.url(base: 0, relative: 5), URLs.string("https://example.com/a/"),
+            URLs.url(base: 4, relative: 7), URLs.string("b/c.txt"),
+        ])
         let archive = try KeyedArchive(data: data)
         #expect(archive[KeyedArchiveReference(6)] == .url(relative: "b/c.txt", base: KeyedArchiveReference(4)))
         #expect(try archive.url(at: KeyedArchiveReference(6)).absoluteString == "https://example.com/a/b/c.txt")
@@ -22,14 +25,16 @@ import Testing
     static func wideInstance(fields count: Int) -> Data {
         let uid = { (value: Int) in "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
         let fields = (0..<count).map { "<key>f\($0)</key><integer>\($0 * 10)</integer>" }.joined()
-        return Data("""
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(2))</dict>\
             <key>$objects</key><array><string>$null</string>\
             <dict><key>$classname</key><string>Wide</string></dict>\
             <dict><key>$class</key>\(uid(1))\(fields)</dict></array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     /// `field(forKey:)` finds what `fields` holds, below and above the width at which the

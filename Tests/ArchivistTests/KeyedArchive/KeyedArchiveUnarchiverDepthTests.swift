@@ -1,7 +1,8 @@
+import Archivist
 import Foundation
 import Testing
+
 @testable import ArchivistKeyedArchive
-import Archivist
 
 /// The NSCoder-shaped unarchiver stops at `ArchiveLimits.maxDepth` exactly: a chain of that
 /// many objects decodes, one more throws `.limitExceeded(.depth)` — with small limits, so a
@@ -27,8 +28,12 @@ import Archivist
     }
 
     static func length(of link: Link) -> Int {
-        var count = 1, cursor = link
-        while let next = cursor.next { count += 1; cursor = next }
+        var count = 1
+        var cursor = link
+        while let next = cursor.next {
+            count += 1
+            cursor = next
+        }
         return count
     }
 

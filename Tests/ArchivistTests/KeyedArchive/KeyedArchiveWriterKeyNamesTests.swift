@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -40,7 +41,7 @@ struct KeyedOptionals: Codable, Equatable, KeyedArchiveClassNamed {
         KeyedOptionals(a: "a1", b: "b1", c: nil),
         KeyedOptionals(a: "a2", b: nil, c: "c2"),
         KeyedOptionals(a: nil, b: "b3", c: "c3"),
-        KeyedOptionals(a: "a4", b: "b4", c: nil),   // the first instance's names again
+        KeyedOptionals(a: "a4", b: "b4", c: nil),  // the first instance's names again
     ]
 
     @Test func instancesWithAsManyFieldsButOtherNamesKeepTheirOwn() throws {

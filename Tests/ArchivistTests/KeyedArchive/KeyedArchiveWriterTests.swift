@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -84,10 +85,14 @@ final class KeyedRing: KeyedArchiveEncodable {
         let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
         let relative = URL(string: "file.txt", relativeTo: URL(string: "https://example.com/dir/"))!
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive("héllo ✉︎")) as? String == "héllo ✉︎")
-        #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(-1_234_567_890_123)) as? Int == -1_234_567_890_123)
+        #expect(
+            try Self.foundationRoot(try KeyedArchiveWriter.archive(-1_234_567_890_123)) as? Int == -1_234_567_890_123
+        )
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(2.5)) as? Double == 2.5)
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(true)) as? Bool == true)
-        #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(Data([0, 1, 255]))) as? Data == Data([0, 1, 255]))
+        #expect(
+            try Self.foundationRoot(try KeyedArchiveWriter.archive(Data([0, 1, 255]))) as? Data == Data([0, 1, 255])
+        )
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(date)) as? Date == date)
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(uuid)) as? UUID == uuid)
         let url = try #require(try Self.foundationRoot(try KeyedArchiveWriter.archive(relative)) as? NSURL)
@@ -96,15 +101,25 @@ final class KeyedRing: KeyedArchiveEncodable {
         #expect(url.baseURL?.absoluteString == "https://example.com/dir/")
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(["a", "b"])) as? [String] == ["a", "b"])
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(Set([1, 2, 3]))) as? Set<Int> == [1, 2, 3])
-        #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(["k": 1, "j": 2])) as? [String: Int] == ["k": 1, "j": 2])
+        #expect(
+            try Self.foundationRoot(try KeyedArchiveWriter.archive(["k": 1, "j": 2])) as? [String: Int] == [
+                "k": 1, "j": 2,
+            ]
+        )
         #expect(try Self.foundationRoot(try KeyedArchiveWriter.archive(KeyedArchiveNull())) is NSNull)
         let nested = try #require(try Self.foundationRoot(try KeyedArchiveWriter.archive([["x": [date]]])) as? NSArray)
         #expect(((nested[0] as? NSDictionary)?["x"] as? NSArray)?[0] as? Date == date)
     }
 
     @Test func customClassIsReadByFoundation() throws {
-        let note = KeyedNote(title: "first", count: 42, flag: true, score: 0.5, tags: ["a", "b"],
-                        next: [KeyedNote(title: "second", count: -1, flag: false, score: 2, tags: [])])
+        let note = KeyedNote(
+            title: "first",
+            count: 42,
+            flag: true,
+            score: 0.5,
+            tags: ["a", "b"],
+            next: [KeyedNote(title: "second", count: -1, flag: false, score: 2, tags: [])]
+        )
         let data = try KeyedArchiveWriter.archive(note)
         let decoded = try #require(try Self.foundationRoot(data) as? WireNote)
         #expect(decoded.title == "first" && decoded.count == 42 && decoded.flag && decoded.score == 0.5)
@@ -119,7 +134,10 @@ final class KeyedRing: KeyedArchiveEncodable {
         let note = KeyedCodableNote(title: "coded", count: 7, flag: true, score: 1.25, tags: ["t"])
         let data = try KeyedArchiveWriter.encode(note)
         let decoded = try #require(try Self.foundationRoot(data) as? WireNote)
-        #expect(decoded.title == "coded" && decoded.count == 7 && decoded.flag && decoded.score == 1.25 && decoded.tags == ["t"])
+        #expect(
+            decoded.title == "coded" && decoded.count == 7 && decoded.flag && decoded.score == 1.25
+                && decoded.tags == ["t"]
+        )
         #expect(try KeyedArchive.decode(KeyedCodableNote.self, from: data) == note)
     }
 
@@ -131,7 +149,13 @@ final class KeyedRing: KeyedArchiveEncodable {
             var nested: [String: Double]
             var missing: String?
         }
-        let plain = Plain(name: "p", values: [1, 2], when: Date(timeIntervalSinceReferenceDate: 5), nested: ["x": 1.5], missing: nil)
+        let plain = Plain(
+            name: "p",
+            values: [1, 2],
+            when: Date(timeIntervalSinceReferenceDate: 5),
+            nested: ["x": 1.5],
+            missing: nil
+        )
         let data = try KeyedArchiveWriter.encode(plain)
         let dictionary = try #require(try Self.foundationRoot(data) as? NSDictionary)
         #expect(dictionary["name"] as? String == "p")
@@ -148,12 +172,13 @@ final class KeyedRing: KeyedArchiveEncodable {
         let second = KeyedRing(name: "b")
         first.next = second
         second.next = first
-        defer { second.next = nil }   // break the cycle, or LeakSanitizer reports the pair
+        defer { second.next = nil }  // break the cycle, or LeakSanitizer reports the pair
         let data = try KeyedArchiveWriter.archive(first)
         let archive = try KeyedArchive(data: data)
         let root = try #require(archive.root)
         guard case .instance(let a) = archive[root], case .reference(let toB)? = a.fields["next"],
-              case .instance(let b) = archive[toB], case .reference(let back)? = b.fields["next"] else {
+            case .instance(let b) = archive[toB], case .reference(let back)? = b.fields["next"]
+        else {
             Issue.record("unexpected shape")
             return
         }
@@ -169,7 +194,10 @@ final class KeyedRing: KeyedArchiveEncodable {
         let shared = KeyedRing(name: "shared")
         let data = try KeyedArchiveWriter.archive([shared, shared])
         let archive = try KeyedArchive(data: data)
-        guard case .array(let elements) = archive[try #require(archive.root)] else { Issue.record("not an array"); return }
+        guard case .array(let elements) = archive[try #require(archive.root)] else {
+            Issue.record("not an array")
+            return
+        }
         #expect(elements.count == 2 && elements[0] == elements[1])
     }
 
@@ -185,7 +213,9 @@ final class KeyedRing: KeyedArchiveEncodable {
         #expect(depth.code == .limitExceeded(.depth))
         limits = ArchiveLimits()
         limits.maxObjectCount = 10
-        let count = try #require(throws: ArchiveError.self) { try KeyedArchiveWriter.archive(Array(0..<100), limits: limits) }
+        let count = try #require(throws: ArchiveError.self) {
+            try KeyedArchiveWriter.archive(Array(0..<100), limits: limits)
+        }
         #expect(count.code == .limitExceeded(.objectCount))
     }
 
@@ -211,7 +241,9 @@ final class KeyedRing: KeyedArchiveEncodable {
         // A single value larger than the limit.
         var limits = ArchiveLimits()
         limits.maxTotalBytes = 1_000
-        let large = #expect(throws: ArchiveError.self) { try KeyedArchiveWriter.encode(Data(count: 4_096), limits: limits) }
+        let large = #expect(throws: ArchiveError.self) {
+            try KeyedArchiveWriter.encode(Data(count: 4_096), limits: limits)
+        }
         #expect(large?.code == .limitExceeded(.totalBytes))
     }
 

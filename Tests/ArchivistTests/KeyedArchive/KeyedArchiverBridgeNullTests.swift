@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ArchivistKeyedArchive
 
 /// corelibs' `NSNull` instances are all equal but hash by identity, so `NSKeyedArchiver` traps
@@ -12,7 +13,8 @@ import Testing
         func uid(_ value: Int) -> String { "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
         let classObject = count + 3
         let nulls = String(repeating: "<dict><key>$class</key>\(uid(classObject))</dict>", count: count)
-        return Data("""
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(1))</dict>\
@@ -22,11 +24,14 @@ import Testing
             \(nulls)\
             <dict><key>$classname</key><string>NSArray</string></dict>\
             <dict><key>$classname</key><string>NSNull</string></dict></array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     @Test func everyNullOfAnUnarchivedGraphIsOneInstance() throws {
-        let array = try #require(try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: Self.archive(nullObjects: 40)) as? NSArray)
+        let array = try #require(
+            try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: Self.archive(nullObjects: 40)) as? NSArray
+        )
         #expect(array.count == 40)
         let instances = Set(array.map { ObjectIdentifier($0 as AnyObject) })
         #expect(instances.count == 1)
@@ -36,7 +41,9 @@ import Testing
         // Each round's graph is new objects, so a second null instance would get a new chance to
         // collide; 40 nulls trap corelibs' archiver in most rounds.
         for _ in 0..<20 {
-            let array = try #require(try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: Self.archive(nullObjects: 40)) as? NSArray)
+            let array = try #require(
+                try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: Self.archive(nullObjects: 40)) as? NSArray
+            )
             let again = try KeyedArchiverBridge.archive(array)
             let back = try #require(try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: again) as? NSArray)
             #expect(back.count == 40)

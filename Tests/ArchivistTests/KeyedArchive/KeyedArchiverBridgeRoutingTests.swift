@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -20,15 +21,21 @@ import Testing
             case .string: return NSString(string: "héllo, wörld ✉︎")
             case .mutableString: return NSMutableString(string: "mutable")
             case .emptyString: return NSString(string: "")
-            case .integers: return NSArray(array: [3, 300, 70_000, NSNumber(value: 3_000_000_000 as Int64), -1, -7,
-                                                   NSNumber(value: Int64.max), NSNumber(value: Int64.min), NSNumber(value: Int8(4))])
+            case .integers:
+                return NSArray(array: [
+                    3, 300, 70_000, NSNumber(value: 3_000_000_000 as Int64), -1, -7,
+                    NSNumber(value: Int64.max), NSNumber(value: Int64.min), NSNumber(value: Int8(4)),
+                ])
             case .unsignedMax: return NSNumber(value: UInt64.max)
             case .double: return NSArray(array: [2.5, -0.0, 1e300, Double.infinity, 0.1])
             case .bool: return NSArray(array: [NSNumber(value: true), NSNumber(value: false)])
             case .data: return NSData(data: Data((0..<300).map { UInt8($0 % 256) }))
             case .mutableData: return NSMutableData(data: Data([1, 2, 3]))
             case .emptyData: return NSData()
-            case .date: return NSArray(array: [NSDate(timeIntervalSinceReferenceDate: 123_456.5), NSDate(timeIntervalSinceReferenceDate: -1e9)])
+            case .date:
+                return NSArray(array: [
+                    NSDate(timeIntervalSinceReferenceDate: 123_456.5), NSDate(timeIntervalSinceReferenceDate: -1e9),
+                ])
             case .uuid: return NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
             case .absoluteURL: return NSURL(string: "https://example.com/a?b=c#d")!
             case .urlWithBase: return NSURL(string: "guide/intro.html", relativeTo: base as URL)!
@@ -39,13 +46,19 @@ import Testing
             case .array: return NSArray(array: ["a", 1, 2.5, NSArray(array: ["inner"])])
             case .mutableArray: return NSMutableArray(array: ["a", NSMutableArray(array: [1])])
             case .emptyArray: return NSArray()
-            case .dictionary: return NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": 1])])
-            case .mutableDictionary: return NSMutableDictionary(dictionary: ["k": NSMutableDictionary(dictionary: ["x": 1])])
+            case .dictionary:
+                return NSDictionary(dictionary: ["k": "v", "n": 3, "nested": NSDictionary(dictionary: ["x": 1])])
+            case .mutableDictionary:
+                return NSMutableDictionary(dictionary: ["k": NSMutableDictionary(dictionary: ["x": 1])])
             case .emptyDictionary: return NSDictionary()
             case .nonStringKeys:
-                return NSDictionary(objects: ["number", "date", "uuid", "null", "url"],
-                                    forKeys: [NSNumber(value: 7), NSDate(timeIntervalSinceReferenceDate: 5),
-                                              NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, foundationNull, base])
+                return NSDictionary(
+                    objects: ["number", "date", "uuid", "null", "url"],
+                    forKeys: [
+                        NSNumber(value: 7), NSDate(timeIntervalSinceReferenceDate: 5),
+                        NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, foundationNull, base,
+                    ]
+                )
             case .set: return NSSet(array: [1, 2, "three", NSDate(timeIntervalSinceReferenceDate: 4)])
             case .mutableSet: return NSMutableSet(array: [1, "two"])
             case .emptySet: return NSSet()
@@ -54,7 +67,11 @@ import Testing
             case .emptyOrderedSet: return NSOrderedSet()
             case .nested:
                 return NSDictionary(dictionary: [
-                    "list": NSArray(array: [NSDictionary(dictionary: ["deep": NSArray(array: [NSSet(array: [1]), NSOrderedSet(array: [2])])])]),
+                    "list": NSArray(array: [
+                        NSDictionary(dictionary: [
+                            "deep": NSArray(array: [NSSet(array: [1]), NSOrderedSet(array: [2])])
+                        ])
+                    ]),
                     "empty": NSArray(array: [NSArray(), NSDictionary(), NSSet()]),
                 ])
             case .sharedString:
@@ -68,7 +85,8 @@ import Testing
                 return NSArray(array: [
                     "s", NSMutableString(string: "m"), 1, 2.5, NSNumber(value: true), NSData(data: Data([9])),
                     NSMutableData(data: Data([8])), NSDate(timeIntervalSinceReferenceDate: 1), NSUUID(), base,
-                    NSURL(string: "x", relativeTo: base as URL)!, foundationNull, NSArray(), NSMutableArray(), NSDictionary(),
+                    NSURL(string: "x", relativeTo: base as URL)!, foundationNull, NSArray(), NSMutableArray(),
+                    NSDictionary(),
                     NSMutableDictionary(), NSSet(), NSMutableSet(), NSOrderedSet(),
                     // Not empty: corelibs' equal ordered sets hash apart, and NSKeyedArchiver may trap on two.
                     NSMutableOrderedSet(array: ["m"]),
@@ -78,8 +96,18 @@ import Testing
     }
 
     private static func bothPaths(_ data: Data) throws -> (pureSwift: Any, foundation: Any) {
-        let pure = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data, limits: .init(), pureSwiftValues: true)
-        let foundation = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data, limits: .init(), pureSwiftValues: false)
+        let pure = try KeyedArchiverBridge.unarchiveObject(
+            ofClasses: [],
+            from: data,
+            limits: .init(),
+            pureSwiftValues: true
+        )
+        let foundation = try KeyedArchiverBridge.unarchiveObject(
+            ofClasses: [],
+            from: data,
+            limits: .init(),
+            pureSwiftValues: false
+        )
         return (pure, foundation)
     }
 
@@ -96,9 +124,15 @@ import Testing
         let data = Self.archive(sample.object, xml: xml)
         let summary = try KeyedArchiverBridge.validate(data)
         // Only value classes: the pure-Swift path applies (on corelibs it is what the bridge uses).
-        let validated = try KeyedArchiveValidator(allowedClassNames: KeyedArchiverBridge.foundationValueClassNames, limits: .init(),
-                                                  requiredTopKey: "root").validate(data)
-        #expect(try KeyedArchiverBridge.foundationValueRoot(of: validated, limits: .init()) != nil, "\(summary.classNames)")
+        let validated = try KeyedArchiveValidator(
+            allowedClassNames: KeyedArchiverBridge.foundationValueClassNames,
+            limits: .init(),
+            requiredTopKey: "root"
+        ).validate(data)
+        #expect(
+            try KeyedArchiverBridge.foundationValueRoot(of: validated, limits: .init()) != nil,
+            "\(summary.classNames)"
+        )
         let (pure, foundation) = try Self.bothPaths(data)
         #expect(ObjectShape(pure) == ObjectShape(foundation))
         // corelibs' NSDictionary equality over keys of mixed classes depends on the process's
@@ -115,12 +149,15 @@ import Testing
     /// subscripts, casts) bridges to a fresh Swift value, so what callers see is equal values,
     /// and the root keeps its archived class, mutable when the archive says so.
     @Test func sharedObjectsAndMutableRoots() throws {
-        let data = Self.archive(NSMutableArray(array: [Sample.sharedCollections.object, Sample.sharedCollections.object]))
+        let data = Self.archive(
+            NSMutableArray(array: [Sample.sharedCollections.object, Sample.sharedCollections.object])
+        )
         let (pure, foundation) = try Self.bothPaths(data)
         for root in [pure, foundation] {
             let array = try #require(root as? NSMutableArray)
             let copies = try #require(array.object(at: 0) as? [Any])
-            let first = try #require(copies[0] as? [String: Any]), second = try #require(copies[1] as? [String: Any])
+            let first = try #require(copies[0] as? [String: Any])
+            let second = try #require(copies[1] as? [String: Any])
             #expect((first["a"] as? [Any])?.count == 2 && (second["b"] as? [Any])?.count == 2)
             array.add("added")
             #expect(array.count == 3)
@@ -128,7 +165,9 @@ import Testing
     }
 
     @Test func casting() throws {
-        let data = Self.archive(NSDictionary(dictionary: ["name": "x", "count": 3, "tags": NSArray(array: ["a", "b"])]))
+        let data = Self.archive(
+            NSDictionary(dictionary: ["name": "x", "count": 3, "tags": NSArray(array: ["a", "b"])])
+        )
         for root in [try Self.bothPaths(data).pureSwift, try Self.bothPaths(data).foundation] {
             let dictionary = try #require(root as? [String: Any])
             #expect(dictionary["name"] as? String == "x")
@@ -137,7 +176,9 @@ import Testing
         }
         let typed = try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data)
         #expect(typed["name"] as? String == "x")
-        let mismatch = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.unarchive(NSArray.self, from: data) }
+        let mismatch = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.unarchive(NSArray.self, from: data)
+        }
         #expect(mismatch.code == .typeMismatch)
     }
 
@@ -147,23 +188,31 @@ import Testing
     @Test func floatNumbersAreEqualButDouble() throws {
         let data = Self.archive(NSArray(array: [NSNumber(value: Float(0.1)), NSNumber(value: Float(2.5))]))
         let (pure, foundation) = try Self.bothPaths(data)
-        let lhs = try #require(pure as? NSArray), rhs = try #require(foundation as? NSArray)
+        let lhs = try #require(pure as? NSArray)
+        let rhs = try #require(foundation as? NSArray)
         #expect(lhs.isEqual(rhs))
         for index in 0..<2 {
-            let a = try #require(lhs[index] as? NSNumber), b = try #require(rhs[index] as? NSNumber)
+            let a = try #require(lhs[index] as? NSNumber)
+            let b = try #require(rhs[index] as? NSNumber)
             #expect(a.floatValue == b.floatValue && a.doubleValue == b.doubleValue)
         }
     }
 
-    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.filter { $0.outcome.description == "decodes" }.map(\.path))
+    @Test(
+        .needsKeyedArchiveFixtures,
+        arguments: KeyedArchiveFixtures.expectations.filter { $0.outcome.description == "decodes" }.map(\.path)
+    )
     func decodingFixtureReadsTheSameThroughBothPaths(path: String) throws {
         let data = try KeyedArchiveFixtures.data(path)
         let (pure, foundation) = try Self.bothPaths(data)
         #expect(ObjectShape(pure) == ObjectShape(foundation))
         // Every one but the archive whose root is a plain plist dictionary (with bare UIDs inside,
         // which only Foundation's private type represents) takes the pure-Swift path.
-        let validated = try KeyedArchiveValidator(allowedClassNames: KeyedArchiverBridge.foundationValueClassNames, limits: .init(),
-                                                  requiredTopKey: "root").validate(data)
+        let validated = try KeyedArchiveValidator(
+            allowedClassNames: KeyedArchiverBridge.foundationValueClassNames,
+            limits: .init(),
+            requiredTopKey: "root"
+        ).validate(data)
         let built = try KeyedArchiverBridge.foundationValueRoot(of: validated, limits: .init())
         #expect((built != nil) == (path != "bpylist2/missing_uid_archive.plist"))
     }
@@ -172,7 +221,8 @@ import Testing
         let letter = SecureLetter(content: "hi", sent: Date(timeIntervalSinceReferenceDate: 1))
         let data = try KeyedArchiverBridge.archive(NSArray(array: [letter, "text"]))
         let names = KeyedArchiverBridge.foundationValueClassNames.union([NSStringFromClass(SecureLetter.self)])
-        let validated = try KeyedArchiveValidator(allowedClassNames: names, limits: .init(), requiredTopKey: "root").validate(data)
+        let validated = try KeyedArchiveValidator(allowedClassNames: names, limits: .init(), requiredTopKey: "root")
+            .validate(data)
         #expect(try KeyedArchiverBridge.foundationValueRoot(of: validated, limits: .init()) == nil)
         let array = try KeyedArchiverBridge.unarchive(NSArray.self, from: data, allowedClasses: [SecureLetter.self])
         #expect((array[0] as? SecureLetter)?.content == "hi")
@@ -190,21 +240,31 @@ import Testing
             }
         }
         #expect(code(Data(KeyedArchiveDAGs.doubling(.array, levels: 64))) == .limitExceeded(.objectCount))
-        #expect(code(try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist")) == .unresolvedReference)
+        #expect(
+            code(try KeyedArchiveFixtures.data("rust-nskeyedunarchiver/circularReference.plist"))
+                == .unresolvedReference
+        )
         let valid = Self.archive(Sample.nested.object)
         for length in stride(from: 0, to: valid.count, by: 7) {
             #expect(code(valid.prefix(length)) != nil, "prefix \(length)")
         }
         // $top.root is $null: nil, on both paths.
-        let nullRoot = Data("""
+        let nullRoot = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>\
             <key>$archiver</key><string>NSKeyedArchiver</string><key>$version</key><integer>100000</integer>\
             <key>$top</key><dict><key>root</key><dict><key>CF$UID</key><integer>0</integer></dict></dict>\
             <key>$objects</key><array><string>$null</string></array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
         for pureSwift in [true, false] {
             let error = try #require(throws: ArchiveError.self) {
-                try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: nullRoot, limits: .init(), pureSwiftValues: pureSwift)
+                try KeyedArchiverBridge.unarchiveObject(
+                    ofClasses: [],
+                    from: nullRoot,
+                    limits: .init(),
+                    pureSwiftValues: pureSwift
+                )
             }
             #expect(error.code == .valueNotFound)
         }
@@ -227,15 +287,18 @@ struct ObjectShape: Equatable, CustomStringConvertible {
             }
             return "\(name){\(entries.sorted().joined(separator: ", "))}"
         case let array as NSArray:
-            return "\(name)[\((0..<array.count).map { describe(array.object(at: $0) as AnyObject) }.joined(separator: ", "))]"
+            return
+                "\(name)[\((0..<array.count).map { describe(array.object(at: $0) as AnyObject) }.joined(separator: ", "))]"
         case let set as NSOrderedSet:
-            return "\(name)<\((0..<set.count).map { describe(set.object(at: $0) as AnyObject) }.joined(separator: ", "))>"
+            return
+                "\(name)<\((0..<set.count).map { describe(set.object(at: $0) as AnyObject) }.joined(separator: ", "))>"
         case let set as NSSet:
             return "\(name){\(set.allObjects.map { describe($0 as AnyObject) }.sorted().joined(separator: ", "))}"
         case let number as NSNumber:
             return "\(name)(\(number) \(String(cString: number.objCType)))"
         case let url as NSURL:
-            return "\(name)(\(url.relativeString) | \(url.baseURL.map { describe($0 as NSURL) } ?? "-") | \(url.absoluteString))"
+            return
+                "\(name)(\(url.relativeString) | \(url.baseURL.map { describe($0 as NSURL) } ?? "-") | \(url.absoluteString))"
         case let date as NSDate:
             return "\(name)(\(date.timeIntervalSinceReferenceDate))"
         case let data as NSData:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -18,7 +19,8 @@ final class SecureLetter: NSObject, NSSecureCoding {
 
     required init?(coder: NSCoder) {
         guard let content = coder.decodeObject(of: NSString.self, forKey: "content") as String?,
-              let sent = coder.decodeObject(of: NSDate.self, forKey: "sent") as Date? else { return nil }
+            let sent = coder.decodeObject(of: NSDate.self, forKey: "sent") as Date?
+        else { return nil }
         self.content = content
         self.sent = sent
         reply = coder.decodeObject(of: SecureLetter.self, forKey: "reply")
@@ -56,8 +58,11 @@ enum FoundationValue: String, CaseIterable, Sendable {
     // MARK: Round trips
 
     @Test func letterRoundTrips() throws {
-        let letter = SecureLetter(content: "Dear Alice", sent: Date(timeIntervalSince1970: 1_000),
-                            reply: SecureLetter(content: "Dear Bob", sent: Date(timeIntervalSince1970: 2_000)))
+        let letter = SecureLetter(
+            content: "Dear Alice",
+            sent: Date(timeIntervalSince1970: 1_000),
+            reply: SecureLetter(content: "Dear Bob", sent: Date(timeIntervalSince1970: 2_000))
+        )
         let data = try KeyedArchiverBridge.archive(letter)
         let copy = try KeyedArchiverBridge.unarchive(SecureLetter.self, from: data)
         #expect(copy.content == "Dear Alice")
@@ -83,9 +88,15 @@ enum FoundationValue: String, CaseIterable, Sendable {
     }
 
     @Test func validateSummarizesAnArchive() throws {
-        let letter = SecureLetter(content: "a", sent: Date(timeIntervalSince1970: 0), reply: SecureLetter(content: "b", sent: Date()))
+        let letter = SecureLetter(
+            content: "a",
+            sent: Date(timeIntervalSince1970: 0),
+            reply: SecureLetter(content: "b", sent: Date())
+        )
         let summary = try KeyedArchiverBridge.validate(
-            try KeyedArchiverBridge.archive(letter), allowedClassNames: [NSStringFromClass(SecureLetter.self)])
+            try KeyedArchiverBridge.archive(letter),
+            allowedClassNames: [NSStringFromClass(SecureLetter.self)]
+        )
         #expect(summary.format == .binary)
         #expect(summary.classNames == [NSStringFromClass(SecureLetter.self), "NSDate"])
         #expect(summary.instanceCount == 4)
@@ -129,8 +140,11 @@ enum FoundationValue: String, CaseIterable, Sendable {
         let plist = try PropertyListSerialization.propertyList(from: archive, format: nil)
         var bytes = [UInt8](try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0))
         // "$objects" and "$version" have the same length: renaming one repeats the other.
-        let from = Array("$objects".utf8), to = Array("$version".utf8)
-        let start = try #require((0...(bytes.count - from.count)).first { Array(bytes[$0..<($0 + from.count)]) == from })
+        let from = Array("$objects".utf8)
+        let to = Array("$version".utf8)
+        let start = try #require(
+            (0...(bytes.count - from.count)).first { Array(bytes[$0..<($0 + from.count)]) == from }
+        )
         bytes.replaceSubrange(start..<(start + from.count), with: to)
         let error = try #require(throws: ArchiveError.self) {
             try KeyedArchiverBridge.unarchive(SecureLetter.self, from: Data(bytes))
@@ -174,7 +188,10 @@ enum FoundationValue: String, CaseIterable, Sendable {
                 return try KeyedArchiverBridge.unarchive(NSMutableArray.self, from: data)
             }
             refused(.limitExceeded(.depth)) {
-                try KeyedArchiverBridge.unarchive(NSArray.self, from: Data(KeyedArchiveChains.binaryChain(depth: 100_000)))
+                try KeyedArchiverBridge.unarchive(
+                    NSArray.self,
+                    from: Data(KeyedArchiveChains.binaryChain(depth: 100_000))
+                )
             }
         }
     }
@@ -208,14 +225,20 @@ enum FoundationValue: String, CaseIterable, Sendable {
     }
 
     @Test func dictionaryOfFallibleInstancesIsRefusedOnLinux() throws {
-        let data = try KeyedArchiverBridge.archive(NSDictionary(dictionary: ["k": SecureLetter(content: "x", sent: Date())]))
+        let data = try KeyedArchiverBridge.archive(
+            NSDictionary(dictionary: ["k": SecureLetter(content: "x", sent: Date())])
+        )
         if KeyedArchiveValidator.isCorelibsFoundation {
             let error = try #require(throws: ArchiveError.self) {
                 try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data, allowedClasses: [SecureLetter.self])
             }
             #expect(error.code == .disallowedType)
         } else {
-            let copy = try KeyedArchiverBridge.unarchive(NSDictionary.self, from: data, allowedClasses: [SecureLetter.self])
+            let copy = try KeyedArchiverBridge.unarchive(
+                NSDictionary.self,
+                from: data,
+                allowedClasses: [SecureLetter.self]
+            )
             #expect((copy["k"] as? SecureLetter)?.content == "x")
         }
     }
@@ -223,14 +246,21 @@ enum FoundationValue: String, CaseIterable, Sendable {
     // MARK: Fixtures
 
     @Test(.needsKeyedArchiveFixtures) func fixtureFolderHoldsTheExpectedFiles() throws {
-        let directory = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
-        let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }
+        let directory = try #require(
+            KeyedArchiveFixtures.directory(),
+            Comment(rawValue: KeyedArchiveFixtures.missingMessage)
+        )
+        let files =
+            FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }
             .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".txt") && $0.contains(".") } ?? []
         #expect(Set(files) == Set(KeyedArchiveFixtures.paths))
         #expect(KeyedArchiveFixtures.paths.count == 28)
     }
 
-    @Test(.needsKeyedArchiveFixtures, arguments: KeyedArchiveFixtures.expectations.map { ($0.path, $0.outcome.description) })
+    @Test(
+        .needsKeyedArchiveFixtures,
+        arguments: KeyedArchiveFixtures.expectations.map { ($0.path, $0.outcome.description) }
+    )
     func fixtureDecodesOrThrowsTypedError(path: String, expected: String) throws {
         let data = try KeyedArchiveFixtures.data(path)
         do {
@@ -250,7 +280,10 @@ enum FoundationValue: String, CaseIterable, Sendable {
     }
 
     /// Off by default: runs when `ARCHIVIST_FUZZ_SEEDS` is set (see ``KeyedArchiveFuzz/campaign``).
-    @Test(.needsKeyedArchiveFixtures, .enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign"))
+    @Test(
+        .needsKeyedArchiveFixtures,
+        .enabled(if: KeyedArchiveFuzz.campaign != nil, "set ARCHIVIST_FUZZ_SEEDS to run a long campaign")
+    )
     func longFlipCampaignNeverCrashes() async throws {
         let campaign = try #require(KeyedArchiveFuzz.campaign)
         try await runFuzzInChildProcess(seeds: campaign.seeds, flips: campaign.flips)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -12,7 +13,9 @@ import Testing
     /// which CoreFoundation accepts and Swift's `URL(string:)` does not; decoding the NSURL
     /// relative to it trapped inside `NSURL.init(coder:)`.
     static func mutatedComplexTest() throws -> Data {
-        var bytes = [UInt8](try KeyedArchiveFixtures.data("swift-corelibs-foundation/NSKeyedUnarchiver-ComplexTest.plist"))
+        var bytes = [UInt8](
+            try KeyedArchiveFixtures.data("swift-corelibs-foundation/NSKeyedUnarchiver-ComplexTest.plist")
+        )
         try #require(bytes.count > 369 && bytes[369] == UInt8(ascii: "w"))
         bytes[369] = UInt8(ascii: ":")
         return Data(bytes)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -32,34 +33,45 @@ import Testing
         typealias Node = PropertyListDocument.Node
         var nodes: [Node] = [
             .string("$null"), .string("$classname"), .string("NSArray"), .dictionary(keys: [1], values: [2]),  // 0-3
-            .string("$class"), .string("NS.objects"), .uid(1), .uid(3),                                        // 4-7
-            .array([7]), .dictionary(keys: [4, 5], values: [6, 8]),                                            // 8-9: the array
+            .string("$class"), .string("NS.objects"), .uid(1), .uid(3),  // 4-7
+            .array([7]), .dictionary(keys: [4, 5], values: [6, 8]),  // 8-9: the array
         ]
         var objects = [0, 3, 9]
         if let elementClass {
             // An instance of `elementClass` whose NS.time is `element`.
-            nodes += [.string(elementClass), .dictionary(keys: [1], values: [10]), .uid(4), .string("NS.time"), element]
+            nodes += [
+                .string(elementClass), .dictionary(keys: [1], values: [10]), .uid(4), .string("NS.time"), element,
+            ]
             nodes.append(.dictionary(keys: [4, 13], values: [12, 14]))
             objects += [15, 11]  // object 3 the instance, object 4 its class
         } else {
             nodes.append(element)
             objects.append(nodes.count - 1)
         }
-        nodes += [.string("$archiver"), .string("NSKeyedArchiver"), .string("$version"), .integer(100_000),
-                  .string("$top"), .string("root"), .uid(2), .string("$objects")]
+        nodes += [
+            .string("$archiver"), .string("NSKeyedArchiver"), .string("$version"), .integer(100_000),
+            .string("$top"), .string("root"), .uid(2), .string("$objects"),
+        ]
         let base = nodes.count - 8
         nodes.append(.dictionary(keys: [base + 5], values: [base + 6]))
         nodes.append(.array(objects))
-        nodes.append(.dictionary(keys: [base, base + 2, base + 4, base + 7],
-                                 values: [base + 1, base + 3, nodes.count - 2, nodes.count - 1]))
-        return Data(BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: nodes.count - 1, format: .binary)))
+        nodes.append(
+            .dictionary(
+                keys: [base, base + 2, base + 4, base + 7],
+                values: [base + 1, base + 3, nodes.count - 2, nodes.count - 1]
+            )
+        )
+        return Data(
+            BinaryPropertyListWriter.write(PropertyListDocument(nodes: nodes, root: nodes.count - 1, format: .binary))
+        )
     }
 
     /// A root NSArray (object 3) holding an NSDictionary (object 4) whose one key is object 5,
     /// written as `key`, and whose value is the string object 6.
     static func archive(key: String) -> Data {
         func uid(_ value: Int) -> String { "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
-        return Data("""
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(3))</dict>\
@@ -70,7 +82,8 @@ import Testing
             <dict><key>$class</key>\(uid(2))<key>NS.keys</key><array>\(uid(5))</array>\
             <key>NS.objects</key><array>\(uid(6))</array></dict>\
             \(key)<string>value</string></array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     /// A root NSArray (object 3) holding an instance of `setClass` (object 4, its class object 7)
@@ -78,7 +91,8 @@ import Testing
     /// Objects 1 and 2 are the NSArray and NSDictionary classes, as in `archive(key:)`.
     static func archive(setElement element: String, setClass: String = "NSSet") -> Data {
         func uid(_ value: Int) -> String { "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
-        return Data("""
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>\
             <key>$version</key><integer>100000</integer><key>$top</key><dict><key>root</key>\(uid(3))</dict>\
@@ -89,12 +103,19 @@ import Testing
             <dict><key>$class</key>\(uid(7))<key>NS.objects</key><array>\(uid(5))</array></dict>\
             \(element)<string>value</string>\
             <dict><key>$classname</key><string>\(setClass)</string></dict></array></dict></plist>
-            """.utf8)
+            """.utf8
+        )
     }
 
     static let collectionKeys: [(name: String, xml: String)] = [
-        ("NSArray instance", "<dict><key>$class</key><dict><key>CF$UID</key><integer>1</integer></dict><key>NS.objects</key><array/></dict>"),
-        ("NSDictionary instance", "<dict><key>$class</key><dict><key>CF$UID</key><integer>2</integer></dict><key>NS.keys</key><array/><key>NS.objects</key><array/></dict>"),
+        (
+            "NSArray instance",
+            "<dict><key>$class</key><dict><key>CF$UID</key><integer>1</integer></dict><key>NS.objects</key><array/></dict>"
+        ),
+        (
+            "NSDictionary instance",
+            "<dict><key>$class</key><dict><key>CF$UID</key><integer>2</integer></dict><key>NS.keys</key><array/><key>NS.objects</key><array/></dict>"
+        ),
         ("plain plist array", "<array><string>a</string></array>"),
         ("plain plist dictionary", "<dict><key>a</key><string>b</string></dict>"),
         ("bare reference", "<dict><key>CF$UID</key><integer>6</integer></dict>"),
@@ -109,11 +130,16 @@ import Testing
     }
 
     @Test func nanDatesAreCorrupt() throws {
-        for data in [Self.binaryArchive(element: .date(.nan)), Self.binaryArchive(element: .real(.nan), elementClass: "NSDate")] {
+        for data in [
+            Self.binaryArchive(element: .date(.nan)), Self.binaryArchive(element: .real(.nan), elementClass: "NSDate"),
+        ] {
             let error = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.validate(data) }
             #expect(error.code == .corrupt, "\(error)")
         }
-        let date = try KeyedArchiverBridge.unarchive(NSArray.self, from: Self.binaryArchive(element: .real(86_400), elementClass: "NSDate"))
+        let date = try KeyedArchiverBridge.unarchive(
+            NSArray.self,
+            from: Self.binaryArchive(element: .real(86_400), elementClass: "NSDate")
+        )
         #expect(date.firstObject as? Date == Date(timeIntervalSinceReferenceDate: 86_400))
     }
 
@@ -145,7 +171,10 @@ import Testing
     }
 
     @Test func stringSetElementDecodesAndBridges() throws {
-        let array = try KeyedArchiverBridge.unarchive(NSArray.self, from: Self.archive(setElement: "<string>key</string>"))
+        let array = try KeyedArchiverBridge.unarchive(
+            NSArray.self,
+            from: Self.archive(setElement: "<string>key</string>")
+        )
         let set = try #require(array.firstObject as? Set<AnyHashable>)
         #expect(set == ["key"])
     }
@@ -162,13 +191,18 @@ import Testing
     @Test(.needsKeyedArchiveFixtures) func refusedKeysNeverReachFoundation() async throws {
         _ = try #require(KeyedArchiveFixtures.directory(), Comment(rawValue: KeyedArchiveFixtures.missingMessage))
         await #expect(processExitsWith: .success) {
-            let inputs = KeyedArchiverBridgeValueTests.collectionKeys.map {
-                KeyedArchiverBridgeValueTests.archive(key: $0.xml)
-            } + KeyedArchiverBridgeValueTests.collectionKeys.map {
-                KeyedArchiverBridgeValueTests.archive(setElement: $0.xml)
-            } + [try KeyedArchiverBridgeValueTests.mutatedRecentApps(), try KeyedArchiverBridgeValueTests.recentAppsWithBareReference(),
-                 KeyedArchiverBridgeValueTests.binaryArchive(element: .date(.nan)),
-                 KeyedArchiverBridgeValueTests.binaryArchive(element: .real(.nan), elementClass: "NSDate")]
+            let inputs =
+                KeyedArchiverBridgeValueTests.collectionKeys.map {
+                    KeyedArchiverBridgeValueTests.archive(key: $0.xml)
+                }
+                + KeyedArchiverBridgeValueTests.collectionKeys.map {
+                    KeyedArchiverBridgeValueTests.archive(setElement: $0.xml)
+                } + [
+                    try KeyedArchiverBridgeValueTests.mutatedRecentApps(),
+                    try KeyedArchiverBridgeValueTests.recentAppsWithBareReference(),
+                    KeyedArchiverBridgeValueTests.binaryArchive(element: .date(.nan)),
+                    KeyedArchiverBridgeValueTests.binaryArchive(element: .real(.nan), elementClass: "NSDate"),
+                ]
             for data in inputs {
                 do {
                     let value = try KeyedArchiverBridge.unarchiveObject(ofClasses: [], from: data)

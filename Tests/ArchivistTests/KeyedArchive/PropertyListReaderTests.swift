@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 @testable import ArchivistKeyedArchive
 
@@ -39,8 +40,10 @@ import Testing
     /// (far more distinct strings than slots), of every short length, with NUL bytes, and past
     /// the cached length, a parse reads back exactly the strings written.
     @Test func repeatedShortStringsReadBackExactly() throws {
-        var strings = ["", "a", "a\u{0}", "\u{0}", "a\u{0}\u{0}", "$class", "NS.objects", "fifteen-bytes-x", "sixteen-bytes-xy",
-                       "seventeen-bytes-x", "caf\u{e9}"]
+        var strings = [
+            "", "a", "a\u{0}", "\u{0}", "a\u{0}\u{0}", "$class", "NS.objects", "fifteen-bytes-x", "sixteen-bytes-xy",
+            "seventeen-bytes-x", "caf\u{e9}",
+        ]
         strings += (0..<1_000).map { "key\($0 % 600)-\(String(repeating: "z", count: $0 % 9))" }
         strings += strings.reversed()
         var nodes = strings.map(PropertyListDocument.Node.string)
@@ -54,7 +57,11 @@ import Testing
     /// A short string marked ASCII with a byte above 0x7F is refused whether or not an equal
     /// prefix was read before it.
     @Test func shortNonASCIIBytesInAnASCIIStringAreCorrupt() throws {
-        let document = PropertyListDocument(nodes: [.string("abc"), .string("abd"), .array([0, 1])], root: 2, format: .binary)
+        let document = PropertyListDocument(
+            nodes: [.string("abc"), .string("abd"), .array([0, 1])],
+            root: 2,
+            format: .binary
+        )
         var bytes = BinaryPropertyListWriter.write(document)
         let target = Array("abd".utf8)
         let start = try #require((0...(bytes.count - 3)).first { Array(bytes[$0..<($0 + 3)]) == target })

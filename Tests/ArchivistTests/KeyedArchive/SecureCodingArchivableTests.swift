@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Archivist
 import ArchivistKeyedArchive
+import Foundation
+import Testing
 
 /// Seed 004's NSCoding model, made `Archivable` by declaration alone.
 final class SecureOrder: NSObject, NSSecureCoding, Archivable {
@@ -58,7 +58,9 @@ final class SecureOrder: NSObject, NSSecureCoding, Archivable {
     }
 
     @Test func cacheManagerStoresItByDeclaration() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-archivable-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keyed-archivable-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         let cache = try CacheManager<Caches>(root: CacheRoot(directory: folder))
         try cache.store([SecureOrder(number: "A-1", total: 1), SecureOrder(number: "B-2", total: 2)], for: .orders)
@@ -91,7 +93,9 @@ final class SecureOrder: NSObject, NSSecureCoding, Archivable {
     /// `NSStringFromClass`) on a `private`, nested or generic class; the bridge refuses it first.
     @Test func aClassLinuxFoundationCannotNameIsRefusedNotATrap() throws {
         #if !canImport(Darwin)
-        let nested = try #require(throws: ArchiveError.self) { try KeyedArchiverBridge.archive(SecureNoteNamespace.Nested()) }
+        let nested = try #require(throws: ArchiveError.self) {
+            try KeyedArchiverBridge.archive(SecureNoteNamespace.Nested())
+        }
         #expect(nested.code == .disallowedType)
         let declared = try #require(throws: ArchiveError.self) { try Archive.encode(PrivateSecureNote()) }
         #expect(declared.code == .disallowedType)
@@ -113,14 +117,21 @@ extension SecureCodingArchivableTests {
                 static var archiveTypeName: String { PrivateSecureNote.archiveTypeName }
                 func encode(to archive: ArchiveEncoder) throws { try archive.encode(bytes, forKey: "keyedArchive") }
                 init(bytes: Data) { self.bytes = bytes }
-                init(from archive: ArchiveDecoder) throws { bytes = try archive.decode(Data.self, forKey: "keyedArchive") }
+                init(from archive: ArchiveDecoder) throws {
+                    bytes = try archive.decode(Data.self, forKey: "keyedArchive")
+                }
             }
             do {
                 let keyed = try KeyedArchiverBridge.archive(NSArray(array: ["x"]))
                 let refusals: [() throws -> Void] = [
                     { _ = try Archive.decode(PrivateSecureNote.self, from: try Archive.encode(Forged(bytes: keyed))) },
                     { _ = try KeyedArchiverBridge.unarchive(SecureNoteNamespace.Nested.self, from: keyed) },
-                    { _ = try KeyedArchiverBridge.unarchiveObject(ofClasses: [SecureNoteNamespace.Nested.self], from: keyed) },
+                    {
+                        _ = try KeyedArchiverBridge.unarchiveObject(
+                            ofClasses: [SecureNoteNamespace.Nested.self],
+                            from: keyed
+                        )
+                    },
                 ]
                 for refusal in refusals {
                     do {

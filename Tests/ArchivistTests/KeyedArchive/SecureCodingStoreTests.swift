@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Archivist
 import ArchivistKeyedArchive
+import Foundation
+import Testing
 
 /// An app's `NSSecureCoding` model made a `RecordStore` record by declaration alone:
 /// `Archivable` from this module, `Identifiable` and `Sendable` as any record.
@@ -21,9 +21,10 @@ final class SecureTicket: NSObject, NSSecureCoding, Archivable, Identifiable, Se
 
     required init?(coder: NSCoder) {
         guard let id = coder.decodeObject(of: NSString.self, forKey: "id") as String?,
-              let title = coder.decodeObject(of: NSString.self, forKey: "title") as String?,
-              let issued = coder.decodeObject(of: NSDate.self, forKey: "issued") as Date?,
-              let seats = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: "seats") as? [Int] else { return nil }
+            let title = coder.decodeObject(of: NSString.self, forKey: "title") as String?,
+            let issued = coder.decodeObject(of: NSDate.self, forKey: "issued") as Date?,
+            let seats = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: "seats") as? [Int]
+        else { return nil }
         self.id = id
         self.title = title
         self.issued = issued
@@ -74,7 +75,8 @@ final class SecureSeatMap: NSObject, NSSecureCoding, Sendable {
 }
 
 /// A ticket holding a seat map that declares it (``KeyedArchiveAllowedClasses``): it reads back.
-final class DeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifiable, Sendable, KeyedArchiveAllowedClasses {
+final class DeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifiable, Sendable, KeyedArchiveAllowedClasses
+{
     static var supportsSecureCoding: Bool { true }
     static var keyedArchiveAllowedClasses: [AnyClass] { [SecureSeatMap.self] }
     let id: String
@@ -87,7 +89,8 @@ final class DeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifiab
 
     required init?(coder: NSCoder) {
         guard let id = coder.decodeObject(of: NSString.self, forKey: "id") as String?,
-              let map = coder.decodeObject(of: SecureSeatMap.self, forKey: "map") else { return nil }
+            let map = coder.decodeObject(of: SecureSeatMap.self, forKey: "map")
+        else { return nil }
         self.id = id
         self.map = map
     }
@@ -112,7 +115,8 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
 
     required init?(coder: NSCoder) {
         guard let id = coder.decodeObject(of: NSString.self, forKey: "id") as String?,
-              let map = coder.decodeObject(of: SecureSeatMap.self, forKey: "map") else { return nil }
+            let map = coder.decodeObject(of: SecureSeatMap.self, forKey: "map")
+        else { return nil }
         self.id = id
         self.map = map
     }
@@ -135,7 +139,9 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
     static let issued = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
 
     private func withFolder(_ body: (URL) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secure-coding-store-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "secure-coding-store-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         try body(folder)
     }
@@ -145,7 +151,9 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
             let store = try RecordStore<SecureTicket>(directory: folder)
             try store.insert(SecureTicket(id: "t1", title: "Lisbon", issued: Self.issued, seats: [12, 13]))
             try store.upsert(SecureTicket(id: "t2", title: "Porto", issued: Self.issued, seats: []))
-            _ = try store.update(id: "t1") { $0 = SecureTicket(id: "t1", title: "Lisbon (moved)", issued: $0.issued, seats: [14]) }
+            _ = try store.update(id: "t1") {
+                $0 = SecureTicket(id: "t1", title: "Lisbon (moved)", issued: $0.issued, seats: [14])
+            }
 
             let reopened = try RecordStore<SecureTicket>(directory: folder)
             #expect(reopened.recoveredDamage == nil)
@@ -153,7 +161,7 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
             #expect(first.title == "Lisbon (moved)" && first.issued == Self.issued && first.seats == [14])
             #expect(reopened.all().map(\.id) == ["t2", "t1"] || reopened.all().map(\.id) == ["t1", "t2"])
 
-            try reopened.compact()   // the records now come from the snapshot
+            try reopened.compact()  // the records now come from the snapshot
             let compacted = try RecordStore<SecureTicket>(directory: folder)
             #expect(compacted.record(id: "t2")?.title == "Porto")
             #expect(compacted.record(id: "t1")?.seats == [14])
@@ -171,7 +179,10 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
             #expect(pair.outbound.title == "Round trip")
 
             let cache = try CacheManager<Caches>(root: CacheRoot(directory: folder.appendingPathComponent("cache")))
-            try cache.store([ticket, ticket, SecureTicket(id: "t2", title: "Other", issued: Self.issued, seats: [])], for: .tickets)
+            try cache.store(
+                [ticket, ticket, SecureTicket(id: "t2", title: "Other", issued: Self.issued, seats: [])],
+                for: .tickets
+            )
             let fresh = try CacheManager<Caches>(root: CacheRoot(directory: folder.appendingPathComponent("cache")))
             let tickets = try #require(try fresh.value([SecureTicket].self, for: .tickets))
             #expect(tickets.map(\.id) == ["t1", "t1", "t2"])
@@ -194,7 +205,7 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
             let refusal = try #require(error?.underlyingError as? ArchiveError)
             #expect(refusal.code == .disallowedType)
             #expect(refusal.codingPath.first == "keyedArchive")
-            #expect(fresh.contains(.tickets))   // a refusal is not corruption: the entry stays
+            #expect(fresh.contains(.tickets))  // a refusal is not corruption: the entry stays
         }
     }
 
@@ -208,16 +219,22 @@ final class UndeclaredSeatTicket: NSObject, NSSecureCoding, Archivable, Identifi
             // next open is refused, never instantiated. The entry is intact, so it is not set
             // aside as damage (that took every later entry with it): the open throws, and the
             // log stays for a build of the model that declares the class.
-            let undeclared = try RecordStore<UndeclaredSeatTicket>(directory: folder.appendingPathComponent("undeclared"))
+            let undeclared = try RecordStore<UndeclaredSeatTicket>(
+                directory: folder.appendingPathComponent("undeclared")
+            )
             try undeclared.insert(UndeclaredSeatTicket(id: "u1", map: SecureSeatMap(rows: 1)))
             let log = undeclared.directory.appendingPathComponent("records.log")
             let before = try Data(contentsOf: log)
-            let error = #expect(throws: StoreError.self) { try RecordStore<UndeclaredSeatTicket>(directory: undeclared.directory) }
+            let error = #expect(throws: StoreError.self) {
+                try RecordStore<UndeclaredSeatTicket>(directory: undeclared.directory)
+            }
             #expect(error?.code == .corrupt)
             #expect((error?.underlyingError as? ArchiveError)?.code == .disallowedType)
             #expect(try Data(contentsOf: log) == before)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: undeclared.directory.path)
-                .filter { $0.contains("quarantine") }.isEmpty)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: undeclared.directory.path)
+                    .filter { $0.contains("quarantine") }.isEmpty
+            )
         }
     }
 }

@@ -81,7 +81,10 @@ import Darwin
         for path in progress { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         // Writers 0 and 1 go on throughout (enough operations to outlast the kills).
         let steady = try (0..<2).map { w in
-            try Self.spawn("cache-write", [root, String(w), String(300 + w), String(40 * Self.kills), "64", progress[w]])
+            try Self.spawn(
+                "cache-write",
+                [root, String(w), String(300 + w), String(40 * Self.kills), "64", progress[w]]
+            )
         }
         var rng = SplitMix64(seed: 0xDEAD)
         for round in 0..<Self.kills {

@@ -39,7 +39,8 @@ private enum StatisticsCache: String, CacheType {
         let root = folder.url.appendingPathComponent("root")
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         let rounds = 5
-        let workers = try (0..<2).map { _ in try ChildProcess(worker, ["statistics-script", root.path, String(rounds)]) }
+        let workers = try (0..<2).map { _ in try ChildProcess(worker, ["statistics-script", root.path, String(rounds)])
+        }
         ChildProcess.waitForAll(workers)
 
         let cache = try CacheManager<StatisticsCache>(root: CacheRoot(directory: root), user: "worker")

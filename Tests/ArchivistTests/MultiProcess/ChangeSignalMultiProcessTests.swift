@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Change streams across real processes: another process's write wakes a subscriber through
@@ -42,7 +43,7 @@ import Testing
         let folder = try ScratchFolder()
         let cache = try openCache(folder.file("root"))
         let changes = cache.changes(of: .items)
-        #expect(!cache.isPollingForChanges)   // the signal is established: no timer
+        #expect(!cache.isPollingForChanges)  // the signal is established: no timer
         // A measurement window, not a wait for an event: nothing may wake the manager in it.
         // The poll that ran every 50 ms while anyone subscribed looked 12 times in 600 ms.
         try await Task.sleep(for: .milliseconds(600))
@@ -56,7 +57,7 @@ import Testing
     @Test func anotherProcessesRecordArrivesWithoutPolling() async throws {
         let folder = try ScratchFolder()
         let store = try RecordStore<WorkerRecord>(directory: folder.url, configuration: .init(durability: .none))
-        let changes = store.changes(pollingInterval: nil)   // signals alone
+        let changes = store.changes(pollingInterval: nil)  // signals alone
         let writer = try CacheManagerMultiProcessTests.spawn("records-upsert", [folder.url.path, "signal", "1"])
         let change = await firstElement(of: changes, within: .seconds(60)) { $0.isFromAnotherProcess }
         ChildProcess.waitForAll([writer])

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,7 +44,7 @@ import Darwin
         while !FileManager.default.fileExists(atPath: folder.file("count").path) { sched_yield() }
         _ = child.kill()
         let lock = FileLock(path: lockPath)
-        let ran = try lock.withExclusive { true }   // would block forever if the kernel kept the lock
+        let ran = try lock.withExclusive { true }  // would block forever if the kernel kept the lock
         #expect(ran)
     }
     #endif
@@ -55,7 +57,10 @@ import Darwin
         try withThrowingTaskGroupSync(count: 4) {
             for _ in 0..<200 {
                 try lock.withShared {
-                    let now = inside.withLock { $0 += 1; return $0 }
+                    let now = inside.withLock {
+                        $0 += 1
+                        return $0
+                    }
                     most.withLock { $0 = max($0, now) }
                     sched_yield()
                     inside.withLock { $0 -= 1 }
@@ -92,7 +97,7 @@ import Darwin
         let lock = FileLock(path: folder.file("e.lock").path)
         #expect(throws: Refusal()) { try lock.withExclusive { throw Refusal() } }
         #expect(throws: Refusal()) { try lock.withShared { throw Refusal() } }
-        #expect(try lock.withExclusive { 1 } == 1)   // and the lock was released
+        #expect(try lock.withExclusive { 1 } == 1)  // and the lock was released
     }
 }
 

@@ -35,7 +35,8 @@ private func processHasEnded(_ pid: pid_t) -> Bool {
     if kill(pid, 0) != 0 && errno == ESRCH { return true }
     #if os(Linux)
     if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-       let close = stat.lastIndex(of: ")") {
+        let close = stat.lastIndex(of: ")")
+    {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
     #endif

@@ -39,7 +39,9 @@ import Darwin
         for round in 0..<40 {
             let before = lineCount(progress)
             let victim = try ChildProcess(
-                worker, ["preferences-set", folder.url.path, "shared", "v\(round)-", "1000000", progress])
+                worker,
+                ["preferences-set", folder.url.path, "shared", "v\(round)-", "1000000", progress]
+            )
             // Kill it after it committed a few keys (0–3 more lines, whoever wrote them), so
             // the kill lands anywhere in a write: reading, encoding, writing, renaming.
             let wait = Int(random.next() % 4)
@@ -48,12 +50,12 @@ import Darwin
             if status & 0x7f != SIGKILL {
                 Issue.record("round \(round): the writer ended on its own before the kill, wait status \(status)")
             }
-            let committed = ProgressLog.lines(at: progress)   // before the read: the survivor goes on
-            let root = try PlistStore(directory: folder.url)["shared"]   // parses after every kill
+            let committed = ProgressLog.lines(at: progress)  // before the read: the survivor goes on
+            let root = try PlistStore(directory: folder.url)["shared"]  // parses after every kill
             expectEveryKey(committed, in: root)
         }
         ChildProcess.waitForAll([survivor])
-        let store = PlistStore(directory: folder.url)   // a fresh opener sweeps the dead writers' temporaries
+        let store = PlistStore(directory: folder.url)  // a fresh opener sweeps the dead writers' temporaries
         let root = try store["shared"]
         let committed = ProgressLog.lines(at: progress)
         expectEveryKey(committed, in: root)
@@ -70,7 +72,10 @@ import Darwin
         let key = PreferenceKey<Int>("other-0", default: -1)
         #expect(preferences[key] == -1)
         try preferences.set(7, for: PreferenceKey<Int>("mine", default: -1))
-        let child = try ChildProcess(worker, ["preferences-set", folder.url.path, "Settings", "other-", "1", folder.file("committed").path])
+        let child = try ChildProcess(
+            worker,
+            ["preferences-set", folder.url.path, "Settings", "other-", "1", folder.file("committed").path]
+        )
         ChildProcess.waitForAll([child])
         #expect(preferences[key] == 0, "the other process's set had returned")
         #expect(try preferences.storedValue(for: key) == 0)
@@ -84,7 +89,7 @@ import Darwin
         var info = siginfo_t()
         guard waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return true }
         #if canImport(Glibc)
-        return info._sifields._kill.si_pid != 0   // `si_pid` is a C macro there
+        return info._sifields._kill.si_pid != 0  // `si_pid` is a C macro there
         #else
         return info.si_pid != 0
         #endif
@@ -95,13 +100,19 @@ import Darwin
     }
 
     private func expectEveryKey(
-        _ keys: [String], in root: [String: PlistValue], sourceLocation: SourceLocation = #_sourceLocation
+        _ keys: [String],
+        in root: [String: PlistValue],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let missing = keys.filter { key in
             guard let index = key.split(separator: "-").last.flatMap({ Int($0) }) else { return true }
             return root[key] != .int(index)
         }
-        #expect(missing.isEmpty, "\(missing.count) committed keys lost, such as \(missing.prefix(5))", sourceLocation: sourceLocation)
+        #expect(
+            missing.isEmpty,
+            "\(missing.count) committed keys lost, such as \(missing.prefix(5))",
+            sourceLocation: sourceLocation
+        )
     }
 }
 #endif

@@ -39,9 +39,14 @@ import Testing
         let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url), name: "Shared")
         try preferences.set(1, for: PreferenceKey<Int>("mine", default: -1), durability: .none)
-        let changes = preferences.changes(for: PreferenceKey<Int>("other-0", default: -1),
-                                          pollingInterval: .milliseconds(500))
-        let child = try ChildProcess(worker, ["preferences-deferred", folder.url.path, "Shared", "other-", "1", "exit"])
+        let changes = preferences.changes(
+            for: PreferenceKey<Int>("other-0", default: -1),
+            pollingInterval: .milliseconds(500)
+        )
+        let child = try ChildProcess(
+            worker,
+            ["preferences-deferred", folder.url.path, "Shared", "other-", "1", "exit"]
+        )
         let change = await firstElement(of: changes, within: .seconds(60))
         ChildProcess.waitForAll([child])
         #expect(change == Preferences.Change(keys: ["other-0"], isFromAnotherProcess: true))

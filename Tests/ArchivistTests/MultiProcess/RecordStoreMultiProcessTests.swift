@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,7 +14,10 @@ import Darwin
 /// the one shared log under its lock and catches up with the others' entries first, and a
 /// compaction folds in every process's records, not only its own.
 @Suite struct RecordStoreMultiProcessTests {
-    private static let configuration = RecordStore<WorkerRecord>.Configuration(durability: .none, compactionThreshold: 8 << 10)
+    private static let configuration = RecordStore<WorkerRecord>.Configuration(
+        durability: .none,
+        compactionThreshold: 8 << 10
+    )
 
     private func open(_ url: URL) throws -> RecordStore<WorkerRecord> {
         try RecordStore<WorkerRecord>(directory: url, configuration: Self.configuration)
@@ -47,7 +52,9 @@ import Darwin
             let fresh = try open(url)
             #expect(fresh.count == 600 && fresh.recoveredDamage == nil)
             #expect(fresh.record(id: "b-0")?.count == 8)
-            print("RecordStore cross-process lock, longest hold: \(first.crossProcessLock.longestHold) (compacting 600 records)")
+            print(
+                "RecordStore cross-process lock, longest hold: \(first.crossProcessLock.longestHold) (compacting 600 records)"
+            )
         }
     }
 
@@ -100,7 +107,10 @@ import Darwin
             let folder = url.appendingPathComponent("store")
             let reports = (0..<4).map { url.appendingPathComponent("report-\($0)").path }
             let children = try (0..<4).map { index in
-                try ChildProcess(worker, ["records-mixed", folder.path, "m\(index)", "400", "\(index + 1)", "3", reports[index]])
+                try ChildProcess(
+                    worker,
+                    ["records-mixed", folder.path, "m\(index)", "400", "\(index + 1)", "3", reports[index]]
+                )
             }
             ChildProcess.waitForAll(children)
             let store = try open(folder)
@@ -115,7 +125,10 @@ import Darwin
                         increments += Int(fields[1]) ?? 0
                     } else {
                         ownRecords += 1
-                        #expect(store.record(id: String(fields[0]))?.count == Int(fields[1]), "worker \(index): \(line)")
+                        #expect(
+                            store.record(id: String(fields[0]))?.count == Int(fields[1]),
+                            "worker \(index): \(line)"
+                        )
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Whether these tests run on an Apple platform, where folders carry a backup-exclusion mark.
@@ -18,11 +19,19 @@ struct BackupExclusionTests {
     @Test func theStoresOwnFoldersAreExcludedFromBackups() throws {
         try withTemporaryDirectory { dir in
             let store = try DiskStore.open(at: dir)
-            try store.write(Data("x".utf8), to: hashedKey("a", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try store.write(
+                Data("x".utf8),
+                to: hashedKey("a", "1"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             store.waitForTrash()
             #expect(BackupExclusion.isExcluded(folder: dir.path + "/.archivist") == true)
             #expect(BackupExclusion.isExcluded(folder: store.temporariesPath) == true)
-            #expect(BackupExclusion.isExcluded(folder: dir.path) == false)   // the root and its entries are the app's to decide
+            // The root and its entries are the app's to decide.
+            #expect(BackupExclusion.isExcluded(folder: dir.path) == false)
         }
     }
 }

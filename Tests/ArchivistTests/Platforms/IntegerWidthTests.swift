@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `Int` is 32 bits on Apple Watch hardware (arm64_32), which nothing here runs. These tests
@@ -9,8 +10,10 @@ struct IntegerWidthTests {
     /// Each default of ``ArchiveLimits``, in 32 bits.
     @Test func archiveLimitDefaultsFitIn32Bits() throws {
         let limits = ArchiveLimits()
-        for (name, value) in [("maxDepth", limits.maxDepth), ("maxObjectCount", limits.maxObjectCount),
-                              ("maxElementCount", limits.maxElementCount), ("maxTotalBytes", limits.maxTotalBytes)] {
+        for (name, value) in [
+            ("maxDepth", limits.maxDepth), ("maxObjectCount", limits.maxObjectCount),
+            ("maxElementCount", limits.maxElementCount), ("maxTotalBytes", limits.maxTotalBytes),
+        ] {
             #expect(Int32(exactly: value) != nil, "ArchiveLimits.\(name) = \(value) does not fit in a 32-bit Int")
         }
         // What the encoder leaves for the body of the largest archive: the limit less the
@@ -24,7 +27,10 @@ struct IntegerWidthTests {
 
     /// The cache's defaults and the largest entry header, in 32 bits.
     @Test func cacheDefaultsAndHeaderSizesFitIn32Bits() throws {
-        enum Kinds: String, CacheType { case only; var location: CacheLocation { .sharedCaches } }
+        enum Kinds: String, CacheType {
+            case only
+            var location: CacheLocation { .sharedCaches }
+        }
         let configuration = CacheManager<Kinds>.Configuration()
         #expect(Int32(exactly: configuration.memoryCountLimit) != nil)
         #expect(Int32(exactly: configuration.memoryCostLimit) != nil)
@@ -44,8 +50,8 @@ struct IntegerWidthTests {
             #expect(DiskStore.journalRecordLength(stored: stored, remaining: Int32.max) == nil, "length \(stored)")
         }
         #expect(DiskStore.journalRecordLength(stored: 16, remaining: Int32(8 + 16)) == 16)
-        #expect(DiskStore.journalRecordLength(stored: 17, remaining: Int32(8 + 16)) == nil)   // runs past the end
-        #expect(DiskStore.journalRecordLength(stored: 0, remaining: Int32(7)) == nil)         // not even a frame
+        #expect(DiskStore.journalRecordLength(stored: 17, remaining: Int32(8 + 16)) == nil)  // runs past the end
+        #expect(DiskStore.journalRecordLength(stored: 0, remaining: Int32(7)) == nil)  // not even a frame
         #expect(DiskStore.journalRecordLength(stored: UInt32(body), remaining: Int32.max) == body)
         // The same checks in the platform's `Int`, which the journal's decoding uses.
         #expect(DiskStore.journalRecordLength(stored: .max, remaining: Int.max) == nil)
@@ -56,6 +62,6 @@ struct IntegerWidthTests {
     /// writer checks must be an `Int` on every platform.
     @Test func recordLogEntryBoundIsClampedToTheWidth() {
         #expect(ChangeLog.maxEntryBytes == Int(clamping: UInt32.max))
-        #expect(Int32(clamping: UInt32.max) == Int32.max)   // what the same expression gives there
+        #expect(Int32(clamping: UInt32.max) == Int32.max)  // what the same expression gives there
     }
 }

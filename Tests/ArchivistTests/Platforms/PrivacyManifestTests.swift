@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The privacy manifest `Archivist` ships as a resource (`PrivacyInfo.xcprivacy`): App Store
@@ -8,8 +9,10 @@ import Testing
 struct PrivacyManifestTests {
     /// The manifest as the resource bundle holds it, parsed as a property list.
     static func manifest() throws -> [String: Any] {
-        let url = try #require(Bundle.module.url(forResource: "PrivacyInfo", withExtension: "xcprivacy"),
-                               "PrivacyInfo.xcprivacy is not a resource of Archivist")
+        let url = try #require(
+            Bundle.module.url(forResource: "PrivacyInfo", withExtension: "xcprivacy"),
+            "PrivacyInfo.xcprivacy is not a resource of Archivist"
+        )
         let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
         return try #require(plist as? [String: Any])
     }

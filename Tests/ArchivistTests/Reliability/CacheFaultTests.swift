@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -63,7 +65,11 @@ enum FaultCache: String, CacheType, CaseIterable {
         var runs = 0
         try withTemporaryDirectory { folder in
             for template in Self.plans(mode) {
-                faults += try FaultInjector.sweep({ n in var plan = template; plan.n = n; return plan }) { plan in
+                faults += try FaultInjector.sweep({ n in
+                    var plan = template
+                    plan.n = n
+                    return plan
+                }) { plan in
                     runs += 1
                     let dir = folder.appendingPathComponent("run-\(runs)")
                     defer { try? FileManager.default.removeItem(at: dir) }
@@ -90,9 +96,17 @@ enum FaultCache: String, CacheType, CaseIterable {
 
     /// One run: set up without faults, arm, do the operation, disarm, check. Returns the
     /// number of faults injected.
-    static func run(_ scenario: Scenario, _ plan: FaultInjector.Plan, mode: FaultInjector.Mode, in dir: URL) throws -> Int {
+    static func run(
+        _ scenario: Scenario,
+        _ plan: FaultInjector.Plan,
+        mode: FaultInjector.Mode,
+        in dir: URL
+    ) throws -> Int {
         let injector = FaultInjector(mode: mode)
-        let root = CacheRoot(caches: dir.appendingPathComponent("caches"), documents: dir.appendingPathComponent("documents"))
+        let root = CacheRoot(
+            caches: dir.appendingPathComponent("caches"),
+            documents: dir.appendingPathComponent("documents")
+        )
         func open(_ fileSystem: FileSystem) throws -> CacheManager<FaultCache> {
             try CacheManager<FaultCache>(root: root, user: "u", configuration: .init(), fileSystem: fileSystem)
         }
@@ -108,12 +122,14 @@ enum FaultCache: String, CacheType, CaseIterable {
         if scenario != .firstStoreInNewFolder {
             for key in keys { try cache?.store("old " + name(key), for: key.0, parameter: key.1) }
         }
-        before = Dictionary(uniqueKeysWithValues: keys.compactMap { key in
-            scenario == .firstStoreInNewFolder ? nil : (name(key), "old " + name(key))
-        })
+        before = Dictionary(
+            uniqueKeysWithValues: keys.compactMap { key in
+                scenario == .firstStoreInNewFolder ? nil : (name(key), "old " + name(key))
+            }
+        )
         after = before
         if scenario == .read {
-            cache = nil   // reopen, so the read goes to the disk rather than the memory tier
+            cache = nil  // reopen, so the read goes to the disk rather than the memory tier
             cache = try open(injector.fileSystem)
         }
         if scenario == .claimSpare {
@@ -139,9 +155,11 @@ enum FaultCache: String, CacheType, CaseIterable {
             }
         }
         if scenario == .openAfterCrash {
-            cache = nil   // closes the stores; then fake an unclean shutdown with a stale temporary
+            cache = nil  // closes the stores; then fake an unclean shutdown with a stale temporary
             try Data("D".utf8).write(to: root.caches.appendingPathComponent(".archivist/dirty"))
-            try Data("half".utf8).write(to: root.caches.appendingPathComponent("shared-caches/" + abandonedTemporaryName()))
+            try Data("half".utf8).write(
+                to: root.caches.appendingPathComponent("shared-caches/" + abandonedTemporaryName())
+            )
         }
 
         injector.arm(plan)
@@ -172,11 +190,11 @@ enum FaultCache: String, CacheType, CaseIterable {
                 after[name(keys[0])] = nil
                 after[name(keys[1])] = nil
                 try cache?.clear(.type(.plain))
-                cache?.caches.waitForTrash()   // the walk's keeping runs with the fault armed
+                cache?.caches.waitForTrash()  // the walk's keeping runs with the fault armed
             case .read:
                 _ = try cache?.value(String.self, for: keys[2].0, parameter: keys[2].1)
             case .saveIndex:
-                try CacheError.mapping { try cache?.caches.flush() }   // as CacheManager.flush() maps it
+                try CacheError.mapping { try cache?.caches.flush() }  // as CacheManager.flush() maps it
             case .openAfterCrash:
                 cache = try open(injector.fileSystem)
             }
@@ -189,7 +207,9 @@ enum FaultCache: String, CacheType, CaseIterable {
         var expected = after
         if let thrown {
             if let error = thrown as? CacheError {
-                if error.code != cacheCode(for: plan.errno) { failures.append("threw \(error.code), expected \(cacheCode(for: plan.errno)): \(error)") }
+                if error.code != cacheCode(for: plan.errno) {
+                    failures.append("threw \(error.code), expected \(cacheCode(for: plan.errno)): \(error)")
+                }
                 // Only a failed folder sync after the rename leaves the new value, and says so.
                 if !error.message.contains("in place") { expected = before }
             } else {
@@ -207,9 +227,13 @@ enum FaultCache: String, CacheType, CaseIterable {
                 try live.store("later", for: keys[0].0, parameter: keys[0].1)
                 expected[name(keys[0])] = "later"
                 let value = try live.value(String.self, for: keys[0].0, parameter: keys[0].1)
-                if value != "later" { failures.append("same manager: a set after the fault read back \(value ?? "nothing")") }
-            } catch let error as CacheError where scenario == .openAfterCrash && error.code == .permissionDenied
-                        && cacheCode(for: plan.errno) == .permissionDenied {
+                if value != "later" {
+                    failures.append("same manager: a set after the fault read back \(value ?? "nothing")")
+                }
+            } catch let error as CacheError
+                where scenario == .openAfterCrash && error.code == .permissionDenied
+                && cacheCode(for: plan.errno) == .permissionDenied
+            {
                 // Opened while the root refused writes: read-only from then on, as designed.
             } catch {
                 failures.append("same manager: a set after the fault threw \(error)")
@@ -247,7 +271,12 @@ enum FaultCache: String, CacheType, CaseIterable {
     }
 
     /// Each key holds its expected value; the size index equals the files.
-    static func check(_ cache: CacheManager<FaultCache>, _ expected: [String: String], _ root: CacheRoot, label: String) -> [String] {
+    static func check(
+        _ cache: CacheManager<FaultCache>,
+        _ expected: [String: String],
+        _ root: CacheRoot,
+        label: String
+    ) -> [String] {
         var failures: [String] = []
         for key in keys {
             let name = "\(key.0.rawValue)/\(key.1 ?? "-")"
@@ -259,7 +288,11 @@ enum FaultCache: String, CacheType, CaseIterable {
                     continue
                 }
                 let value = try cache.value(String.self, for: key.0, parameter: key.1)
-                if value != expected[name] { failures.append("\(label): \(name) holds \(value ?? "nothing"), expected \(expected[name] ?? "nothing")") }
+                if value != expected[name] {
+                    failures.append(
+                        "\(label): \(name) holds \(value ?? "nothing"), expected \(expected[name] ?? "nothing")"
+                    )
+                }
             } catch {
                 failures.append("\(label): reading \(name) threw \(error)")
             }
@@ -281,9 +314,13 @@ enum FaultCache: String, CacheType, CaseIterable {
             cache.documents.waitForTrash()
             files = walk()
             if agrees(files) {
-                print("CacheFaultTests: \(label): a second walk agreed with the index; the first found \(first.keys.sorted())")
+                print(
+                    "CacheFaultTests: \(label): a second walk agreed with the index; the first found \(first.keys.sorted())"
+                )
             } else {
-                failures.append("\(label): size index \(cache.totalSize) bytes / \(cache.totalUsage.entryCount) entries, files \(files.values.reduce(0, +)) / \(files.count): \(files.keys.sorted()) (first walk \(first.keys.sorted()))")
+                failures.append(
+                    "\(label): size index \(cache.totalSize) bytes / \(cache.totalUsage.entryCount) entries, files \(files.values.reduce(0, +)) / \(files.count): \(files.keys.sorted()) (first walk \(first.keys.sorted()))"
+                )
             }
         }
         return failures

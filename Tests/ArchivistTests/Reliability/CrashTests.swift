@@ -47,8 +47,11 @@ import Darwin
                     let ready = Self.waitForReady(logPath, deadline: .now + .seconds(30))
                     // Mostly soon after opening; sometimes late enough that the size index's
                     // background save (half a second after a change) may be under way.
-                    usleep(moment == 1 ? UInt32.random(in: 400_000..<700_000, using: &rng)
-                                       : UInt32.random(in: 500..<40_000, using: &rng))
+                    usleep(
+                        moment == 1
+                            ? UInt32.random(in: 400_000..<700_000, using: &rng)
+                            : UInt32.random(in: 500..<40_000, using: &rng)
+                    )
                     if !ready {
                         _ = child.kill()
                         Issue.record("round \(round): the writer never became ready (seed \(Self.seed))")
@@ -70,9 +73,11 @@ import Darwin
                 }
                 if !failures.isEmpty { return }
             }
-            print("CrashTests: \(Self.kills) kills survived (seed \(Self.seed)): \(midOperation) in the middle of an "
-                  + "operation, \(duringOpen) before the writer finished opening; "
-                  + "\(model.entries.count) cache entries and \(model.records.count) records at the end")
+            print(
+                "CrashTests: \(Self.kills) kills survived (seed \(Self.seed)): \(midOperation) in the middle of an "
+                    + "operation, \(duringOpen) before the writer finished opening; "
+                    + "\(model.entries.count) cache entries and \(model.records.count) records at the end"
+            )
         }
     }
 
@@ -97,11 +102,16 @@ import Darwin
     /// survived of the operation in flight. Returns the failures.
     static func verify(_ folder: URL, _ model: inout CrashModel, _ pending: CrashModel.Pending?) throws -> [String] {
         var failures: [String] = []
-        let root = CacheRoot(caches: folder.appendingPathComponent("caches"),
-                             documents: folder.appendingPathComponent("documents"))
+        let root = CacheRoot(
+            caches: folder.appendingPathComponent("caches"),
+            documents: folder.appendingPathComponent("documents")
+        )
         do {
-            let cache = try CacheManager<CrashCache>(root: root, user: "crash-user",
-                                                     configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<CrashCache>(
+                root: root,
+                user: "crash-user",
+                configuration: .init(memoryCountLimit: 0)
+            )
             var found: [CrashModel.Key: CrashModel.Entry] = [:]
             for type in CrashCache.allCases {
                 for parameter in type.parameters {
@@ -114,7 +124,8 @@ import Darwin
                                 failures.append("\(key) holds version \(blob.version), expected \(expected)")
                             } else if let length = [model.entries[key], pendingEntry(pending, key)]
                                 .compactMap({ $0 }).first(where: { $0.version == blob.version })?.length,
-                                !blob.isIntact(length: length) {
+                                !blob.isIntact(length: length)
+                            {
                                 failures.append("\(key) version \(blob.version) has damaged bytes")
                             }
                         }
@@ -148,14 +159,18 @@ import Darwin
             let onDisk = files.values.reduce(0, +)
             if cache.totalSize != onDisk || cache.totalUsage.entryCount != found.count {
                 let temporaries = files.filter { AtomicFile.isTemporary($0.key.split(separator: "/").last ?? "") }
-                failures.append("size index \(cache.totalSize) bytes / \(cache.totalUsage.entryCount) entries, "
-                                + "disk \(onDisk) bytes / \(found.count) entries (temporaries \(temporaries)): "
-                                + "\(files.keys.sorted())")
+                failures.append(
+                    "size index \(cache.totalSize) bytes / \(cache.totalUsage.entryCount) entries, "
+                        + "disk \(onDisk) bytes / \(found.count) entries (temporaries \(temporaries)): "
+                        + "\(files.keys.sorted())"
+                )
             }
         }
 
-        let records = try RecordStore<CrashRecord>(directory: folder.appendingPathComponent("records"),
-                                                   configuration: .init(durability: .none))
+        let records = try RecordStore<CrashRecord>(
+            directory: folder.appendingPathComponent("records"),
+            configuration: .init(durability: .none)
+        )
         // Both stores are open now, so their sweeps have run.
         for path in allPaths(under: folder) {
             let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -169,12 +184,15 @@ import Darwin
             return failures
         }
         if case .batch(let upserts, let deletes, let sequence)? = pending,
-           held == CrashModel.applying(upserts, deletes, sequence, to: model.records) {
+            held == CrashModel.applying(upserts, deletes, sequence, to: model.records)
+        {
             model.records = held
             return failures
         }
-        failures.append("records \(held.sorted { $0.key < $1.key }) are not a prefix of the committed batches "
-                        + "(expected \(model.records.sorted { $0.key < $1.key }))")
+        failures.append(
+            "records \(held.sorted { $0.key < $1.key }) are not a prefix of the committed batches "
+                + "(expected \(model.records.sorted { $0.key < $1.key }))"
+        )
         return failures
     }
 

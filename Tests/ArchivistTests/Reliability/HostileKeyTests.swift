@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A cache type whose name is any string, so hostile names can be tried as type names too.
@@ -12,7 +13,7 @@ struct NamedCacheType: CacheType {
 /// The hostile strings of ``CacheSecurityTests`` as cache type names: stored, read, sized and
 /// cleared without any of them becoming a path component.
 @Suite struct HostileKeyTests {
-    @Test(arguments: CacheSecurityTests.hostileParameters.filter { !$0.isEmpty })   // an empty name: below
+    @Test(arguments: CacheSecurityTests.hostileParameters.filter { !$0.isEmpty })  // an empty name: below
     func hostileTypeNamesStayInsideTheRoot(name: String) throws {
         try withTemporaryDirectory { dir throws in
             let root = dir.appendingPathComponent("root")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +35,11 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
         var runs = 0
         try withTemporaryDirectory { folder in
             for template in FaultInjector.plans(n: 1) {
-                faults += try FaultInjector.sweep({ n in var plan = template; plan.n = n; return plan }) { plan in
+                faults += try FaultInjector.sweep({ n in
+                    var plan = template
+                    plan.n = n
+                    return plan
+                }) { plan in
                     runs += 1
                     let dir = folder.appendingPathComponent("run-\(runs)")
                     defer { try? FileManager.default.removeItem(at: dir) }
@@ -50,7 +56,9 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
     static func run(_ scenario: Scenario, _ plan: FaultInjector.Plan, in dir: URL) throws -> Int {
         let injector = FaultInjector()
         let configuration = RecordStore<FaultRecord>.Configuration(
-            durability: .file, compactionThreshold: scenario == .saveThatCompacts ? 0 : 1 << 20)
+            durability: .file,
+            compactionThreshold: scenario == .saveThatCompacts ? 0 : 1 << 20
+        )
         func open(_ fileSystem: FileSystem) throws -> RecordStore<FaultRecord> {
             try RecordStore<FaultRecord>(directory: dir, configuration: configuration, fileSystem: fileSystem)
         }
@@ -74,7 +82,9 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
             }
         }
         var after = before
-        var batch = RecordBatch<FaultRecord>(upserting: [FaultRecord(id: 2, text: "new 2"), FaultRecord(id: 7, text: "new 7")])
+        var batch = RecordBatch<FaultRecord>(upserting: [
+            FaultRecord(id: 2, text: "new 2"), FaultRecord(id: 7, text: "new 7"),
+        ])
         batch.delete(id: 1)
 
         injector.arm(plan)
@@ -82,8 +92,12 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
         do {
             switch scenario {
             case .save, .saveThatCompacts:
-                after = describe(initial.filter { $0.id > 2 } + [FaultRecord(id: 6, text: "logged 6"),
-                                 FaultRecord(id: 2, text: "new 2"), FaultRecord(id: 7, text: "new 7")])
+                after = describe(
+                    initial.filter { $0.id > 2 } + [
+                        FaultRecord(id: 6, text: "logged 6"),
+                        FaultRecord(id: 2, text: "new 2"), FaultRecord(id: 7, text: "new 7"),
+                    ]
+                )
                 try store?.save(batch)
             case .compact:
                 try store?.compact()
@@ -103,7 +117,9 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
         let inPlace = thrown.map { "\($0)".contains("in place") } ?? false
         if let thrown {
             if let error = thrown as? StoreError {
-                if error.code != storeCode(for: plan.errno) { failures.append("threw \(error.code), expected \(storeCode(for: plan.errno)): \(error)") }
+                if error.code != storeCode(for: plan.errno) {
+                    failures.append("threw \(error.code), expected \(storeCode(for: plan.errno)): \(error)")
+                }
             } else {
                 failures.append("threw a \(type(of: thrown)), not a StoreError: \(thrown)")
             }
@@ -125,7 +141,9 @@ struct FaultRecord: Codable, Archivable, Identifiable, Sendable, Equatable {
         do {
             let reopened = try open(.posix)
             let onDisk = describe(reopened.all())
-            if let inMemory, onDisk != inMemory { failures.append("reopened with \(onDisk), but held \(inMemory) in memory") }
+            if let inMemory, onDisk != inMemory {
+                failures.append("reopened with \(onDisk), but held \(inMemory) in memory")
+            }
             if inMemory == nil && onDisk != before { failures.append("reopened with \(onDisk), expected \(before)") }
         } catch {
             failures.append("reopening threw \(error)")

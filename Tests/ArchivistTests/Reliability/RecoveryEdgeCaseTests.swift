@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Recovery at its edges, each case one the crash and fault-injection sweeps reach only by
@@ -13,8 +14,14 @@ import Testing
         try withTemporaryDirectory { dir throws in
             do {
                 let store = try DiskStore.open(at: dir)
-                try store.write(Data([1, 2, 3]), to: DiskKey(folder: FolderPath(["f"]), name: .single),
-                                typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data([1, 2, 3]),
+                    to: DiskKey(folder: FolderPath(["f"]), name: .single),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
                 try store.flush()
             }
             let stale = dir.appendingPathComponent(".archivist/" + abandonedTemporaryName())
@@ -32,10 +39,14 @@ import Testing
     func aFailedFolderSyncAfterTheRenameCountsTheNewEntry(mode: FaultInjector.Mode) throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector(mode: mode)
-            let cache = try CacheManager<FaultCache>(root: CacheRoot(directory: dir), user: "u",
-                                                     configuration: .init(), fileSystem: injector.fileSystem)
+            let cache = try CacheManager<FaultCache>(
+                root: CacheRoot(directory: dir),
+                user: "u",
+                configuration: .init(),
+                fileSystem: injector.fileSystem
+            )
             try cache.store("old", for: .document)
-            injector.arm(.init(operation: .fsync, n: 2, persistent: false, errno: EIO))   // file, then folder
+            injector.arm(.init(operation: .fsync, n: 2, persistent: false, errno: EIO))  // file, then folder
             let error = #expect(throws: CacheError.self) { try cache.store("new", for: .document) }
             #expect(injector.disarm() == 1)
             #expect(error?.message.contains("in place") == true)
@@ -44,8 +55,16 @@ import Testing
         }
     }
 
-    private func openRecords(_ dir: URL, _ fileSystem: FileSystem, durability: Durability = .file) throws -> RecordStore<FaultRecord> {
-        try RecordStore<FaultRecord>(directory: dir, configuration: .init(durability: durability), fileSystem: fileSystem)
+    private func openRecords(
+        _ dir: URL,
+        _ fileSystem: FileSystem,
+        durability: Durability = .file
+    ) throws -> RecordStore<FaultRecord> {
+        try RecordStore<FaultRecord>(
+            directory: dir,
+            configuration: .init(durability: durability),
+            fileSystem: fileSystem
+        )
     }
 
     /// When a compaction wrote its snapshot but could not reopen the reset log, the reset is
@@ -58,7 +77,7 @@ import Testing
                 try store.upsert(FaultRecord(id: 1, text: "one"))
                 // Opens: snapshot temporary, its folder for the sync, log temporary, the new log.
                 injector.arm(.init(operation: .open, n: 4, persistent: false, errno: EIO))
-                try? store.compact()   // the snapshot is in place; only the log's reset is unfinished
+                try? store.compact()  // the snapshot is in place; only the log's reset is unfinished
                 #expect(injector.disarm() == 1)
                 try store.upsert(FaultRecord(id: 2, text: "two"))
             }
@@ -86,9 +105,12 @@ import Testing
     @Test func aFailedCompactionDoesNotFailTheCommittedBatch() throws {
         try withTemporaryDirectory { dir throws in
             let injector = FaultInjector()
-            let store = try RecordStore<FaultRecord>(directory: dir, configuration: .init(durability: .none, compactionThreshold: 0),
-                                                     fileSystem: injector.fileSystem)
-            injector.arm(.init(operation: .rename, n: 1, persistent: true, errno: EIO))   // every snapshot rename
+            let store = try RecordStore<FaultRecord>(
+                directory: dir,
+                configuration: .init(durability: .none, compactionThreshold: 0),
+                fileSystem: injector.fileSystem
+            )
+            injector.arm(.init(operation: .rename, n: 1, persistent: true, errno: EIO))  // every snapshot rename
             try store.upsert(FaultRecord(id: 1, text: "one"))
             #expect(injector.disarm() == 1)
             #expect(try openRecords(dir, .posix).all().map(\.id) == [1])
@@ -99,25 +121,38 @@ import Testing
     /// the cut is retried before the next append, so the next batch is not quarantined with it.
     @Test func aPartialEntryThatCouldNotBeCutIsCutBeforeTheNextAppend() throws {
         try withTemporaryDirectory { dir throws in
-            let step = Locked(0)   // 1: write half; 2: then fail with ENOSPC; 3: fail the cut
+            let step = Locked(0)  // 1: write half; 2: then fail with ENOSPC; 3: fail the cut
             let real = FileSystem.posix
             var fs = real
             fs.write = { fd, buffer, count in
-                switch step.withLock({ value -> Int in defer { if value == 1 || value == 2 { value += 1 } }; return value }) {
+                switch step.withLock({ value -> Int in
+                    defer { if value == 1 || value == 2 { value += 1 } }
+                    return value
+                }) {
                 case 1: return real.write(fd, buffer, count / 2)
-                case 2: errno = ENOSPC; return -1
+                case 2:
+                    errno = ENOSPC
+                    return -1
                 default: return real.write(fd, buffer, count)
                 }
             }
             fs.ftruncate = { fd, length in
-                if step.withLock({ value -> Bool in defer { if value == 3 { value = 0 } }; return value == 3 }) { errno = EIO; return -1 }
+                if step.withLock({ value -> Bool in
+                    defer { if value == 3 { value = 0 } }
+                    return value == 3
+                }) {
+                    errno = EIO
+                    return -1
+                }
                 return real.ftruncate(fd, length)
             }
             do {
                 let store = try openRecords(dir, fs, durability: .none)
                 try store.upsert(FaultRecord(id: 1, text: "one"))
                 step.withLock { $0 = 1 }
-                let error = #expect(throws: StoreError.self) { try store.upsert(FaultRecord(id: 2, text: String(repeating: "x", count: 100))) }
+                let error = #expect(throws: StoreError.self) {
+                    try store.upsert(FaultRecord(id: 2, text: String(repeating: "x", count: 100)))
+                }
                 #expect(error?.code == .noSpace)
                 #expect(step.withLock { $0 } == 0)
                 try store.upsert(FaultRecord(id: 3, text: "three"))
@@ -138,11 +173,17 @@ import Testing
             var fs = FileSystem.posix
             let (renameAt, accessAt) = (fs.renameAt, fs.accessAt)
             fs.renameAt = { fromFolder, from, toFolder, to in
-                if failing.withLock({ $0 }) { errno = ENOENT; return -1 }
+                if failing.withLock({ $0 }) {
+                    errno = ENOENT
+                    return -1
+                }
                 return renameAt(fromFolder, from, toFolder, to)
             }
             fs.accessAt = { folder, path, mode in
-                if failing.withLock({ $0 }) { errno = EACCES; return -1 }
+                if failing.withLock({ $0 }) {
+                    errno = EACCES
+                    return -1
+                }
                 return accessAt(folder, path, mode)
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
@@ -156,7 +197,10 @@ import Testing
             #expect(throws: StorageError.self) { try write("new") }
             failing.withLock { $0 = false }
             #expect(temporaries(under: dir).isEmpty, "\(temporaries(under: dir))")
-            #expect(try store.read(key, typeName: "t", parameter: nil) { String(decoding: $0.payloadBytes, as: UTF8.self) } == "old")
+            #expect(
+                try store.read(key, typeName: "t", parameter: nil) { String(decoding: $0.payloadBytes, as: UTF8.self) }
+                    == "old"
+            )
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
     }

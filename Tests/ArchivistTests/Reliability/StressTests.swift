@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Runs `body(i)` on `count` threads of their own at once (not a pool sized to the cores, so
@@ -28,8 +29,15 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     /// written for its key, the memory tier agrees with the disk, and a clear empties all.
     @Test func eightThreadsOfMixedCacheOperations() throws {
         try withTemporaryDirectory { dir in
-            let root = CacheRoot(caches: dir.appendingPathComponent("caches"), documents: dir.appendingPathComponent("documents"))
-            let cache = try CacheManager<ShopCache>(root: root, user: "alice", configuration: .init(memoryCountLimit: 8))
+            let root = CacheRoot(
+                caches: dir.appendingPathComponent("caches"),
+                documents: dir.appendingPathComponent("documents")
+            )
+            let cache = try CacheManager<ShopCache>(
+                root: root,
+                user: "alice",
+                configuration: .init(memoryCountLimit: 8)
+            )
             let problems = Locked<[String]>([])
             onThreads(8) { thread in
                 var rng = SplitMix64(seed: 0x5EED_0000 + UInt64(thread))
@@ -40,10 +48,15 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
                         switch Int.random(in: 0..<100, using: &rng) {
                         case 0..<45:
                             let padding = String(repeating: "x", count: Int.random(in: 0..<3_000, using: &rng))
-                            try cache.store("\(type.name)/\(parameter)/\(thread)/\(step)/" + padding, for: type, parameter: parameter)
+                            try cache.store(
+                                "\(type.name)/\(parameter)/\(thread)/\(step)/" + padding,
+                                for: type,
+                                parameter: parameter
+                            )
                         case 45..<80:
                             if let value = try cache.value(String.self, for: type, parameter: parameter),
-                               !value.hasPrefix("\(type.name)/\(parameter)/") {
+                                !value.hasPrefix("\(type.name)/\(parameter)/")
+                            {
                                 problems.withLock { $0.append("\(type)/\(parameter) read \(value.prefix(40))") }
                             }
                         case 80..<88:
@@ -68,7 +81,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
             let files = entryFiles(under: root.caches).merging(entryFiles(under: root.documents)) { $0 + $1 }
             #expect(cache.totalSize == files.values.reduce(0, +))
             #expect(cache.totalUsage.entryCount == files.count)
-            let diskOnly = try CacheManager<ShopCache>(root: root, user: "alice", configuration: .init(memoryCountLimit: 0))
+            let diskOnly = try CacheManager<ShopCache>(
+                root: root,
+                user: "alice",
+                configuration: .init(memoryCountLimit: 0)
+            )
             for type in Self.types {
                 for k in 0..<4 {
                     let fromMemory = try cache.value(String.self, for: type, parameter: "k\(k)")
@@ -114,8 +131,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
                 } else {
                     for _ in 0..<300 {
                         let byWriter = Dictionary(grouping: store.all(), by: { $0.id / 100 })
-                        for (writer, records) in byWriter where Set(records.map(\.text)).count != 1 || records.count != 5 {
-                            problems.withLock { $0.append("writer \(writer)'s batch seen half applied: \(records.map(\.text))") }
+                        for (writer, records) in byWriter
+                        where Set(records.map(\.text)).count != 1 || records.count != 5 {
+                            problems.withLock {
+                                $0.append("writer \(writer)'s batch seen half applied: \(records.map(\.text))")
+                            }
                         }
                         _ = store.latest(3)
                         _ = store.record(id: (thread - 4) * 100)

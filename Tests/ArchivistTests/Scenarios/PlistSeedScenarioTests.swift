@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The seeds' plist and defaults jobs, end to end on the public API.
@@ -19,7 +20,9 @@ import Testing
                     "isRestMode": true, "restTime": 5, "isFocusMode": false, "musicName": "rain",
                     "isMusicEnabled": true, "isAlertEnabled": false, "alertTime": shippedAlert,
                 ] as [String: Any]
-            ], format: .xml, options: 0
+            ],
+            format: .xml,
+            options: 0
         ).write(to: bundle.appendingPathComponent("taskData.plist"))
         let store = PlistStore(directory: folder.url.appendingPathComponent("Documents"), format: .binary) { name in
             let url = bundle.appendingPathComponent(name + ".plist")
@@ -65,9 +68,13 @@ import Testing
         // Today's story keeps only the latest one, image bytes included.
         for day in 1...3 {
             try store.write(
-                ["dateToday": .date(Date(timeIntervalSince1970: Double(day) * 86_400)), "title": .string("Day \(day)"),
-                 "attribute": "Bing", "para1": "故事", "image": .data(Data(repeating: UInt8(day), count: 4_096))],
-                to: "storyData")
+                [
+                    "dateToday": .date(Date(timeIntervalSince1970: Double(day) * 86_400)),
+                    "title": .string("Day \(day)"),
+                    "attribute": "Bing", "para1": "故事", "image": .data(Data(repeating: UInt8(day), count: 4_096)),
+                ],
+                to: "storyData"
+            )
         }
         let story = try store.root(of: "storyData")
         #expect(story["title"] == "Day 3")
@@ -114,8 +121,12 @@ import Testing
         let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
         try store.write(
-            ["nan": .double(.nan), "inf": .double(.infinity), "ninf": .double(-.infinity),
-             "tiny": .double(.leastNonzeroMagnitude), "third": .double(1.0 / 3)], to: "d")
+            [
+                "nan": .double(.nan), "inf": .double(.infinity), "ninf": .double(-.infinity),
+                "tiny": .double(.leastNonzeroMagnitude), "third": .double(1.0 / 3),
+            ],
+            to: "d"
+        )
         let root = try store.root(of: "d")
         #expect(root["nan"]?.doubleValue?.isNaN == true)
         #expect(root["inf"] == .double(.infinity))

@@ -1,6 +1,6 @@
+import Archivist
 import Foundation
 import Testing
-import Archivist
 
 /// Seed 000: the focus timer's data — a task table (add, delete, update, query), diligence
 /// records per task (add, delete, query), today's story keeping only the latest (with its
@@ -44,9 +44,19 @@ import Archivist
     }
 
     private func task(_ id: String, _ name: String) -> FocusTask {
-        FocusTask(id: id, name: name, color: "#FF6666", diligenceTime: 25, isRestMode: true, restTime: 5,
-                  isFocusMode: false, musicName: "rain", isMusicEnabled: true, isAlertEnabled: false,
-                  alertTime: Date(timeIntervalSinceReferenceDate: 700_000_000))
+        FocusTask(
+            id: id,
+            name: name,
+            color: "#FF6666",
+            diligenceTime: 25,
+            isRestMode: true,
+            restTime: 5,
+            isFocusMode: false,
+            musicName: "rain",
+            isMusicEnabled: true,
+            isAlertEnabled: false,
+            alertTime: Date(timeIntervalSinceReferenceDate: 700_000_000)
+        )
     }
 
     /// The app's launch: open the task table, seeding it from the bundled defaults when empty.
@@ -62,7 +72,10 @@ import Archivist
         try withTemporaryDirectory { folder in
             // The defaults the app ships (in its bundle): two tasks.
             let bundled = folder.appendingPathComponent("Bundle/defaultTasks.archive")
-            try FileManager.default.createDirectory(at: bundled.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: bundled.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try Archive.encode([task("t1", "Focus"), task("t2", "Read")]).write(to: bundled)
             let documents = folder.appendingPathComponent("Documents")
 
@@ -72,7 +85,10 @@ import Archivist
 
             // Add, update, delete, query.
             try tasks.insert(task("t3", "Run"))
-            try tasks.update(id: "t2") { $0.diligenceTime = 50; $0.isAlertEnabled = true }
+            try tasks.update(id: "t2") {
+                $0.diligenceTime = 50
+                $0.isAlertEnabled = true
+            }
             try tasks.delete(id: "t1")
             #expect(tasks.records(where: { $0.isAlertEnabled }).map(\.id) == ["t2"])
 
@@ -85,8 +101,14 @@ import Archivist
             let diligence = try RecordStore<DiligenceRecord>(directory: documents.appendingPathComponent("diligence"))
             let start = Date(timeIntervalSinceReferenceDate: 710_000_000)
             let sessions = (0..<5).map { i in
-                DiligenceRecord(id: UUID(), taskID: i < 3 ? "t2" : "t3", startDate: start.addingTimeInterval(Double(i) * 3_600),
-                                endDate: start.addingTimeInterval(Double(i) * 3_600 + 1_500), breakTimes: i % 2, diligenceTime: 1_500)
+                DiligenceRecord(
+                    id: UUID(),
+                    taskID: i < 3 ? "t2" : "t3",
+                    startDate: start.addingTimeInterval(Double(i) * 3_600),
+                    endDate: start.addingTimeInterval(Double(i) * 3_600 + 1_500),
+                    breakTimes: i % 2,
+                    diligenceTime: 1_500
+                )
             }
             try diligence.upsert(contentsOf: sessions)
             let forT2 = diligence.records(where: { $0.taskID == "t2" }, sortedBy: { $0.startDate < $1.startDate })
@@ -96,10 +118,18 @@ import Archivist
             #expect(diligence.records(where: { $0.taskID == "t2" }).count == 2)
 
             // Today's story: only the latest is kept, image bytes and all.
-            let cache = try CacheManager<FocusCache>(root: CacheRoot(directory: folder.appendingPathComponent("Cache")), user: "me")
+            let cache = try CacheManager<FocusCache>(
+                root: CacheRoot(directory: folder.appendingPathComponent("Cache")),
+                user: "me"
+            )
             for day in 1...3 {
-                let story = TodaysStory(dateToday: start.addingTimeInterval(Double(day) * 86_400), title: "Day \(day)",
-                                        attribute: "Bing", para1: "今日背景图故事 \(day)", image: Data(repeating: UInt8(day), count: 300_000))
+                let story = TodaysStory(
+                    dateToday: start.addingTimeInterval(Double(day) * 86_400),
+                    title: "Day \(day)",
+                    attribute: "Bing",
+                    para1: "今日背景图故事 \(day)",
+                    image: Data(repeating: UInt8(day), count: 300_000)
+                )
                 try cache.store(story, for: .story)
             }
             let story = try #require(try cache.value(TodaysStory.self, for: .story))

@@ -1,6 +1,6 @@
+import Archivist
 import Foundation
 import Testing
-import Archivist
 
 /// Seed 002: a letters cache that was Core Data + MagicalRecord. Letters belong to a user;
 /// find-or-create by primary key; saved in the background with a completion; fetched split
@@ -42,8 +42,14 @@ import Archivist
     }
 
     private func letter(_ pk: Int, incoming: Bool, _ content: String) -> LetterRecord {
-        LetterRecord(id: pk, sender: incoming ? "pen pal" : "me", content: content, dateString: "2026-11-\(10 + pk)",
-                     isRead: !incoming, incoming: incoming)
+        LetterRecord(
+            id: pk,
+            sender: incoming ? "pen pal" : "me",
+            content: content,
+            dateString: "2026-11-\(10 + pk)",
+            isRead: !incoming,
+            incoming: incoming
+        )
     }
 
     @Test func lettersAreUpsertedSavedInTheBackgroundAndPrivate() async throws {
@@ -80,8 +86,10 @@ import Archivist
             let bob = try RecordStore<LetterRecord>(directory: root, user: "bob@example.com")
             #expect(bob.count == 0)
             try bob.upsert(letter(1, incoming: true, "Bob's own letter 1"))
-            #expect(try RecordStore<LetterRecord>(directory: root, user: "alice@example.com").record(id: 1)?.content
-                == "Hello Alice (edited)")
+            #expect(
+                try RecordStore<LetterRecord>(directory: root, user: "alice@example.com").record(id: 1)?.content
+                    == "Hello Alice (edited)"
+            )
         }
     }
 

@@ -1,6 +1,6 @@
+import Archivist
 import Foundation
 import Testing
-import Archivist
 
 /// Seed 003: the four-store demo — file helpers, a user-defaults flag, a keyed model archive
 /// and an SQLite record cache (batch save in a transaction, latest N, update one) behind a
@@ -17,7 +17,11 @@ import Archivist
         var name: String
         var age: Int
         var avatar: Data
-        init(name: String, age: Int, avatar: Data) { self.name = name; self.age = age; self.avatar = avatar }
+        init(name: String, age: Int, avatar: Data) {
+            self.name = name
+            self.age = age
+            self.avatar = avatar
+        }
         func encode(to archive: ArchiveEncoder) throws {
             try archive.encode(name, forKey: "name")
             try archive.encode(age, forKey: "age")
@@ -64,7 +68,11 @@ import Archivist
 
             // 4. The record cache: batch save in one transaction, latest N, update one.
             let start = Date(timeIntervalSinceReferenceDate: 0)
-            try items.upsert(contentsOf: (1...100).map { Item(id: $0, title: "item \($0)", date: start.addingTimeInterval(Double($0))) })
+            try items.upsert(
+                contentsOf: (1...100).map {
+                    Item(id: $0, title: "item \($0)", date: start.addingTimeInterval(Double($0)))
+                }
+            )
             #expect(items.latest(5).map(\.id) == [100, 99, 98, 97, 96])
             try items.update(id: 50) { $0.title = "updated" }
             #expect(items.latest(1).first?.title == "updated")
@@ -75,7 +83,9 @@ import Archivist
                     group.addTask {
                         for i in 0..<25 {
                             let id = 1_000 + worker * 100 + i
-                            try? items.upsert(Item(id: id, title: "w\(worker)", date: start.addingTimeInterval(Double(id))))
+                            try? items.upsert(
+                                Item(id: id, title: "w\(worker)", date: start.addingTimeInterval(Double(id)))
+                            )
                             _ = items.latest(3)
                             try? preferences.set(i, for: PreferenceKey<Int>("worker\(worker)", default: 0))
                             try? await cache.store(Person(name: "w\(worker)", age: i, avatar: Data()), for: .person)
@@ -83,7 +93,8 @@ import Archivist
                             _ = cache.totalSize
                         }
                         await withCheckedContinuation { continuation in
-                            items.save(RecordBatch(upserting: [Item(id: 9_000 + worker, title: "bg", date: start)])) { _ in
+                            items.save(RecordBatch(upserting: [Item(id: 9_000 + worker, title: "bg", date: start)])) {
+                                _ in
                                 // Re-entrant: the completion writes and reads the same store.
                                 _ = try? items.update(id: 9_000 + worker) { $0.title = "bg-done" }
                                 continuation.resume()
@@ -96,7 +107,7 @@ import Archivist
             #expect(items.records(where: { $0.title == "bg-done" }).count == 8)
             for worker in 0..<8 { #expect(preferences[PreferenceKey<Int>("worker\(worker)", default: 0)] == 24) }
             #expect(try await cache.value(Person.self, for: .person)?.age == 24)
-            try await preferences.flush()   // sets reach the file in the background
+            try await preferences.flush()  // sets reach the file in the background
             #expect(try Preferences(store: PlistStore(directory: folder.appendingPathComponent("prefs")))[firstLogin])
         }
     }

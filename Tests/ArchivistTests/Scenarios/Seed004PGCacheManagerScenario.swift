@@ -1,6 +1,6 @@
+import Archivist
 import Foundation
 import Testing
-import Archivist
 
 /// Seed 004: `PGCacheManager` — five cache types mapped to MD5-named files under data-cache,
 /// user-cache and user-document folders, one type with a parameter, `nil` removes, a size,
@@ -18,9 +18,18 @@ import Archivist
         }
     }
 
-    struct Product: Codable, Archivable, Sendable, Equatable { var id: Int; var name: String }
-    struct Order: Codable, Archivable, Sendable, Equatable { var number: String; var total: Double }
-    struct Strategy: Codable, Archivable, Sendable, Equatable { var endpoint: String; var retries: Int }
+    struct Product: Codable, Archivable, Sendable, Equatable {
+        var id: Int
+        var name: String
+    }
+    struct Order: Codable, Archivable, Sendable, Equatable {
+        var number: String
+        var total: Double
+    }
+    struct Strategy: Codable, Archivable, Sendable, Equatable {
+        var endpoint: String
+        var retries: Int
+    }
 
     @Test func pgCacheManagerJobsEndToEnd() async throws {
         try await withTemporaryDirectory { folder in
@@ -49,7 +58,11 @@ import Archivist
         try cache.store(["read": [1, 2, 3]], for: .message)
         // + cacheData:type:param: — one entry per endpoint.
         try cache.store(Strategy(endpoint: "/v1/orders", retries: 3), for: .apiStrategy, parameter: "/v1/orders")
-        try cache.store(Strategy(endpoint: "/v1/users?page=2", retries: 1), for: .apiStrategy, parameter: "/v1/users?page=2")
+        try cache.store(
+            Strategy(endpoint: "/v1/users?page=2", retries: 1),
+            for: .apiStrategy,
+            parameter: "/v1/users?page=2"
+        )
 
         // + readCacheType:(param:)
         #expect(try cache.value([Product].self, for: .productList) == products)

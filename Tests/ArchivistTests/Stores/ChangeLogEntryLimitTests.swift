@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// An entry's length is a u32: a batch that archives to more than 4 GiB must not trap in
@@ -26,7 +27,7 @@ import Testing
     @Test func anEntryOverTheLimitThrowsBeforeAnyByteIsWritten() throws {
         try withTemporaryDirectory { url in
             let log = try openLog(url, limit: 64)
-            try log.append(Data(count: 64))   // exactly at the limit: fine
+            try log.append(Data(count: 64))  // exactly at the limit: fine
             let size = try fileSize(log)
             let error = try #require(throws: StoreError.self) { try log.append(Data(count: 65)) }
             #expect(error.code == .notRepresentable)
@@ -35,7 +36,7 @@ import Testing
             #expect(underlying.code == .limitExceeded(.totalBytes))
             #expect(try fileSize(log) == size, "nothing of the refused entry reached the file")
             #expect(log.size == 4 + 64)
-            try log.append(Data(count: 1))   // the log goes on
+            try log.append(Data(count: 1))  // the log goes on
             #expect(try fileSize(log) == size + 4 + 1)
         }
     }

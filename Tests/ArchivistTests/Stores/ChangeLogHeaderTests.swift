@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The change log's header, generation included, is checksummed: a generation that differs
@@ -59,7 +60,7 @@ import Testing
             let oldLog = try Data(contentsOf: logURL(url))
             let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
             try store.compact()
-            try oldLog.write(to: logURL(url))   // a crash between the snapshot's rename and the log's reset
+            try oldLog.write(to: logURL(url))  // a crash between the snapshot's rename and the log's reset
             let reopened = try RecordStore<Diligence>(directory: url, configuration: configuration)
             #expect(reopened.count == 30 && reopened.recoveredDamage == nil)
         }
@@ -84,7 +85,10 @@ import Testing
             let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
             #expect(store.count == 31 && store.recoveredDamage == nil)
             try store.compact()
-            #expect(try Data(contentsOf: logURL(url)).prefix(ChangeLog.headerSize) == Data(ChangeLog.makeHeader(generation: 2)))
+            #expect(
+                try Data(contentsOf: logURL(url)).prefix(ChangeLog.headerSize)
+                    == Data(ChangeLog.makeHeader(generation: 2))
+            )
         }
     }
 

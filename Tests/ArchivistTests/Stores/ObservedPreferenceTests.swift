@@ -27,7 +27,7 @@ import Testing
         let other = try Preferences(store: PlistStore(directory: folder.url))
         try other.set(7, for: count, durability: .none)
         #expect(await eventually { model.value == 7 })
-        try other.set("zoe", for: name, durability: .none)   // another key: the value stays
+        try other.set("zoe", for: name, durability: .none)  // another key: the value stays
         #expect(await eventually { preferences[name] == "zoe" })
         #expect(model.value == 7)
     }
@@ -43,7 +43,7 @@ import Testing
         try model.set(4)
         #expect(model.value == 4 && preferences[count] == 4)
 
-        try preferences.set(5, for: count)   // straight through the Preferences
+        try preferences.set(5, for: count)  // straight through the Preferences
         #expect(await eventually { model.value == 5 })
         let twin = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
         twin.value = 6
@@ -62,7 +62,11 @@ import Testing
         let preferences = try openPreferences(in: folder)
         let model = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
         let fired = Locked(false)
-        withObservationTracking { _ = model.value } onChange: { fired.withLock { $0 = true } }
+        withObservationTracking {
+            _ = model.value
+        } onChange: {
+            fired.withLock { $0 = true }
+        }
 
         let other = try Preferences(store: PlistStore(directory: folder.url))
         try other.set(9, for: count, durability: .none)
@@ -80,12 +84,12 @@ import Testing
             let model = ObservedPreference(count, in: preferences, pollingInterval: .milliseconds(100))
             released = model
             try preferences.set(1, for: count)
-            #expect(await eventually { model.value == 1 })   // the observing task has run
+            #expect(await eventually { model.value == 1 })  // the observing task has run
             #expect(subscribers() == 1)
         }
         #expect(await eventually { released == nil }, "the observing task does not keep the model")
         #expect(await eventually { subscribers() == 0 }, "deinit ends the change stream")
-        try preferences.set(2, for: count)   // nobody left to tell
+        try preferences.set(2, for: count)  // nobody left to tell
         #expect(preferences[count] == 2)
     }
 }

@@ -18,8 +18,12 @@ import Testing
         try store.upsert(Diligence(id: 1))
         try store.upsert(Diligence(id: 2))
         let odd = ObservedRecords(
-            store, where: { $0.id % 2 == 1 }, sortedBy: { $0.id > $1.id }, limit: 2,
-            pollingInterval: .milliseconds(100))
+            store,
+            where: { $0.id % 2 == 1 },
+            sortedBy: { $0.id > $1.id },
+            limit: 2,
+            pollingInterval: .milliseconds(100)
+        )
         let all = ObservedRecords(store, pollingInterval: .milliseconds(100))
         #expect(odd.records.map(\.id) == [1])
         #expect(all.records.map(\.id) == [1, 2])
@@ -43,7 +47,11 @@ import Testing
         let store = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         let model = ObservedRecords(store, pollingInterval: .milliseconds(100))
         let fired = Locked(false)
-        withObservationTracking { _ = model.records } onChange: { fired.withLock { $0 = true } }
+        withObservationTracking {
+            _ = model.records
+        } onChange: {
+            fired.withLock { $0 = true }
+        }
 
         let other = try RecordStore<Diligence>(directory: folder.url, configuration: configuration)
         try other.upsert(Diligence(id: 8))
@@ -61,12 +69,12 @@ import Testing
             let model = ObservedRecords(store, pollingInterval: .milliseconds(100))
             released = model
             try store.upsert(Diligence(id: 1))
-            #expect(await eventually { model.records.count == 1 })   // the observing task has run
+            #expect(await eventually { model.records.count == 1 })  // the observing task has run
             #expect(streams() == 1)
         }
         #expect(await eventually { released == nil }, "the observing task does not keep the model")
         #expect(await eventually { streams() == 0 }, "deinit ends the change stream")
-        try store.upsert(Diligence(id: 2))   // nobody left to tell
+        try store.upsert(Diligence(id: 2))  // nobody left to tell
         #expect(store.count == 2)
     }
 }

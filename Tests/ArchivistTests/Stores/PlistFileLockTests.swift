@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// One plist file has one lock in a process however its path is spelled: on a
@@ -22,7 +23,7 @@ struct PlistFileLockTests {
             }
             #expect(nested)
             let holds = try #require(PlistFileLock.holdHistogram(forPlistAt: second))
-            #expect(holds.count == 1)   // the outer hold; the nested one re-entered it
+            #expect(holds.count == 1)  // the outer hold; the nested one re-entered it
             #expect(PlistFileLock.holdHistogram(forPlistAt: first) == holds)
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,21 +43,26 @@ import Darwin
             let folder = dir.appendingPathComponent("plists", isDirectory: true)
             let locks = ["prefs", "seeded", "Preferences"].map { folder.path + "/.lock." + $0 }
             let recorder = SyncRecorder(lockPaths: locks)
-            let store = PlistStore(directory: folder, format: format, defaultFileURL: { name in
-                name == "seeded" ? defaults.appendingPathComponent("seeded.plist") : nil
-            }, fileSystem: recorder.fileSystem)
-            try store.set(1, forKey: "a", in: "prefs")   // the file's first version
+            let store = PlistStore(
+                directory: folder,
+                format: format,
+                defaultFileURL: { name in
+                    name == "seeded" ? defaults.appendingPathComponent("seeded.plist") : nil
+                },
+                fileSystem: recorder.fileSystem
+            )
+            try store.set(1, forKey: "a", in: "prefs")  // the file's first version
             try store.set(2, forKey: "b", in: "prefs")
             try store.update("prefs") { $0["c"] = 3 }
             #expect(try store.removeValue(forKey: "a", in: "prefs") == 1)
             try store.write(["whole": 1], to: "prefs")
-            #expect(try store["seeded", "seeded"] == 1)   // seeded from its default
+            #expect(try store["seeded", "seeded"] == 1)  // seeded from its default
             let preferences = try Preferences(store: store)
             try preferences.set(5, for: PreferenceKey("count", default: 0))
-            try preferences.flush()   // the set's background write, now
+            try preferences.flush()  // the set's background write, now
             #expect(preferences[PreferenceKey("count", default: 0)] == 5)
             let syncs = recorder.syncs.withLock { $0 }
-            #expect(syncs.count >= 14)   // seven writes: the file's and the folder's each
+            #expect(syncs.count >= 14)  // seven writes: the file's and the folder's each
             #expect(syncs.allSatisfy { !$0 })
         }
     }

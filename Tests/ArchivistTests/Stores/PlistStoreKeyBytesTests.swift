@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Plist keys compare by their UTF-8 bytes, as cache keys do (`CacheKeyBytesTests`). "é" as
@@ -8,8 +9,8 @@ import Testing
 /// replaced the other's value, and Foundation's parser silently kept one of the two when a
 /// file held both.
 @Suite struct PlistStoreKeyBytesTests {
-    static let precomposed = "caf\u{E9}"       // é as one scalar
-    static let decomposed = "cafe\u{301}"      // e + combining acute accent
+    static let precomposed = "caf\u{E9}"  // é as one scalar
+    static let decomposed = "cafe\u{301}"  // e + combining acute accent
     static let formats: [PlistStore.Format] = [.xml, .binary]
 
     /// Whether `root` holds a key with exactly `key`'s bytes.
@@ -22,8 +23,11 @@ import Testing
         for key in [Self.precomposed, Self.decomposed] {
             let folder = try ScratchFolder()
             try PlistStore(directory: folder.url, format: format).set(1, forKey: key, in: "p")
-            let root = try PlistStore(directory: folder.url)["p"]   // a fresh store reads the file
-            #expect(root.count == 1 && holdsKey(root, key), "written as \(Array(key.utf8)), read \(root.keys.map { Array($0.utf8) })")
+            let root = try PlistStore(directory: folder.url)["p"]  // a fresh store reads the file
+            #expect(
+                root.count == 1 && holdsKey(root, key),
+                "written as \(Array(key.utf8)), read \(root.keys.map { Array($0.utf8) })"
+            )
             #expect(try PlistStore(directory: folder.url)["p", key] == 1)
         }
     }
@@ -62,7 +66,10 @@ import Testing
     /// A file another program wrote with two spellings of one key in one dictionary:
     /// Foundation's parser keeps one of them; the store refuses the file instead.
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary], [false, true])
-    func aFileWithBothSpellingsIsRefusedNotHalfRead(format: PropertyListSerialization.PropertyListFormat, nested: Bool) throws {
+    func aFileWithBothSpellingsIsRefusedNotHalfRead(
+        format: PropertyListSerialization.PropertyListFormat,
+        nested: Bool
+    ) throws {
         let folder = try ScratchFolder()
         let data = try Self.fileWithBothSpellings(format, nested: nested)
         let parsed = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -83,20 +90,32 @@ import Testing
     /// long in UTF-16) in one dictionary, at the root or nested. A Swift dictionary cannot
     /// hold both, so the binary file is written with two other keys of that length and
     /// patched; the XML one is written as text.
-    private static func fileWithBothSpellings(_ format: PropertyListSerialization.PropertyListFormat, nested: Bool) throws -> Data {
+    private static func fileWithBothSpellings(
+        _ format: PropertyListSerialization.PropertyListFormat,
+        nested: Bool
+    ) throws -> Data {
         let spellings = ["\u{E9}e\u{301}", "e\u{301}\u{E9}"]
         guard format == .binary else {
-            let both = "<dict><key>\(spellings[0])</key><integer>1</integer><key>\(spellings[1])</key><integer>2</integer></dict>"
-            return Data(xml(nested ? "<key>other</key><integer>3</integer><key>inner</key><dict><key>list</key><array><integer>1</integer>\(both)</array></dict>"
-                                   : String(both.dropFirst(6).dropLast(7))).utf8)
+            let both =
+                "<dict><key>\(spellings[0])</key><integer>1</integer><key>\(spellings[1])</key><integer>2</integer></dict>"
+            return Data(
+                xml(
+                    nested
+                        ? "<key>other</key><integer>3</integer><key>inner</key><dict><key>list</key><array><integer>1</integer>\(both)</array></dict>"
+                        : String(both.dropFirst(6).dropLast(7))
+                ).utf8
+            )
         }
-        let placeholders = ["\u{E9}e\u{302}", "o\u{301}\u{E9}"]   // "éê", "óé": two keys
+        let placeholders = ["\u{E9}e\u{302}", "o\u{301}\u{E9}"]  // "éê", "óé": two keys
         let both: [String: Any] = [placeholders[0]: 1, placeholders[1]: 2]
         let root: [String: Any] = nested ? ["other": 3, "inner": ["list": [1, both] as [Any]] as [String: Any]] : both
         var bytes = [UInt8](try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0))
         for (placeholder, spelling) in zip(placeholders, spellings) {
-            let from = utf16BigEndian(placeholder), to = utf16BigEndian(spelling)
-            let at = try #require((0...(bytes.count - from.count)).first { Array(bytes[$0..<($0 + from.count)]) == from })
+            let from = utf16BigEndian(placeholder)
+            let to = utf16BigEndian(spelling)
+            let at = try #require(
+                (0...(bytes.count - from.count)).first { Array(bytes[$0..<($0 + from.count)]) == from }
+            )
             bytes.replaceSubrange(at..<(at + from.count), with: to)
         }
         return Data(bytes)
@@ -118,10 +137,14 @@ import Testing
     /// What looks like a key in a comment, a CDATA section or a string is not one.
     @Test func keysInCommentsCDATAAndStringsAreNotCounted() throws {
         let folder = try ScratchFolder()
-        try Data(Self.xml("""
-            <!-- <key>x</key> <key/> --><key>a</key><string><![CDATA[<key>y</key>]]></string>
-            <key>b</key><string>&lt;key&gt;z&lt;/key&gt;</string><key>\(Self.precomposed)</key><true/>
-            """).utf8).write(to: folder.file("p.plist"))
+        try Data(
+            Self.xml(
+                """
+                <!-- <key>x</key> <key/> --><key>a</key><string><![CDATA[<key>y</key>]]></string>
+                <key>b</key><string>&lt;key&gt;z&lt;/key&gt;</string><key>\(Self.precomposed)</key><true/>
+                """
+            ).utf8
+        ).write(to: folder.file("p.plist"))
         let root = try PlistStore(directory: folder.url).root(of: "p")
         #expect(root == ["a": "<key>y</key>", "b": "<key>z</key>", Self.precomposed: true])
     }
@@ -143,7 +166,9 @@ import Testing
         let folder = try ScratchFolder()
         try Data(Self.xml("\(spelling)<integer>1</integer>").utf8).write(to: folder.file("p.plist"))
         #expect(try PlistStore(directory: folder.url).root(of: "p") == ["": 1])
-        try Data(Self.xml("\(spelling)<integer>1</integer><key></key><integer>2</integer>").utf8).write(to: folder.file("p.plist"))
+        try Data(Self.xml("\(spelling)<integer>1</integer><key></key><integer>2</integer>").utf8).write(
+            to: folder.file("p.plist")
+        )
         let error = try #require(throws: StoreError.self) { try PlistStore(directory: folder.url).root(of: "p") }
         #expect(error.code == .notRepresentable)
     }
@@ -157,7 +182,7 @@ import Testing
         ("", "<key>a</key><?note <key>x</key> ?><integer>1</integer>", ""),
         ("", "<key>a</key><integer>1</integer>", "<key>x</key>"),
         ("", "<key>a</key><integer>1</integer>", "<!-- c --><key>x</key><key>y</key>"),
-        ("", "<key>a</key><string x='<key>'>1</string>", ""),   // the string is "'>1"
+        ("", "<key>a</key><string x='<key>'>1</string>", ""),  // the string is "'>1"
         ("<!-- <key>x</key> -->", "<key>a</key><integer>1</integer>", ""),
     ])
     func keysWhereTheParserSeesNoneAreNotCounted(prolog: String, body: String, tail: String) throws {
@@ -190,8 +215,12 @@ import Testing
 
     /// The key count follows offsets the file claims: damaged bytes end it, never trap it.
     @Test func damagedBinaryPlistsNeverTrapTheKeyCount() throws {
-        let root: PlistValue = ["a": [1, ["b": "c", "d": [true, 2.5]]], "e": .data(Data(count: 40)), "f": ["g": [:]]]
-        let valid = [UInt8](try PropertyListSerialization.data(fromPropertyList: root.propertyListObject, format: .binary, options: 0))
+        let root: PlistValue = [
+            "a": [1, ["b": "c", "d": [true, 2.5]]], "e": .data(Data(count: 40)), "f": ["g": [:]],
+        ]
+        let valid = [UInt8](
+            try PropertyListSerialization.data(fromPropertyList: root.propertyListObject, format: .binary, options: 0)
+        )
         #expect(!PlistKeyCount.fileHasMoreKeys(Data(valid), than: root))
         var rng = SplitMix64(seed: 0x9A7E)
         for _ in 0..<3_000 {
@@ -210,10 +239,13 @@ import Testing
     @Test(arguments: [false, true])
     func theDeepestNestingIsCountedOnASmallStack(binary: Bool) throws {
         let depth = 511
-        let data = binary
+        let data =
+            binary
             ? Self.binaryNesting(depth)
-            : Data((String(repeating: "<array>", count: depth) + "<dict><key>k</key><true/><key>k</key><true/></dict>"
-                    + String(repeating: "</array>", count: depth)).utf8)
+            : Data(
+                (String(repeating: "<array>", count: depth) + "<dict><key>k</key><true/><key>k</key><true/></dict>"
+                    + String(repeating: "</array>", count: depth)).utf8
+            )
         let root = try PlistValue.convert(PropertyListSerialization.propertyList(from: data, options: [], format: nil))
         #expect(PlistKeyCount.keys(in: root) == 1, "Foundation merged the two keys")
         let found = try onThread(stackSize: ArchiveStackDepthTests.smallStack) {
@@ -221,9 +253,16 @@ import Testing
         }
         #expect(found == true)
         #expect(throws: (any Error).self, "far deeper, Foundation refuses the file") {
-            try PropertyListSerialization.propertyList(from: binary ? Self.binaryNesting(600) : Data(
-                (String(repeating: "<array>", count: 600) + "<dict/>" + String(repeating: "</array>", count: 600)).utf8),
-                options: [], format: nil)
+            try PropertyListSerialization.propertyList(
+                from: binary
+                    ? Self.binaryNesting(600)
+                    : Data(
+                        (String(repeating: "<array>", count: 600) + "<dict/>"
+                            + String(repeating: "</array>", count: 600)).utf8
+                    ),
+                options: [],
+                format: nil
+            )
         }
     }
 
@@ -231,9 +270,12 @@ import Testing
     /// key "k" twice (two references to one string object).
     private static func binaryNesting(_ depth: Int) -> Data {
         var objects = (0..<depth).map { [0xA1] + bigEndian($0 + 1, 4) }
-        objects.append([0xD2] + bigEndian(depth + 1, 4) + bigEndian(depth + 1, 4) + bigEndian(depth + 2, 4) + bigEndian(depth + 2, 4))
-        objects.append([0x51, UInt8(ascii: "k")])   // "k"
-        objects.append([0x09])                      // true
+        objects.append(
+            [0xD2] + bigEndian(depth + 1, 4) + bigEndian(depth + 1, 4) + bigEndian(depth + 2, 4)
+                + bigEndian(depth + 2, 4)
+        )
+        objects.append([0x51, UInt8(ascii: "k")])  // "k"
+        objects.append([0x09])  // true
         return bplist(objects, size: 4)
     }
 
@@ -245,14 +287,17 @@ import Testing
     /// A `bplist00` of `objects` (encoded objects, the first the top one), with offsets and
     /// references of `size` bytes.
     private static func bplist(_ objects: [[UInt8]], size: Int) -> Data {
-        var bytes = Array("bplist00".utf8), offsets: [Int] = []
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
         for object in objects {
             offsets.append(bytes.count)
             bytes += object
         }
         let table = bytes.count
         for offset in offsets { bytes += bigEndian(offset, size) }
-        bytes += [0, 0, 0, 0, 0, 0, UInt8(size), UInt8(size)] + bigEndian(objects.count, 8) + bigEndian(0, 8) + bigEndian(table, 8)
+        bytes +=
+            [0, 0, 0, 0, 0, 0, UInt8(size), UInt8(size)] + bigEndian(objects.count, 8) + bigEndian(0, 8)
+            + bigEndian(table, 8)
         return Data(bytes)
     }
 
@@ -278,8 +323,8 @@ import Testing
     private static func binaryFanOut(depth: Int) -> Data {
         var objects: [[UInt8]] = [[0xD1] + bigEndian(depth + 2, 2) + bigEndian(1, 2)]
         for level in 1...depth { objects.append([0xA2] + bigEndian(level + 1, 2) + bigEndian(level + 1, 2)) }
-        objects.append([0x09])                      // true
-        objects.append([0x51, UInt8(ascii: "k")])   // "k"
+        objects.append([0x09])  // true
+        objects.append([0x51, UInt8(ascii: "k")])  // "k"
         return bplist(objects, size: 2)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 #if canImport(Glibc)
@@ -60,8 +61,11 @@ import Darwin
         #expect(try store["MyPlist"].keys.sorted() == ["data", "id", "other"])
         #expect(try store["MyPlist", "data"]?["user"]?["name"] == "小明")
         // On disk it is a real nested <dict>, not the seed's JSON string.
-        let raw = try PropertyListSerialization.propertyList(
-            from: Data(contentsOf: try store.fileURL(for: "MyPlist")), format: nil) as? [String: Any]
+        let raw =
+            try PropertyListSerialization.propertyList(
+                from: Data(contentsOf: try store.fileURL(for: "MyPlist")),
+                format: nil
+            ) as? [String: Any]
         let data = raw?["data"] as? [String: Any]
         #expect((data?["user"] as? [String: Any])?["age"] as? Int == 7)
     }
@@ -85,7 +89,12 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: try store.fileURL(for: "tasks").path))
         try store.update("tasks") { $0["t1"] = ["name": "Read"] }
         struct Abort: Error {}
-        #expect(throws: Abort.self) { try store.update("tasks") { tasks in tasks["t2"] = 1; throw Abort() } }
+        #expect(throws: Abort.self) {
+            try store.update("tasks") { tasks in
+                tasks["t2"] = 1
+                throw Abort()
+            }
+        }
         #expect(try store["tasks"].keys.sorted() == ["t1"])
     }
 
@@ -150,7 +159,10 @@ import Darwin
         #expect(try store.fileURL(for: "任务数据").lastPathComponent == "任务数据.plist")
     }
 
-    @Test(arguments: ["", ".plist", "../escape", "a/b", "..", ".hidden", "nul\0byte", "back\\slash", String(repeating: "x", count: 201)])
+    @Test(arguments: [
+        "", ".plist", "../escape", "a/b", "..", ".hidden", "nul\0byte", "back\\slash",
+        String(repeating: "x", count: 201),
+    ])
     func namesThatAreNotPlainFileNamesAreRejected(name: String) throws {
         let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
@@ -176,7 +188,8 @@ import Darwin
         let defaultURL = bundle.appendingPathComponent("taskData.plist")
         try PropertyListSerialization.data(
             fromPropertyList: ["t0": ["name": "Focus", "diligenceTime": 25, "isRestMode": true]],
-            format: .xml, options: 0
+            format: .xml,
+            options: 0
         ).write(to: defaultURL)
         let asked = Locked<[String]>([])
         let store = PlistStore(directory: folder.url.appendingPathComponent("Documents"), format: .binary) { name in
@@ -286,8 +299,13 @@ import Darwin
         for index in 0..<5 { try store.set(.int(index), forKey: "k\(index)", in: "p") }
         // The plist, and the empty lock file every process writing it locks.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".lock.p", "p.plist"])
-        let fileMode = try FileManager.default.attributesOfItem(atPath: try store.fileURL(for: "p").path)[.posixPermissions] as? Int
-        let lockMode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(".lock.p").path)[.posixPermissions] as? Int
+        let fileMode =
+            try FileManager.default.attributesOfItem(atPath: try store.fileURL(for: "p").path)[.posixPermissions]
+            as? Int
+        let lockMode =
+            try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(".lock.p").path)[
+                .posixPermissions
+            ] as? Int
         #expect(lockMode == 0o600)
         let folderMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
         #expect(fileMode == 0o600)
@@ -301,9 +319,13 @@ import Darwin
         let unrelated = folder.file(".keep-me")
         for url in [stale, fresh, unrelated] { try Data([0]).write(to: url) }
         try FileManager.default.setAttributes(
-            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: stale.path)
+            [.modificationDate: Date().addingTimeInterval(-3_600)],
+            ofItemAtPath: stale.path
+        )
         try FileManager.default.setAttributes(
-            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: unrelated.path)
+            [.modificationDate: Date().addingTimeInterval(-3_600)],
+            ofItemAtPath: unrelated.path
+        )
         _ = PlistStore(directory: folder.url)
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ import Darwin
     func theBodyRunsWithoutTheLockAndAgainAfterAConcurrentWrite(format: PlistStore.Format) throws {
         let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url, format: format)
-        let other = PlistStore(directory: folder.url, format: format)   // another writer
+        let other = PlistStore(directory: folder.url, format: format)  // another writer
         let url = try store.fileURL(for: "tasks")
         try store.set("Read", forKey: "t1", in: "tasks")
         var runs = 0
@@ -44,8 +45,10 @@ import Darwin
         }
         #expect(runs == 2)
         #expect(count == 3)
-        #expect(try PlistStore(directory: folder.url, format: format).root(of: "tasks")
-                == ["t1": "Read", "t2": "Write", "t3": "Walk"])
+        #expect(
+            try PlistStore(directory: folder.url, format: format).root(of: "tasks")
+                == ["t1": "Read", "t2": "Write", "t3": "Walk"]
+        )
     }
 
     /// A throw is decided on the latest root too: the first run throws, the file changes

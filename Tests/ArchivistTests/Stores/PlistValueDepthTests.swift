@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Converting a parsed property list to ``PlistValue`` costs no stack per level: the deepest
@@ -16,9 +17,11 @@ import Testing
     /// `{"deep": [[…[{"k": true}]…]]}`, `depth` containers in all, as XML.
     static func nestedFile(depth: Int) -> Data {
         let arrays = depth - 2
-        return Data(("<plist version=\"1.0\"><dict><key>deep</key>" + String(repeating: "<array>", count: arrays)
-                     + "<dict><key>k</key><true/></dict>" + String(repeating: "</array>", count: arrays)
-                     + "</dict></plist>").utf8)
+        return Data(
+            ("<plist version=\"1.0\"><dict><key>deep</key>" + String(repeating: "<array>", count: arrays)
+                + "<dict><key>k</key><true/></dict>" + String(repeating: "</array>", count: arrays)
+                + "</dict></plist>").utf8
+        )
     }
 
     /// The number of containers from `value` down to its deepest scalar (iteratively).
@@ -61,12 +64,15 @@ import Testing
         let depth = 5_000
         func nested(around leaf: Any) -> Any {
             var value: Any = leaf
-            for level in 0..<depth { value = level.isMultiple(of: 2) ? [value] as [Any] : ["d": value] as [String: Any] }
+            for level in 0..<depth {
+                value = level.isMultiple(of: 2) ? [value] as [Any] : ["d": value] as [String: Any]
+            }
             return value
         }
         nonisolated(unsafe) let good = nested(around: "leaf")
         nonisolated(unsafe) let bad = nested(around: NSNull())
-        let (converted, error) = try onThread(stackSize: ArchiveStackDepthTests.smallStack) { () -> (PlistValue, StoreError?) in
+        let (converted, error) = try onThread(stackSize: ArchiveStackDepthTests.smallStack) {
+            () -> (PlistValue, StoreError?) in
             let converted = try PlistValue(propertyList: good)
             let error = #expect(throws: StoreError.self) { try PlistValue(propertyList: bad) }
             return (converted, error)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +22,7 @@ import Darwin
         #expect(preferences[count] == 42)
         #expect(try preferences.storedValue(for: count) == 42)
         let other = try Preferences(store: PlistStore(directory: folder.url))
-        let deadline = ContinuousClock.now + .seconds(30)   // the bound is ~20 ms; the machine may be busy
+        let deadline = ContinuousClock.now + .seconds(30)  // the bound is ~20 ms; the machine may be busy
         while other[count] != 42 && ContinuousClock.now < deadline { usleep(2_000) }
         #expect(other[count] == 42, "the background write reached the file")
     }
@@ -63,7 +65,7 @@ import Darwin
     @Test func aDurableSetIsInTheFileWhenItReturns() throws {
         let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
-        try preferences.set("early", for: name)   // pending: written with the durable set
+        try preferences.set("early", for: name)  // pending: written with the durable set
         for (index, durability) in Durability.allCases.enumerated() {
             try preferences.set(index, for: count, durability: durability)
             let root = try PlistStore(directory: folder.url)["Preferences"]
@@ -115,7 +117,7 @@ import Darwin
         #expect(error?.code == .corrupt)
         #expect(preferences[count] == 2, "reads stay consistent with the unwritten set")
         try store.removeFile(named: "Preferences")
-        try preferences.flush()   // the unwritten change is tried again, and lands
+        try preferences.flush()  // the unwritten change is tried again, and lands
         #expect(try PlistStore(directory: folder.url)["Preferences"]["count"] == .int(2))
     }
 
@@ -124,7 +126,10 @@ import Darwin
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try preferences.set(1, for: count)
         try preferences.flush()
-        guard geteuid() != 0 else { try skip("root writes into a read-only folder"); return }
+        guard geteuid() != 0 else {
+            try skip("root writes into a read-only folder")
+            return
+        }
         #expect(chmod(folder.url.path, 0o500) == 0)
         defer { chmod(folder.url.path, 0o700) }
         try preferences.set(2, for: count)
@@ -153,11 +158,17 @@ import Darwin
         var fileSystem = FileSystem.posix
         let (write, writev) = (fileSystem.write, fileSystem.writev)
         fileSystem.write = { fd, buffer, count in
-            guard !diskFull.withLock({ $0 }) else { errno = ENOSPC; return -1 }
+            guard !diskFull.withLock({ $0 }) else {
+                errno = ENOSPC
+                return -1
+            }
             return write(fd, buffer, count)
         }
         fileSystem.writev = { fd, vectors, count in
-            guard !diskFull.withLock({ $0 }) else { errno = ENOSPC; return -1 }
+            guard !diskFull.withLock({ $0 }) else {
+                errno = ENOSPC
+                return -1
+            }
             return writev(fd, vectors, count)
         }
         let preferences = try Preferences(store: PlistStore(directory: folder.url, fileSystem: fileSystem))
@@ -166,7 +177,7 @@ import Darwin
         diskFull.withLock { $0 = true }
         try preferences.set(2, for: count)
         var error: StoreError?
-        let deadline = ContinuousClock.now + .seconds(30)   // until the background write has failed
+        let deadline = ContinuousClock.now + .seconds(30)  // until the background write has failed
         while error == nil && ContinuousClock.now < deadline {
             usleep(5_000)
             do {
@@ -180,9 +191,9 @@ import Darwin
         // The file itself: a store's read, like every read in this process, sees the unwritten set.
         #expect(try PlistStore(directory: folder.url).snapshot(of: "Preferences").root["count"] == .int(1))
         diskFull.withLock { $0 = false }
-        try preferences.flush()   // the unwritten set is tried again, and lands
+        try preferences.flush()  // the unwritten set is tried again, and lands
         #expect(try PlistStore(directory: folder.url)["Preferences"]["count"] == .int(2))
-        try preferences.set("after", for: name)   // the failure was reported: sets work again
+        try preferences.set("after", for: name)  // the failure was reported: sets work again
         try preferences.flush()
         #expect(try PlistStore(directory: folder.url)["Preferences"]["name"] == "after")
     }
@@ -190,7 +201,7 @@ import Darwin
     @Test func changeStreamsSeeThisInstancesAndAnotherWritersChanges() async throws {
         let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
-        try preferences.set(0, for: count, durability: .none)   // the folder exists: inotify can watch it
+        try preferences.set(0, for: count, durability: .none)  // the folder exists: inotify can watch it
         let all = preferences.changes(pollingInterval: .milliseconds(200))
         let counts = preferences.changes(for: count, pollingInterval: .milliseconds(200))
         try preferences.set(1, for: count)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A durable set or removal is reported to this instance's change streams like a deferred
@@ -16,6 +17,9 @@ import Testing
         #expect(set == Preferences.Change(keys: ["count"], isFromAnotherProcess: false))
         let removals = preferences.changes(for: count, pollingInterval: nil)
         try preferences.removeValue(for: count, durability: .file)
-        #expect(await firstElement(of: removals, within: .seconds(30)) == Preferences.Change(keys: ["count"], isFromAnotherProcess: false))
+        #expect(
+            await firstElement(of: removals, within: .seconds(30))
+                == Preferences.Change(keys: ["count"], isFromAnotherProcess: false)
+        )
     }
 }

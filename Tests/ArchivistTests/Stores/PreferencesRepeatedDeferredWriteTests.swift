@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +22,8 @@ import Darwin
     private func fileHolds(_ value: Int, in folder: ScratchFolder) -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if (try? PlistStore(directory: folder.url).snapshot(of: "Preferences").root["count"]) == .int(.init(value)) {
+            if (try? PlistStore(directory: folder.url).snapshot(of: "Preferences").root["count"]) == .int(.init(value))
+            {
                 return true
             }
             usleep(2_000)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,9 +31,11 @@ private enum Tint: String, PlistConvertible { case red, blue }
         let folder = try ScratchFolder()
         let preferences = try Preferences(store: PlistStore(directory: folder.url))
         try holdingWrites(of: preferences) {
-            try preferences.set(true, for: firstLogin)   // seed 003: setBool:YES forKey:@"firstLogin"
-            #expect(try PlistStore(directory: folder.url).snapshot(of: "Preferences").root["firstLogin"] == nil,
-                    "the file is not written yet")
+            try preferences.set(true, for: firstLogin)  // seed 003: setBool:YES forKey:@"firstLogin"
+            #expect(
+                try PlistStore(directory: folder.url).snapshot(of: "Preferences").root["firstLogin"] == nil,
+                "the file is not written yet"
+            )
             let fresh = try Preferences(store: PlistStore(directory: folder.url))
             #expect(fresh[firstLogin])
             #expect(fresh.file === preferences.file)
@@ -129,7 +133,7 @@ private enum Tint: String, PlistConvertible { case red, blue }
         let missing = folder.url.appendingPathComponent("later/prefs", isDirectory: true)
         let first = try Preferences(store: PlistStore(directory: missing))
         try first.set(1, for: count)
-        try first.flush()   // makes the folder, the file and its lock file
+        try first.flush()  // makes the folder, the file and its lock file
         try holdingWrites(of: first) {
             try first.set(2, for: count)
             let second = try Preferences(store: PlistStore(directory: missing))
@@ -165,7 +169,7 @@ private enum Tint: String, PlistConvertible { case red, blue }
             $0 = { reason, block in
                 reasons.withLock { $0.append(reason) }
                 DispatchQueue.global().async {
-                    block(false)   // returns once the write is done
+                    block(false)  // returns once the write is done
                     ended.signal()
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 private enum Theme: String, PlistConvertible { case light, dark }
@@ -41,7 +42,7 @@ private enum Keys {
         try preferences.set(["a.txt", "b.txt"], for: Keys.recent)
         try preferences.set(opened, for: Keys.lastOpened)
         #expect(preferences[.firstLogin])
-        try preferences.flush()   // sets reach the file in the background; flush waits for it
+        try preferences.flush()  // sets reach the file in the background; flush waits for it
         let reopened = try Preferences(store: PlistStore(directory: folder.url), name: "Settings.plist")
         #expect(reopened[.firstLogin] == true)
         #expect(reopened[Keys.launchCount] == 3)
@@ -55,7 +56,10 @@ private enum Keys {
     @Test func wrongTypeReadsTheDefaultButStoredValueThrows() throws {
         let folder = try ScratchFolder()
         let store = PlistStore(directory: folder.url)
-        try store.write(["firstLogin": "YES", "launchCount": 2.5, "theme": "sepia", "recent": ["a", 1]], to: "Preferences")
+        try store.write(
+            ["firstLogin": "YES", "launchCount": 2.5, "theme": "sepia", "recent": ["a", 1]],
+            to: "Preferences"
+        )
         let preferences = try Preferences(store: store)
         #expect(preferences[.firstLogin] == false)
         #expect(preferences[Keys.launchCount] == 0)
@@ -154,7 +158,10 @@ private enum Keys {
             for writer in 0..<8 {
                 group.addTask {
                     for index in 0..<20 {
-                        try preferences.set(writer * 1_000 + index, for: PreferenceKey<Int>("w\(writer)-\(index)", default: -1))
+                        try preferences.set(
+                            writer * 1_000 + index,
+                            for: PreferenceKey<Int>("w\(writer)-\(index)", default: -1)
+                        )
                         try preferences.set(index, for: PreferenceKey<Int>("counter-\(writer)", default: -1))
                         _ = preferences[Keys.launchCount]
                     }

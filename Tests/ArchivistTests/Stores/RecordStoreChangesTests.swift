@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `changes()` reports this process's writes and, once read, other processes'.
@@ -38,7 +39,8 @@ import Testing
             let store = try RecordStore<Diligence>(directory: url, configuration: configuration)
             let signalled = store.changes()
             #expect(store.runningPolls == 0)
-            let unsignalled = store.changes(pollingInterval: nil, observingSignal: false)   // as if the system refused it
+            // As if the system refused the signal.
+            let unsignalled = store.changes(pollingInterval: nil, observingSignal: false)
             #expect(store.runningPolls == 1)
             withExtendedLifetime((signalled, unsignalled)) {}
         }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,8 +44,10 @@ import Darwin
             let syncs = syncs
             fileSystem.fsync = { fd in
                 var status = stat()
-                if let path = RecordStoreLockHoldTests.path(of: fd), path.split(separator: "/").last?.hasPrefix(".tmp-") == true,
-                   fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                if let path = RecordStoreLockHoldTests.path(of: fd),
+                    path.split(separator: "/").last?.hasPrefix(".tmp-") == true,
+                    fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG
+                {
                     let held = LockHoldTests.isLocked(lockPath)
                     syncs.withLock { $0.append(Sync(size: Int64(status.st_size), lockHeld: held)) }
                 }
@@ -57,15 +61,19 @@ import Darwin
         try withTemporaryDirectory { dir in
             let recorder = SyncRecorder(lockPath: dir.path + "/records.lock")
             let configuration = RecordStore<FaultRecord>.Configuration(durability: .file, compactionThreshold: 4 << 10)
-            let store = try RecordStore<FaultRecord>(directory: dir, configuration: configuration, fileSystem: recorder.fileSystem)
+            let store = try RecordStore<FaultRecord>(
+                directory: dir,
+                configuration: configuration,
+                fileSystem: recorder.fileSystem
+            )
             for start in stride(from: 0, to: 600, by: 20) {
                 try store.upsert(contentsOf: (start..<start + 20).map { FaultRecord(id: $0, text: "record \($0)") })
             }
             try store.compact()
             #expect(store.all().count == 600)
             let syncs = recorder.syncs.withLock { $0 }
-            let snapshots = syncs.filter { $0.size > 1 << 10 }   // a log's reset is its header alone
-            #expect(snapshots.count >= 2)   // automatic compactions, and the explicit one
+            let snapshots = syncs.filter { $0.size > 1 << 10 }  // a log's reset is its header alone
+            #expect(snapshots.count >= 2)  // automatic compactions, and the explicit one
             #expect(snapshots.allSatisfy { !$0.lockHeld })
             let reopened = try RecordStore<FaultRecord>(directory: dir, configuration: configuration)
             #expect(reopened.all() == store.all())
@@ -100,12 +108,18 @@ import Darwin
             let configuration = RecordStore<FaultRecord>.Configuration(durability: .none, compactionThreshold: 64 << 20)
             let writer = try RecordStore<FaultRecord>(directory: dir, configuration: configuration)
             for start in stride(from: 0, to: 20_000, by: 2_000) {
-                try writer.upsert(contentsOf: (start..<start + 2_000).map { FaultRecord(id: $0, text: "record number \($0)") })
+                try writer.upsert(
+                    contentsOf: (start..<start + 2_000).map { FaultRecord(id: $0, text: "record number \($0)") }
+                )
             }
             try writer.compact()
             let recorder = SnapshotReadRecorder(lockPath: dir.path + "/records.lock")
             let openStart = ContinuousClock.now
-            let reader = try RecordStore<FaultRecord>(directory: dir, configuration: configuration, fileSystem: recorder.fileSystem)
+            let reader = try RecordStore<FaultRecord>(
+                directory: dir,
+                configuration: configuration,
+                fileSystem: recorder.fileSystem
+            )
             let openTime = ContinuousClock.now - openStart
             #expect(reader.count == 20_000)
             let openHolds = reader.crossProcessLockHolds
@@ -119,14 +133,16 @@ import Darwin
             let refreshTime = ContinuousClock.now - refreshStart
             #expect(reader.count == 20_001)
             let holds = reader.crossProcessLockHolds
-            #expect(holds.count == 2)   // the open's, and the catch-up's one short hold
+            #expect(holds.count == 2)  // the open's, and the catch-up's one short hold
             #expect(recorder.reads.withLock { $0 } == [false, false])
             #expect(reader.snapshotDecodeCounts == .init(withoutLock: 2, underLock: 0))
             // Durations are printed, not asserted: a loaded machine stretches any hold.
             let openHold = Duration.nanoseconds(Int64(openHolds.longestNanoseconds))
             let longest = Duration.nanoseconds(Int64(holds.longestNanoseconds))
-            print("20,000 records: open \(openTime), its hold of records.lock \(openHold); catch-up after a compaction "
-                  + "\(refreshTime), the longer of the two holds \(longest)")
+            print(
+                "20,000 records: open \(openTime), its hold of records.lock \(openHold); catch-up after a compaction "
+                    + "\(refreshTime), the longer of the two holds \(longest)"
+            )
         }
     }
 
@@ -143,10 +159,14 @@ import Darwin
             }
             let configuration = RecordStore<FaultRecord>.Configuration(durability: .none)
             let writer = try RecordStore<FaultRecord>(directory: dir, configuration: configuration)
-            let reader = try RecordStore<FaultRecord>(directory: dir, configuration: configuration, fileSystem: fileSystem)
+            let reader = try RecordStore<FaultRecord>(
+                directory: dir,
+                configuration: configuration,
+                fileSystem: fileSystem
+            )
             operations.withLock { $0 = [] }
             try reader.refresh()
-            #expect(operations.withLock { $0 }.isEmpty)   // nothing new: no lock at all
+            #expect(operations.withLock { $0 }.isEmpty)  // nothing new: no lock at all
             try writer.upsert(FaultRecord(id: 1, text: "new"))
             try reader.refresh()
             #expect(operations.withLock { $0 } == [LOCK_SH, LOCK_UN])

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A change-log entry whose bytes are intact but that a store cannot decode — here a record
@@ -11,7 +12,9 @@ import Testing
 /// decoder's `ArchiveError` (`.disallowedType`) as the underlying error, and the log stays as
 /// it is until a store that allows the type reads it.
 @Suite struct RecordStoreRefusedEntryTests {
-    private func logBytes(_ folder: URL) throws -> Data { try Data(contentsOf: folder.appendingPathComponent("records.log")) }
+    private func logBytes(_ folder: URL) throws -> Data {
+        try Data(contentsOf: folder.appendingPathComponent("records.log"))
+    }
 
     private func quarantineFiles(_ folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("quarantine") }
@@ -20,8 +23,11 @@ import Testing
     /// The refusal every opener that does not allow dogs gets.
     private func expectRefusal(_ error: StoreError?, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(error?.code == .corrupt, sourceLocation: sourceLocation)
-        #expect((error?.underlyingError as? ArchiveError)?.code == .disallowedType, "\(String(describing: error))",
-                sourceLocation: sourceLocation)
+        #expect(
+            (error?.underlyingError as? ArchiveError)?.code == .disallowedType,
+            "\(String(describing: error))",
+            sourceLocation: sourceLocation
+        )
     }
 
     /// Records 0–3 (1 and 3 dogs), then record 0 renamed: every record after the first dog
@@ -55,9 +61,11 @@ import Testing
         try expectAllRecords(folder.url)
         // After a compaction the dogs are in the snapshot, which a refusing opener also cannot read.
         try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.allowingDogs).compact()
-        expectRefusal(#expect(throws: StoreError.self) {
-            try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
-        })
+        expectRefusal(
+            #expect(throws: StoreError.self) {
+                try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
+            }
+        )
         try expectAllRecords(folder.url)
     }
 
@@ -117,11 +125,13 @@ import Testing
         let folder = try ScratchFolder()
         try writeMixedRecords(folder.url)
         var bytes = [UInt8](try logBytes(folder.url))
-        bytes[bytes.count - 3] ^= 0x40   // inside the last entry (the rename)
+        bytes[bytes.count - 3] ^= 0x40  // inside the last entry (the rename)
         try Data(bytes).write(to: folder.url.appendingPathComponent("records.log"))
-        expectRefusal(#expect(throws: StoreError.self) {
-            try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
-        })
+        expectRefusal(
+            #expect(throws: StoreError.self) {
+                try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.refusingDogs)
+            }
+        )
         let store = try RecordStore<PetRecord>(directory: folder.url, configuration: PetRecord.allowingDogs)
         #expect(store.count == 4 && store.record(id: "pet-0")?.pet.name == "pet 0")
         #expect(try #require(store.recoveredDamage).quarantinedBytes > 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A record type as an app shipped it first.
@@ -67,7 +68,9 @@ private struct LegacyShippedBatch: Archivable {
             try writeShippedStore(at: url)
             let options = ArchiveOptions(renamedTypes: ["ShippedTask": "MappedTask"])
             let store = try RecordStore<MappedTask>(
-                directory: url, configuration: .init(durability: .none, archiveOptions: options))
+                directory: url,
+                configuration: .init(durability: .none, archiveOptions: options)
+            )
             #expect(store.recoveredDamage == nil)
             #expect(store.count == 29)
             #expect(store.record(id: 20)?.name == "log 20")
@@ -83,7 +86,9 @@ private struct LegacyShippedBatch: Archivable {
         let legacy = try Archive.encode(LegacyShippedBatch(upserts: [ShippedTask(id: 1, name: "old")]))
         #expect(try Archive.decode(RecordBatch<ShippedTask>.self, from: legacy).upserts.map(\.id) == [1])
         #expect(try Archive.decode(RecordBatch<RenamedTask>.self, from: legacy).upserts.map(\.name) == ["old"])
-        let mapped = RecordBatch<MappedTask>.decodingOptions(ArchiveOptions(renamedTypes: ["ShippedTask": "MappedTask"]))
+        let mapped = RecordBatch<MappedTask>.decodingOptions(
+            ArchiveOptions(renamedTypes: ["ShippedTask": "MappedTask"])
+        )
         #expect(try Archive.decode(RecordBatch<MappedTask>.self, from: legacy, options: mapped).upserts.count == 1)
     }
 }

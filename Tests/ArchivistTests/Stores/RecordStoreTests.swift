@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Seed 000's diligence record, Codable.
@@ -22,7 +23,10 @@ struct Diligence: Codable, Archivable, Identifiable, Sendable, Equatable {
 }
 
 @Suite struct RecordStoreTests {
-    private func open(_ url: URL, _ configuration: RecordStore<Diligence>.Configuration = .init(durability: .none)) throws
+    private func open(
+        _ url: URL,
+        _ configuration: RecordStore<Diligence>.Configuration = .init(durability: .none)
+    ) throws
         -> RecordStore<Diligence>
     {
         try RecordStore<Diligence>(directory: url, configuration: configuration)
@@ -55,7 +59,11 @@ struct Diligence: Codable, Archivable, Identifiable, Sendable, Equatable {
     @Test func queriesSortAndLatest() throws {
         try withTemporaryDirectory { url in
             let store = try open(url)
-            try store.upsert(contentsOf: (0..<50).map { Diligence(id: $0, taskID: $0 % 2 == 0 ? "even" : "odd", breakTimes: 50 - $0) })
+            try store.upsert(
+                contentsOf: (0..<50).map {
+                    Diligence(id: $0, taskID: $0 % 2 == 0 ? "even" : "odd", breakTimes: 50 - $0)
+                }
+            )
             try store.update(id: 10) { $0.breakTimes = 0 }
             #expect(store.records(where: { $0.taskID == "even" }).count == 25)
             #expect(store.records(sortedBy: { $0.breakTimes < $1.breakTimes }, limit: 3).map(\.id) == [10, 49, 48])
@@ -129,7 +137,9 @@ struct Diligence: Codable, Archivable, Identifiable, Sendable, Equatable {
             let log = url.appendingPathComponent("records.log")
             var bytes = [UInt8](try Data(contentsOf: log))
             let text = Array("reading".utf8)
-            let at = try #require((0...(bytes.count - text.count)).last { Array(bytes[$0..<($0 + text.count)]) == text })
+            let at = try #require(
+                (0...(bytes.count - text.count)).last { Array(bytes[$0..<($0 + text.count)]) == text }
+            )
             bytes[at] = UInt8(ascii: "s")
             try Data(bytes).write(to: log)
             let store = try open(url)
@@ -145,7 +155,10 @@ struct Diligence: Codable, Archivable, Identifiable, Sendable, Equatable {
             do {
                 let store = try open(url, configuration)
                 for i in 0..<200 { try store.upsert(Diligence(id: i % 40, breakTimes: i)) }
-                let logSize = try FileManager.default.attributesOfItem(atPath: url.appendingPathComponent("records.log").path)[.size] as? Int
+                let logSize =
+                    try FileManager.default.attributesOfItem(atPath: url.appendingPathComponent("records.log").path)[
+                        .size
+                    ] as? Int
                 #expect((logSize ?? .max) < 4_000, "the log was compacted")
             }
             let store = try open(url, configuration)

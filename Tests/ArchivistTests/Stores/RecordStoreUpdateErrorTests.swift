@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `update(id:)` rethrows the body's own error unchanged, as its documentation and

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,7 +43,7 @@ import Darwin
         #expect(try store.snapshot(of: "Preferences").root["count"] == .int(1), "the file keeps the old value")
 
         refusing.withLock { $0 = false }
-        try preferences.flush()   // the unwritten set lands once writes are allowed again
+        try preferences.flush()  // the unwritten set lands once writes are allowed again
         #expect(try store.snapshot(of: "Preferences").root["count"] == .int(4))
     }
 }

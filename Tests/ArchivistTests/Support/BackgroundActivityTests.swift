@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `BackgroundActivity`: library-started work holds the platform's background-task assertion
@@ -37,7 +38,7 @@ import Testing
             return 42
         }
         #expect(result == 42)
-        #expect(BackgroundActivity.platformStarter == nil)   // Linux and macOS: no assertion
+        #expect(BackgroundActivity.platformStarter == nil)  // Linux and macOS: no assertion
     }
 
     /// The block holds the assertion (does not return) until the work is done, and the work
@@ -46,11 +47,11 @@ import Testing
         let started = StartedBlock()
         BackgroundActivity.run("Archivist: test", starter: started.starter) { activity in
             #expect(!activity.isExpiring)
-            #expect(started.returned.wait(timeout: .now()) == .timedOut)   // still held
+            #expect(started.returned.wait(timeout: .now()) == .timedOut)  // still held
             started.expire()
             #expect(activity.isExpiring)
         }
-        started.returned.wait()   // released once the work ended
+        started.returned.wait()  // released once the work ended
         #expect(started.reason.withLock { $0 } == "Archivist: test")
     }
 

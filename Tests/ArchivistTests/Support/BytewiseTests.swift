@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Archivist
 
 /// `Bytewise` compares eight bytes at a time with overlapping loads for the tail, and hashes
@@ -14,7 +15,7 @@ import Testing
         for count in 0...40 {
             let a = Self.text(count)
             var b = Self.text(count)
-            b.append("")   // a second value, not the same storage
+            b.append("")  // a second value, not the same storage
             #expect(Bytewise.equal(a, b))
             #expect(hash(a) == hash(b))
         }
@@ -26,8 +27,10 @@ import Testing
             for position in 0..<count {
                 var changed = base
                 changed[position] = UInt8(ascii: "Z")
-                #expect(!Bytewise.equal(String(decoding: base, as: UTF8.self), String(decoding: changed, as: UTF8.self)),
-                        "length \(count), byte \(position)")
+                #expect(
+                    !Bytewise.equal(String(decoding: base, as: UTF8.self), String(decoding: changed, as: UTF8.self)),
+                    "length \(count), byte \(position)"
+                )
             }
         }
     }
@@ -44,7 +47,8 @@ import Testing
     @Test func canonicallyEquivalentSpellingsAreDifferent() {
         #expect(!Bytewise.equal("caf\u{E9}", "cafe\u{301}"))
         // Same length, same scalars in another order: equal under `==`, not here.
-        let first = "a\u{301}\u{316}", second = "a\u{316}\u{301}"
+        let first = "a\u{301}\u{316}"
+        let second = "a\u{316}\u{301}"
         #expect(first == second)
         #expect(!Bytewise.equal(first, second))
     }
@@ -72,7 +76,10 @@ import Testing
             let bytes = Array(small.utf8)
             let expected = Bytewise.seededHash(small, seed: seed)
             #expect(Bytewise.seededHash(heap, seed: seed) == expected, "length \(count)")
-            #expect(Bytewise.seededHash(String(decoding: bytes, as: UTF8.self), seed: seed) == expected, "length \(count)")
+            #expect(
+                Bytewise.seededHash(String(decoding: bytes, as: UTF8.self), seed: seed) == expected,
+                "length \(count)"
+            )
             #expect(bytes.withUnsafeBytes { Bytewise.seededHash($0.baseAddress, count: count, seed: seed) } == expected)
             #expect(Bytewise.slowSeededHash(small, seed: seed) == expected, "length \(count)")
         }
@@ -93,8 +100,10 @@ import Testing
             for position in 0..<count {
                 var changed = base
                 changed[position] = UInt8(ascii: "Z")
-                #expect(Bytewise.seededHash(String(decoding: changed, as: UTF8.self), seed: seed) != hash,
-                        "length \(count), byte \(position)")
+                #expect(
+                    Bytewise.seededHash(String(decoding: changed, as: UTF8.self), seed: seed) != hash,
+                    "length \(count), byte \(position)"
+                )
             }
         }
         #expect(!seen.contains(Bytewise.seededHash("", seed: seed)))

@@ -1,5 +1,6 @@
 import ArchivistTestSupport
 import Testing
+
 @testable import Archivist
 
 @Suite struct CRC32CTests {
@@ -30,10 +31,15 @@ import Testing
         for length in [0, 1, 3, 8, 28, 1_000, 70_001] {
             let a = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let b = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            #expect(CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
-                    "seed 7, length \(length)")
-            #expect(CRC32C.softwareCombine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
-                    "software, seed 7, length \(length)")
+            #expect(
+                CRC32C.combine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count) == CRC32C.checksum(a + b),
+                "seed 7, length \(length)"
+            )
+            #expect(
+                CRC32C.softwareCombine(CRC32C.checksum(a), CRC32C.checksum(b), length: b.count)
+                    == CRC32C.checksum(a + b),
+                "software, seed 7, length \(length)"
+            )
         }
     }
 
@@ -46,7 +52,11 @@ import Testing
         let half = length / 2
         let inHalves = CRC32C.combine(CRC32C.combine(first, 0, length: half), 0, length: length - half)
         #expect(CRC32C.combine(first, 0, length: length) == inHalves, "length \(length)")
-        let softwareInHalves = CRC32C.softwareCombine(CRC32C.softwareCombine(first, 0, length: half), 0, length: length - half)
+        let softwareInHalves = CRC32C.softwareCombine(
+            CRC32C.softwareCombine(first, 0, length: half),
+            0,
+            length: length - half
+        )
         #expect(CRC32C.softwareCombine(first, 0, length: length) == softwareInHalves, "software, length \(length)")
         #expect(softwareInHalves == inHalves, "length \(length)")
     }
@@ -57,21 +67,29 @@ import Testing
     @Test(.enabled(if: CRC32C.usesCarrylessMultiply))
     func carrylessCombineMatchesSoftware() {
         var rng = SplitMix64(seed: 41)
-        var lengths = [1, 2, 3, 255, 256, 4_096, 102_400, 102_437, 1 << 29, (1 << 32) - 1, 1 << 32, Int.max, Int.max - 1]
+        var lengths = [
+            1, 2, 3, 255, 256, 4_096, 102_400, 102_437, 1 << 29, (1 << 32) - 1, 1 << 32, Int.max, Int.max - 1,
+        ]
         lengths += (0..<63).map { 1 << $0 }
-        lengths += (0..<200).map { _ in Int.random(in: 1...Int.max, using: &rng) >> Int.random(in: 0...62, using: &rng) }
+        lengths += (0..<200).map { _ in Int.random(in: 1...Int.max, using: &rng) >> Int.random(in: 0...62, using: &rng)
+        }
         for length in lengths where length > 0 {
             for first in [0, 1, 0x8000_0000, UInt32.max, UInt32.random(in: 0...UInt32.max, using: &rng)] as [UInt32] {
                 let second = UInt32.random(in: 0...UInt32.max, using: &rng)
-                #expect(CRC32C.combine(first, second, length: length) == CRC32C.softwareCombine(first, second, length: length),
-                        "seed 41, first \(first), length \(length)")
+                #expect(
+                    CRC32C.combine(first, second, length: length)
+                        == CRC32C.softwareCombine(first, second, length: length),
+                    "seed 41, first \(first), length \(length)"
+                )
             }
         }
     }
 
     /// The interleaved loop against the definition, one bit at a time: every length around the
     /// three-block boundaries, unaligned starts and a nonzero seed.
-    @Test(arguments: [0, 1, 7, 8, 9, 63, 767, 768, 769, 775, 776, 1_535, 1_536, 1_537, 2_303, 2_304, 2_305, 10_000, 100_003])
+    @Test(arguments: [
+        0, 1, 7, 8, 9, 63, 767, 768, 769, 775, 776, 1_535, 1_536, 1_537, 2_303, 2_304, 2_305, 10_000, 100_003,
+    ])
     func interleavedLoopMatchesTheBitwiseDefinition(length: Int) {
         var rng = SplitMix64(seed: UInt64(length) &+ 11)
         let bytes = (0..<(length + 8)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -81,8 +99,10 @@ import Testing
             bytes.withUnsafeBytes { raw in
                 let unaligned = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
                 #expect(CRC32C.checksum(unaligned) == Self.bitwise(slice), "length \(length), offset \(offset)")
-                #expect(CRC32C.checksum(unaligned, seed: seed) == Self.bitwise(slice, seed: seed),
-                        "length \(length), offset \(offset), seed \(seed)")
+                #expect(
+                    CRC32C.checksum(unaligned, seed: seed) == Self.bitwise(slice, seed: seed),
+                    "length \(length), offset \(offset), seed \(seed)"
+                )
             }
         }
     }
@@ -98,16 +118,23 @@ import Testing
             for offset in 0..<16 {
                 let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
                 // The definition extended one byte at a time: prefix n's register, then byte n.
-                var reference: UInt32 = ~0, seededReference = ~seed
+                var reference: UInt32 = ~0
+                var seededReference = ~seed
                 for length in 0...2_200 {
                     let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
-                    let software = CRC32C.softwareChecksum(piece), seededSoftware = CRC32C.softwareChecksum(piece, seed: seed)
+                    let software = CRC32C.softwareChecksum(piece)
+                    let seededSoftware = CRC32C.softwareChecksum(piece, seed: seed)
                     #expect(software == ~reference, "length \(length), offset \(offset)")
                     #expect(seededSoftware == ~seededReference, "length \(length), offset \(offset), seed \(seed)")
                     if CRC32C.usesHardware, let start = piece.baseAddress {
-                        #expect(CRC32C.hardwareChecksum(start, length, seed: 0) == software, "length \(length), offset \(offset)")
-                        #expect(CRC32C.hardwareChecksum(start, length, seed: seed) == seededSoftware,
-                                "length \(length), offset \(offset), seed \(seed)")
+                        #expect(
+                            CRC32C.hardwareChecksum(start, length, seed: 0) == software,
+                            "length \(length), offset \(offset)"
+                        )
+                        #expect(
+                            CRC32C.hardwareChecksum(start, length, seed: seed) == seededSoftware,
+                            "length \(length), offset \(offset), seed \(seed)"
+                        )
                     }
                     #expect(CRC32C.checksum(piece, seed: seed) == seededSoftware)
                     guard offset + length < raw.count else { break }
@@ -120,7 +147,10 @@ import Testing
 
     /// Around the long interleaved loop's rounds (three 8 KB blocks) and in seeded random
     /// buffers of random lengths and starts, hardware equals software.
-    @Test(.enabled(if: CRC32C.usesHardware), arguments: [8_191, 24_575, 24_576, 24_577, 25_343, 25_344, 49_152, 49_160, 1_000_003])
+    @Test(
+        .enabled(if: CRC32C.usesHardware),
+        arguments: [8_191, 24_575, 24_576, 24_577, 25_343, 25_344, 49_152, 49_160, 1_000_003]
+    )
     func hardwareMatchesSoftwareOnLargeInputs(length: Int) {
         var rng = SplitMix64(seed: UInt64(length) &* 31)
         let bytes = (0..<(length + 16)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -131,7 +161,10 @@ import Testing
                 let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
                 let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)])
                 let hardware = piece.baseAddress.map { CRC32C.hardwareChecksum($0, count, seed: seed) }
-                #expect(hardware == CRC32C.softwareChecksum(piece, seed: seed), "seed \(length &* 31), count \(count), offset \(offset)")
+                #expect(
+                    hardware == CRC32C.softwareChecksum(piece, seed: seed),
+                    "seed \(length &* 31), count \(count), offset \(offset)"
+                )
             }
         }
     }
@@ -149,8 +182,11 @@ import Testing
                 let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
                 for length in Array(6_000...7_300) + [8_192, 100_079, 100_099, 102_400] {
                     let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])
-                    #expect(CRC32C.hardwareChecksum(piece.baseAddress!, length, seed: seed) == CRC32C.softwareChecksum(piece, seed: seed),
-                            "length \(length), offset \(offset), seed \(seed)")
+                    #expect(
+                        CRC32C.hardwareChecksum(piece.baseAddress!, length, seed: seed)
+                            == CRC32C.softwareChecksum(piece, seed: seed),
+                        "length \(length), offset \(offset), seed \(seed)"
+                    )
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct MD5Tests {
@@ -11,8 +12,10 @@ import Testing
         ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
         ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
         ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
-        ("12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-         "57edf4a22be3c955ac49da2e2107b67a"),
+        (
+            "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+            "57edf4a22be3c955ac49da2e2107b67a"
+        ),
     ])
     func matchesRFC1321Vectors(input: String, expected: String) {
         #expect(MD5.hexDigest(of: input) == expected)
@@ -54,10 +57,13 @@ import Testing
         for nibble in UInt64(0)...15 {
             for shift in stride(from: UInt64(0), to: 64, by: 4) {
                 let digest = try #require(MD5.Digest(hex: Substring(String(repeating: "0", count: 32))))
-                var high = digest, low = digest
+                var high = digest
+                var low = digest
                 high.high = nibble << shift
                 low.low = nibble << shift
-                let spelled = { (word: UInt64) in String(repeating: "0", count: 16 - String(word, radix: 16).count) + String(word, radix: 16) }
+                let spelled = { (word: UInt64) in
+                    String(repeating: "0", count: 16 - String(word, radix: 16).count) + String(word, radix: 16)
+                }
                 #expect(high.description == spelled(nibble << shift) + String(repeating: "0", count: 16))
                 #expect(low.description == String(repeating: "0", count: 16) + spelled(nibble << shift))
                 #expect(MD5.Digest(hex: Substring(high.description)) == high)
@@ -83,7 +89,9 @@ private enum ReferenceMD5 {
         4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
         6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
     ]
-    static let constants: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64((abs(sin(Double($0 + 1))) * 4_294_967_296).rounded(.down))) }
+    static let constants: [UInt32] = (0..<64).map {
+        UInt32(truncatingIfNeeded: Int64((abs(sin(Double($0 + 1))) * 4_294_967_296).rounded(.down)))
+    }
 
     static func digest(_ input: [UInt8]) -> MD5.Digest {
         var message = input + [0x80]
@@ -100,16 +108,27 @@ private enum ReferenceMD5 {
                 var f: UInt32
                 let g: Int
                 switch i {
-                case 0..<16: f = (b & c) | (~b & d); g = i
-                case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-                case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-                default: f = c ^ (b | ~d); g = (7 * i) % 16
+                case 0..<16:
+                    f = (b & c) | (~b & d)
+                    g = i
+                case 16..<32:
+                    f = (d & b) | (~d & c)
+                    g = (5 * i + 1) % 16
+                case 32..<48:
+                    f = b ^ c ^ d
+                    g = (3 * i + 5) % 16
+                default:
+                    f = c ^ (b | ~d)
+                    g = (7 * i) % 16
                 }
                 f = f &+ a &+ constants[i] &+ words[g]
                 (a, d, c) = (d, c, b)
                 b = b &+ (f << shifts[i] | f >> (32 - shifts[i]))
             }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+            state[0] &+= a
+            state[1] &+= b
+            state[2] &+= c
+            state[3] &+= d
         }
         let out = state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) } }
         return MD5.Digest(hex: Substring(out.map { String(format: "%02x", $0) }.joined()))!

@@ -12,7 +12,9 @@ extension ArchiveDecoder {
                 return try readBackReference(backReference, as: T.self)
             }
         } else {
-            if CodablePrimitives.isInline(T.self, at: s.pointee.reader) { return try CodablePrimitives.read(T.self, from: &s.pointee.reader) }
+            if CodablePrimitives.isInline(T.self, at: s.pointee.reader) {
+                return try CodablePrimitives.read(T.self, from: &s.pointee.reader)
+            }
             if let archivable = T.self as? any Archivable.Type {
                 return try readOpened(archivable, as: T.self)
             }

@@ -51,7 +51,8 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// A key seen before is found by its index (``KeyedReader/seek(_:_:)`` without the call);
     /// everything else takes the reader's own seek.
     @inline(__always)
-    private func seek(_ key: Key, _ reader: KeyedReader<Key>, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool {
+    private func seek(_ key: Key, _ reader: KeyedReader<Key>, _ s: UnsafeMutablePointer<DecoderStorage>) throws -> Bool
+    {
         if let slots = reader.keySlots {
             let byte = reader.oneByteKey ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
             if byte < KeyedReaderSlots.count, slots.pointee == s.pointee.keys.generation {
@@ -132,7 +133,8 @@ struct CachedKeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(
-        keyedBy type: NestedKey.Type, forKey key: Key
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         try live { try $0.nestedContainer(keyedBy: type, forKey: key) }
     }

@@ -62,7 +62,9 @@ struct CodableArchiveDecoder: Decoder {
         // The cache holds the reader the container refers to without a strong reference, until
         // the epoch ends (see ``CachedKeyedReader``).
         let cache = KeyedContainerCache(
-            KeyedDecodingContainer(CachedKeyedReader(reader, word: word, epoch: epoch)), keeping: reader)
+            KeyedDecodingContainer(CachedKeyedReader(reader, word: word, epoch: epoch)),
+            keeping: reader
+        )
         s.pointee.keyedContainers[index].container = cache
         s.pointee.keyedContainers[index].learnsKeys = true
         return cache.copy()

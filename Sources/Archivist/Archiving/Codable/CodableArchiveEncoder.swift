@@ -17,12 +17,17 @@ struct CodableArchiveEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let writer = CodableWriter(archive: archive, target: archive.codableContainerTarget(from: target, kind: .record))
+        let writer = CodableWriter(
+            archive: archive,
+            target: archive.codableContainerTarget(from: target, kind: .record)
+        )
         return KeyedEncodingContainer(KeyedContainer<Key>(writer: writer))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        UnkeyedContainer(writer: CodableWriter(archive: archive, target: archive.codableContainerTarget(from: target, kind: .array)))
+        UnkeyedContainer(
+            writer: CodableWriter(archive: archive, target: archive.codableContainerTarget(from: target, kind: .array))
+        )
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -42,7 +47,10 @@ struct CodableWriter {
     /// Checks the container is still open and closes nested containers written after it.
     func prepare() throws {
         guard let target else {
-            throw ArchiveError(.invalidValue, "a Codable container was requested after this value wrote another kind of value")
+            throw ArchiveError(
+                .invalidValue,
+                "a Codable container was requested after this value wrote another kind of value"
+            )
         }
         switch target {
         case .frame(let id):
@@ -55,7 +63,10 @@ struct CodableWriter {
     }
 
     private func stale() -> ArchiveError {
-        ArchiveError(.invalidValue, "a Codable container was written to after its value or a sibling container ended; the archive writes containers in one pass")
+        ArchiveError(
+            .invalidValue,
+            "a Codable container was written to after its value or a sibling container ended; the archive writes containers in one pass"
+        )
     }
 
     /// Writes a field key (keyed containers) and prepares for its value.
@@ -162,10 +173,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let target: CodableTarget? = (try? writer.beginField(key.stringValue)).map { writer.nested(.record) }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: CodableWriter(archive: writer.archive, target: target)))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(writer: CodableWriter(archive: writer.archive, target: target))
+        )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -223,9 +237,13 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
         }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let target: CodableTarget? = (try? writer.beginElement()).map { writer.nested(.record) }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: CodableWriter(archive: writer.archive, target: target)))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(writer: CodableWriter(archive: writer.archive, target: target))
+        )
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -213,7 +213,8 @@ final class KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(
-        keyedBy type: NestedKey.Type, forKey key: Key
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         try scoped {
             let s = archive.storage

@@ -20,7 +20,9 @@ extension ArchiveDecoder {
         let s = storage
         let start = s.pointee.reader.pos
         let tag = try s.pointee.reader.byte()
-        guard tag == ArchiveTag.record else { throw s.pointee.mismatch(expected: "a keyed container", found: tag, at: start) }
+        guard tag == ArchiveTag.record else {
+            throw s.pointee.mismatch(expected: "a keyed container", found: tag, at: start)
+        }
         let length = Int(clamping: try s.pointee.reader.fixed(UInt32.self))
         guard length <= s.pointee.reader.remaining else { throw s.pointee.reader.truncated("a keyed container") }
         let end = s.pointee.reader.pos + length

@@ -44,7 +44,8 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
         guard !isAtEnd else { return false }
         let s = archive.storage
         try s.pointee.checkDecoding()
-        guard position < end, s.pointee.reader.base.load(fromByteOffset: position, as: UInt8.self) == ArchiveTag.null else {
+        guard position < end, s.pointee.reader.base.load(fromByteOffset: position, as: UInt8.self) == ArchiveTag.null
+        else {
             return false
         }
         position += 1
@@ -53,26 +54,48 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool { try element { try Bool.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: String.Type) throws -> String { try element { try String.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try element { try Double.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try element { try Float.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: String.Type) throws -> String {
+        try element { try String.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try element { try Double.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        try element { try Float.read(from: &$0.pointee.reader) }
+    }
     mutating func decode(_ type: Int.Type) throws -> Int { try element { try Int.read(from: &$0.pointee.reader) } }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try element { try Int8.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try element { try Int16.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try element { try Int32.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try element { try Int64.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        try element { try Int16.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        try element { try Int32.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        try element { try Int64.read(from: &$0.pointee.reader) }
+    }
     mutating func decode(_ type: UInt.Type) throws -> UInt { try element { try UInt.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try element { try UInt8.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try element { try UInt16.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try element { try UInt32.read(from: &$0.pointee.reader) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try element { try UInt64.read(from: &$0.pointee.reader) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try element { try UInt8.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try element { try UInt16.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try element { try UInt32.read(from: &$0.pointee.reader) }
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try element { try UInt64.read(from: &$0.pointee.reader) }
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let archive = self.archive
         return try element { _ in try archive.readDecodable(T.self) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let archive = self.archive
         let record = try element { _ in try archive.nestedRecord() }
         return KeyedDecodingContainer(KeyedReader<NestedKey>(archive: archive, record: record))

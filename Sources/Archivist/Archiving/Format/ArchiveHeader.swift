@@ -48,7 +48,7 @@ struct ArchiveHeader {
             tables = try reader.fixed(UInt64.self)
             storedChecksum = try reader.fixed(UInt32.self)
             checksumStart = ArchiveFormat.version1HeaderSize
-        case ArchiveFormat.version, ArchiveFormat.decimalVersion:   // one layout
+        case ArchiveFormat.version, ArchiveFormat.decimalVersion:  // one layout
             storedChecksum = try reader.fixed(UInt32.self)
             checksumStart = reader.pos
             total = try reader.varint()
@@ -58,7 +58,10 @@ struct ArchiveHeader {
             tables = overflow ? .max : sum
         default:
             throw ArchiveError(
-                .unsupportedVersion, "format version \(version); this reader knows versions 1 to 3", offset: 4)
+                .unsupportedVersion,
+                "format version \(version); this reader knows versions 1 to 3",
+                offset: 4
+            )
         }
         bodyStart = reader.pos
         guard total <= UInt64(count) else {

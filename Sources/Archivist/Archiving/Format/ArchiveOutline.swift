@@ -85,8 +85,17 @@ package struct ArchiveOutline: Sendable {
         self = try bytes.withUnsafeBytes { raw in try Self.read(raw, limits: limits) }
     }
 
-    private init(version: Int, byteCount: Int, storedChecksum: UInt32, checksumMatches: Bool, types: [TypeEntry],
-                 keys: [String], objectCount: Int, undefinedObjects: [Int], root: Value) {
+    private init(
+        version: Int,
+        byteCount: Int,
+        storedChecksum: UInt32,
+        checksumMatches: Bool,
+        types: [TypeEntry],
+        keys: [String],
+        objectCount: Int,
+        undefinedObjects: [Int],
+        root: Value
+    ) {
         self.version = version
         self.byteCount = byteCount
         self.storedChecksum = storedChecksum
@@ -125,15 +134,28 @@ package struct ArchiveOutline: Sendable {
         guard tables.pos == raw.count else {
             throw ArchiveError(.corrupt, "\(raw.count - tables.pos) unread bytes after the tables", offset: tables.pos)
         }
-        var walker = Walker(reader: ByteReader(base: base, start: header.bodyStart, end: header.tablesOffset),
-                            types: types, keys: keys, objectCount: objectCount, limits: limits)
+        var walker = Walker(
+            reader: ByteReader(base: base, start: header.bodyStart, end: header.tablesOffset),
+            types: types,
+            keys: keys,
+            objectCount: objectCount,
+            limits: limits
+        )
         let root = try walker.value(depth: 0)
         guard walker.reader.pos == header.tablesOffset else {
             throw ArchiveError(.corrupt, "the root value ends before the tables", offset: walker.reader.pos)
         }
-        return ArchiveOutline(version: Int(header.version), byteCount: raw.count, storedChecksum: header.storedChecksum,
-                              checksumMatches: matches, types: types, keys: keys, objectCount: objectCount,
-                              undefinedObjects: undefined, root: root)
+        return ArchiveOutline(
+            version: Int(header.version),
+            byteCount: raw.count,
+            storedChecksum: header.storedChecksum,
+            checksumMatches: matches,
+            types: types,
+            keys: keys,
+            objectCount: objectCount,
+            undefinedObjects: undefined,
+            root: root
+        )
     }
 
     /// The recursive reader of values; its depth is bounded by the limits.
@@ -146,7 +168,11 @@ package struct ArchiveOutline: Sendable {
 
         mutating func value(depth: Int) throws -> Value {
             guard depth <= limits.maxDepth else {
-                throw ArchiveError(.limitExceeded(.depth), "values nest deeper than \(limits.maxDepth)", offset: reader.pos)
+                throw ArchiveError(
+                    .limitExceeded(.depth),
+                    "values nest deeper than \(limits.maxDepth)",
+                    offset: reader.pos
+                )
             }
             let tagOffset = reader.pos
             let tag = try reader.byte()
@@ -200,7 +226,11 @@ package struct ArchiveOutline: Sendable {
                     result = .dictionary(pairs)
                 }
                 guard reader.pos == end else {
-                    throw ArchiveError(.corrupt, "container ends \(end - reader.pos) bytes after its last element", offset: reader.pos)
+                    throw ArchiveError(
+                        .corrupt,
+                        "container ends \(end - reader.pos) bytes after its last element",
+                        offset: reader.pos
+                    )
                 }
                 return result
             case ArchiveTag.record:
@@ -232,7 +262,10 @@ package struct ArchiveOutline: Sendable {
 
     /// Whether `bytes` start like a native archive (its magic number).
     package static func hasMagic(_ bytes: Data) -> Bool {
-        bytes.count >= 4 && bytes.prefix(4).elementsEqual([ArchiveFormat.magic.0, ArchiveFormat.magic.1,
-                                                           ArchiveFormat.magic.2, ArchiveFormat.magic.3])
+        bytes.count >= 4
+            && bytes.prefix(4).elementsEqual([
+                ArchiveFormat.magic.0, ArchiveFormat.magic.1,
+                ArchiveFormat.magic.2, ArchiveFormat.magic.3,
+            ])
     }
 }

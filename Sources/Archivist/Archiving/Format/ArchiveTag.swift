@@ -95,7 +95,12 @@ enum ArchiveFormat {
     /// Writes the header at `base` (magic, `version`, total length, tables offset) leaving the
     /// CRC32C at offset 6 for the caller, who knows the checked bytes; returns the offset
     /// after the header.
-    static func storeHeader(at base: UnsafeMutableRawPointer, total: Int, bodyLength: Int, version: UInt16 = version) -> Int {
+    static func storeHeader(
+        at base: UnsafeMutableRawPointer,
+        total: Int,
+        bodyLength: Int,
+        version: UInt16 = version
+    ) -> Int {
         storeMagicAndVersion(at: base, version: version)
         var offset = fixedHeaderSize
         ByteBuffer.storeVarint(UInt64(total), at: base, offset: &offset)
@@ -107,7 +112,11 @@ enum ArchiveFormat {
     /// `bodyLengthSize` bytes (at least their minimal sizes, at most 10): a longer header that
     /// every reader parses alike, used to place the body at a chosen offset.
     static func storeHeader(
-        at base: UnsafeMutableRawPointer, total: Int, totalSize: Int, bodyLength: Int, bodyLengthSize: Int
+        at base: UnsafeMutableRawPointer,
+        total: Int,
+        totalSize: Int,
+        bodyLength: Int,
+        bodyLengthSize: Int
     ) -> Int {
         storeMagicAndVersion(at: base)
         var offset = fixedHeaderSize

@@ -48,9 +48,13 @@ struct ArchivedKeys {
         if !ascii, String(validatingUTF8Bytes: raw.bindMemory(to: UInt8.self)) == nil {
             throw ArchiveError(.corrupt, "invalid UTF-8 in a string", offset: start)
         }
-        entries.append(Entry(
-            start: raw.baseAddress.map { $0 - base } ?? 0, count: raw.count,
-            bits: ascii ? Self.smallStringBits(raw) : Self.noString))
+        entries.append(
+            Entry(
+                start: raw.baseAddress.map { $0 - base } ?? 0,
+                count: raw.count,
+                bits: ascii ? Self.smallStringBits(raw) : Self.noString
+            )
+        )
         generation &+= 1
     }
 

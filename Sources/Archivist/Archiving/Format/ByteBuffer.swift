@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -220,7 +221,11 @@ struct ByteBuffer {
         count = 0
         capacity = 0
         if offset == 0 { return Data(bytesNoCopy: base, count: length, deallocator: .free) }
-        return Data(bytesNoCopy: base + offset, count: length, deallocator: .custom { bytes, _ in free(bytes - offset) })
+        return Data(
+            bytesNoCopy: base + offset,
+            count: length,
+            deallocator: .custom { bytes, _ in free(bytes - offset) }
+        )
     }
 
     /// Results up to this size are moved rather than handed over with a custom deallocator

@@ -156,12 +156,24 @@ struct ByteReader {
             let tag = try byte()
             switch tag {
             case ArchiveTag.null, ArchiveTag.falseValue, ArchiveTag.trueValue: return
-            case ArchiveTag.signed, ArchiveTag.unsigned, ArchiveTag.reference: _ = try varint(); return
-            case ArchiveTag.float32: _ = try bytes(4); return
-            case ArchiveTag.float64, ArchiveTag.date: _ = try bytes(8); return
-            case ArchiveTag.uuid: _ = try bytes(16); return
-            case ArchiveTag.decimal: try skipDecimal(); return
-            case ArchiveTag.string, ArchiveTag.data, ArchiveTag.url: _ = try lengthPrefixed(); return
+            case ArchiveTag.signed, ArchiveTag.unsigned, ArchiveTag.reference:
+                _ = try varint()
+                return
+            case ArchiveTag.float32:
+                _ = try bytes(4)
+                return
+            case ArchiveTag.float64, ArchiveTag.date:
+                _ = try bytes(8)
+                return
+            case ArchiveTag.uuid:
+                _ = try bytes(16)
+                return
+            case ArchiveTag.decimal:
+                try skipDecimal()
+                return
+            case ArchiveTag.string, ArchiveTag.data, ArchiveTag.url:
+                _ = try lengthPrefixed()
+                return
             case ArchiveTag.array, ArchiveTag.dictionary, ArchiveTag.record:
                 let length = try fixed(UInt32.self)
                 _ = try bytes(Int(clamping: length))

@@ -20,7 +20,9 @@ enum SmallASCIIString {
             for seed in [0, 37, 90] {
                 bytes = (0..<count).map { UInt8(truncatingIfNeeded: 0x20 &+ ($0 &* 7 &+ seed) % 0x5F) }
                 let expected = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
-                let made = bytes.withUnsafeBytes { words($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: count) }
+                let made = bytes.withUnsafeBytes {
+                    words($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: count)
+                }
                 guard unsafeBitCast(expected, to: (UInt64, UInt64).self) == made else { return false }
             }
         }
@@ -31,7 +33,9 @@ enum SmallASCIIString {
     @inline(__always)
     static func words(_ source: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
         var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.baseAddress.unsafelyUnwrapped.copyMemory(from: source, byteCount: count) }
+        withUnsafeMutableBytes(of: &words) {
+            $0.baseAddress.unsafelyUnwrapped.copyMemory(from: source, byteCount: count)
+        }
         // Small (0x20), ASCII (0x40) and immortal (0x80), with the count in the low nibble.
         words.1 |= UInt64(0xE0 | count) << 56
         return words

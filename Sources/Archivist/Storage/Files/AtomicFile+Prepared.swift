@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -83,21 +84,26 @@ extension AtomicFile {
                 if code == ENOENT, Self.isGone(access(temporary, F_OK)) { return false }
                 throw StorageError.posix("rename", path: path, errno: code)
             }
-            guard fileSystem.makesEntryCallsDirectly else {   // a test's `renameAt` and `accessAt`
+            guard fileSystem.makesEntryCallsDirectly else {  // a test's `renameAt` and `accessAt`
                 if fileSystem.rename(temporary, path, below: root) == 0 { return true }
                 let code = errno
-                if code == ENOENT, Self.isGone(fileSystem.accessAt(root.descriptor, root.relative(temporary), F_OK)) { return false }
+                if code == ENOENT, Self.isGone(fileSystem.accessAt(root.descriptor, root.relative(temporary), F_OK)) {
+                    return false
+                }
                 throw StorageError.posix("rename", path: path, errno: code)
             }
             // Closures capturing only integers: capturing `self` or `root` copied this value
             // (its strings retained and released) around each call.
-            let folder = root.descriptor, skip = root.prefixLength
+            let folder = root.descriptor
+            let skip = root.prefixLength
             let renamed = temporary.withCString { from in
                 path.withCString { to in renameat(folder, from + skip, folder, to + skip) }
             }
             if renamed == 0 { return true }
             let code = errno
-            if code == ENOENT, Self.isGone(temporary.withCString { faccessat(folder, $0 + skip, F_OK, 0) }) { return false }
+            if code == ENOENT, Self.isGone(temporary.withCString { faccessat(folder, $0 + skip, F_OK, 0) }) {
+                return false
+            }
             throw StorageError.posix("rename", path: path, errno: code)
         }
 
@@ -163,9 +169,14 @@ extension AtomicFile {
     ///   `fileSystem`); no temporary is left then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func prepare(
-        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, spares: SpareFolders? = nil, temporaries: String? = nil,
-        fileSystem fs: FileSystem = .posix, below root: Root? = nil
+        _ chunks: [UnsafeRawBufferPointer],
+        toPath path: String,
+        durability: Durability,
+        createFolders: Bool = true,
+        spares: SpareFolders? = nil,
+        temporaries: String? = nil,
+        fileSystem fs: FileSystem = .posix,
+        below root: Root? = nil
     ) throws -> Prepared {
         // The temporary's path straight from the destination's bytes: the folder's own string
         // is made only when a folder must be created (or synced).
@@ -180,10 +191,11 @@ extension AtomicFile {
         var root = fs.allowsRootRelativeCalls ? root : nil
         var fd: Int32
         if let root, fs.makesEntryCallsDirectly {
-            let folder = root.descriptor, skip = root.prefixLength
+            let folder = root.descriptor
+            let skip = root.prefixLength
             fd = temporary.withCString { openat(folder, $0 + skip, flags, 0o600) }
         } else if let root {
-            fd = fs.open(temporary, flags, 0o600, below: root)   // a test's `openAt`
+            fd = fs.open(temporary, flags, 0o600, below: root)  // a test's `openAt`
         } else {
             fd = fs.open(temporary, flags, 0o600)
         }
@@ -192,7 +204,11 @@ extension AtomicFile {
             // entry folder kept for reuse.
             let spares = temporaries == nil ? spares : nil
             do {
-                if let spares { try spares.makeFolder(folder, below: root) } else { try fs.makeDirectories(folder, below: root) }
+                if let spares {
+                    try spares.makeFolder(folder, below: root)
+                } else {
+                    try fs.makeDirectories(folder, below: root)
+                }
             } catch let error as StorageError where root != nil && error.errno == ENOENT {
                 // The root was removed (even its first folder cannot be made in it): by the
                 // whole path, where a root made again is used (and made when missing).
@@ -218,9 +234,11 @@ extension AtomicFile {
             // The allocated size a rescan's `lstat` would see (ext4 counts its delayed
             // allocation), and the mode: a umask that stripped owner bits is repaired. Without
             // the time stamps: see ``FileSystem/statusWithoutTimes``.
-            guard let status = fs.statusWithoutTimes(fd) else { throw StorageError.posix("fstat", path: temporary, errno: errno) }
+            guard let status = fs.statusWithoutTimes(fd) else {
+                throw StorageError.posix("fstat", path: temporary, errno: errno)
+            }
             let sizes = status.sizes
-            if status.mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }   // umask stripped bits
+            if status.mode & 0o777 != 0o600 { _ = fs.fchmod(fd, 0o600) }  // umask stripped bits
             if durability.syncsFile && fs.sync(fd, for: durability) != 0 {
                 throw StorageError.posix("fsync", path: temporary, errno: errno)
             }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,7 +47,10 @@ package enum AtomicFile {
     /// - Complexity: Blocking file I/O: O(n) to write, plus the syncs `durability` asks for.
     @discardableResult
     package static func write(
-        _ bytes: Data, to url: URL, durability: Durability, fileSystem: FileSystem = .posix
+        _ bytes: Data,
+        to url: URL,
+        durability: Durability,
+        fileSystem: FileSystem = .posix
     ) throws -> Sizes {
         try bytes.withUnsafeBytes { raw in
             try write([raw], toPath: url.path, durability: durability, fileSystem: fileSystem)
@@ -61,11 +65,21 @@ package enum AtomicFile {
     ///   sync (`.fileAndFolder`) comes after the rename: the new contents are in place then.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func write(
-        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+        _ chunks: [UnsafeRawBufferPointer],
+        toPath path: String,
+        durability: Durability,
+        createFolders: Bool = true,
+        fileSystem fs: FileSystem = .posix,
+        below root: Root? = nil
     ) throws -> Sizes {
         let (sizes, folderSyncFailure) = try replace(
-            chunks, toPath: path, durability: durability, createFolders: createFolders, fileSystem: fs, below: root)
+            chunks,
+            toPath: path,
+            durability: durability,
+            createFolders: createFolders,
+            fileSystem: fs,
+            below: root
+        )
         if let folderSyncFailure { throw folderSyncFailure }
         return sizes
     }
@@ -79,11 +93,21 @@ package enum AtomicFile {
     /// - Throws: ``StorageError`` for any failure before the rename; the old file is untouched.
     /// - Complexity: Blocking file I/O, O(total bytes).
     package static func replace(
-        _ chunks: [UnsafeRawBufferPointer], toPath path: String, durability: Durability,
-        createFolders: Bool = true, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+        _ chunks: [UnsafeRawBufferPointer],
+        toPath path: String,
+        durability: Durability,
+        createFolders: Bool = true,
+        fileSystem fs: FileSystem = .posix,
+        below root: Root? = nil
     ) throws -> (sizes: Sizes, folderSyncFailure: StorageError?) {
-        let prepared = try prepare(chunks, toPath: path, durability: durability, createFolders: createFolders,
-                                   fileSystem: fs, below: root)
+        let prepared = try prepare(
+            chunks,
+            toPath: path,
+            durability: durability,
+            createFolders: createFolders,
+            fileSystem: fs,
+            below: root
+        )
         let renamed: Bool
         do {
             renamed = try prepared.rename(fs)
@@ -102,7 +126,10 @@ package enum AtomicFile {
     /// - Throws: ``StorageError`` with `permissionDenied` or `fileSystem` and `errno`.
     /// - Complexity: Blocking file I/O, O(n).
     package static func read(
-        path: String, limit: Int = .max, fileSystem fs: FileSystem = .posix, below root: Root? = nil
+        path: String,
+        limit: Int = .max,
+        fileSystem fs: FileSystem = .posix,
+        below root: Root? = nil
     ) throws -> [UInt8]? {
         // O_NONBLOCK: opening a FIFO someone left here must not wait for a writer (it is
         // refused below); it changes nothing for a regular file.
@@ -115,7 +142,9 @@ package enum AtomicFile {
         defer { _ = fs.close(fd) }
         var status = stat()
         guard fs.fstat(fd, &status) == 0 else { throw StorageError.posix("fstat", path: path, errno: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path)) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
+        }
         let capacity = Int(min(Int64(limit), Int64(status.st_size)))
         return try [UInt8].uninitialized(capacity: capacity) { buffer in
             try fs.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), path: path)
@@ -163,25 +192,35 @@ package enum AtomicFile {
     /// - Throws: as ``readData(path:fileSystem:)``.
     /// - Complexity: Blocking file I/O, O(n).
     package static func readBuffer(
-        path: String, fileSystem fs: FileSystem = .posix, below root: Root? = nil, identity: inout FileIdentity?,
+        path: String,
+        fileSystem fs: FileSystem = .posix,
+        below root: Root? = nil,
+        identity: inout FileIdentity?,
         sizeHint: Int? = nil
     ) throws -> FileBuffer? {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         var fd: Int32 = -1
         if let root, fs.allowsRootRelativeCalls {
             if fs.makesEntryCallsDirectly {
-                let folder = root.descriptor, skip = root.prefixLength
+                let folder = root.descriptor
+                let skip = root.prefixLength
                 fd = path.withCString { openat(folder, $0 + skip, flags | noAccessTime, 0) }
                 // Only a file of another owner refuses `O_NOATIME` (an entry is its writer's, mode 0600).
-                if fd < 0 && errno == EPERM && noAccessTime != 0 { fd = path.withCString { openat(folder, $0 + skip, flags, 0) } }
+                if fd < 0 && errno == EPERM && noAccessTime != 0 {
+                    fd = path.withCString { openat(folder, $0 + skip, flags, 0) }
+                }
             } else {
-                fd = fs.open(path, flags, 0, below: root)   // a test's `openAt`
+                fd = fs.open(path, flags, 0, below: root)  // a test's `openAt`
             }
             if fd < 0 {
                 let code = errno
-                if code == ELOOP {   // a symbolic link in the root's folder, moved or not
+                if code == ELOOP {  // a symbolic link in the root's folder, moved or not
                     identity = FileIdentity.lstatting(path, below: root, type: S_IFLNK)
-                    throw StorageError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+                    throw StorageError(
+                        .corruptEntry,
+                        "a symbolic link, not a regular file",
+                        fileURL: URL(fileURLWithPath: path)
+                    )
                 }
                 // The folder the store opened, moved or not: its answer is final, as every
                 // change goes there; at the path another folder may stand now.
@@ -195,14 +234,19 @@ package enum AtomicFile {
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
-            if code == ELOOP {   // what O_NOFOLLOW reports for a symbolic link
+            if code == ELOOP {  // what O_NOFOLLOW reports for a symbolic link
                 identity = FileIdentity.lstatting(path, type: S_IFLNK)
-                throw StorageError(.corruptEntry, "a symbolic link, not a regular file", fileURL: URL(fileURLWithPath: path))
+                throw StorageError(
+                    .corruptEntry,
+                    "a symbolic link, not a regular file",
+                    fileURL: URL(fileURLWithPath: path)
+                )
             }
             throw StorageError.posix("open", path: path, errno: code)
         }
         if let sizeHint, sizeHint > 0, sizeHint < checksummedReadThreshold,
-           let read = try readKnownSize(fd, sizeHint, path: path, fileSystem: fs, identity: &identity) {
+            let read = try readKnownSize(fd, sizeHint, path: path, fileSystem: fs, identity: &identity)
+        {
             return read
         }
         // Without the time stamps, as the write path: a file whose times were read makes its
@@ -212,14 +256,18 @@ package enum AtomicFile {
             _ = fs.close(fd)
             throw StorageError.posix("fstat", path: path, errno: code)
         }
-        identity = FileIdentity(pinning: fd, status: status)   // the caller closes `fd` with `unpin`
+        identity = FileIdentity(pinning: fd, status: status)  // the caller closes `fd` with `unpin`
         guard status.mode & S_IFMT == S_IFREG else {
             throw StorageError(.corruptEntry, "not a regular file", fileURL: URL(fileURLWithPath: path))
         }
         let size = Int(clamping: status.sizes.logical)
         guard size > 0 else { return FileBuffer(taking: nil, count: 0, allocation: nil) }
         guard let (memory, allocation) = FileBuffer.allocate(count: size) else {
-            throw StorageError(.fileSystem, "cannot allocate \(size) bytes to read the file", fileURL: URL(fileURLWithPath: path))
+            throw StorageError(
+                .fileSystem,
+                "cannot allocate \(size) bytes to read the file",
+                fileURL: URL(fileURLWithPath: path)
+            )
         }
         let count: Int
         var checksum: UInt32?
@@ -262,7 +310,11 @@ package enum AtomicFile {
     /// is a sizable share of a warm get (the `cache-shapes` suite's 100 KB gets and the
     /// `cache-manager` suite's 1 KB gets guard it).
     private static func readKnownSize(
-        _ fd: Int32, _ size: Int, path: String, fileSystem fs: FileSystem, identity: inout FileIdentity?
+        _ fd: Int32,
+        _ size: Int,
+        path: String,
+        fileSystem fs: FileSystem,
+        identity: inout FileIdentity?
     ) throws -> FileBuffer? {
         identity = FileIdentity(pinningUnexamined: fd)
         guard let (memory, allocation) = FileBuffer.allocate(count: size + 1) else { return nil }
@@ -297,15 +349,21 @@ package enum AtomicFile {
     /// - Returns: How many bytes were read, and their CRC32C.
     /// - Throws: ``StorageError`` for `read` at `path` with the failure's `errno`.
     static func readChecksumming(
-        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, fileSystem fs: FileSystem
+        _ fd: Int32,
+        into buffer: UnsafeMutableRawBufferPointer,
+        path: String,
+        fileSystem fs: FileSystem
     ) throws -> (count: Int, checksum: UInt32) {
-        var count = 0, sum: UInt32 = 0
+        var count = 0
+        var sum: UInt32 = 0
         while count < buffer.count {
-            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[count..<min(count + checksummedReadChunk, buffer.count)])
+            let piece = UnsafeMutableRawBufferPointer(
+                rebasing: buffer[count..<min(count + checksummedReadChunk, buffer.count)]
+            )
             let n = try fs.readFully(fd, into: piece, path: path)
             sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: piece[..<n]), seed: sum)
             count += n
-            if n < piece.count { break }   // the file ended early (it shrank)
+            if n < piece.count { break }  // the file ended early (it shrank)
         }
         return (count, sum)
     }
@@ -317,12 +375,20 @@ package enum AtomicFile {
     /// for a file's worth of bytes), retrying short writes and `EINTR`.
     ///
     /// - Throws: ``StorageError`` for `write` at `path` with the failure's `errno`.
-    package static func writeAll(_ chunks: [UnsafeRawBufferPointer], to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+    package static func writeAll(
+        _ chunks: [UnsafeRawBufferPointer],
+        to fd: Int32,
+        path: String,
+        fileSystem fs: FileSystem
+    ) throws {
         if chunks.count == 1 { return try writeAll(chunks[0], to: fd, path: path, fileSystem: fs) }
         try withUnsafeTemporaryAllocation(of: iovec.self, capacity: chunks.count) { vectors in
             var count = 0
             for chunk in chunks where chunk.count > 0 {
-                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress), iov_len: chunk.count)
+                vectors[count] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress),
+                    iov_len: chunk.count
+                )
                 count += 1
             }
             var first = 0
@@ -331,7 +397,7 @@ package enum AtomicFile {
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw StorageError.posix("write", path: path, errno: n < 0 ? errno : EIO) }
                 var done = n
-                while done > 0 {   // skip what was written: whole vectors, then part of one
+                while done > 0 {  // skip what was written: whole vectors, then part of one
                     if done >= vectors[first].iov_len {
                         done -= vectors[first].iov_len
                         first += 1
@@ -346,7 +412,12 @@ package enum AtomicFile {
     }
 
     /// Writes all of `chunk`, retrying short writes and `EINTR`.
-    package static func writeAll(_ chunk: UnsafeRawBufferPointer, to fd: Int32, path: String, fileSystem fs: FileSystem) throws {
+    package static func writeAll(
+        _ chunk: UnsafeRawBufferPointer,
+        to fd: Int32,
+        path: String,
+        fileSystem fs: FileSystem
+    ) throws {
         guard var p = chunk.baseAddress else { return }
         var left = chunk.count
         while left > 0 {

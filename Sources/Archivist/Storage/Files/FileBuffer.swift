@@ -60,7 +60,9 @@ package final class FileBuffer: @unchecked Sendable {
     /// usual default) nothing else asks for them; where it grants none the advice changes
     /// nothing. The memory is still `free`d (glibc maps an allocation this large on its own).
     /// The `cache-blobs` suite's 100 MB read guards it.
-    private static func allocateInHugePages(count: Int) -> (memory: UnsafeMutableRawPointer, allocation: UnsafeMutableRawPointer)? {
+    private static func allocateInHugePages(
+        count: Int
+    ) -> (memory: UnsafeMutableRawPointer, allocation: UnsafeMutableRawPointer)? {
         var allocation: UnsafeMutableRawPointer?
         guard posix_memalign(&allocation, hugePageSize, count) == 0, let allocation else { return nil }
         // Advice only: a refusal (a kernel without THP) leaves ordinary pages, as `malloc` gives.
@@ -71,8 +73,13 @@ package final class FileBuffer: @unchecked Sendable {
 
     /// Takes over `count` bytes at `memory`, inside `allocation`, which `malloc` returned (or
     /// `nil` for none), whose CRC32C is `checksum` if it was computed as they were read.
-    init(taking memory: UnsafeMutableRawPointer?, count: Int, allocation: UnsafeMutableRawPointer?, checksum: UInt32? = nil,
-         sizeWasAssumed: Bool = false) {
+    init(
+        taking memory: UnsafeMutableRawPointer?,
+        count: Int,
+        allocation: UnsafeMutableRawPointer?,
+        checksum: UInt32? = nil,
+        sizeWasAssumed: Bool = false
+    ) {
         bytes = UnsafeRawBufferPointer(start: memory, count: memory == nil ? 0 : count)
         self.allocation = allocation
         self.checksum = checksum
@@ -89,7 +96,10 @@ package final class FileBuffer: @unchecked Sendable {
     package func data(_ range: Range<Int>) -> Data {
         precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count)
         guard !range.isEmpty, let base = bytes.baseAddress else { return Data() }
-        return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound), count: range.count,
-                    deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+        return Data(
+            bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
+            count: range.count,
+            deallocator: .custom { _, _ in withExtendedLifetime(self) {} }
+        )
     }
 }

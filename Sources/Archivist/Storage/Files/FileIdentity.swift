@@ -59,9 +59,15 @@ package struct FileIdentity {
     /// (`S_IFLNK`, …) if one is given.
     static func lstatting(_ path: String, below root: AtomicFile.Root? = nil, type: mode_t? = nil) -> FileIdentity? {
         var status = stat()
-        guard lstat(path, below: root, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else { return nil }
-        return FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
-                            type: status.st_mode & S_IFMT, pin: -1)
+        guard lstat(path, below: root, &status) == 0, type.map({ status.st_mode & S_IFMT == $0 }) ?? true else {
+            return nil
+        }
+        return FileIdentity(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino),
+            type: status.st_mode & S_IFMT,
+            pin: -1
+        )
     }
 
     /// The identity of what `path` names now, a final symbolic link followed (as opening it
@@ -69,8 +75,12 @@ package struct FileIdentity {
     static func statting(_ path: String) -> FileIdentity? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino),
-                            type: status.st_mode & S_IFMT, pin: -1)
+        return FileIdentity(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino),
+            type: status.st_mode & S_IFMT,
+            pin: -1
+        )
     }
 
     /// The device and inode numbers: what a table of files keys them by, so that every

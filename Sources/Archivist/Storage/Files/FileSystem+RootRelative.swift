@@ -55,7 +55,7 @@ extension FileSystem {
         guard let root else { return makeDirectory(path) }
         let relative = root.relative(path)
         guard mkdirAt(root.descriptor, relative, 0o700) == 0 else { return false }
-        _ = chmodAt(root.descriptor, relative, 0o700)   // the umask may have stripped owner bits
+        _ = chmodAt(root.descriptor, relative, 0o700)  // the umask may have stripped owner bits
         return true
     }
 
@@ -78,14 +78,16 @@ extension FileSystem {
             return
         case ENOENT:
             guard let parent = AtomicFile.folder(of: path), parent.utf8.count >= root.prefixLength else {
-                throw StorageError.posix("mkdir", path: path, errno: code)   // the root itself is gone
+                throw StorageError.posix("mkdir", path: path, errno: code)  // the root itself is gone
             }
             var remakes = 0
             while true {
                 try makeDirectories(parent, below: root)
                 if makeDirectory(path, below: root) || errno == EEXIST { return }
                 let code = errno
-                guard code == ENOENT, remakes < Self.folderRemakes else { throw StorageError.posix("mkdir", path: path, errno: code) }
+                guard code == ENOENT, remakes < Self.folderRemakes else {
+                    throw StorageError.posix("mkdir", path: path, errno: code)
+                }
                 remakes += 1
             }
         default:

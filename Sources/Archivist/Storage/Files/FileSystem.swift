@@ -1,4 +1,5 @@
 import CArchivistSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -60,7 +61,8 @@ package struct FileSystem: Sendable {
     /// `renameat2(fromFolder, from, toFolder, to, RENAME_NOREPLACE)` (Darwin: `renameatx_np`
     /// with `RENAME_EXCL`): a rename that fails with `EEXIST` rather than replace anything;
     /// `AT_FDCWD` for a path. `EINVAL`, `ENOSYS` or `ENOTSUP` where it is not supported.
-    package var renameExclusive: @Sendable (_ fromFolder: Int32, _ from: String, _ toFolder: Int32, _ to: String) -> Int32
+    package var renameExclusive:
+        @Sendable (_ fromFolder: Int32, _ from: String, _ toFolder: Int32, _ to: String) -> Int32
     /// `rmdir(path)`. Replacing it turns ``allowsRootRelativeCalls`` off.
     package var removeDirectory: @Sendable (_ path: String) -> Int32 {
         didSet { allowsRootRelativeCalls = false }
@@ -170,7 +172,7 @@ extension FileSystem {
     /// - Complexity: One `mkdir`, and a `chmod` when it was made.
     package func makeDirectory(_ path: String) -> Bool {
         guard mkdir(path, 0o700) == 0 else { return false }
-        _ = chmod(path, 0o700)   // the umask may have stripped owner bits
+        _ = chmod(path, 0o700)  // the umask may have stripped owner bits
         return true
     }
 
@@ -254,7 +256,9 @@ extension FileSystem {
     ///
     /// - Complexity: Blocking file I/O.
     package func syncDirectory(
-        _ path: String, below root: AtomicFile.Root? = nil, durability: Durability = .fileAndFolder
+        _ path: String,
+        below root: AtomicFile.Root? = nil,
+        durability: Durability = .fileAndFolder
     ) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
         guard fd >= 0 else { throw StorageError.posix("open folder", path: path, errno: errno) }
@@ -305,8 +309,12 @@ private let posixFileSystem = FileSystem(
     statusWithoutTimes: { fd in
         var status = archivist_file_sizes()
         guard archivist_fstat_sizes(fd, &status) == 0 else { return nil }
-        return FileStatus(sizes: AtomicFile.Sizes(logical: status.size, allocated: status.blocks &* 512),
-                          mode: mode_t(status.mode), device: status.device, inode: status.inode)
+        return FileStatus(
+            sizes: AtomicFile.Sizes(logical: status.size, allocated: status.blocks &* 512),
+            mode: mode_t(status.mode),
+            device: status.device,
+            inode: status.inode
+        )
     },
     fchmod: { fd, mode in fchmod(fd, mode) },
     rename: { from, to in from.withCString { from in to.withCString { rename(from, $0) } } },

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -65,8 +66,13 @@ package struct StorageError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error.
     package init(
-        _ code: Code, _ message: String, typeName: String? = nil, parameter: String? = nil,
-        fileURL: URL? = nil, errno: Int32? = nil, underlyingError: (any Error & Sendable)? = nil
+        _ code: Code,
+        _ message: String,
+        typeName: String? = nil,
+        parameter: String? = nil,
+        fileURL: URL? = nil,
+        errno: Int32? = nil,
+        underlyingError: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
@@ -79,15 +85,29 @@ package struct StorageError: Error, Sendable, CustomStringConvertible {
 
     /// `StorageError(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`.
     package var description: String {
-        Self.describe("StorageError", code, message, typeName: typeName, parameter: parameter, fileURL: fileURL,
-                      errno: errno, underlyingError: underlyingError)
+        Self.describe(
+            "StorageError",
+            code,
+            message,
+            typeName: typeName,
+            parameter: parameter,
+            fileURL: fileURL,
+            errno: errno,
+            underlyingError: underlyingError
+        )
     }
 
     /// `name(code): message [type …] [parameter …] [file …] [errno …] [underlying: …]`, the
     /// one wording of this error and of the errors the layers above map it into.
     package static func describe(
-        _ name: String, _ code: some CustomStringConvertible, _ message: String, typeName: String?, parameter: String?,
-        fileURL: URL?, errno: Int32?, underlyingError: (any Error & Sendable)?
+        _ name: String,
+        _ code: some CustomStringConvertible,
+        _ message: String,
+        typeName: String?,
+        parameter: String?,
+        fileURL: URL?,
+        errno: Int32?,
+        underlyingError: (any Error & Sendable)?
     ) -> String {
         var text = "\(name)(\(code)): \(message)"
         if let typeName { text += " [type \(typeName)]" }

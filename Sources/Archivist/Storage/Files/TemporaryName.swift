@@ -71,7 +71,8 @@ package enum TemporaryName {
             String(unsafeUninitializedCapacity: folder.count + 1 + prefix.count + 16) { out in
                 var at = 0
                 out.put(folder, at: &at)
-                out[at] = UInt8(ascii: "/"); at += 1
+                out[at] = UInt8(ascii: "/")
+                at += 1
                 out.put(prefix, at: &at)
                 // Lowercase hex without leading zeros, as `String(serial, radix: 16)`.
                 let digits = max(1, (64 - serial.leadingZeroBitCount + 3) / 4)
@@ -133,8 +134,11 @@ package enum TemporaryName {
     /// - Complexity: O(n) in the folder's entries, one `lstat` per temporary; blocking file
     ///   I/O. Errors are ignored: a folder that cannot be read has nothing to sweep.
     @discardableResult
-    package static func sweepAbandoned(inFolder path: String, fileSystem: FileSystem = .posix,
-                                       below root: AtomicFile.Root? = nil) -> Int {
+    package static func sweepAbandoned(
+        inFolder path: String,
+        fileSystem: FileSystem = .posix,
+        below root: AtomicFile.Root? = nil
+    ) -> Int {
         guard let dir = DirectoryEntries.open(path, below: root) else { return 0 }
         var names: [String] = []
         while let item = readdir(dir) {
@@ -150,7 +154,7 @@ package enum TemporaryName {
             var status = stat()
             let child = path + "/" + name
             guard lstat(child, below: root, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-                  isAbandoned(name[...], modified: modificationTime(status), now: now)
+                isAbandoned(name[...], modified: modificationTime(status), now: now)
             else { continue }
             if fileSystem.unlink(child, below: root) == 0 { swept += 1 }
         }
@@ -205,12 +209,15 @@ package enum TemporaryName {
 
         init?(name: Substring) {
             guard name.hasPrefix(AtomicFile.temporaryPrefix) else { return nil }
-            let fields = name.dropFirst(AtomicFile.temporaryPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
+            let fields = name.dropFirst(AtomicFile.temporaryPrefix.count).split(
+                separator: ".",
+                omittingEmptySubsequences: false
+            )
             guard fields.count == 4, fields.allSatisfy({ $0.count <= 16 }),
-                  let pid = Int32(fields[0], radix: 16), pid > 0,
-                  let namespace = UInt64(fields[1], radix: 16),
-                  let incarnation = UInt64(fields[2], radix: 16),
-                  UInt64(fields[3], radix: 16) != nil
+                let pid = Int32(fields[0], radix: 16), pid > 0,
+                let namespace = UInt64(fields[1], radix: 16),
+                let incarnation = UInt64(fields[2], radix: 16),
+                UInt64(fields[3], radix: 16) != nil
             else { return nil }
             self.init(pid: pid, namespace: namespace, incarnation: incarnation)
         }
@@ -229,14 +236,17 @@ package enum TemporaryName {
     /// the `pthread_atfork` child handler, which runs in the new process while it has a single
     /// thread; read without a lock on every temporary's name.
     nonisolated(unsafe) private static var current: (identity: Owner, prefix: String) = {
-        pthread_atfork(nil, nil) { TemporaryName.current = TemporaryName.drawn(namespace: TemporaryName.current.identity.namespace) }
+        pthread_atfork(nil, nil) {
+            TemporaryName.current = TemporaryName.drawn(namespace: TemporaryName.current.identity.namespace)
+        }
         return drawn(namespace: pidNamespace())
     }()
 
     /// A fresh identity for this process, with its prefix.
     private static func drawn(namespace: UInt64) -> (identity: Owner, prefix: String) {
         let identity = Owner(pid: getpid(), namespace: namespace, incarnation: UInt64.random(in: 1 ... .max))
-        let prefix = AtomicFile.temporaryPrefix
+        let prefix =
+            AtomicFile.temporaryPrefix
             + String(identity.pid, radix: 16) + "." + String(identity.namespace, radix: 16) + "."
             + String(identity.incarnation, radix: 16) + "."
         return (identity, prefix)

@@ -103,10 +103,17 @@ extension DiskStore {
         case .indexSnapshot:
             guard let (index, epoch) = SizeIndex.deserialize(bytes) else { return .indexSnapshot(nil) }
             let usage = index.usage(of: FolderPath([]))
-            return .indexSnapshot(IndexSnapshotSummary(
-                version: Int(SnapshotFile.version), epoch: epoch, folders: index.snapshot().folders.count,
-                entries: usage.entryCount, logicalBytes: usage.logicalBytes, allocatedBytes: usage.allocatedBytes,
-                pages: index.file?.pageCount ?? 0))
+            return .indexSnapshot(
+                IndexSnapshotSummary(
+                    version: Int(SnapshotFile.version),
+                    epoch: epoch,
+                    folders: index.snapshot().folders.count,
+                    entries: usage.entryCount,
+                    logicalBytes: usage.logicalBytes,
+                    allocatedBytes: usage.allocatedBytes,
+                    pages: index.file?.pageCount ?? 0
+                )
+            )
         case .journal:
             var summary = JournalSummary()
             var previous: PreviousFolder?
@@ -135,7 +142,8 @@ extension DiskStore {
         }
         guard word(0) == SharedCounters.magic || word(0) == 0 else { return SharedCountersSummary(isThisLayout: false) }
         var summary = SharedCountersSummary(isThisLayout: true, change: word(1), epoch: word(2), intent: word(3) != 0)
-        summary.processes = (0..<SharedCounters.slotCount).filter { word(SharedCounters.firstSlot + 3 * $0 + 2) != 0 }.count
+        summary.processes =
+            (0..<SharedCounters.slotCount).filter { word(SharedCounters.firstSlot + 3 * $0 + 2) != 0 }.count
         if bytes.count >= SharedCounters.length {
             let table = SharedCounters.coreLength / 8
             if word(table) == 0 || word(table) == SharedStatistics.magic {

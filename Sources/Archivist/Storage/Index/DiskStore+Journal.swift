@@ -45,13 +45,15 @@ extension DiskStore {
     ///
     /// - Complexity: O(number of the folder's components).
     static func encodedCount(_ change: Change, before: Record? = nil) -> Int {
-        let folder: FolderPath, name: EntryName?, hasRecord: Bool
+        let folder: FolderPath
+        let name: EntryName?
+        let hasRecord: Bool
         switch change {
         case .set(let key, _): (folder, name, hasRecord) = (key.folder, key.name, true)
         case .remove(let key): (folder, name, hasRecord) = (key.folder, key.name, false)
         case .clear(let cleared): (folder, name, hasRecord) = (cleared, nil, false)
         }
-        var bodyCount = 2   // operation, depth
+        var bodyCount = 2  // operation, depth
         for component in folder.components { bodyCount += 1 + component.utf8.count }
         switch name {
         case nil: break
@@ -73,9 +75,13 @@ extension DiskStore {
     ///
     /// - Complexity: O(length of the folder's components).
     static func encode(_ change: Change, before: Record? = nil, count: Int, at base: UnsafeMutableRawPointer) {
-        let operation: UInt8, folder: FolderPath, name: EntryName?, record: Record?
+        let operation: UInt8
+        let folder: FolderPath
+        let name: EntryName?
+        let record: Record?
         switch change {
-        case .set(let key, let sizes): (operation, folder, name, record) = (before == nil ? 1 : 4, key.folder, key.name, sizes)
+        case .set(let key, let sizes):
+            (operation, folder, name, record) = (before == nil ? 1 : 4, key.folder, key.name, sizes)
         case .remove(let key): (operation, folder, name, record) = (before == nil ? 2 : 5, key.folder, key.name, nil)
         case .clear(let cleared): (operation, folder, name, record) = (3, cleared, nil, nil)
         }
@@ -152,17 +158,26 @@ extension DiskStore {
     /// million entries guards it).
     ///
     /// - Complexity: O(n) in bytes.
-    static func forEachRecord(in bytes: ArraySlice<UInt8>, previous: inout PreviousFolder?,
-                              _ body: (Change, Record?) -> Void) -> (consumed: Int, damaged: Bool) {
+    static func forEachRecord(
+        in bytes: ArraySlice<UInt8>,
+        previous: inout PreviousFolder?,
+        _ body: (Change, Record?) -> Void
+    ) -> (consumed: Int, damaged: Bool) {
         bytes.withUnsafeBytes { raw -> (Int, Bool) in
             var offset = 0
             while offset < raw.count {
-                guard raw.count - offset >= 8 else { return (offset, true) }   // before the load below
+                guard raw.count - offset >= 8 else { return (offset, true) }  // before the load below
                 let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                guard let length = journalRecordLength(stored: stored, remaining: raw.count - offset) else { return (offset, true) }
+                guard let length = journalRecordLength(stored: stored, remaining: raw.count - offset) else {
+                    return (offset, true)
+                }
                 let record = UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<(offset + 4 + length)])
-                let checksum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4 + length, as: UInt32.self))
-                guard CRC32C.checksum(record) == checksum, let (change, before) = decodeChange(record, previous: &previous) else {
+                let checksum = UInt32(
+                    littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4 + length, as: UInt32.self)
+                )
+                guard CRC32C.checksum(record) == checksum,
+                    let (change, before) = decodeChange(record, previous: &previous)
+                else {
                     return (offset, true)
                 }
                 body(change, before)
@@ -184,11 +199,14 @@ extension DiskStore {
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    static func journalRecordLength<Width: FixedWidthInteger & SignedInteger>(stored: UInt32, remaining: Width) -> Width? {
+    static func journalRecordLength<Width: FixedWidthInteger & SignedInteger>(
+        stored: UInt32,
+        remaining: Width
+    ) -> Width? {
         guard remaining >= 8 else { return nil }
-        let room = UInt64(remaining - 8)   // ≥ 0, so the conversion is exact
+        let room = UInt64(remaining - 8)  // ≥ 0, so the conversion is exact
         guard UInt64(stored) <= UInt64(maxJournalRecordBytes - 8), UInt64(stored) <= room else { return nil }
-        return Width(stored)   // ≤ room, which is a `Width`: exact
+        return Width(stored)  // ≤ room, which is a `Width`: exact
     }
 
     /// Journal records decoded: the changes, what each one's entry held before, and where
@@ -222,7 +240,10 @@ extension DiskStore {
         var folder: FolderPath
     }
 
-    private static func decodeChange(_ body: UnsafeRawBufferPointer, previous: inout PreviousFolder?) -> (Change, Record?)? {
+    private static func decodeChange(
+        _ body: UnsafeRawBufferPointer,
+        previous: inout PreviousFolder?
+    ) -> (Change, Record?)? {
         var at = 0
         func byte() -> UInt8? {
             guard at < body.count else { return nil }
@@ -237,7 +258,8 @@ extension DiskStore {
         func folder() -> FolderPath? {
             let start = at
             if let previous, body.count - at >= previous.bytes.count,
-               previous.bytes.withUnsafeBytes({ memcmp(body.baseAddress! + at, $0.baseAddress!, $0.count) == 0 }) {
+                previous.bytes.withUnsafeBytes({ memcmp(body.baseAddress! + at, $0.baseAddress!, $0.count) == 0 })
+            {
                 // The same bytes were checked and decoded for the previous record.
                 at += previous.bytes.count
                 return previous.folder

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -79,10 +80,12 @@ extension DiskStore {
     /// Folds the journal on the fold queue, once at a time: the fold is O(entries), too long
     /// for the call whose record crossed ``compactionThreshold``.
     func scheduleFold() {
-        guard foldScheduled.withLock({ scheduled in
-            defer { scheduled = true }
-            return !scheduled
-        }) else { return }
+        guard
+            foldScheduled.withLock({ scheduled in
+                defer { scheduled = true }
+                return !scheduled
+            })
+        else { return }
         foldQueue.async { [weak self] in
             guard let self else { return }
             self.foldScheduled.withLock { $0 = false }
@@ -101,12 +104,16 @@ extension DiskStore {
     ///   (``repairIntentTarget()``). `nil` when `io` may change more.
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
-    func mutate<R>(origin: UInt, target: DiskKey? = nil, _ io: () throws -> R,
-                   change: (R) -> [Change]) throws -> (R, DiskUsage, UInt64) {
+    func mutate<R>(
+        origin: UInt,
+        target: DiskKey? = nil,
+        _ io: () throws -> R,
+        change: (R) -> [Change]
+    ) throws -> (R, DiskUsage, UInt64) {
         try checkWritable()
         let counterBefore = shared.change
         var foldDue = false
-        defer { if shared.change != counterBefore { changeSignal.post() } }   // once the lock is released
+        defer { if shared.change != counterBefore { changeSignal.post() } }  // once the lock is released
         defer { if foldDue { scheduleFold() } }
         return try withCaughtUpIndex(exclusive: true) {
             shared.intent = true
@@ -132,7 +139,8 @@ extension DiskStore {
                 for (i, change) in changes.enumerated() {
                     let gone = state.index.apply(change)
                     removed = removed + gone
-                    let before = gone.entryCount == 1
+                    let before =
+                        gone.entryCount == 1
                         ? Record(logical: gone.logicalBytes, allocated: gone.allocatedBytes, lastAccess: 0) : nil
                     switch i {
                     case 0: befores.0 = before
@@ -159,7 +167,9 @@ extension DiskStore {
             state.withLock { state in
                 if appended { state.journalOffset += recordCount }
                 state.appliedChange = counter
-                for change in changes { state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false)) }
+                for change in changes {
+                    state.changes.append(StoreChange(change, origin: origin, fromOtherProcess: false))
+                }
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
             // the next exclusive holder (perhaps this process) looks at the named entry, or
@@ -197,19 +207,23 @@ extension DiskStore {
         guard writeRefusal == nil, let bytes = shared.intentTarget else { return false }
         let decoded = Self.decodeJournal(bytes[...])
         guard !decoded.damaged, decoded.changes.count == 1, case .remove(let key) = decoded.changes[0],
-              catchUp() == .caughtUp
+            catchUp() == .caughtUp
         else { return false }
         var status = stat()
         let found = lstat(path(of: key), below: workingRoot, &status) == 0
         if !found && errno != ENOENT { return false }
-        if found && status.st_mode & S_IFMT != S_IFREG { return false }   // a folder at the entry's path: rescan
+        if found && status.st_mode & S_IFMT != S_IFREG { return false }  // a folder at the entry's path: rescan
         // Journaled whatever this process's index says: it may be the very process whose
         // record is missing (its append failed), its index ahead of the journal. The records
         // hold absolute values, so saying again what an index knows changes nothing. A file,
         // or nothing, at the entry's path: no folder there holds entries.
         let now = Date().timeIntervalSince1970
-        let entry: Change = found
-            ? .set(key, Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512, lastAccess: now))
+        let entry: Change =
+            found
+            ? .set(
+                key,
+                Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512, lastAccess: now)
+            )
             : .remove(key)
         guard journalAndApply([entry, .clear(folderShadowing(key))]) else { return false }
         shared.intent = false
@@ -224,13 +238,16 @@ extension DiskStore {
         let befores = state.withLock { state in
             changes.map { change -> Record? in
                 let gone = state.index.apply(change)
-                return gone.entryCount == 1 ? Record(logical: gone.logicalBytes, allocated: gone.allocatedBytes, lastAccess: 0) : nil
+                return gone.entryCount == 1
+                    ? Record(logical: gone.logicalBytes, allocated: gone.allocatedBytes, lastAccess: 0) : nil
             }
         }
         var bytes: [UInt8] = []
         for (change, before) in zip(changes, befores) { Self.encode(change, before: before, into: &bytes) }
         let offset = state.withLock { $0.journalOffset }
-        let appended = bytes.withUnsafeBytes { fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset)) == $0.count }
+        let appended = bytes.withUnsafeBytes {
+            fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset)) == $0.count
+        }
         let counter = shared.bumpChange()
         state.withLock { state in
             if appended { state.journalOffset += bytes.count }
@@ -263,7 +280,8 @@ extension DiskStore {
     func readIndex<R>(_ body: (SizeIndex) -> R) -> R {
         let counter = shared.change
         if !shared.intent,
-           let current = state.withLock({ $0.appliedChange == counter && !$0.index.isDamaged ? body($0.index) : nil }) {
+            let current = state.withLock({ $0.appliedChange == counter && !$0.index.isDamaged ? body($0.index) : nil })
+        {
             return current
         }
         // A repair or a scan that fails leaves the index as it was: the answer is its best.
@@ -283,7 +301,7 @@ extension DiskStore {
     ///   without the lock (``foldJournal()``) — at most about sixteen times the journal's
     ///   length — and under it after a few lost races with other processes' folds.
     package func flush() throws {
-        guard writeRefusal == nil else { return }   // nothing can have changed
+        guard writeRefusal == nil else { return }  // nothing can have changed
         foldQueue.sync {}
         for _ in 0..<Self.scanAttempts {
             try withCaughtUpIndex(exclusive: false) {}
@@ -343,9 +361,11 @@ extension DiskStore {
         let incomplete = decoded.damaged || shared.intent
         state.withLock { state in
             state.replayedFolder = previous
-            guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }   // another thread did it
+            guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }  // another thread did it
             decoded.apply(to: &state.index)
-            for change in decoded.changes { state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true)) }
+            for change in decoded.changes {
+                state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true))
+            }
             if incomplete { state.changes.append(.everything) }
             state.journalOffset += decoded.consumed
             state.appliedChange = counter
@@ -390,7 +410,7 @@ extension DiskStore {
     /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
     /// the others, finding no snapshot of the new epoch, scan for themselves.
     func saveSnapshotExclusive(scanning: Bool) throws {
-        if writeRefusal != nil {   // a read-only root keeps a scan in memory
+        if writeRefusal != nil {  // a read-only root keeps a scan in memory
             if scanning {
                 let index = try scan()
                 state.withLock { $0.index = index }
@@ -413,8 +433,14 @@ extension DiskStore {
         }
         do {
             _ = try bytes.withChunks { chunks in
-                try AtomicFile.write(chunks, toPath: indexPath, durability: .none, createFolders: false, fileSystem: fileSystem,
-                                     below: workingRoot)
+                try AtomicFile.write(
+                    chunks,
+                    toPath: indexPath,
+                    durability: .none,
+                    createFolders: false,
+                    fileSystem: fileSystem,
+                    below: workingRoot
+                )
             }
         } catch {
             saved = false
@@ -445,7 +471,9 @@ extension DiskStore {
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
                 if let snapshotBytes { state.snapshotBytes = snapshotBytes }
-                if scanned { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
+                if scanned {
+                    state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
+                }
             }
             if snapshotBytes != nil { try? setMarker(dirty: false) }
             shared.intent = false
@@ -460,7 +488,9 @@ extension DiskStore {
                 state.journalOffset = end
                 state.appliedEpoch = epochNow
                 state.appliedChange = counter
-                if scanned { state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true)) }
+                if scanned {
+                    state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
+                }
             }
             if !scanned { shared.intent = false }
         }
@@ -485,13 +515,25 @@ extension DiskStore {
     ///
     /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
     /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
-    func readJournalRecords(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes)
-        -> JournalRecords? {
+    func readJournalRecords(
+        from offset: Int,
+        previous: inout PreviousFolder?,
+        chunkBytes: Int = journalChunkBytes
+    )
+        -> JournalRecords?
+    {
         var records = JournalRecords()
-        guard let (consumed, damaged) = forEachJournalRecord(from: offset, previous: &previous, chunkBytes: chunkBytes, { change, before in
-            records.changes.append(change)
-            records.before.append(before)
-        }) else { return nil }
+        guard
+            let (consumed, damaged) = forEachJournalRecord(
+                from: offset,
+                previous: &previous,
+                chunkBytes: chunkBytes,
+                { change, before in
+                    records.changes.append(change)
+                    records.before.append(before)
+                }
+            )
+        else { return nil }
         (records.consumed, records.damaged) = (consumed, damaged)
         return records
     }
@@ -500,8 +542,13 @@ extension DiskStore {
     /// decoded — no array of changes in between (an open replays up to
     /// ``compactionThreshold`` bytes; the `scale` suite's open guards it). Returns what
     /// ``forEachJournalRecord(from:previous:chunkBytes:_:)`` returns.
-    func replayJournal(from offset: Int, into index: inout SizeIndex, previous: inout PreviousFolder?)
-        -> (consumed: Int, damaged: Bool)? {
+    func replayJournal(
+        from offset: Int,
+        into index: inout SizeIndex,
+        previous: inout PreviousFolder?
+    )
+        -> (consumed: Int, damaged: Bool)?
+    {
         // About one record per 64 bytes.
         var run = SizeIndex.Replay(expecting: ((journalEnd() ?? offset) - offset) / 64)
         defer { index.finish(&run) }
@@ -519,8 +566,12 @@ extension DiskStore {
     ///
     /// - Parameter chunkBytes: How much to read at a time (at least a longest record's bytes).
     /// - Complexity: O(bytes up to the first damaged record, plus one chunk).
-    func forEachJournalRecord(from offset: Int, previous: inout PreviousFolder?, chunkBytes: Int = journalChunkBytes,
-                              _ body: (Change, Record?) -> Void) -> (consumed: Int, damaged: Bool)? {
+    func forEachJournalRecord(
+        from offset: Int,
+        previous: inout PreviousFolder?,
+        chunkBytes: Int = journalChunkBytes,
+        _ body: (Change, Record?) -> Void
+    ) -> (consumed: Int, damaged: Bool)? {
         precondition(chunkBytes >= Self.maxJournalRecordBytes, "a chunk must hold the longest record")
         guard let end = journalEnd(), end >= offset else { return nil }
         var position = offset
@@ -542,7 +593,7 @@ extension DiskStore {
     /// The journal's length; `0` for a read-only root without a journal, `nil` when it cannot
     /// be told.
     private func journalEnd() -> Int? {
-        if journalFD < 0 { return 0 }   // a read-only root without a journal
+        if journalFD < 0 { return 0 }  // a read-only root without a journal
         // Without the time stamps: reading them would make the next append dirty the
         // journal's inode (see ``FileSystem/statusWithoutTimes``).
         return fileSystem.statusWithoutTimes(journalFD).map { Int(clamping: $0.sizes.logical) }
@@ -566,9 +617,13 @@ extension DiskStore {
         let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
         guard fd >= 0 else { return nil }
         guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
-              let (file, index) = SnapshotFile.open(source: .file(fd, fileSystem), length: length, readAt: { offset, count in
-                  fileSystem.readBytes(of: fd, at: offset, count: count)
-              })
+            let (file, index) = SnapshotFile.open(
+                source: .file(fd, fileSystem),
+                length: length,
+                readAt: { offset, count in
+                    fileSystem.readBytes(of: fd, at: offset, count: count)
+                }
+            )
         else {
             _ = fileSystem.close(fd)
             return nil

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,7 +36,8 @@ extension DiskStore {
         var previous: PreviousFolder?
         let prefix = replayJournal(from: 0, into: &index, previous: &previous) ?? (0, false)
         let outcome = try lock.withShared { () -> CatchUpOutcome in
-            guard shared.epoch == epoch, let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
+            guard shared.epoch == epoch,
+                let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
             else { return .needsReload }
             let counter = shared.change
             state.withLock { state in
@@ -62,7 +64,8 @@ extension DiskStore {
         defer { _ = fileSystem.close(fd) }
         var header = [UInt8](repeating: 0, count: SizeIndex.headerLength)
         guard fileSystem.pread(fd, &header, header.count, 0) == header.count,
-              let tag = SizeIndex.epoch(ofHeader: header) else { return false }
+            let tag = SizeIndex.epoch(ofHeader: header)
+        else { return false }
         return tag > epoch
     }
 
@@ -90,8 +93,14 @@ extension DiskStore {
         // A page of the snapshot file the index reads is damaged: the next catch-up repairs.
         guard let bytes = snapshot.serialized(epoch: epoch &+ 1) else { return false }
         let prepared = try bytes.withChunks { chunks in
-            try AtomicFile.prepare(chunks, toPath: indexPath, durability: .none, createFolders: false,
-                                   fileSystem: fileSystem, below: workingRoot)
+            try AtomicFile.prepare(
+                chunks,
+                toPath: indexPath,
+                durability: .none,
+                createFolders: false,
+                fileSystem: fileSystem,
+                below: workingRoot
+            )
         }
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
@@ -112,7 +121,9 @@ extension DiskStore {
             }
             // The new epoch's journal: the records that followed the snapshot's position. On
             // failure the word stays set, and the next holder repairs.
-            let moved = tail.isEmpty || tail.withUnsafeBytes { fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, 0) == $0.count }
+            let moved =
+                tail.isEmpty
+                || tail.withUnsafeBytes { fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, 0) == $0.count }
             guard moved, fileSystem.ftruncate(journalFD, off_t(tail.count)) == 0 else { return false }
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
@@ -146,7 +157,8 @@ extension DiskStore {
     func rebase(onSnapshotOf epoch: UInt64) {
         let start = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
         guard start >= 0, let (saved, _, _) = readSnapshot(of: epoch),
-              let applied = readJournalBytes(at: 0, count: start) else { return }
+            let applied = readJournalBytes(at: 0, count: start)
+        else { return }
         var previous: PreviousFolder?
         var index = saved
         var run = SizeIndex.Replay(expecting: start / 64)
@@ -168,7 +180,7 @@ extension DiskStore {
                 guard !damaged else { return }
             }
             state.withLock { state in
-                guard state.appliedEpoch == epoch, state.journalOffset == end else { return }   // a catch-up moved it
+                guard state.appliedEpoch == epoch, state.journalOffset == end else { return }  // a catch-up moved it
                 state.index = index
                 state.replayedFolder = previous
             }

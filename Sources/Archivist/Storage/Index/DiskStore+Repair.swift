@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -65,7 +66,7 @@ extension DiskStore {
         // A holder that died naming its one entry leaves that entry to look at, once the
         // snapshot is loaded (``repairIntentTarget()``), not a rescan.
         if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load) }
-        shared.intent = true   // no process starts a change until a scan is in place
+        shared.intent = true  // no process starts a change until a scan is in place
         return (slot, .repair)
     }
 
@@ -83,7 +84,10 @@ extension DiskStore {
         switch load {
         case .readOnly(let unclean):
             if !unclean, let (_, epoch, _) = readSnapshot(of: nil),
-               reload(counter: 0, epoch: epoch) == .caughtUp { return }
+                reload(counter: 0, epoch: epoch) == .caughtUp
+            {
+                return
+            }
             let index = try BackgroundActivity.run("Archivist: scanning a read-only cache") { _ in try scan() }
             state.withLock { $0.index = index }
             return
@@ -91,7 +95,7 @@ extension DiskStore {
             let (outcome, epoch) = try reloadWithoutLock()
             if outcome == .needsScan {
                 if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: epoch) }
-                try repair(unusableSnapshotOf: epoch)   // as an open always did
+                try repair(unusableSnapshotOf: epoch)  // as an open always did
             }
         case .repair:
             if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: nil) }
@@ -174,7 +178,7 @@ extension DiskStore {
     func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
         try repairGate.withLock {
             let due = try lock.withExclusive { () -> UInt64? in
-                if shared.intent && unusable == nil && repairIntentTarget() { return nil }   // one entry to look at
+                if shared.intent && unusable == nil && repairIntentTarget() { return nil }  // one entry to look at
                 if !shared.intent {
                     // A damaged journal, or a snapshot an open cannot use: no process changes
                     // anything until the scan is in place.
@@ -185,21 +189,28 @@ extension DiskStore {
                 return shared.epoch
             }
             guard let epoch = due else { return }
-            let (index, prepared, bytes) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
+            let (index, prepared, bytes) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") {
+                _ in
                 let index = try scan()
                 // The snapshot's file too, written before the lock (unsynced, as every index save).
                 // A scanned index reads no snapshot file, so it always serializes.
                 let bytes = index.snapshot().serialized(epoch: epoch &+ 1)
                 let prepared = try? bytes?.withChunks { chunks in
-                    try AtomicFile.prepare(chunks, toPath: indexPath, durability: .none, createFolders: false,
-                                           fileSystem: fileSystem, below: workingRoot)
+                    try AtomicFile.prepare(
+                        chunks,
+                        toPath: indexPath,
+                        durability: .none,
+                        createFolders: false,
+                        fileSystem: fileSystem,
+                        below: workingRoot
+                    )
                 }
                 return (index, prepared, bytes?.byteCount ?? 0)
             }
             do {
                 let installed = try lock.withExclusive { () -> Bool in
                     guard shared.intent && shared.epoch == epoch else {
-                        prepared?.discard(fileSystem)   // another process repaired: catch up with it
+                        prepared?.discard(fileSystem)  // another process repaired: catch up with it
                         return false
                     }
                     var saved = false
@@ -232,7 +243,7 @@ extension DiskStore {
     func rebuildFromScan() throws -> Bool {
         try repairGate.withLock {
             let epoch = shared.epoch
-            if state.withLock({ $0.appliedEpoch }) == epoch { return false }   // rebuilt meanwhile
+            if state.withLock({ $0.appliedEpoch }) == epoch { return false }  // rebuilt meanwhile
             var previous: PreviousFolder?
             var (index, prefix) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
                 // Records read without the lock: a tail being appended may be cut short; what
@@ -244,8 +255,9 @@ extension DiskStore {
             return try lock.withShared { () -> Bool in
                 // Otherwise the catch-up that follows sees what moved, and what is due.
                 guard shared.epoch == epoch, !shared.intent,
-                      let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous) else { return false }
-                if rest.damaged { return true }   // the index, half replayed, is not installed
+                    let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
+                else { return false }
+                if rest.damaged { return true }  // the index, half replayed, is not installed
                 let counter = shared.change
                 state.withLock { state in
                     state.index = index

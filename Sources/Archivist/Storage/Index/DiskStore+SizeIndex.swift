@@ -113,19 +113,34 @@ extension DiskStore {
         ///   `.lookUp` to read it.
         /// - Complexity: O(number of components), amortized; O(1) for the folder of the last set.
         @discardableResult
-        mutating func set(_ key: DiskKey, _ record: Record, keepingLaterAccess: Bool = false,
-                          previous: Previous = .lookUp) -> Record? {
+        mutating func set(
+            _ key: DiskKey,
+            _ record: Record,
+            keepingLaterAccess: Bool = false,
+            previous: Previous = .lookUp
+        ) -> Record? {
             guard let path = node(key.folder, create: true), let leaf = path.last else { return nil }
             if lastWalk?.folder != key.folder { lastWalk = Walk(key.folder, path) }
-            let (old, delta) = Self.setEntry(key.name, record, in: leaf, keepingLaterAccess: keepingLaterAccess, previous: previous)
+            let (old, delta) = Self.setEntry(
+                key.name,
+                record,
+                in: leaf,
+                keepingLaterAccess: keepingLaterAccess,
+                previous: previous
+            )
             for node in path { node.usage.add(delta) }
             return old
         }
 
         /// Sets `name` in `leaf`, as ``set(_:_:keepingLaterAccess:previous:)`` does; returns the
         /// record it replaced and what the folder's usage gains.
-        private static func setEntry(_ name: EntryName, _ record: Record, in leaf: IndexNode, keepingLaterAccess: Bool,
-                                     previous: Previous) -> (old: Record?, delta: DiskUsage) {
+        private static func setEntry(
+            _ name: EntryName,
+            _ record: Record,
+            in leaf: IndexNode,
+            keepingLaterAccess: Bool,
+            previous: Previous
+        ) -> (old: Record?, delta: DiskUsage) {
             var record = record
             let old: Record?
             if let set = leaf.entries.updateValue(record, forKey: name) {
@@ -138,8 +153,11 @@ extension DiskStore {
                 leaf.entries[name] = record
             }
             var delta = DiskUsage()
-            delta.add(logical: record.logical - (old?.logical ?? 0), allocated: record.allocated - (old?.allocated ?? 0),
-                      entries: old == nil ? 1 : 0)
+            delta.add(
+                logical: record.logical - (old?.logical ?? 0),
+                allocated: record.allocated - (old?.allocated ?? 0),
+                entries: old == nil ? 1 : 0
+            )
             return (old, delta)
         }
 
@@ -150,7 +168,8 @@ extension DiskStore {
         @discardableResult
         mutating func remove(_ key: DiskKey, previous: Previous = .lookUp) -> Record? {
             guard let path = node(key.folder, create: false), let leaf = path.last,
-                  let old = Self.removeEntry(key.name, in: leaf, previous: previous) else { return nil }
+                let old = Self.removeEntry(key.name, in: leaf, previous: previous)
+            else { return nil }
             for node in path { node.usage.add(logical: -old.logical, allocated: -old.allocated, entries: -1) }
             return old
         }
@@ -166,7 +185,7 @@ extension DiskStore {
             }
             guard let old else { return nil }
             if leaf.saved != nil, case .hashed = name {
-                leaf.entries[name] = .removed   // the file's record must not show through
+                leaf.entries[name] = .removed  // the file's record must not show through
             } else {
                 leaf.entries[name] = nil
             }
@@ -201,13 +220,16 @@ extension DiskStore {
             switch change {
             case .set(let key, let record):
                 guard let leaf = runLeaf(key.folder, create: true, &run) else { return }
-                run.pending.add(Self.setEntry(key.name, record, in: leaf, keepingLaterAccess: true, previous: .known(before)).delta)
+                run.pending.add(
+                    Self.setEntry(key.name, record, in: leaf, keepingLaterAccess: true, previous: .known(before)).delta
+                )
             case .remove(let key):
                 guard let leaf = runLeaf(key.folder, create: false, &run),
-                      let old = Self.removeEntry(key.name, in: leaf, previous: .known(before)) else { return }
+                    let old = Self.removeEntry(key.name, in: leaf, previous: .known(before))
+                else { return }
                 run.pending.add(logical: -old.logical, allocated: -old.allocated, entries: -1)
             case .clear:
-                finish(&run)   // the clear may detach the run's folder
+                finish(&run)  // the clear may detach the run's folder
                 apply(change)
             }
         }
@@ -277,12 +299,16 @@ extension DiskStore {
         /// - Complexity: O(number of components): the subtree is unlinked, not walked.
         mutating func detach(_ folder: FolderPath) -> DiskUsage {
             guard let last = folder.components.last,
-                  let path = node(FolderPath(Array(folder.components.dropLast())), create: false),
-                  let parent = path.last, let gone = parent.children.removeValue(forKey: last)
+                let path = node(FolderPath(Array(folder.components.dropLast())), create: false),
+                let parent = path.last, let gone = parent.children.removeValue(forKey: last)
             else { return DiskUsage() }
-            lastWalk = nil   // it may run through the folder just detached
+            lastWalk = nil  // it may run through the folder just detached
             for node in path {
-                node.usage.add(logical: -gone.usage.logicalBytes, allocated: -gone.usage.allocatedBytes, entries: -gone.usage.entryCount)
+                node.usage.add(
+                    logical: -gone.usage.logicalBytes,
+                    allocated: -gone.usage.allocatedBytes,
+                    entries: -gone.usage.entryCount
+                )
             }
             return gone.usage
         }
@@ -303,10 +329,13 @@ extension DiskStore {
         /// entry and the usage of both. `false` when the folder was loaded already.
         mutating func load(_ folder: FolderPath, saved: SavedFolder?, single: Record?, usage: DiskUsage) -> Bool {
             guard let path = node(folder, create: true), let leaf = path.last,
-                  leaf.saved == nil, leaf.entries.isEmpty else { return false }
+                leaf.saved == nil, leaf.entries.isEmpty
+            else { return false }
             leaf.saved = saved
             if let single { leaf.entries[.single] = single }
-            for node in path { node.usage.add(logical: usage.logicalBytes, allocated: usage.allocatedBytes, entries: usage.entryCount) }
+            for node in path {
+                node.usage.add(logical: usage.logicalBytes, allocated: usage.allocatedBytes, entries: usage.entryCount)
+            }
             return true
         }
     }

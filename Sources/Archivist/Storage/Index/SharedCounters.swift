@@ -1,5 +1,6 @@
 import CArchivistSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,7 +45,7 @@ final class SharedCounters: @unchecked Sendable {
     // Safety: `base` points at a mapping that lives as long as this object and is touched only
     // through the C11 atomics.
 
-    static let magic: UInt64 = 0x4152_4348_5348_0001   // "ARCHSH", version 1
+    static let magic: UInt64 = 0x4152_4348_5348_0001  // "ARCHSH", version 1
     /// The counters and process slots: the whole file before the statistics existed.
     static let coreLength = 4096
     /// The file's length with the statistics after the core words.
@@ -157,8 +158,10 @@ final class SharedCounters: @unchecked Sendable {
     /// - Returns: The slot taken (`nil` when none was free), and whether temporaries of a
     ///   dead owner may be left behind (a dead owner's slot was freed, or no slot could be
     ///   taken, so this process's own temporaries would go unnoticed): the caller sweeps then.
-    func register(as owner: TemporaryName.Owner = TemporaryName.identity,
-                  now: Double = TemporaryName.currentTime()) -> (slot: Int?, sweep: Bool) {
+    func register(
+        as owner: TemporaryName.Owner = TemporaryName.identity,
+        now: Double = TemporaryName.currentTime()
+    ) -> (slot: Int?, sweep: Bool) {
         var sweep = false
         var free: Int?
         var oldestUnjudged: (slot: Int, time: UInt64)?
@@ -169,8 +172,11 @@ final class SharedCounters: @unchecked Sendable {
                 if free == nil { free = i }
                 continue
             }
-            let holder = TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
-                                             namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+            let holder = TemporaryName.Owner(
+                pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+                namespace: archivist_atomic_load_u64(word + 1),
+                incarnation: incarnation
+            )
             if holder == owner { continue }
             if TemporaryName.isDead(holder) {
                 sweep = true
@@ -225,8 +231,11 @@ final class SharedCounters: @unchecked Sendable {
         let word = base + Self.firstSlot + 3 * slot
         let incarnation = archivist_atomic_load_u64(word + 2)
         guard incarnation != 0 else { return nil }
-        return TemporaryName.Owner(pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
-                                   namespace: archivist_atomic_load_u64(word + 1), incarnation: incarnation)
+        return TemporaryName.Owner(
+            pid: pid_t(truncatingIfNeeded: archivist_atomic_load_u64(word)),
+            namespace: archivist_atomic_load_u64(word + 1),
+            incarnation: incarnation
+        )
     }
 
     /// Whether a lock holder's disk change is not yet in the journal. Setting it either way

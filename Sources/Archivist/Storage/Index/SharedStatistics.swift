@@ -1,5 +1,6 @@
 import CArchivistSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,7 +45,7 @@ package final class SharedStatistics: @unchecked Sendable {
     // Safety: `base` points into a mapping `owner` keeps alive; every word is read and
     // written through the C11 atomics only.
 
-    static let magic: UInt64 = 0x4152_4348_5354_0001   // "ARCHST", version 1
+    static let magic: UInt64 = 0x4152_4348_5354_0001  // "ARCHST", version 1
     static let headerWords = 64
     static let rowWords = 64
     static let nameWords = 12
@@ -119,7 +120,9 @@ package final class SharedStatistics: @unchecked Sendable {
         let prefix = Self.prefixWords(of: name)
         for index in 0..<Self.rowCount {
             let words = row(at: index)
-            if archivist_atomic_load_u64(words) == 2, matches(words, hash: hash, scope: scope, length: length, prefix: prefix) {
+            if archivist_atomic_load_u64(words) == 2,
+                matches(words, hash: hash, scope: scope, length: length, prefix: prefix)
+            {
                 return Row(words: words)
             }
         }
@@ -160,17 +163,29 @@ package final class SharedStatistics: @unchecked Sendable {
         for index in 0..<Self.rowCount {
             let words = row(at: index)
             guard archivist_atomic_load_u64(words) == 2 else { continue }
-            if let (hash, length, prefix) = key, !matches(words, hash: hash, scope: scope, length: length, prefix: prefix) { continue }
+            if let (hash, length, prefix) = key,
+                !matches(words, hash: hash, scope: scope, length: length, prefix: prefix)
+            {
+                continue
+            }
             for counter in 0..<Self.counterCount { archivist_atomic_store_u64(words + Self.counterOffset + counter, 0) }
         }
         _ = archivist_atomic_add_u64(base + 2, 1)
     }
 
-    private func matches(_ words: UnsafeMutablePointer<UInt64>, hash: UInt64, scope: UInt8, length: UInt64,
-                         prefix: [UInt64]) -> Bool {
+    private func matches(
+        _ words: UnsafeMutablePointer<UInt64>,
+        hash: UInt64,
+        scope: UInt8,
+        length: UInt64,
+        prefix: [UInt64]
+    ) -> Bool {
         guard archivist_atomic_load_u64(words + 1) == hash, archivist_atomic_load_u64(words + 2) == UInt64(scope),
-              archivist_atomic_load_u64(words + 3) == length else { return false }
-        for (offset, word) in prefix.enumerated() where archivist_atomic_load_u64(words + 4 + offset) != word { return false }
+            archivist_atomic_load_u64(words + 3) == length
+        else { return false }
+        for (offset, word) in prefix.enumerated() where archivist_atomic_load_u64(words + 4 + offset) != word {
+            return false
+        }
         return true
     }
 
@@ -205,10 +220,15 @@ package final class SharedStatistics: @unchecked Sendable {
                 complete = false
                 name = validUTF8(bytes)
             }
-            rows.append(RowContents(
-                name: name ?? "", isNameComplete: complete, nameHash: archivist_atomic_load_u64(words + 1),
-                scope: UInt8(truncatingIfNeeded: archivist_atomic_load_u64(words + 2)),
-                counters: (0..<counterCount).map { archivist_atomic_load_u64(words + counterOffset + $0) }))
+            rows.append(
+                RowContents(
+                    name: name ?? "",
+                    isNameComplete: complete,
+                    nameHash: archivist_atomic_load_u64(words + 1),
+                    scope: UInt8(truncatingIfNeeded: archivist_atomic_load_u64(words + 2)),
+                    counters: (0..<counterCount).map { archivist_atomic_load_u64(words + counterOffset + $0) }
+                )
+            )
         }
         return rows
     }
@@ -241,7 +261,11 @@ package final class SharedStatistics: @unchecked Sendable {
         } != nil
     }
 
-    private static func withMapping<R>(rootPath: String, writable: Bool, _ body: (UnsafeMutablePointer<UInt64>) throws -> R) throws -> R? {
+    private static func withMapping<R>(
+        rootPath: String,
+        writable: Bool,
+        _ body: (UnsafeMutablePointer<UInt64>) throws -> R
+    ) throws -> R? {
         let path = rootPath + "/.archivist/shared"
         let fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)
         guard fd >= 0 else {

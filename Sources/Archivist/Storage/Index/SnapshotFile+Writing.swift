@@ -29,10 +29,16 @@ extension DiskStore.SizeIndex {
     /// Reads a whole snapshot file's bytes (for tools and tests) into the index and its epoch;
     /// `nil` for anything damaged or of another version.
     static func deserialize(_ bytes: [UInt8]) -> (DiskStore.SizeIndex, UInt64)? {
-        guard let (file, index) = DiskStore.SnapshotFile.open(source: .bytes(bytes), length: bytes.count, readAt: { offset, count in
-            guard offset >= 0, count >= 0, bytes.count - offset >= count else { return nil }
-            return Array(bytes[offset..<(offset + count)])
-        }) else { return nil }
+        guard
+            let (file, index) = DiskStore.SnapshotFile.open(
+                source: .bytes(bytes),
+                length: bytes.count,
+                readAt: { offset, count in
+                    guard offset >= 0, count >= 0, bytes.count - offset >= count else { return nil }
+                    return Array(bytes[offset..<(offset + count)])
+                }
+            )
+        else { return nil }
         return (index, file.epoch)
     }
 
@@ -53,7 +59,9 @@ extension DiskStore.SizeIndex {
                 if let single = entries[.single], !single.isRemoved { body(.single, single) }
                 var changed: [(MD5.Digest, DiskStore.Record)] = []
                 changed.reserveCapacity(entries.count)
-                for (name, record) in entries { if case .hashed(let digest) = name { changed.append((digest, record)) } }
+                for (name, record) in entries {
+                    if case .hashed(let digest) = name { changed.append((digest, record)) }
+                }
                 changed.sort { $1.0.isAbove($0.0) }
                 var next = 0
                 func emitChanged(before digest: MD5.Digest?) {
@@ -65,7 +73,7 @@ extension DiskStore.SizeIndex {
                 if let saved {
                     let whole = saved.forEach { digest, record in
                         emitChanged(before: digest)
-                        if next < changed.count, changed[next].0 == digest { return }   // set or removed since
+                        if next < changed.count, changed[next].0 == digest { return }  // set or removed since
                         body(.hashed(digest), record)
                     }
                     guard whole else { return false }
@@ -88,7 +96,9 @@ extension DiskStore.SizeIndex {
             var pageTotal = 0
             for folder in folders {
                 var single: DiskStore.Record?
-                var count = 0, logical: Int64 = 0, allocated: Int64 = 0
+                var count = 0
+                var logical: Int64 = 0
+                var allocated: Int64 = 0
                 var fences: [(MD5.Digest, UInt32)] = []
                 let firstPage = pageTotal
                 var inPage = 0
@@ -114,9 +124,21 @@ extension DiskStore.SizeIndex {
                     pages.withUnsafeMutableBytes { raw in
                         raw.storeBytes(of: digest.high.littleEndian, toByteOffset: at, as: UInt64.self)
                         raw.storeBytes(of: digest.low.littleEndian, toByteOffset: at + 8, as: UInt64.self)
-                        raw.storeBytes(of: UInt64(bitPattern: record.logical).littleEndian, toByteOffset: at + 16, as: UInt64.self)
-                        raw.storeBytes(of: UInt64(bitPattern: record.allocated).littleEndian, toByteOffset: at + 24, as: UInt64.self)
-                        raw.storeBytes(of: record.lastAccess.bitPattern.littleEndian, toByteOffset: at + 32, as: UInt64.self)
+                        raw.storeBytes(
+                            of: UInt64(bitPattern: record.logical).littleEndian,
+                            toByteOffset: at + 16,
+                            as: UInt64.self
+                        )
+                        raw.storeBytes(
+                            of: UInt64(bitPattern: record.allocated).littleEndian,
+                            toByteOffset: at + 24,
+                            as: UInt64.self
+                        )
+                        raw.storeBytes(
+                            of: record.lastAccess.bitPattern.littleEndian,
+                            toByteOffset: at + 32,
+                            as: UInt64.self
+                        )
                     }
                     count += 1
                     inPage += 1
@@ -155,7 +177,7 @@ extension DiskStore.SizeIndex {
             var head = DiskStore.SnapshotFile.magic
             Self.append(DiskStore.SnapshotFile.version, &head)
             Self.append(epoch, &head)
-            Self.append(UInt32(directory.count + 4), &head)   // the folder count leads the directory
+            Self.append(UInt32(directory.count + 4), &head)  // the folder count leads the directory
             Self.append(UInt32(pageTotal), &head)
             Self.append(UInt16(0), &head)
             Self.append(folderCount, &head)

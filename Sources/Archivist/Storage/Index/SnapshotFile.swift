@@ -1,5 +1,6 @@
 import CArchivistSupport
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -72,7 +73,9 @@ extension DiskStore {
         static let cachedPages = 64
 
         init(source: Source, epoch: UInt64, byteCount: Int, pagesStart: Int, pageCount: Int) {
-            (self.source, self.epoch, self.byteCount, self.pagesStart, self.pageCount) = (source, epoch, byteCount, pagesStart, pageCount)
+            (self.source, self.epoch, self.byteCount, self.pagesStart, self.pageCount) = (
+                source, epoch, byteCount, pagesStart, pageCount
+            )
             damagedWord.initialize(to: 0)
         }
 
@@ -97,7 +100,7 @@ extension DiskStore {
         func page(_ index: Int, checksum: UInt32, caching: Bool = true) -> [UInt8]? {
             if caching, let cached = cache.withLock({ $0.pages[index] }) { return cached }
             guard index >= 0, index < pageCount, let bytes = read(at: pagesStart + index * snapshotPageSize),
-                  CRC32C.checksum(bytes) == checksum
+                CRC32C.checksum(bytes) == checksum
             else {
                 archivist_atomic_store_u64(damagedWord, 1)
                 return nil
@@ -155,7 +158,8 @@ extension DiskStore {
         /// - Complexity: O(log n) comparisons; one page read when the page is not cached.
         func record(_ digest: MD5.Digest) -> Record? {
             // The last page whose first digest is not above `digest`.
-            var low = 0, high = fences.count
+            var low = 0
+            var high = fences.count
             while low < high {
                 let middle = (low + high) / 2
                 if fences.digest(middle).isAbove(digest) { high = middle } else { low = middle + 1 }
@@ -170,7 +174,8 @@ extension DiskStore {
                 return nil
             }
             let records = recordCount(onPage: pageIndex)
-            var lower = 0, upper = records
+            var lower = 0
+            var upper = records
             while lower < upper {
                 let middle = (lower + upper) / 2
                 let found = SavedFolder.digest(page, middle)
@@ -185,7 +190,8 @@ extension DiskStore {
         /// - Complexity: O(n), one page read at a time.
         func forEach(_ body: (MD5.Digest, Record) -> Void) -> Bool {
             for pageIndex in 0..<fences.count {
-                guard let page = file.page(firstPage + pageIndex, checksum: fences.checksum(pageIndex), caching: false) else { return false }
+                guard let page = file.page(firstPage + pageIndex, checksum: fences.checksum(pageIndex), caching: false)
+                else { return false }
                 for slot in 0..<recordCount(onPage: pageIndex) {
                     body(SavedFolder.digest(page, slot), SavedFolder.record(page, slot))
                 }
@@ -207,8 +213,11 @@ extension DiskStore {
 
         static func record(_ page: [UInt8], _ slot: Int) -> Record {
             let at = slot * snapshotRecordSize
-            return Record(logical: Int64(bitPattern: word(page, at + 16)), allocated: Int64(bitPattern: word(page, at + 24)),
-                          lastAccess: Double(bitPattern: word(page, at + 32)))
+            return Record(
+                logical: Int64(bitPattern: word(page, at + 16)),
+                allocated: Int64(bitPattern: word(page, at + 24)),
+                lastAccess: Double(bitPattern: word(page, at + 32))
+            )
         }
     }
 }
@@ -235,8 +244,10 @@ extension DiskStore {
 
         /// The fences of `count` pages at `start` in `bytes`, which must hold them all.
         init(_ bytes: ArraySlice<UInt8>, start: Int, count: Int) {
-            precondition(start >= bytes.startIndex && bytes.endIndex - start >= count * Self.stride,
-                         "the fences lie inside the directory")
+            precondition(
+                start >= bytes.startIndex && bytes.endIndex - start >= count * Self.stride,
+                "the fences lie inside the directory"
+            )
             (self.bytes, self.start, self.count) = (bytes, start, count)
         }
 
@@ -258,8 +269,10 @@ extension MD5.Digest {
     /// The digest a snapshot holds at `offset` of `raw` — in a page's record or a directory's
     /// fence — as two little-endian words, the high one first.
     init(storedAt offset: Int, in raw: UnsafeRawBufferPointer) {
-        self.init(high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                  low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+        self.init(
+            high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+            low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        )
     }
 
     /// Whether this digest sorts after `other`: the order of a snapshot's pages.
@@ -280,7 +293,8 @@ extension DiskStore.SnapshotFile {
     /// Where the pages start: the end of the directory's checksum rounded up to a whole
     /// page, so no page straddles two of the file system's; right there when there are none.
     static func pagesStart(afterDirectoryEndingAt end: Int, pageCount: Int) -> Int {
-        pageCount == 0 ? end : (end + DiskStore.snapshotPageSize - 1) / DiskStore.snapshotPageSize * DiskStore.snapshotPageSize
+        pageCount == 0
+            ? end : (end + DiskStore.snapshotPageSize - 1) / DiskStore.snapshotPageSize * DiskStore.snapshotPageSize
     }
 
     /// The epoch a snapshot's header (its first 14 bytes: magic, version, epoch) names; `nil`
@@ -288,7 +302,8 @@ extension DiskStore.SnapshotFile {
     static func epoch(ofHeader header: some Collection<UInt8>) -> UInt64? {
         let header = Array(header.prefix(14))
         guard header.count == 14, header.prefix(4).elementsEqual(magic),
-              UInt16(header[4]) | UInt16(header[5]) << 8 == version else { return nil }
+            UInt16(header[4]) | UInt16(header[5]) << 8 == version
+        else { return nil }
         return header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
@@ -299,26 +314,39 @@ extension DiskStore.SnapshotFile {
     /// format, garbage or a sparse file of gigabytes costs one small read.
     ///
     /// - Complexity: O(folders + pages), never O(entries).
-    static func open(source: Source, length: Int,
-                     readAt: (Int, Int) -> [UInt8]?) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
+    static func open(
+        source: Source,
+        length: Int,
+        readAt: (Int, Int) -> [UInt8]?
+    ) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
         guard length >= headerLength + 4, let header = readAt(0, headerLength),
-              let epoch = epoch(ofHeader: header) else { return nil }
+            let epoch = epoch(ofHeader: header)
+        else { return nil }
         var reader = SnapshotReader(header[...])
         reader.skip(14)
         // The lengths must add up before the directory is read: a short or overlong file is
         // damaged. Compared as they are read, before any sum: a 32-bit `Int` cannot hold every
         // length a damaged header may give.
         guard let rawDirectory = reader.uint32(), let rawPages = reader.uint32(),
-              UInt64(rawDirectory) + UInt64(headerLength + 4) <= UInt64(length),
-              UInt64(rawPages) <= UInt64(length / DiskStore.snapshotPageSize) else { return nil }
-        let directoryLength = Int(rawDirectory), pageCount = Int(rawPages)
+            UInt64(rawDirectory) + UInt64(headerLength + 4) <= UInt64(length),
+            UInt64(rawPages) <= UInt64(length / DiskStore.snapshotPageSize)
+        else { return nil }
+        let directoryLength = Int(rawDirectory)
+        let pageCount = Int(rawPages)
         let pagesStart = pagesStart(afterDirectoryEndingAt: headerLength + directoryLength + 4, pageCount: pageCount)
         guard pagesStart <= length, length - pagesStart == pageCount * DiskStore.snapshotPageSize,
-              let rest = readAt(headerLength, directoryLength + 4) else { return nil }
+            let rest = readAt(headerLength, directoryLength + 4)
+        else { return nil }
         let directory = rest.prefix(directoryLength)
         let stored = rest.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard CRC32C.checksum(directory, seed: CRC32C.checksum(header)) == stored else { return nil }
-        let file = DiskStore.SnapshotFile(source: source, epoch: epoch, byteCount: length, pagesStart: pagesStart, pageCount: pageCount)
+        let file = DiskStore.SnapshotFile(
+            source: source,
+            epoch: epoch,
+            byteCount: length,
+            pagesStart: pagesStart,
+            pageCount: pageCount
+        )
         guard let index = DiskStore.SizeIndex(directory: directory, file: file) else { return nil }
         return (file, index)
     }
@@ -337,7 +365,8 @@ extension DiskStore.SizeIndex {
             var components: [String] = []
             for _ in 0..<depth {
                 guard let length = reader.byte(), length > 0, let utf8 = reader.bytes(Int(length)),
-                      utf8.allSatisfy(FolderPath.isAllowed) else { return nil }
+                    utf8.allSatisfy(FolderPath.isAllowed)
+                else { return nil }
                 components.append(String(decoding: utf8, as: UTF8.self))
             }
             guard let hasSingle = reader.byte(), hasSingle <= 1 else { return nil }
@@ -346,10 +375,12 @@ extension DiskStore.SizeIndex {
                 guard let record = reader.record() else { return nil }
                 single = record
             }
-            guard let count = reader.uint32().flatMap({ Int(exactly: $0) }), let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
-                  let logical = reader.uint64().map({ Int64(bitPattern: $0) }),
-                  let allocated = reader.uint64().map({ Int64(bitPattern: $0) }),
-                  logical >= 0, allocated >= 0 else { return nil }
+            guard let count = reader.uint32().flatMap({ Int(exactly: $0) }),
+                let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
+                let logical = reader.uint64().map({ Int64(bitPattern: $0) }),
+                let allocated = reader.uint64().map({ Int64(bitPattern: $0) }),
+                logical >= 0, allocated >= 0
+            else { return nil }
             let pages = (count + DiskStore.recordsPerPage - 1) / DiskStore.recordsPerPage
             guard firstPage == pagesClaimed, pages <= file.pageCount - pagesClaimed else { return nil }
             pagesClaimed += pages
@@ -360,7 +391,9 @@ extension DiskStore.SizeIndex {
             usage.logicalBytes = logical
             usage.allocatedBytes = allocated
             usage.entryCount = count + (single == nil ? 0 : 1)
-            let saved = count == 0 ? nil
+            let saved =
+                count == 0
+                ? nil
                 : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
             guard load(FolderPath(components), saved: saved, single: single, usage: usage) else { return nil }
         }
@@ -407,8 +440,11 @@ struct SnapshotReader {
     mutating func uint64() -> UInt64? { integer(UInt64.self) }
     mutating func record() -> DiskStore.Record? {
         guard let logical = uint64(), let allocated = uint64(), let access = uint64() else { return nil }
-        let record = DiskStore.Record(logical: Int64(bitPattern: logical), allocated: Int64(bitPattern: allocated),
-                                      lastAccess: Double(bitPattern: access))
+        let record = DiskStore.Record(
+            logical: Int64(bitPattern: logical),
+            allocated: Int64(bitPattern: allocated),
+            lastAccess: Double(bitPattern: access)
+        )
         return record.logical >= 0 && record.allocated >= 0 ? record : nil
     }
 }

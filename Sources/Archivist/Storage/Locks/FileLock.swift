@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -109,7 +110,7 @@ package final class FileLock {
         }
         while exclusiveOwner != nil || sharedHolders > 0 { condition.wait() }
         do {
-            try lockFile(LOCK_EX)   // other threads wait on the condition's mutex meanwhile
+            try lockFile(LOCK_EX)  // other threads wait on the condition's mutex meanwhile
         } catch {
             condition.unlock()
             throw error
@@ -173,7 +174,7 @@ package final class FileLock {
 
     private func lockFile(_ operation: Int32) throws {
         try openIfNeeded()
-        guard fd >= 0 else { return }   // read-only file system without a lock file
+        guard fd >= 0 else { return }  // read-only file system without a lock file
         while fileSystem.flock(fd, operation) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -190,7 +191,9 @@ package final class FileLock {
         var descriptor = fileSystem.openCreatingPrivately(path, O_RDWR | O_CLOEXEC, below: root)
         if descriptor < 0 {
             let code = errno
-            guard code == EROFS || code == EACCES else { throw StorageError.posix("open lock file", path: path, errno: code) }
+            guard code == EROFS || code == EACCES else {
+                throw StorageError.posix("open lock file", path: path, errno: code)
+            }
             descriptor = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0, below: root)
             if descriptor < 0 {
                 let readCode = errno

@@ -16,7 +16,7 @@ package struct LockHoldHistogram: Sendable, Equatable {
     /// The longest hold recorded, exactly, in nanoseconds.
     package private(set) var longestNanoseconds: UInt64 = 0
 
-    private static let firstOctave = 10   // 2^10 ns ≈ 1 µs
+    private static let firstOctave = 10  // 2^10 ns ≈ 1 µs
     private static let octaves = 26
     private static let perOctave = 4
 
@@ -67,14 +67,14 @@ package struct LockHoldHistogram: Sendable, Equatable {
     static func upperBound(ofBucket index: Int) -> UInt64 {
         guard index > 0 else { return 1 << firstOctave }
         let octave = (index - 1) / perOctave + firstOctave
-        let step = UInt64(1) << (octave - 2)   // a quarter of the octave's base
+        let step = UInt64(1) << (octave - 2)  // a quarter of the octave's base
         return (UInt64(1) << octave) + step * UInt64((index - 1) % perOctave + 1)
     }
 
     private static func bucket(of nanoseconds: UInt64) -> Int {
         guard nanoseconds > 1 << firstOctave else { return 0 }
         let value = nanoseconds - 1
-        let octave = 63 - value.leadingZeroBitCount   // 2^octave ≤ value < 2^(octave + 1)
+        let octave = 63 - value.leadingZeroBitCount  // 2^octave ≤ value < 2^(octave + 1)
         guard octave < firstOctave + octaves else { return octaves * perOctave }
         let quarter = Int((value >> (octave - 2)) & 3)
         return (octave - firstOctave) * perOctave + quarter + 1

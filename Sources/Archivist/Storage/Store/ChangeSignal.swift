@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -117,7 +118,8 @@ package final class ChangeSignal: Sendable {
         return Observation { _ = notify_cancel(registered) }
         #elseif canImport(Glibc)
         guard let inotify = Inotify.instance(),
-              let watch = inotify.add(folder: folder, fileName: fileName, queue: queue, handler: handler) else { return nil }
+            let watch = inotify.add(folder: folder, fileName: fileName, queue: queue, handler: handler)
+        else { return nil }
         return Observation { inotify.remove(watch) }
         #else
         return nil
@@ -197,8 +199,10 @@ private final class Inotify: @unchecked Sendable {
     private init?() {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        source = DispatchSource.makeReadSource(fileDescriptor: fd,
-                                               queue: DispatchQueue(label: "Archivist.ChangeSignal", qos: .utility))
+        source = DispatchSource.makeReadSource(
+            fileDescriptor: fd,
+            queue: DispatchQueue(label: "Archivist.ChangeSignal", qos: .utility)
+        )
         source.setEventHandler { [self] in drain() }
         source.resume()
     }
@@ -207,7 +211,8 @@ private final class Inotify: @unchecked Sendable {
     ///
     /// - Returns: `nil` when the kernel refuses the watch (`ENOSPC`: the watch limit;
     ///   `ENOENT`, `EACCES`).
-    func add(folder: String, fileName: String, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) -> Watch? {
+    func add(folder: String, fileName: String, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) -> Watch?
+    {
         lock.withLock {
             // Under the lock: a descriptor shared with another observer is not removed meanwhile.
             let descriptor = inotify_add_watch(fd, folder, Self.mask)
@@ -221,7 +226,7 @@ private final class Inotify: @unchecked Sendable {
     /// Stops `watch`'s observer; removes the folder's watch with its last observer.
     func remove(_ watch: Watch) {
         lock.withLock {
-            guard var listeners = watches[watch.descriptor] else { return }   // the kernel dropped it
+            guard var listeners = watches[watch.descriptor] else { return }  // the kernel dropped it
             listeners[watch.token] = nil
             if listeners.isEmpty {
                 watches[watch.descriptor] = nil
@@ -242,7 +247,7 @@ private final class Inotify: @unchecked Sendable {
             while true {
                 let count = read(fd, buffer.baseAddress, capacity)
                 if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }   // EAGAIN: nothing more queued
+                guard count > 0 else { break }  // EAGAIN: nothing more queued
                 var at = 0
                 // Each event: wd (i32), mask (u32), cookie (u32), len (u32), then len bytes of
                 // name, padded with NULs.
@@ -257,7 +262,12 @@ private final class Inotify: @unchecked Sendable {
                         dropped.append(descriptor)
                     } else {
                         let bytes = UnsafeRawBufferPointer(rebasing: buffer[(at + 16)..<end])
-                        named.insert(Named(descriptor: descriptor, name: String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)))
+                        named.insert(
+                            Named(
+                                descriptor: descriptor,
+                                name: String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                            )
+                        )
                     }
                     at = end
                 }

@@ -44,8 +44,10 @@ package struct FolderPath: Hashable, Sendable {
     /// A folder from checked components.
     package init(_ components: [String]) {
         for component in components {
-            precondition(!component.isEmpty && component.utf8.allSatisfy(Self.isAllowed),
-                         "FolderPath components must be hashes or fixed words")
+            precondition(
+                !component.isEmpty && component.utf8.allSatisfy(Self.isAllowed),
+                "FolderPath components must be hashes or fixed words"
+            )
         }
         self.components = components
         self.relativePath = components.joined(separator: "/")
@@ -59,7 +61,7 @@ package struct FolderPath: Hashable, Sendable {
     static func isAllowed(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
             true
         default:
             false

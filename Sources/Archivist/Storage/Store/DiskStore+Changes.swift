@@ -54,7 +54,8 @@ extension DiskStore {
 
         /// The changes numbered `sequence` (at least ``first``) and after, oldest first.
         func items(from sequence: UInt64) -> [StoreChange] {
-            let skip = Int(sequence - first), count = storage.count
+            let skip = Int(sequence - first)
+            let count = storage.count
             guard skip < count else { return [] }
             var out: [StoreChange] = []
             out.reserveCapacity(count - skip)

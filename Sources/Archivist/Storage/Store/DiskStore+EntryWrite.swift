@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,10 +51,18 @@ extension DiskStore {
     /// - Throws: ``StorageError`` when the file cannot be written or renamed; the old entry is
     ///   then untouched (but for a folder at its path, cleared out of the way and journaled).
     /// - Complexity: Blocking file I/O on this key only, O(bytes); one `rename` under the lock.
-    func writeEntry(_ chunks: [UnsafeRawBufferPointer], to key: DiskKey, path: String, writeDate: Date,
-                    durability: Durability, origin: UInt, onCommit: (_ change: UInt64) -> Void) throws {
+    func writeEntry(
+        _ chunks: [UnsafeRawBufferPointer],
+        to key: DiskKey,
+        path: String,
+        writeDate: Date,
+        durability: Durability,
+        origin: UInt,
+        onCommit: (_ change: UInt64) -> Void
+    ) throws {
         var attempts = 0
-        var clearedFileAtFolder = false, clearedTemporariesObstacle = false
+        var clearedFileAtFolder = false
+        var clearedTemporariesObstacle = false
         var pending: AtomicFile.Prepared?
         var besideEntry = false
         while true {
@@ -63,10 +72,18 @@ extension DiskStore {
                 prepared = pending
             } else {
                 do {
-                    if !besideEntry, let folder = AtomicFile.folder(of: path) { besideEntry = Self.writesBesideEntries(in: folder) }
-                    prepared = try AtomicFile.prepare(chunks, toPath: path, durability: durability, spares: spares,
-                                                      temporaries: besideEntry ? nil : temporariesPath, fileSystem: fileSystem,
-                                                      below: root)
+                    if !besideEntry, let folder = AtomicFile.folder(of: path) {
+                        besideEntry = Self.writesBesideEntries(in: folder)
+                    }
+                    prepared = try AtomicFile.prepare(
+                        chunks,
+                        toPath: path,
+                        durability: durability,
+                        spares: spares,
+                        temporaries: besideEntry ? nil : temporariesPath,
+                        fileSystem: fileSystem,
+                        below: root
+                    )
                 } catch let error as StorageError where error.errno == ENOTDIR && !clearedTemporariesObstacle {
                     // A file where the temporaries folder belongs: ours by its name, counted by
                     // nothing. Cleared away once.
@@ -76,13 +93,22 @@ extension DiskStore {
                 }
             }
             pending = nil
-            let renamed: Bool, failure: (any Error)?, obstacle: RenameObstacle?, counter: UInt64
+            let renamed: Bool
+            let failure: (any Error)?
+            let obstacle: RenameObstacle?
+            let counter: UInt64
             do {
                 ((renamed, _, failure, obstacle), _, counter) = try mutate(origin: origin, target: key) {
                     try renameEntry(prepared)
                 } change: { (renamed, clearedFolder, _, _) -> [Change] in
-                    let set = Change.set(key, Record(logical: prepared.sizes.logical, allocated: prepared.sizes.allocated,
-                                                     lastAccess: writeDate.timeIntervalSince1970))
+                    let set = Change.set(
+                        key,
+                        Record(
+                            logical: prepared.sizes.logical,
+                            allocated: prepared.sizes.allocated,
+                            lastAccess: writeDate.timeIntervalSince1970
+                        )
+                    )
                     // A folder cleared out of the way is gone even when the rename failed.
                     // Each case one literal: an empty array appended to regrew on every write.
                     switch (clearedFolder, renamed) {
@@ -99,17 +125,27 @@ extension DiskStore {
                 noteCrossDevice(prepared.folder)
                 continue
             } catch {
-                prepared.discard(fileSystem)   // the lock or the catch-up failed before the rename
+                prepared.discard(fileSystem)  // the lock or the catch-up failed before the rename
                 throw error
             }
             if let failure { throw failure }
             if let obstacle {
                 do {
                     guard attempts < Self.writeAttempts else {
-                        throw StorageError.posix("rename", path: path, errno: obstacle == .missingFolder ? ENOENT : ENOTDIR)
+                        throw StorageError.posix(
+                            "rename",
+                            path: path,
+                            errno: obstacle == .missingFolder ? ENOENT : ENOTDIR
+                        )
                     }
-                    pending = try clear(obstacle, for: prepared, key: key, origin: origin,
-                                        clearedFileAtFolder: &clearedFileAtFolder) ? prepared : nil
+                    pending =
+                        try clear(
+                            obstacle,
+                            for: prepared,
+                            key: key,
+                            origin: origin,
+                            clearedFileAtFolder: &clearedFileAtFolder
+                        ) ? prepared : nil
                 } catch {
                     prepared.discard(fileSystem)
                     throw error
@@ -136,17 +172,27 @@ extension DiskStore {
     ///   again (the root it was made below was removed: the next one goes by the whole path).
     /// - Throws: ``StorageError`` when the folder cannot be made, or the file in the way
     ///   cannot be removed or was already removed once.
-    private func clear(_ obstacle: RenameObstacle, for prepared: AtomicFile.Prepared, key: DiskKey, origin: UInt,
-                       clearedFileAtFolder: inout Bool) throws -> Bool {
+    private func clear(
+        _ obstacle: RenameObstacle,
+        for prepared: AtomicFile.Prepared,
+        key: DiskKey,
+        origin: UInt,
+        clearedFileAtFolder: inout Bool
+    ) throws -> Bool {
         switch obstacle {
         case .missingFolder:
             do {
                 try spares.makeFolder(prepared.folder, below: prepared.root)
             } catch let error as StorageError where prepared.root != nil && error.errno == ENOENT {
-                return false   // the root was removed under the temporary
+                return false  // the root was removed under the temporary
             } catch let error as StorageError where error.errno == ENOTDIR && !clearedFileAtFolder {
-                return try clear(.fileInPlaceOfFolder, for: prepared, key: key, origin: origin,
-                                 clearedFileAtFolder: &clearedFileAtFolder)
+                return try clear(
+                    .fileInPlaceOfFolder,
+                    for: prepared,
+                    key: key,
+                    origin: origin,
+                    clearedFileAtFolder: &clearedFileAtFolder
+                )
             }
             return true
         case .fileInPlaceOfFolder:

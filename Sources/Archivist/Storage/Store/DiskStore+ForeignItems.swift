@@ -96,8 +96,11 @@ extension DiskStore {
     /// - Throws: ``StorageError`` as ``AtomicFile/Prepared/rename(_:)`` when nothing changed: the old
     ///   entry is untouched.
     /// - Complexity: One `rename`; an `lstat` and a `rename` more when a folder is in the way.
-    func renameEntry(_ prepared: AtomicFile.Prepared) throws
-        -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?, obstacle: RenameObstacle?) {
+    func renameEntry(
+        _ prepared: AtomicFile.Prepared
+    ) throws
+        -> (renamed: Bool, clearedFolder: Bool, failure: (any Error)?, obstacle: RenameObstacle?)
+    {
         do {
             return (try prepared.rename(fileSystem), false, nil, nil)
         } catch let blocked as StorageError where blocked.errno == ENOENT || blocked.errno == ENOTDIR {

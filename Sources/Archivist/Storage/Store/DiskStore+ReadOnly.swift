@@ -1,4 +1,5 @@
 import CArchivistSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,7 +26,7 @@ extension DiskStore {
             try fileSystem.makeDirectories(rootPath + "/.archivist/trash")
             allowAccessAfterFirstUnlock(folder: rootPath + "/.archivist", fileSystem: fileSystem)
             BackupExclusion.exclude(folder: rootPath + "/.archivist")
-            BackupExclusion.exclude(folder: rootPath + "/" + temporariesFolderName)   // no-op while missing
+            BackupExclusion.exclude(folder: rootPath + "/" + temporariesFolderName)  // no-op while missing
             return nil
         } catch let error as StorageError where refusesWrites(error) && isFolder(rootPath) {
             return error
@@ -40,8 +41,12 @@ extension DiskStore {
     ///   read-only root, the error every write will throw.
     /// - Throws: ``StorageError`` when the marker cannot be opened at all.
     /// - Complexity: Blocking file I/O: an `open` or two.
-    static func openMarker(rootPath: String, refusal: StorageError?, fileSystem: FileSystem,
-                           below root: AtomicFile.Root?) throws -> (fd: Int32, writeRefusal: StorageError?) {
+    static func openMarker(
+        rootPath: String,
+        refusal: StorageError?,
+        fileSystem: FileSystem,
+        below root: AtomicFile.Root?
+    ) throws -> (fd: Int32, writeRefusal: StorageError?) {
         let marker = rootPath + "/.archivist/dirty"
         var refusal = refusal
         if refusal == nil {

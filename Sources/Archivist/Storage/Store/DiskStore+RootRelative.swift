@@ -48,7 +48,8 @@ extension DiskStore {
     /// - Complexity: An `fstat` and a `stat`.
     var isAtItsPath: Bool {
         guard let root else { return true }
-        var opened = stat(), there = stat()
+        var opened = stat()
+        var there = stat()
         guard fstat(root.descriptor, &opened) == 0 else { return true }
         return stat(rootPath, &there) == 0 && there.st_dev == opened.st_dev && there.st_ino == opened.st_ino
     }

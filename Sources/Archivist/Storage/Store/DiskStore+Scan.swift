@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -93,7 +94,9 @@ extension DiskStore {
             let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count > 4 else { continue }
             let point = unescapeMountField(fields[4])
-            if point.hasPrefix(prefix), point.count > prefix.count { points.append(String(point.dropFirst(prefix.count))) }
+            if point.hasPrefix(prefix), point.count > prefix.count {
+                points.append(String(point.dropFirst(prefix.count)))
+            }
         }
         return points
         #else
@@ -107,7 +110,8 @@ extension DiskStore {
         var utf8 = Array(field.utf8)[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "\\"), utf8.count >= 3,
-               let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+                let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(3)
             } else {
@@ -148,7 +152,9 @@ extension DiskStore {
     func sweepEntryTemporaries() {
         // Not the store itself: work queued here must not keep it alive (the registry would
         // hand it out again). The root's owner, though, so its descriptor stays open.
-        let (openRoot, internalPath, temporariesPath, fileSystem) = (openRoot, internalPath, temporariesPath, fileSystem)
+        let (openRoot, internalPath, temporariesPath, fileSystem) = (
+            openRoot, internalPath, temporariesPath, fileSystem
+        )
         trashQueue.async {
             let below = openRoot?.root.working(internalPath: internalPath)
             TemporaryName.sweepAbandoned(inFolder: temporariesPath, fileSystem: fileSystem, below: below)
@@ -164,8 +170,14 @@ extension DiskStore {
     /// Scans the folder open as `fd` (at `path`, the folder `components` below the root),
     /// which it closes: its subfolders are opened from it, its files `lstat`ed from it.
     /// `examined` counts the items seen, for ``rebuild``.
-    private func scanFolder(_ fd: Int32, path: String, components: [String], into index: inout SizeIndex,
-                            examined: inout Int, below root: AtomicFile.Root?) throws {
+    private func scanFolder(
+        _ fd: Int32,
+        path: String,
+        components: [String],
+        into index: inout SizeIndex,
+        examined: inout Int,
+        below root: AtomicFile.Root?
+    ) throws {
         guard let dir = DirectoryEntries.stream(taking: fd) else {
             if components.isEmpty { throw StorageError.posix("opendir", path: path, errno: errno) }
             return
@@ -184,19 +196,32 @@ extension DiskStore {
                 if components.count < Self.maxScanDepth, !name.isEmpty, name.utf8.allSatisfy(FolderPath.isAllowed) {
                     let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     if child >= 0 {
-                        try scanFolder(child, path: path + "/" + name, components: components + [name], into: &index,
-                                       examined: &examined, below: root)
+                        try scanFolder(
+                            child,
+                            path: path + "/" + name,
+                            components: components + [name],
+                            into: &index,
+                            examined: &examined,
+                            below: root
+                        )
                     }
                 }
             case S_IFREG:
                 let modified = TemporaryName.modificationTime(status)
                 if AtomicFile.isTemporary(name[...]) {
                     // Another live process may be writing it: only an abandoned one goes.
-                    if TemporaryName.isAbandoned(name[...], modified: modified) { _ = fileSystem.unlink(path + "/" + name, below: root) }
+                    if TemporaryName.isAbandoned(name[...], modified: modified) {
+                        _ = fileSystem.unlink(path + "/" + name, below: root)
+                    }
                 } else if !components.isEmpty, let entry = EntryName(fileName: name[...]) {
-                    index.set(DiskKey(folder: folder, name: entry),
-                              Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512,
-                                     lastAccess: modified))
+                    index.set(
+                        DiskKey(folder: folder, name: entry),
+                        Record(
+                            logical: Int64(status.st_size),
+                            allocated: Int64(status.st_blocks) * 512,
+                            lastAccess: modified
+                        )
+                    )
                 }
             default:
                 continue

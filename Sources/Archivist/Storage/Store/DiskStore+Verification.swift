@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,7 +50,8 @@ extension DiskStore {
                 let path = folder.components.joined(separator: "/")
                 let whole = folder.forEach { name, record in indexed[path + "/" + name.fileName] = record.logical }
                 guard whole else {
-                    comparison.unreadable = "a page of the index snapshot (.archivist/index) is damaged; the next process to write rescans"
+                    comparison.unreadable =
+                        "a page of the index snapshot (.archivist/index) is damaged; the next process to write rescans"
                     return comparison
                 }
             }
@@ -61,8 +63,9 @@ extension DiskStore {
                 return Int64(status.st_size)
             }
             for (path, size) in files where indexed[path] != size {
-                let now = onDisk(path), recorded = indexed[path]
-                guard now != recorded else { continue }   // written or removed since the walk
+                let now = onDisk(path)
+                let recorded = indexed[path]
+                guard now != recorded else { continue }  // written or removed since the walk
                 switch (recorded, now) {
                 case (let recorded?, let now?): comparison.wrongSize.append((path, recorded, now))
                 case (nil, .some): comparison.unindexed.append(path)
@@ -72,8 +75,12 @@ extension DiskStore {
             }
             for (path, recorded) in indexed where files[path] == nil {
                 let now = onDisk(path)
-                guard now != recorded else { continue }   // written since the walk
-                if let now { comparison.wrongSize.append((path, recorded, now)) } else { comparison.missing.append(path) }
+                guard now != recorded else { continue }  // written since the walk
+                if let now {
+                    comparison.wrongSize.append((path, recorded, now))
+                } else {
+                    comparison.missing.append(path)
+                }
             }
             comparison.unindexed.sort()
             comparison.missing.sort()
@@ -104,7 +111,8 @@ extension DiskStore {
             return nil
         }
         guard let bytes = try? AtomicFile.read(path: internalPath + "/index"),
-              let (snapshot, epoch) = SizeIndex.deserialize(bytes) else {
+            let (snapshot, epoch) = SizeIndex.deserialize(bytes)
+        else {
             reason = "no readable index snapshot (.archivist/index)"
             return nil
         }
@@ -143,7 +151,8 @@ extension DiskStore {
     package func repairEntry(relativePath: String) throws -> EntryRepair {
         let parts = relativePath.split(separator: "/")
         guard parts.count >= 2, parts.dropLast().allSatisfy({ $0.utf8.allSatisfy(FolderPath.isAllowed) }),
-              let last = parts.last, let name = EntryName(fileName: last) else {
+            let last = parts.last, let name = EntryName(fileName: last)
+        else {
             throw StorageError(.fileSystem, "\(relativePath) is not an entry's path")
         }
         let key = DiskKey(folder: FolderPath(parts.dropLast().map(String.init)), name: name)
@@ -152,9 +161,20 @@ extension DiskStore {
             var identity: FileIdentity?
             defer { identity?.unpin(fileSystem) }
             do {
-                guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, below: root, identity: &identity)
+                guard
+                    let file = try AtomicFile.readBuffer(
+                        path: path,
+                        fileSystem: fileSystem,
+                        below: root,
+                        identity: &identity
+                    )
                 else { return .gone }
-                let (header, _) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path, fileChecksum: file.checksum)
+                let (header, _) = try EntryHeader.decode(
+                    file.bytes,
+                    payloadIncluded: true,
+                    path: path,
+                    fileChecksum: file.checksum
+                )
                 guard let problem = Self.keyProblem(header: header, key: key) else { return .sound }
                 discard(key, path: path, identity: identity)
                 return .removed(problem)
@@ -188,7 +208,8 @@ extension DiskStore {
         let name = relativePath.split(separator: "/").last ?? ""
         var status = stat()
         guard AtomicFile.isTemporary(name), lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-              TemporaryName.isAbandoned(name, modified: TemporaryName.modificationTime(status)) else { return false }
+            TemporaryName.isAbandoned(name, modified: TemporaryName.modificationTime(status))
+        else { return false }
         return fileSystem.unlink(path, below: workingRoot) == 0
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -102,7 +103,9 @@ package final class DiskStore: Sendable {
         package let payloadStart: Int
 
         /// The payload bytes, valid as long as ``file`` lives (this entry, at least).
-        package var payloadBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: file.bytes[payloadStart...]) }
+        package var payloadBytes: UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: file.bytes[payloadStart...])
+        }
         /// The entry file's size, header included.
         package var fileSize: Int { file.bytes.count }
     }
@@ -181,12 +184,19 @@ package final class DiskStore: Sendable {
     /// - Throws: ``StorageError`` when the root cannot be created or scanned.
     /// - Complexity: Blocking file I/O on first open: reads the index, or scans every entry
     ///   when the last run did not shut down cleanly; after that, an `fstat` and a `stat`.
-    package static func open(at root: URL, fileSystem: FileSystem = .posix,
-                             backgroundRescanAbove: Int? = nil) throws -> DiskStore {
+    package static func open(
+        at root: URL,
+        fileSystem: FileSystem = .posix,
+        backgroundRescanAbove: Int? = nil
+    ) throws -> DiskStore {
         let path = normalizedRootPath(root)
         return try registry.withLock { stores in
             if let store = stores[RegistryKey(rootPath: path)]?.store, store.isAtItsPath { return store }
-            let store = try DiskStore(rootPath: path, fileSystem: fileSystem, backgroundRescanAbove: backgroundRescanAbove)
+            let store = try DiskStore(
+                rootPath: path,
+                fileSystem: fileSystem,
+                backgroundRescanAbove: backgroundRescanAbove
+            )
             stores = stores.filter { $0.value.store != nil }
             // Looked up again: the open may have made the root.
             stores[RegistryKey(rootPath: path)] = WeakStore(store: store)
@@ -208,15 +218,23 @@ package final class DiskStore: Sendable {
         // one folder's journal and another's lock. A read-only root too: reading a folder's
         // descriptor needs no write permission, and its writes are refused all the same (the
         // `openat` fails as the path's `open` did).
-        let rootFD = fileSystem.allowsRootRelativeCalls
+        let rootFD =
+            fileSystem.allowsRootRelativeCalls
             ? fileSystem.open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1
-        let openRoot = rootFD >= 0
+        let openRoot =
+            rootFD >= 0
             ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
         let root = openRoot?.root
-        let (fd, writeRefusal) = try Self.openMarker(rootPath: rootPath, refusal: refusal, fileSystem: fileSystem, below: root)
-        let journal = writeRefusal == nil
+        let (fd, writeRefusal) = try Self.openMarker(
+            rootPath: rootPath,
+            refusal: refusal,
+            fileSystem: fileSystem,
+            below: root
+        )
+        let journal =
+            writeRefusal == nil
             ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC, below: root)
-            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0, below: root)   // may be missing: -1
+            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0, below: root)  // may be missing: -1
         guard journal >= 0 || writeRefusal != nil else {
             let code = errno
             if fd >= 0 { _ = fileSystem.close(fd) }
@@ -240,12 +258,16 @@ package final class DiskStore: Sendable {
         self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, openRoot: openRoot)
         self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem, below: root)
         do {
-            self.shared = try SharedCounters(path: folder + "/shared", fileSystem: fileSystem,
-                                             readOnly: writeRefusal != nil, below: root)
+            self.shared = try SharedCounters(
+                path: folder + "/shared",
+                fileSystem: fileSystem,
+                readOnly: writeRefusal != nil,
+                below: root
+            )
         } catch {
             if fd >= 0 { _ = fileSystem.close(fd) }
             if journal >= 0 { _ = fileSystem.close(journal) }
-            throw error   // the root's descriptor closes with `openRoot`
+            throw error  // the root's descriptor closes with `openRoot`
         }
         // Every property is set from here: should the load throw, `deinit` runs and closes
         // the descriptors (closing them here too would close each number twice — by then perhaps
@@ -279,16 +301,19 @@ package final class DiskStore: Sendable {
     /// and appending the pieces (with the digest's own string) costs each of them several
     /// allocations and copies (the `cache-manager` suite's 1 KB set and get guard it).
     package func path(of key: DiskKey) -> String {
-        var root = rootPath, folder = key.folder.relativePath
+        var root = rootPath
+        var folder = key.folder.relativePath
         return root.withUTF8 { root in
             folder.withUTF8 { folder in
                 let count = root.count + folder.count + 2 + 32
                 return String(unsafeUninitializedCapacity: count) { out in
                     var at = 0
                     out.put(root, at: &at)
-                    out[at] = UInt8(ascii: "/"); at += 1
+                    out[at] = UInt8(ascii: "/")
+                    at += 1
                     out.put(folder, at: &at)
-                    out[at] = UInt8(ascii: "/"); at += 1
+                    out[at] = UInt8(ascii: "/")
+                    at += 1
                     at += key.name.writeFileName(into: UnsafeMutableBufferPointer(rebasing: out[at...]))
                     return at
                 }
@@ -313,15 +338,29 @@ package final class DiskStore: Sendable {
     ///   O(n log n) in the folder's entries when the limit is exceeded.
     @discardableResult
     package func write(
-        _ payload: Data, to entry: EntryKey, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32? = nil,
-        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
+        _ payload: Data,
+        to entry: EntryKey,
+        writeDate: Date = Date(),
+        expiry: Date?,
+        durability: Durability,
+        byteLimit: Int64? = nil,
+        payloadChecksum: UInt32? = nil,
+        origin: UInt = 0,
+        onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         try payload.withUnsafeBytes { raw in
             let none = UnsafeRawBufferPointer(start: nil, count: 0)
-            return try write(pieces: (raw, none, none), to: entry, writeDate: writeDate,
-                      expiry: expiry, durability: durability, byteLimit: byteLimit,
-                      payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw), origin: origin, onCommit: onCommit)
+            return try write(
+                pieces: (raw, none, none),
+                to: entry,
+                writeDate: writeDate,
+                expiry: expiry,
+                durability: durability,
+                byteLimit: byteLimit,
+                payloadChecksum: payloadChecksum ?? CRC32C.checksum(raw),
+                origin: origin,
+                onCommit: onCommit
+            )
         }
     }
 
@@ -335,20 +374,39 @@ package final class DiskStore: Sendable {
     /// - Complexity: Blocking file I/O on this key only, O(payload).
     @discardableResult
     package func write(
-        pieces: PayloadPieces, to entry: EntryKey, writeDate: Date = Date(),
-        expiry: Date?, durability: Durability, byteLimit: Int64? = nil, payloadChecksum: UInt32,
-        origin: UInt = 0, onCommit: (_ change: UInt64) -> Void = { _ in }
+        pieces: PayloadPieces,
+        to entry: EntryKey,
+        writeDate: Date = Date(),
+        expiry: Date?,
+        durability: Durability,
+        byteLimit: Int64? = nil,
+        payloadChecksum: UInt32,
+        origin: UInt = 0,
+        onCommit: (_ change: UInt64) -> Void = { _ in }
     ) throws -> [DiskKey] {
         let key = entry.disk
         let payloadLength = pieces.0.count + pieces.1.count + pieces.2.count
         return try clearGate.withShared {
             let path = path(of: key)
             try keyLocks.withLock(path) {
-                let header = EntryHeader(typeName: entry.typeName, parameter: entry.parameter, writeDate: writeDate, expiry: expiry,
-                                         payloadLength: payloadLength, payloadChecksum: payloadChecksum).encoded()
+                let header = EntryHeader(
+                    typeName: entry.typeName,
+                    parameter: entry.parameter,
+                    writeDate: writeDate,
+                    expiry: expiry,
+                    payloadLength: payloadLength,
+                    payloadChecksum: payloadChecksum
+                ).encoded()
                 try header.withUnsafeBytes { head in
-                    try writeEntry([head, pieces.0, pieces.1, pieces.2], to: key, path: path, writeDate: writeDate,
-                                   durability: durability, origin: origin, onCommit: onCommit)
+                    try writeEntry(
+                        [head, pieces.0, pieces.1, pieces.2],
+                        to: key,
+                        path: path,
+                        writeDate: writeDate,
+                        durability: durability,
+                        origin: origin,
+                        onCommit: onCommit
+                    )
                 }
             }
             guard let byteLimit else { return [] }
@@ -370,7 +428,10 @@ package final class DiskStore: Sendable {
     /// whole, so the read sees the old entry or the new one either way, and a bad file is
     /// removed only if it is still the very one read (checked under the store's lock).
     package func read<R>(
-        _ entry: EntryKey, recordingAccess: Bool = true, locking: Bool = true, _ body: (Entry) throws -> R
+        _ entry: EntryKey,
+        recordingAccess: Bool = true,
+        locking: Bool = true,
+        _ body: (Entry) throws -> R
     ) throws -> R? {
         let path = path(of: entry.disk)
         guard locking else { return try readUnlocked(entry, path: path, recordingAccess: recordingAccess, body) }
@@ -381,25 +442,42 @@ package final class DiskStore: Sendable {
 
     /// The body of ``read(_:recordingAccess:locking:_:)``, run with or without the key's lock.
     private func readUnlocked<R>(
-        _ entry: EntryKey, path: String, recordingAccess: Bool, usingIndexedSize: Bool = true, _ body: (Entry) throws -> R
+        _ entry: EntryKey,
+        path: String,
+        recordingAccess: Bool,
+        usingIndexedSize: Bool = true,
+        _ body: (Entry) throws -> R
     ) throws -> R? {
         let key = entry.disk
-        var identity: FileIdentity?   // of the file read: only that one may be discarded
-        defer { identity?.unpin(fileSystem) }   // after `discard`, which judges by it
+        var identity: FileIdentity?  // of the file read: only that one may be discarded
+        defer { identity?.unpin(fileSystem) }  // after `discard`, which judges by it
         // The size the index holds, as this process last caught up with the others: a read
         // that finds it so needs no `fstat` (`AtomicFile.readBuffer`), one that does not
         // (another process replaced the entry since) makes the `fstat` after all. No catch-up
         // for it: the hint only spares a system call (the `cache-shapes` suite's 100 KB gets
         // and the `cache-manager` suite's 1 KB gets guard it).
-        let sizeHint = usingIndexedSize ? state.withLock({ $0.index.record(key) }).flatMap { Int(exactly: $0.logical) } : nil
+        let sizeHint =
+            usingIndexedSize ? state.withLock({ $0.index.record(key) }).flatMap { Int(exactly: $0.logical) } : nil
         var assumed = false
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
-            guard let file = try AtomicFile.readBuffer(path: path, fileSystem: fileSystem, below: root, identity: &identity,
-                                                       sizeHint: sizeHint) else { return nil }
+            guard
+                let file = try AtomicFile.readBuffer(
+                    path: path,
+                    fileSystem: fileSystem,
+                    below: root,
+                    identity: &identity,
+                    sizeHint: sizeHint
+                )
+            else { return nil }
             assumed = file.sizeWasAssumed
-            let (header, length) = try EntryHeader.decode(file.bytes, payloadIncluded: true, path: path,
-                                                          expected: (entry.typeName, entry.parameter), fileChecksum: file.checksum)
+            let (header, length) = try EntryHeader.decode(
+                file.bytes,
+                payloadIncluded: true,
+                path: path,
+                expected: (entry.typeName, entry.parameter),
+                fileChecksum: file.checksum
+            )
             let entry = Entry(header: header, file: file, payloadStart: length)
             if recordingAccess { touch(key) }
             return try body(entry)
@@ -411,7 +489,13 @@ package final class DiskStore: Sendable {
                 } else if Int(clamping: status.sizes.logical) != sizeHint {
                     // Not the size read (a short read): read it again, whole.
                     identity?.unpin(fileSystem)
-                    return try readUnlocked(entry, path: path, recordingAccess: recordingAccess, usingIndexedSize: false, body)
+                    return try readUnlocked(
+                        entry,
+                        path: path,
+                        recordingAccess: recordingAccess,
+                        usingIndexedSize: false,
+                        body
+                    )
                 }
             }
             discard(key, path: path, identity: identity)
@@ -489,8 +573,8 @@ package final class DiskStore: Sendable {
     /// that one stays (checked under the store's lock, which every rename over the path holds).
     func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
         _ = try? mutate(origin: 0, target: key) { () -> RemovedItem? in
-            guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return .nothing }   // gone already
-            guard let identity, there.isSame(as: identity) else { return nil }     // replaced since
+            guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return .nothing }  // gone already
+            guard let identity, there.isSame(as: identity) else { return nil }  // replaced since
             // A file that could not be removed (EACCES, say) is still on disk: the index keeps
             // counting it rather than forgetting an entry a walk of the files would find.
             return try? removeItem(at: path)
@@ -512,14 +596,15 @@ package final class DiskStore: Sendable {
             let key = DiskKey(folder: folder, name: name)
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
-                return (try? mutate(origin: 0, target: key) {
-                    // The list predates the lock: an entry written (or read) since, by any
-                    // thread or process, is no longer the least recently accessed — keep it.
-                    guard state.withLock({ $0.index.record(key) }) == listed else { return false }
-                    return unlinkEntryFile(path)
-                } change: { gone -> [Change] in
-                    gone ? [.remove(key)] : []
-                })?.0 ?? false
+                return
+                    (try? mutate(origin: 0, target: key) {
+                        // The list predates the lock: an entry written (or read) since, by any
+                        // thread or process, is no longer the least recently accessed — keep it.
+                        guard state.withLock({ $0.index.record(key) }) == listed else { return false }
+                        return unlinkEntryFile(path)
+                    } change: { gone -> [Change] in
+                        gone ? [.remove(key)] : []
+                    })?.0 ?? false
             }
             if removed == true { evicted.append(key) }
         }

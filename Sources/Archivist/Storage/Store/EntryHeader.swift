@@ -63,18 +63,28 @@ package struct EntryHeader: Sendable, Equatable {
     package static func checkLengths(typeName: String, parameter: String?) throws {
         let nameLength = typeName.utf8.count
         if nameLength > maxTypeNameLength {
-            throw StorageError(.keyTooLong, "the type name is \(nameLength) bytes of UTF-8; an entry records at most \(maxTypeNameLength)")
+            throw StorageError(
+                .keyTooLong,
+                "the type name is \(nameLength) bytes of UTF-8; an entry records at most \(maxTypeNameLength)"
+            )
         }
         let parameterLength = parameter?.utf8.count ?? 0
         if parameterLength > maxParameterLength {
-            throw StorageError(.keyTooLong, "the parameter is \(parameterLength) bytes of UTF-8; an entry records at most \(maxParameterLength)")
+            throw StorageError(
+                .keyTooLong,
+                "the parameter is \(parameterLength) bytes of UTF-8; an entry records at most \(maxParameterLength)"
+            )
         }
     }
 
     /// A header describing `payload`. Pass `payloadChecksum` when the caller already knows
     /// the payload's CRC32C (a freshly encoded archive), to skip a pass over the bytes.
     package init(
-        typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payload: UnsafeRawBufferPointer,
+        typeName: String,
+        parameter: String?,
+        writeDate: Date,
+        expiry: Date?,
+        payload: UnsafeRawBufferPointer,
         payloadChecksum: UInt32? = nil
     ) {
         self.typeName = typeName
@@ -88,7 +98,12 @@ package struct EntryHeader: Sendable, Equatable {
     /// A header describing a payload of `payloadLength` bytes whose CRC32C is `payloadChecksum`
     /// (a payload written in pieces, whose checksum the caller computed over them).
     package init(
-        typeName: String, parameter: String?, writeDate: Date, expiry: Date?, payloadLength: Int, payloadChecksum: UInt32
+        typeName: String,
+        parameter: String?,
+        writeDate: Date,
+        expiry: Date?,
+        payloadLength: Int,
+        payloadChecksum: UInt32
     ) {
         self.typeName = typeName
         self.parameter = parameter
@@ -129,10 +144,12 @@ package struct EntryHeader: Sendable, Equatable {
     ///
     /// - Complexity: O(length of the names).
     package func withEncoded(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        var name = typeName, param = parameter ?? ""
+        var name = typeName
+        var param = parameter ?? ""
         return try name.withUTF8 { name in
             try param.withUTF8 { param in
-                try withUnsafeTemporaryAllocation(byteCount: Self.fixedSize + name.count + param.count, alignment: 8) { out in
+                try withUnsafeTemporaryAllocation(byteCount: Self.fixedSize + name.count + param.count, alignment: 8) {
+                    out in
                     func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
                         out.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
                     }
@@ -146,7 +163,9 @@ package struct EntryHeader: Sendable, Equatable {
                     put(UInt64(payloadLength), at: 32)
                     put(payloadChecksum, at: 40)
                     UnsafeMutableRawBufferPointer(rebasing: out[Self.fixedSize...]).copyBytes(from: name)
-                    UnsafeMutableRawBufferPointer(rebasing: out[(Self.fixedSize + name.count)...]).copyBytes(from: param)
+                    UnsafeMutableRawBufferPointer(rebasing: out[(Self.fixedSize + name.count)...]).copyBytes(
+                        from: param
+                    )
                     var sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: out[0..<44]))
                     sum = CRC32C.checksum(UnsafeRawBufferPointer(name), seed: sum)
                     put(CRC32C.checksum(UnsafeRawBufferPointer(param), seed: sum), at: 44)
@@ -168,8 +187,11 @@ package struct EntryHeader: Sendable, Equatable {
     /// `fileChecksum`, the CRC32C of all of `bytes` (computed as they were read), the payload's
     /// is derived from it and the header's, without another pass over the payload.
     package static func decode(
-        _ bytes: UnsafeRawBufferPointer, payloadIncluded: Bool, path: String,
-        expected: (typeName: String, parameter: String?)? = nil, fileChecksum: UInt32? = nil
+        _ bytes: UnsafeRawBufferPointer,
+        payloadIncluded: Bool,
+        path: String,
+        expected: (typeName: String, parameter: String?)? = nil,
+        fileChecksum: UInt32? = nil
     ) throws -> (EntryHeader, Int) {
         func corrupt(_ why: String) -> StorageError {
             StorageError(.corruptEntry, why, fileURL: URL(fileURLWithPath: path))
@@ -177,7 +199,9 @@ package struct EntryHeader: Sendable, Equatable {
         guard bytes.count >= fixedSize else { throw corrupt(bytes.isEmpty ? "empty entry file" : "truncated header") }
         // One load, not the generic `elementsEqual` over the array, on every read (the
         // `cache-manager` suite's 1 KB get guards it).
-        guard bytes.loadUnaligned(as: UInt32.self) == magicWord else { throw corrupt("not an Archivist entry (bad magic)") }
+        guard bytes.loadUnaligned(as: UInt32.self) == magicWord else {
+            throw corrupt("not an Archivist entry (bad magic)")
+        }
         func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T {
             T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
@@ -186,54 +210,72 @@ package struct EntryHeader: Sendable, Equatable {
         let nameLength = Int(clamping: load(8, as: UInt32.self))
         let paramLength = Int(clamping: load(12, as: UInt32.self))
         guard flags & ~3 == 0, nameLength <= maxTypeNameLength, paramLength <= maxParameterLength,
-              flags & 1 != 0 || paramLength == 0
+            flags & 1 != 0 || paramLength == 0
         else { throw corrupt("bad header fields") }
         let headerLength = fixedSize + nameLength + paramLength
         guard bytes.count >= headerLength else { throw corrupt("truncated header") }
         let namesRange = fixedSize..<headerLength
-        let sum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[namesRange]),
-                                  seed: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<44])))
+        let sum = CRC32C.checksum(
+            UnsafeRawBufferPointer(rebasing: bytes[namesRange]),
+            seed: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<44]))
+        )
         guard sum == load(44, as: UInt32.self) else { throw corrupt("header checksum mismatch") }
         let written = Double(bitPattern: load(16, as: UInt64.self))
         let expires = Double(bitPattern: load(24, as: UInt64.self))
         let payloadLength = load(32, as: UInt64.self)
-        guard written.isFinite, expires.isFinite, payloadLength <= UInt64(Int.max) else { throw corrupt("bad header values") }
+        guard written.isFinite, expires.isFinite, payloadLength <= UInt64(Int.max) else {
+            throw corrupt("bad header values")
+        }
         let nameBytes = bytes[fixedSize..<(fixedSize + nameLength)]
         let paramBytes = bytes[(fixedSize + nameLength)..<headerLength]
         let name: String
         let parameter: String?
         if let expected {
             guard Bytewise.equal(expected.typeName, UnsafeRawBufferPointer(rebasing: nameBytes)),
-                  (flags & 1 != 0) == (expected.parameter != nil),
-                  Bytewise.equal(expected.parameter ?? "", UnsafeRawBufferPointer(rebasing: paramBytes))
+                (flags & 1 != 0) == (expected.parameter != nil),
+                Bytewise.equal(expected.parameter ?? "", UnsafeRawBufferPointer(rebasing: paramBytes))
             else {
-                throw StorageError(.entryMismatch, "the entry belongs to another key (MD5 collision or misplaced file)",
-                                 fileURL: URL(fileURLWithPath: path))
+                throw StorageError(
+                    .entryMismatch,
+                    "the entry belongs to another key (MD5 collision or misplaced file)",
+                    fileURL: URL(fileURLWithPath: path)
+                )
             }
             name = expected.typeName
             parameter = expected.parameter
         } else {
             guard let decodedName = String(validatingUTF8Bytes: nameBytes),
-                  let decodedParameter = String(validatingUTF8Bytes: paramBytes)
+                let decodedParameter = String(validatingUTF8Bytes: paramBytes)
             else { throw corrupt("names are not UTF-8") }
             name = decodedName
             parameter = flags & 1 != 0 ? decodedParameter : nil
         }
-        var header = EntryHeader(typeName: name, parameter: parameter,
-                                 writeDate: Date(timeIntervalSince1970: written),
-                                 expiry: flags & 2 != 0 ? Date(timeIntervalSince1970: expires) : nil,
-                                 payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        var header = EntryHeader(
+            typeName: name,
+            parameter: parameter,
+            writeDate: Date(timeIntervalSince1970: written),
+            expiry: flags & 2 != 0 ? Date(timeIntervalSince1970: expires) : nil,
+            payload: UnsafeRawBufferPointer(start: nil, count: 0)
+        )
         header.payloadLength = Int(payloadLength)
         header.payloadChecksum = load(40, as: UInt32.self)
         if payloadIncluded {
             let payload = UnsafeRawBufferPointer(rebasing: bytes[headerLength...])
             guard payload.count == header.payloadLength else {
-                throw corrupt(payload.count < header.payloadLength ? "truncated payload" : "trailing bytes after payload")
+                throw corrupt(
+                    payload.count < header.payloadLength ? "truncated payload" : "trailing bytes after payload"
+                )
             }
             // CRC(header ‖ payload) = shift(CRC(header), payload length) ^ CRC(payload).
-            let sum = fileChecksum.map {
-                $0 ^ CRC32C.combine(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<headerLength])), 0, length: payload.count)
-            } ?? CRC32C.checksum(payload)
+            let sum =
+                fileChecksum.map {
+                    $0
+                        ^ CRC32C.combine(
+                            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<headerLength])),
+                            0,
+                            length: payload.count
+                        )
+                } ?? CRC32C.checksum(payload)
             guard sum == header.payloadChecksum else { throw corrupt("payload checksum mismatch") }
         }
         return (header, headerLength)

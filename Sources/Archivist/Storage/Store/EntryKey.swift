@@ -25,7 +25,11 @@ package struct EntryKey: Sendable {
     /// - Complexity: O(parameter length) for the MD5.
     package init(folder: FolderPath, typeName: String, parameter: String?) throws {
         try EntryHeader.checkLengths(typeName: typeName, parameter: parameter)
-        self.init(checked: DiskKey(folder: folder, name: EntryName(parameter: parameter)), typeName: typeName, parameter: parameter)
+        self.init(
+            checked: DiskKey(folder: folder, name: EntryName(parameter: parameter)),
+            typeName: typeName,
+            parameter: parameter
+        )
     }
 
     /// The key of the entry at `disk` recording `typeName` and `parameter`, for callers that

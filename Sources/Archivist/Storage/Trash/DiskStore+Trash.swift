@@ -18,7 +18,11 @@ extension DiskStore {
     /// - Complexity: One `rename` per folder, whatever it holds; deletion runs later on a
     ///   utility queue.
     @discardableResult
-    package func clear(_ folders: [FolderPath], origin: UInt = 0, completion: (@Sendable (Int64) -> Void)? = nil) throws -> Int64 {
+    package func clear(
+        _ folders: [FolderPath],
+        origin: UInt = 0,
+        completion: (@Sendable (Int64) -> Void)? = nil
+    ) throws -> Int64 {
         let freed = Locked<Int64>(0)
         defer {
             let total = freed.withLock { $0 }

@@ -38,8 +38,11 @@ extension FolderRemoval {
         /// is already empty.
         ///
         /// - Throws: ``StorageError`` when `path` exists but cannot be opened.
-        init(of path: String, below root: AtomicFile.Root? = nil,
-             willRemoveFolder: ((String) -> Void)? = nil) throws {
+        init(
+            of path: String,
+            below root: AtomicFile.Root? = nil,
+            willRemoveFolder: ((String) -> Void)? = nil
+        ) throws {
             walk = try RemovalWalk(root: path, below: root, willRemoveFolder: willRemoveFolder)
         }
 
@@ -62,8 +65,12 @@ extension FolderRemoval {
                 walk.restart()
             case .rootReplaced:
                 walk.closeAll()
-                walk = try RemovalWalk(root: walk.rootPath, below: walk.below, willRemoveFolder: walk.willRemoveFolder,
-                                carrying: walk)
+                walk = try RemovalWalk(
+                    root: walk.rootPath,
+                    below: walk.below,
+                    willRemoveFolder: walk.willRemoveFolder,
+                    carrying: walk
+                )
             }
         }
 
@@ -77,8 +84,10 @@ extension FolderRemoval {
         /// - Returns: Whether the folder is now empty (or the walk could do no more); the
         ///   folders it holds are closed then.
         /// - Throws: Once the walk is done, as ``removeContents(of:below:keeping:)``.
-        mutating func next(keeping spares: SpareFolders?,
-                           settingAside setAside: ((_ folder: Int32, _ name: String) -> Bool)? = nil) throws -> Bool {
+        mutating func next(
+            keeping spares: SpareFolders?,
+            settingAside setAside: ((_ folder: Int32, _ name: String) -> Bool)? = nil
+        ) throws -> Bool {
             walk.spares = spares
             walk.setAside = setAside
             defer { walk.setAside = nil }
@@ -109,16 +118,17 @@ extension RemovalWalk {
     /// - Complexity: An `lstat`, and an `fstatat` per level below the root, plus an `openat` of
     ///   `..` per level whose folder the walk closed (past ``FolderRemoval/openLevels``).
     func placement() -> Placement {
-        guard let first = levels.first else { return .inPlace }   // nothing left open
+        guard let first = levels.first else { return .inPlace }  // nothing left open
         var status = stat()
         guard lstat(rootPath, below: below, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
-              RemovalFolderID(status) == first.id else { return .rootReplaced }
+            RemovalFolderID(status) == first.id
+        else { return .rootReplaced }
         guard levels.count > 1 else { return .inPlace }
         // From the deepest level (always open) up: each folder is the entry of its name in the
         // one above; a folder above that the walk closed is reached through `..` and must be
         // the one it left.
         var folder = levels[levels.count - 1].fd
-        var opened: Int32 = -1   // a folder above, opened here: closed once past it
+        var opened: Int32 = -1  // a folder above, opened here: closed once past it
         defer { if opened >= 0 { _ = close(opened) } }
         for depth in stride(from: levels.count - 1, through: 1, by: -1) {
             let parent: Int32
@@ -135,7 +145,9 @@ extension RemovalWalk {
             let found = levels[depth].name.withUnsafeBufferPointer {
                 fstatat(parent, $0.baseAddress!, &status, AT_SYMLINK_NOFOLLOW) == 0
             }
-            guard found, status.st_mode & S_IFMT == S_IFDIR, RemovalFolderID(status) == levels[depth].id else { return .moved }
+            guard found, status.st_mode & S_IFMT == S_IFDIR, RemovalFolderID(status) == levels[depth].id else {
+                return .moved
+            }
             folder = parent
         }
         return .inPlace

@@ -73,16 +73,23 @@ package enum FolderRemoval {
     ///   pass that deleted in it, and of a subfolder only when removing it says `ENOTEMPTY`;
     ///   with `spares`, an `fstat` per emptied subfolder, and a read and up to
     ///   ``SpareFolders/slots`` renames per one worth keeping.
-    package static func removeContents(of path: String, below root: AtomicFile.Root? = nil,
-                                       keeping spares: SpareFolders? = nil) throws {
+    package static func removeContents(
+        of path: String,
+        below root: AtomicFile.Root? = nil,
+        keeping spares: SpareFolders? = nil
+    ) throws {
         try removeContents(of: path, below: root, keeping: spares, willRemoveFolder: nil)
     }
 
     /// ``removeContents(of:below:keeping:)`` calling `willRemoveFolder` with a subfolder's name just
     /// before each attempt to remove it (read to its end): the tests' way to add an entry the
     /// pass did not see.
-    static func removeContents(of path: String, below root: AtomicFile.Root? = nil, keeping spares: SpareFolders? = nil,
-                               willRemoveFolder: ((String) -> Void)?) throws {
+    static func removeContents(
+        of path: String,
+        below root: AtomicFile.Root? = nil,
+        keeping spares: SpareFolders? = nil,
+        willRemoveFolder: ((String) -> Void)?
+    ) throws {
         var walk = try RemovalWalk(root: path, below: root, spares: spares, willRemoveFolder: willRemoveFolder)
         defer { walk.closeAll() }
         _ = try walk.run()
@@ -154,8 +161,13 @@ struct RemovalWalk {
     /// Opens the root; a missing root leaves the walk with nothing to do. A walk started over
     /// on another folder at the same path (see ``FolderRemoval/Batches/resume()``) carries the
     /// first error and the count of what the earlier one deleted.
-    init(root: String, below: AtomicFile.Root?, spares: SpareFolders? = nil,
-         willRemoveFolder: ((String) -> Void)? = nil, carrying earlier: RemovalWalk? = nil) throws {
+    init(
+        root: String,
+        below: AtomicFile.Root?,
+        spares: SpareFolders? = nil,
+        willRemoveFolder: ((String) -> Void)? = nil,
+        carrying earlier: RemovalWalk? = nil
+    ) throws {
         self.willRemoveFolder = willRemoveFolder
         firstError = earlier?.firstError
         removed = earlier?.removed ?? 0
@@ -234,8 +246,9 @@ struct RemovalWalk {
             if code == ENOENT { continue }
             // Linux says EISDIR for a folder, Apple platforms EPERM; d_type may be DT_UNKNOWN.
             var status = stat()
-            if (code == EISDIR || code == EPERM || type == Int32(DT_UNKNOWN)),
-               fstatat(top.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            if code == EISDIR || code == EPERM || type == Int32(DT_UNKNOWN),
+                fstatat(top.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR
+            {
                 descend(into: name)
             } else {
                 fail("unlink", code, name: name)
@@ -249,7 +262,9 @@ struct RemovalWalk {
     /// `rereads` passes over it already.
     private mutating func descend(into name: UnsafePointer<CChar>, rereads: Int = 0) {
         let parent = levels.count - 1
-        if !failed.isEmpty && failed.contains(RemovalEntryID(folder: levels[parent].id, name: Self.bytes(name))) { return }
+        if !failed.isEmpty && failed.contains(RemovalEntryID(folder: levels[parent].id, name: Self.bytes(name))) {
+            return
+        }
         let fd = openat(levels[parent].fd, name, Self.folderFlags)
         if fd < 0 {
             let code = errno
@@ -302,7 +317,8 @@ struct RemovalWalk {
             let openError = fd < 0 ? errno : 0
             var status = stat()
             guard fd >= 0, fstat(fd, &status) == 0, RemovalFolderID(status) == levels[parent].id,
-                  let stream = fdopendir(fd) else {
+                let stream = fdopendir(fd)
+            else {
                 // The folder above was deleted (another process emptying the same trash) or
                 // moved: start over from the top, which is still open.
                 _ = closedir(child.stream!)
@@ -369,10 +385,10 @@ struct RemovalWalk {
     /// folder's), a second read from its start finds nothing in it, and a slot is free.
     private func keep(_ child: RemovalLevel, in parent: Int, spares: SpareFolders) -> Bool {
         var status = stat()
-        let item = parent == 0 ? child.name : levels[1].name   // the trash's item holding it
+        let item = parent == 0 ? child.name : levels[1].name  // the trash's item holding it
         guard let stream = child.stream, fstat(child.fd, &status) == 0,
-              item.withUnsafeBufferPointer({ spares.wantsToKeep(status, inTrashItem: $0.baseAddress!) }),
-              let name = child.name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
+            item.withUnsafeBufferPointer({ spares.wantsToKeep(status, inTrashItem: $0.baseAddress!) }),
+            let name = child.name.withUnsafeBufferPointer({ String(validatingCString: $0.baseAddress!) })
         else { return false }
         // Deleting while reading may make `readdir` skip entries (see the type's discussion):
         // only a folder read empty from its start is kept.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -70,7 +71,7 @@ extension SpareFolders {
         // Short of descriptors or memory for now, while other processes may lock and keep:
         // the next emptying (the next clear or open) walks instead.
         if lock < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM) { return }
-        defer { if lock >= 0 { _ = fileSystem.close(lock) } }   // closing releases the lock
+        defer { if lock >= 0 { _ = fileSystem.close(lock) } }  // closing releases the lock
         var removal: FolderRemoval.Batches?
         defer { removal?.close() }
         // Large emptied folders moved out of the trash during a batch, removed after it.
@@ -90,13 +91,14 @@ extension SpareFolders {
                 } else {
                     try removal?.resume()
                 }
-                done = try removal?.next(keeping: alone ? self : nil) { [self] folder, name in
-                    guard let aside = self.setAside(name, in: folder, below: root) else { return false }
-                    setAside.append(aside)
-                    return true
-                } ?? true
+                done =
+                    try removal?.next(keeping: alone ? self : nil) { [self] folder, name in
+                        guard let aside = self.setAside(name, in: folder, below: root) else { return false }
+                        setAside.append(aside)
+                        return true
+                    } ?? true
             } catch {
-                failure = error   // the walk's end, with what it could not delete
+                failure = error  // the walk's end, with what it could not delete
             }
             if locked {
                 _ = fileSystem.flock(lock, LOCK_UN)
@@ -131,11 +133,14 @@ extension SpareFolders {
     func setAside(_ name: String, in folder: Int32, below root: AtomicFile.Root?) -> String? {
         let target = path + "/" + TemporaryName.make()
         for attempt in 0..<2 {
-            let moved = root.map { fileSystem.renameExclusive(folder, name, $0.descriptor, $0.relative(target)) }
+            let moved =
+                root.map { fileSystem.renameExclusive(folder, name, $0.descriptor, $0.relative(target)) }
                 ?? fileSystem.renameExclusive(folder, name, AT_FDCWD, target)
             if moved == 0 { return target }
             // The area is missing (or the folder is gone: the next try says so again).
-            guard attempt == 0, errno == ENOENT, fileSystem.makeDirectory(path, below: root) || errno == EEXIST else { return nil }
+            guard attempt == 0, errno == ENOENT, fileSystem.makeDirectory(path, below: root) || errno == EEXIST else {
+                return nil
+            }
         }
         return nil
     }
@@ -181,9 +186,11 @@ extension SpareFolders {
             do {
                 try emptyTrash(shouldStop: { activity.isExpiring })
             } catch {
-                var failure = error as? StorageError
+                var failure =
+                    error as? StorageError
                     ?? StorageError(.fileSystem, "\(error)", fileURL: URL(fileURLWithPath: trashPath))
-                failure.message = "deleting cleared entries in the trash failed (what is left there counts in no size, "
+                failure.message =
+                    "deleting cleared entries in the trash failed (what is left there counts in no size, "
                     + "and the next clear or open tries again): " + failure.message
                 failures.withLock { failures in
                     failures.count += 1

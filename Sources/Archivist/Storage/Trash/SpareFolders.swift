@@ -1,4 +1,5 @@
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -112,7 +113,8 @@ package final class SpareFolders: Sendable {
     /// grown past one block and at most ``maximumSize``.
     func wantsToKeep(_ status: stat, inTrashItem item: UnsafePointer<CChar>) -> Bool {
         guard strncmp(item, Self.clearedPrefix, Self.clearedPrefix.utf8.count) == 0,
-              status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid() else { return false }
+            status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid()
+        else { return false }
         let size = Int64(status.st_size)
         return size > Int64(status.st_blksize) && size <= Self.maximumSize
     }
@@ -127,7 +129,8 @@ package final class SpareFolders: Sendable {
         var madeArea = false
         var slot = 0
         while slot < Self.slots {
-            let renamed = root.map { fileSystem.renameExclusive(parent, name, $0.descriptor, $0.relative(slotPaths[slot])) }
+            let renamed =
+                root.map { fileSystem.renameExclusive(parent, name, $0.descriptor, $0.relative(slotPaths[slot])) }
                 ?? fileSystem.renameExclusive(parent, name, AT_FDCWD, slotPaths[slot])
             if renamed == 0 { return true }
             switch errno {
@@ -200,13 +203,15 @@ package final class SpareFolders: Sendable {
             let claimed = path + "/" + TemporaryName.make()
             guard fileSystem.renameExclusive(slotPaths[slot], claimed, below: root) == 0 else {
                 switch errno {
-                case ENOENT, ENOTDIR, EEXIST: continue   // a free slot, or no spare area
-                default: return false                    // unsupported, or failing: mkdir
+                case ENOENT, ENOTDIR, EEXIST: continue  // a free slot, or no spare area
+                default: return false  // unsupported, or failing: mkdir
                 }
             }
             guard isEmptyPrivateFolder(claimed, below: root) else {
                 // Never used with anything in it, nor another user's: deleted with the trash.
-                if moveToTrash(claimed, keepable: false, below: root) { queue.async { [self] in emptyTrashInBackground() } }
+                if moveToTrash(claimed, keepable: false, below: root) {
+                    queue.async { [self] in emptyTrashInBackground() }
+                }
                 continue
             }
             switch place(claimed, at: folder, below: root) {
@@ -238,7 +243,8 @@ package final class SpareFolders: Sendable {
             case ENOENT where !madeParents:
                 madeParents = true
                 guard let parent = AtomicFile.folder(of: folder), !parent.isEmpty,
-                      (try? fileSystem.makeDirectories(parent, below: root)) != nil else { return .failed }
+                    (try? fileSystem.makeDirectories(parent, below: root)) != nil
+                else { return .failed }
             default:
                 return .failed
             }
@@ -248,7 +254,9 @@ package final class SpareFolders: Sendable {
     /// Returns a claimed spare not used to a free slot, or removes it.
     private func giveBack(_ claimed: String, below root: AtomicFile.Root?) {
         for slot in slotPaths where fileSystem.renameExclusive(claimed, slot, below: root) == 0 { return }
-        if fileSystem.removeDirectory(claimed, below: root) != 0 { _ = moveToTrash(claimed, keepable: true, below: root) }
+        if fileSystem.removeDirectory(claimed, below: root) != 0 {
+            _ = moveToTrash(claimed, keepable: true, below: root)
+        }
     }
 
     /// Whether the folder at `path` (opened from `root` when given) is a folder (not a link) of
@@ -259,8 +267,9 @@ package final class SpareFolders: Sendable {
         guard fd >= 0 else { return false }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
-              status.st_mode & 0o7777 == 0o700 || fchmod(fd, 0o700) == 0,
-              let dir = fdopendir(fd) else {
+            status.st_mode & 0o7777 == 0o700 || fchmod(fd, 0o700) == 0,
+            let dir = fdopendir(fd)
+        else {
             _ = close(fd)
             return false
         }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,7 +47,10 @@ import Darwin
             let url = dir.appendingPathComponent("file")
             try AtomicFile.write(Data("old".utf8), to: url, durability: .none)
             var failing = FileSystem.posix
-            failing.rename = { _, _ in errno = EIO; return -1 }
+            failing.rename = { _, _ in
+                errno = EIO
+                return -1
+            }
             let error = #expect(throws: StorageError.self) {
                 try AtomicFile.write(Data("new".utf8), to: url, durability: .file, fileSystem: failing)
             }
@@ -67,7 +72,8 @@ import Darwin
                 let first = UnsafeBufferPointer(start: vectors, count: Int(count)).first { $0.iov_len > 0 }!
                 return FileSystem.posix.write(fd, first.iov_base!, 1)
             }
-            let head = Array("head-".utf8), payload = Array("payload".utf8)
+            let head = Array("head-".utf8)
+            let payload = Array("payload".utf8)
             let path = dir.path + "/f"
             try head.withUnsafeBytes { h in
                 try payload.withUnsafeBytes { p in
@@ -81,7 +87,8 @@ import Darwin
 
     @Test func entryReadOfEmptyAndShortFilesKeepsTheirBytes() throws {
         try withTemporaryDirectory { dir throws in
-            let empty = dir.path + "/empty", small = dir.path + "/small"
+            let empty = dir.path + "/empty"
+            let small = dir.path + "/small"
             try AtomicFile.write(Data(), to: URL(fileURLWithPath: empty), durability: .none)
             try AtomicFile.write(Data("abc".utf8), to: URL(fileURLWithPath: small), durability: .none)
             #expect(try AtomicFile.readData(path: empty) == Data())
@@ -93,9 +100,17 @@ import Darwin
     @Test func fullDiskIsReportedAsDiskFull() throws {
         try withTemporaryDirectory { dir throws in
             var full = FileSystem.posix
-            full.write = { _, _, _ in errno = ENOSPC; return -1 }
+            full.write = { _, _, _ in
+                errno = ENOSPC
+                return -1
+            }
             let error = #expect(throws: StorageError.self) {
-                try AtomicFile.write(Data("x".utf8), to: dir.appendingPathComponent("f"), durability: .none, fileSystem: full)
+                try AtomicFile.write(
+                    Data("x".utf8),
+                    to: dir.appendingPathComponent("f"),
+                    durability: .none,
+                    fileSystem: full
+                )
             }
             #expect(error?.code == .diskFull)
             #expect(allPaths(under: dir).isEmpty)
@@ -110,15 +125,19 @@ extension AtomicFileTests {
         defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         let bytes: [UInt8] = [1, 2, 3]
         try bytes.withUnsafeBytes { raw in
-            let paths = [dir + "/a", String((dir + "/bé").utf16.map { Character(UnicodeScalar($0)!) }),
-                         (NSString(string: dir + "/c") as String), String(Substring(dir + "/ü/d"))]
+            let paths = [
+                dir + "/a", String((dir + "/bé").utf16.map { Character(UnicodeScalar($0)!) }),
+                (NSString(string: dir + "/c") as String), String(Substring(dir + "/ü/d")),
+            ]
             for path in paths {
                 let prepared = try AtomicFile.prepare([raw], toPath: path, durability: .none)
                 #expect(prepared.folder == (path as NSString).deletingLastPathComponent)
                 #expect(try prepared.rename(.posix))
                 #expect(FileManager.default.contents(atPath: path) == Data(bytes))
             }
-            let error = #expect(throws: StorageError.self) { try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none) }
+            let error = #expect(throws: StorageError.self) {
+                try AtomicFile.prepare([raw], toPath: "no-slash", durability: .none)
+            }
             #expect(error?.code == .fileSystem)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Which flush each ``Durability`` asks of the file system: the file before its rename, the
@@ -16,8 +17,14 @@ struct DurabilitySyncTests {
         let flushes = Locked((ordered: 0, full: 0))
         var fileSystem = FileSystem.posix
         let real = FileSystem.posix
-        fileSystem.fsync = { fd in flushes.withLock { $0.ordered += 1 }; return real.fsync(fd) }
-        fileSystem.fullFsync = { fd in flushes.withLock { $0.full += 1 }; return real.fullFsync(fd) }
+        fileSystem.fsync = { fd in
+            flushes.withLock { $0.ordered += 1 }
+            return real.fsync(fd)
+        }
+        fileSystem.fullFsync = { fd in
+            flushes.withLock { $0.full += 1 }
+            return real.fullFsync(fd)
+        }
         try withTemporaryDirectory { dir throws in
             let url = dir.appendingPathComponent("entry")
             _ = try AtomicFile.write(Data("value".utf8), to: url, durability: durability, fileSystem: fileSystem)

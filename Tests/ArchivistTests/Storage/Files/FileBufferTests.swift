@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The buffer an entry file is read into: read whole, shared by the `Data` made from it, alive
@@ -21,7 +22,7 @@ import Testing
             }
             // The buffer is only referenced by the Data now; its bytes are still there.
             #expect(shared == bytes[100..<9_000])
-            shared?[0] ^= 0xFF   // a Data of its own: writing to it is allowed
+            shared?[0] ^= 0xFF  // a Data of its own: writing to it is allowed
             #expect(shared?.first == bytes[100] ^ 0xFF)
         }
     }
@@ -96,10 +97,14 @@ import Testing
     @Test func anEntrysPayloadIsTheBytesAfterItsHeader() throws {
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
-            let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
+            let key = DiskKey(
+                folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]),
+                name: EntryName(parameter: "p")
+            )
             let payload = Data((0..<3_000).map { UInt8(truncatingIfNeeded: $0) })
             try store.write(payload, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
-            let read = try store.read(key, typeName: "t", parameter: "p", locking: false) { entry -> (Data, Data, Int) in
+            let read = try store.read(key, typeName: "t", parameter: "p", locking: false) {
+                entry -> (Data, Data, Int) in
                 (Data(entry.payloadBytes), entry.payload, entry.fileSize - entry.payloadStart)
             }
             #expect(read?.0 == payload)

@@ -31,7 +31,10 @@ import Darwin
         }
         #expect(wrong.isEmpty, "not private: \(wrong.sorted())")
         // The kinds of file the check must have covered.
-        for name in ["dirty", "index", "journal", "trash", "trash.lock", "value", "records.log", "records.snapshot", "settings.plist", "Preferences.plist"] {
+        for name in [
+            "dirty", "index", "journal", "trash", "trash.lock", "value", "records.log", "records.snapshot",
+            "settings.plist", "Preferences.plist",
+        ] {
             #expect(seen.contains(name), "\(name) was not created")
         }
         #expect(seen.contains { $0.hasPrefix("records.log.quarantine") }, "no quarantine file was created")

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,21 +17,37 @@ import Darwin
 @Suite struct RootRelativeReadTests {
 
     /// The bytes of the file at `path` read through `root` (`nil`: a miss).
-    private func read(_ path: String, below root: AtomicFile.Root?, fileSystem fs: FileSystem = .posix) throws -> [UInt8]? {
+    private func read(
+        _ path: String,
+        below root: AtomicFile.Root?,
+        fileSystem fs: FileSystem = .posix
+    ) throws -> [UInt8]? {
         var identity: FileIdentity?
         defer { identity?.unpin(fs) }
-        return try AtomicFile.readBuffer(path: path, fileSystem: fs, below: root, identity: &identity).map { Array($0.bytes) }
+        return try AtomicFile.readBuffer(path: path, fileSystem: fs, below: root, identity: &identity).map {
+            Array($0.bytes)
+        }
     }
 
-    private let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
+    private let key = DiskKey(
+        folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]),
+        name: EntryName(parameter: "p")
+    )
 
     /// The descriptor is what is read: handed the descriptor of one folder with the path of
     /// another, the read finds the first one's file.
     @Test func aReadGoesThroughTheRootsDescriptor() throws {
         try withTemporaryDirectory { dir throws in
             for (name, text) in [("a", "through the descriptor"), ("b", "by the path")] {
-                try FileManager.default.createDirectory(at: dir.appendingPathComponent(name + "/x"), withIntermediateDirectories: true)
-                try AtomicFile.write(Data(text.utf8), to: dir.appendingPathComponent(name + "/x/file"), durability: .none)
+                try FileManager.default.createDirectory(
+                    at: dir.appendingPathComponent(name + "/x"),
+                    withIntermediateDirectories: true
+                )
+                try AtomicFile.write(
+                    Data(text.utf8),
+                    to: dir.appendingPathComponent(name + "/x/file"),
+                    durability: .none
+                )
             }
             let fd = try openFolder(dir.appendingPathComponent("a"))
             defer { close(fd) }
@@ -46,7 +64,14 @@ import Darwin
             let rootURL = dir.appendingPathComponent("root")
             let store = try DiskStore.open(at: rootURL)
             #expect(store.root != nil)
-            try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 10),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
             try FileManager.default.moveItem(at: rootURL, to: dir.appendingPathComponent("moved"))
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
@@ -56,7 +81,10 @@ import Darwin
     /// No file, or no folder of it: a miss through the descriptor is a miss by the path too.
     @Test func aMissIsAMiss() throws {
         try withTemporaryDirectory { dir throws in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             let fd = try openFolder(dir)
             defer { close(fd) }
             let root = AtomicFile.Root(descriptor: fd, path: dir.path)
@@ -74,7 +102,10 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let rootURL = dir.appendingPathComponent("root")
             let file = rootURL.appendingPathComponent("x/file")
-            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: rootURL.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             try AtomicFile.write(Data("old".utf8), to: file, durability: .none)
             let fd = try openFolder(rootURL)
             defer { close(fd) }
@@ -84,7 +115,10 @@ import Darwin
             #expect(!root.isLinked)
             #endif
             #expect(try read(file.path, below: root) == nil)
-            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: rootURL.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             try AtomicFile.write(Data("new".utf8), to: file, durability: .none)
             #expect(try read(file.path, below: root) == Array("new".utf8))
         }
@@ -97,12 +131,18 @@ import Darwin
     @Test func aRootRenamedAwayStillDecidesAMiss() throws {
         try withTemporaryDirectory { dir throws in
             let rootURL = dir.appendingPathComponent("root")
-            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: rootURL.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             let fd = try openFolder(rootURL)
             defer { close(fd) }
             let root = AtomicFile.Root(descriptor: fd, path: rootURL.path)
             try FileManager.default.moveItem(at: rootURL, to: dir.appendingPathComponent("moved"))
-            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: rootURL.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             try AtomicFile.write(Data("new".utf8), to: rootURL.appendingPathComponent("x/file"), durability: .none)
             #expect(root.isLinked)
             #expect(try read(rootURL.path + "/x/file", below: root) == nil)
@@ -116,10 +156,24 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let rootURL = dir.appendingPathComponent("root")
             let store = try DiskStore.open(at: rootURL)
-            try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 10),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             try FileManager.default.removeItem(at: rootURL)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == nil)
-            try store.write(Data(repeating: 2, count: 20), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 2, count: 20),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 2, count: 20))
         }
     }
@@ -138,14 +192,27 @@ import Darwin
             try AtomicFile.write(Data("v".utf8), to: URL(fileURLWithPath: path), durability: .none)
             let fd = try openFolder(dir)
             defer { close(fd) }
-            #expect(try read(path, below: AtomicFile.Root(descriptor: fd, path: dir.path), fileSystem: fs) == Array("v".utf8))
-            #expect(try read(dir.path + "/missing", below: AtomicFile.Root(descriptor: fd, path: dir.path), fileSystem: fs) == nil)
+            #expect(
+                try read(path, below: AtomicFile.Root(descriptor: fd, path: dir.path), fileSystem: fs)
+                    == Array("v".utf8)
+            )
+            #expect(
+                try read(dir.path + "/missing", below: AtomicFile.Root(descriptor: fd, path: dir.path), fileSystem: fs)
+                    == nil
+            )
             #expect(opened.withLock { $0 } == [path, dir.path + "/missing"])
 
             let store = try DiskStore.open(at: dir.appendingPathComponent("root"), fileSystem: fs)
             #expect(store.root == nil)
-            try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
-            store.waitForTrash()   // the open's walk opens the trash lock through `open` too
+            try store.write(
+                Data(repeating: 1, count: 10),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
+            store.waitForTrash()  // the open's walk opens the trash lock through `open` too
             opened.withLock { $0.removeAll() }
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
             #expect(opened.withLock { $0 } == [store.path(of: key)])
@@ -159,7 +226,14 @@ import Darwin
             let rootURL = dir.appendingPathComponent("root")
             do {
                 let writer = try DiskStore.open(at: rootURL)
-                try writer.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+                try writer.write(
+                    Data(repeating: 1, count: 10),
+                    to: key,
+                    typeName: "t",
+                    parameter: "p",
+                    expiry: nil,
+                    durability: .none
+                )
             }
             // The store's own trash folder missing, and its folder refusing it now.
             let internals = rootURL.appendingPathComponent(".archivist")
@@ -171,7 +245,14 @@ import Darwin
             #expect(store.root != nil)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
             #expect(throws: StorageError.self) {
-                try store.write(Data(repeating: 2, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+                try store.write(
+                    Data(repeating: 2, count: 10),
+                    to: key,
+                    typeName: "t",
+                    parameter: "p",
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 1, count: 10))
         }
@@ -180,17 +261,27 @@ import Darwin
     #if os(Linux)
     /// A read through the root leaves the file's access time alone, where a plain read on
     /// the same file system would move it (the first read after a write, under `relatime`).
-    @Test(.enabled(if: RootRelativeReadTests.plainReadsUpdateAccessTimes(),
-                   "the temporary folder's file system does not update access times on reads"))
+    @Test(
+        .enabled(
+            if: RootRelativeReadTests.plainReadsUpdateAccessTimes(),
+            "the temporary folder's file system does not update access times on reads"
+        )
+    )
     func aReadThroughTheRootLeavesTheAccessTime() throws {
         try withTemporaryDirectory { dir throws in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             let path = dir.path + "/x/file"
             try AtomicFile.write(Data(repeating: 7, count: 5_000), to: URL(fileURLWithPath: path), durability: .none)
             let before = try #require(Self.backdateAccessTime(path))
             let fd = try openFolder(dir)
             defer { close(fd) }
-            #expect(try read(path, below: AtomicFile.Root(descriptor: fd, path: dir.path)) == Array(repeating: 7, count: 5_000))
+            #expect(
+                try read(path, below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                    == Array(repeating: 7, count: 5_000)
+            )
             #expect(Self.accessTime(path) == before)
         }
     }
@@ -200,7 +291,8 @@ import Darwin
     static func plainReadsUpdateAccessTimes() -> Bool {
         let path = FileManager.default.temporaryDirectory.path + "/archivist-atime-\(getpid())-\(UUID().uuidString)"
         defer { unlink(path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])), let before = backdateAccessTime(path)
+        guard FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])),
+            let before = backdateAccessTime(path)
         else { return false }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +31,10 @@ import Darwin
 
     @Test func aWriteBelowTheRootReplacesTheFileAndLeavesNoTemporary() throws {
         try withTemporaryDirectory { dir throws in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("a/b"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent("a/b"),
+                withIntermediateDirectories: true
+            )
             let fd = try openFolder(dir)
             defer { close(fd) }
             let root = AtomicFile.Root(descriptor: fd, path: dir.path)
@@ -56,7 +61,12 @@ import Darwin
             defer { close(fd) }
             let path = dir.path + "/x/y/file"
             let prepared = try Data("v".utf8).withUnsafeBytes {
-                try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                try AtomicFile.prepare(
+                    [$0],
+                    toPath: path,
+                    durability: .none,
+                    below: AtomicFile.Root(descriptor: fd, path: dir.path)
+                )
             }
             #expect(prepared.root != nil)
             #expect(try prepared.rename(.posix))
@@ -70,14 +80,24 @@ import Darwin
     /// reports the temporary gone, as it does by path, so the store writes again.
     @Test func aRenameAfterTheFolderMovedAwayReportsTheTemporaryGone() throws {
         try withTemporaryDirectory { dir throws in
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("t"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent("t"),
+                withIntermediateDirectories: true
+            )
             let fd = try openFolder(dir)
             defer { close(fd) }
             let prepared = try Data("v".utf8).withUnsafeBytes {
-                try AtomicFile.prepare([$0], toPath: dir.path + "/t/file", durability: .none,
-                                       below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                try AtomicFile.prepare(
+                    [$0],
+                    toPath: dir.path + "/t/file",
+                    durability: .none,
+                    below: AtomicFile.Root(descriptor: fd, path: dir.path)
+                )
             }
-            try FileManager.default.moveItem(at: dir.appendingPathComponent("t"), to: dir.appendingPathComponent("trash"))
+            try FileManager.default.moveItem(
+                at: dir.appendingPathComponent("t"),
+                to: dir.appendingPathComponent("trash")
+            )
             #expect(try prepared.rename(.posix) == false)
         }
     }
@@ -90,7 +110,12 @@ import Darwin
             let path = dir.path + "/file"
             try AtomicFile.write(Data("old".utf8), to: URL(fileURLWithPath: path), durability: .none)
             let prepared = try Data("new".utf8).withUnsafeBytes {
-                try AtomicFile.prepare([$0], toPath: path, durability: .none, below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                try AtomicFile.prepare(
+                    [$0],
+                    toPath: path,
+                    durability: .none,
+                    below: AtomicFile.Root(descriptor: fd, path: dir.path)
+                )
             }
             // A folder in the way of the destination's name: rename(2) refuses a file over it.
             try FileManager.default.removeItem(atPath: path)
@@ -115,8 +140,13 @@ import Darwin
                 return path.withCString { open($0, flags, mode) }
             }
             try Data("v".utf8).withUnsafeBytes {
-                let prepared = try AtomicFile.prepare([$0], toPath: dir.path + "/file", durability: .none, fileSystem: fs,
-                                                      below: AtomicFile.Root(descriptor: fd, path: dir.path))
+                let prepared = try AtomicFile.prepare(
+                    [$0],
+                    toPath: dir.path + "/file",
+                    durability: .none,
+                    fileSystem: fs,
+                    below: AtomicFile.Root(descriptor: fd, path: dir.path)
+                )
                 #expect(prepared.root == nil)
                 #expect(try prepared.rename(.posix))
             }
@@ -132,10 +162,27 @@ import Darwin
             let rootURL = dir.appendingPathComponent("root")
             let store = try DiskStore.open(at: rootURL)
             #expect(store.root != nil)
-            let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
-            try store.write(Data(repeating: 1, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            let key = DiskKey(
+                folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]),
+                name: EntryName(parameter: "p")
+            )
+            try store.write(
+                Data(repeating: 1, count: 10),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             try FileManager.default.removeItem(at: rootURL)
-            try store.write(Data(repeating: 2, count: 20), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 2, count: 20),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == Data(repeating: 2, count: 20))
             #expect(FileManager.default.fileExists(atPath: store.path(of: key)))
         }
@@ -202,7 +249,7 @@ import Darwin
             let fd = try #require(spares?.openRoot?.root.descriptor)
             var status = stat()
             #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
-            try spares?.emptyTrash()   // what a walk queued before the store went does
+            try spares?.emptyTrash()  // what a walk queued before the store went does
             #expect(fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,7 +51,7 @@ import Darwin
 
     @Test func ownTemporariesAndLiveProcessesOnesAreKept() {
         #expect(!TemporaryName.isAbandoned(TemporaryName.make()[...], modified: now, now: now))
-        let parent = name(pid: getppid(), incarnation: 7)   // the test runner's parent is alive
+        let parent = name(pid: getppid(), incarnation: 7)  // the test runner's parent is alive
         #expect(!TemporaryName.isAbandoned(parent[...], modified: now, now: now))
     }
 
@@ -57,7 +59,7 @@ import Darwin
     #if os(macOS) || os(Linux)
     @Test func deadOwnersTemporariesAreAbandoned() throws {
         let worker = try #require(processWorkerPath())
-        let child = try ChildProcess(worker, ["no-such-mode"])   // exits at once with status 1
+        let child = try ChildProcess(worker, ["no-such-mode"])  // exits at once with status 1
         _ = child.wait()
         #expect(TemporaryName.isAbandoned(name(pid: child.pid, incarnation: 1)[...], modified: now, now: now))
     }

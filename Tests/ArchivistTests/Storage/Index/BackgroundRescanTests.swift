@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,8 +26,14 @@ import Darwin
         do {
             let store = try DiskStore.open(at: dir)
             for i in 0..<Self.count {
-                try store.write(Data(repeating: UInt8(i % 251), count: 50 + i), to: key(i), typeName: "t", parameter: nil,
-                                expiry: nil, durability: .none)
+                try store.write(
+                    Data(repeating: UInt8(i % 251), count: 50 + i),
+                    to: key(i),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             try store.flush()
         }
@@ -41,7 +49,8 @@ import Darwin
             // unlink holds the rescan until the test lets it go (the open's own sweep is
             // refused, so the file is still there for the rescan's).
             let me = TemporaryName.identity
-            let name = AtomicFile.temporaryPrefix + String(me.pid, radix: 16) + "." + String(me.namespace, radix: 16) + "."
+            let name =
+                AtomicFile.temporaryPrefix + String(me.pid, radix: 16) + "." + String(me.namespace, radix: 16) + "."
                 + String(me.incarnation &+ 1, radix: 16) + ".1"
             let leftover = link.path + "/.archivist/" + name
             try Data([1]).write(to: URL(fileURLWithPath: leftover))
@@ -51,7 +60,10 @@ import Darwin
             let unlink = fs.unlink
             fs.unlink = { path in
                 guard path == leftover else { return unlink(path) }
-                if sweeps.withLock({ $0 += 1; return $0 }) == 1 {
+                if sweeps.withLock({
+                    $0 += 1
+                    return $0
+                }) == 1 {
                     errno = EBUSY
                     return -1
                 }
@@ -62,7 +74,7 @@ import Darwin
             let store = try DiskStore.open(at: link, fileSystem: fs, backgroundRescanAbove: Self.count)
             let deadline = ContinuousClock.now + .seconds(30)
             while sweeps.withLock({ $0 }) < 2 && ContinuousClock.now < deadline { usleep(1_000) }
-            #expect(sweeps.withLock { $0 } == 2)   // the rescan is under way, held
+            #expect(sweeps.withLock { $0 } == 2)  // the rescan is under way, held
             let rebuild = try #require(store.rebuild)
             #expect(rebuild.itemsExamined == 0)
             // A read needs no index.
@@ -70,7 +82,7 @@ import Darwin
             #expect(read == 57)
 
             release.signal()
-            #expect(store.usage(of: FolderPath([])).entryCount == Self.count)   // waits for the rescan
+            #expect(store.usage(of: FolderPath([])).entryCount == Self.count)  // waits for the rescan
             #expect(store.rebuild == nil)
             #expect(!store.shared.intent)
             let files = entryFiles(under: dir)
@@ -87,7 +99,7 @@ import Darwin
             let words = try Data(contentsOf: dir.appendingPathComponent(".archivist/shared"))
             let epoch = words.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
             let store = try DiskStore.open(at: link, backgroundRescanAbove: threshold)
-            #expect(store.shared.epoch == epoch &+ 1)   // rescanned, before the open returned
+            #expect(store.shared.epoch == epoch &+ 1)  // rescanned, before the open returned
             #expect(!store.shared.intent)
             #expect(store.rebuild == nil)
             #expect(store.state.withLock { $0.index.usage(of: FolderPath([])).entryCount } == Self.count)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Archivist
 
 /// The change ring keeps the last ``DiskStore/ChangeRing/capacity`` changes in order, however

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,13 +29,21 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let a = try storeThroughLink(dir, "a")
             let k = hashedKey("x", "1")
-            try a.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(
+                Data(repeating: 1, count: 100),
+                to: k,
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             let dead = deadOwner
             #expect(a.shared.register(as: dead).slot != nil)
             // Where its writes made their temporaries: the store's temporaries folder, the one
             // folder the sweep lists.
             try FileManager.default.createDirectory(atPath: a.temporariesPath, withIntermediateDirectories: true)
-            let temporary = a.temporariesPath + "/" + AtomicFile.temporaryPrefix
+            let temporary =
+                a.temporariesPath + "/" + AtomicFile.temporaryPrefix
                 + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
                 + String(dead.incarnation, radix: 16) + ".1"
             try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: temporary))
@@ -43,7 +53,7 @@ import Darwin
             let epoch = a.shared.epoch
 
             let b = try storeThroughLink(dir, "b")
-            #expect(b.shared.epoch == epoch)   // no rescan
+            #expect(b.shared.epoch == epoch)  // no rescan
             b.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: temporary))
             #expect(!FileManager.default.fileExists(atPath: snapshot))
@@ -59,14 +69,21 @@ import Darwin
     @Test func aSlotLeftByAProcessKilledMidChangeMakesTheOpenerRescan() throws {
         try withTemporaryDirectory { dir throws in
             let a = try storeThroughLink(dir, "a")
-            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(
+                Data(repeating: 1, count: 100),
+                to: hashedKey("x", "1"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             #expect(a.shared.register(as: deadOwner).slot != nil)
             try Data(repeating: 2, count: 300).write(to: URL(fileURLWithPath: a.path(of: hashedKey("x", "2"))))
             a.shared.intent = true
             let epoch = a.shared.epoch
 
             let b = try storeThroughLink(dir, "b")
-            #expect(b.shared.epoch == epoch &+ 1)   // rescanned
+            #expect(b.shared.epoch == epoch &+ 1)  // rescanned
             #expect(!b.shared.intent)
             #expect(b.usage(of: FolderPath([])).entryCount == 2)
             #expect(b.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
@@ -99,7 +116,7 @@ import Darwin
             #expect((intent != 0) == (point == "journal"))
 
             let store = try DiskStore.open(at: dir)
-            #expect(store.shared.epoch == epoch)   // no rescan either way: a rescan starts an epoch
+            #expect(store.shared.epoch == epoch)  // no rescan either way: a rescan starts an epoch
             store.waitForTrash()
             let files = entryFiles(under: dir)
             #expect(!files.keys.contains { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") })
@@ -115,12 +132,26 @@ import Darwin
     @Test func everySlotTakenDoesNotRescan() throws {
         try withTemporaryDirectory { dir throws in
             let a = try storeThroughLink(dir, "a")
-            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try a.write(
+                Data(repeating: 1, count: 100),
+                to: hashedKey("x", "1"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             let me = TemporaryName.identity
             let now = TemporaryName.currentTime()
             for i in 0..<63 {
-                let foreign = TemporaryName.Owner(pid: 1000 + Int32(i), namespace: me.namespace &+ 1, incarnation: UInt64(i + 1))
-                #expect(a.shared.register(as: foreign, now: i == 7 ? now - 2 * SharedCounters.unjudgedSlotAge : now).slot != nil)
+                let foreign = TemporaryName.Owner(
+                    pid: 1000 + Int32(i),
+                    namespace: me.namespace &+ 1,
+                    incarnation: UInt64(i + 1)
+                )
+                #expect(
+                    a.shared.register(as: foreign, now: i == 7 ? now - 2 * SharedCounters.unjudgedSlotAge : now).slot
+                        != nil
+                )
             }
             let epoch = a.shared.epoch
             // The old unjudged slot is reused.
@@ -131,7 +162,12 @@ import Darwin
             let c = try storeThroughLink(dir, "c")
             #expect(c.shared.epoch == epoch)
             #expect(c.usage(of: FolderPath([])).entryCount == 1)
-            #expect(a.shared.register(as: TemporaryName.Owner(pid: 9, namespace: me.namespace &+ 1, incarnation: 99), now: now).slot == nil)
+            #expect(
+                a.shared.register(
+                    as: TemporaryName.Owner(pid: 9, namespace: me.namespace &+ 1, incarnation: 99),
+                    now: now
+                ).slot == nil
+            )
         }
     }
 
@@ -167,10 +203,17 @@ import Darwin
             #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
             #expect(!a.shared.intent)
             let foreign = TemporaryName.Owner(pid: 9, namespace: TemporaryName.identity.namespace &+ 1, incarnation: 99)
-            #expect(a.shared.register(as: foreign).slot != nil)   // the garbage slots were cleared
-            try a.write(Data(repeating: 1, count: 100), to: hashedKey("x", "1"), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            #expect(a.shared.register(as: foreign).slot != nil)  // the garbage slots were cleared
+            try a.write(
+                Data(repeating: 1, count: 100),
+                to: hashedKey("x", "1"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             let epoch = a.shared.epoch
-            let b = try storeThroughLink(dir, "b")   // our layout now: no rescan
+            let b = try storeThroughLink(dir, "b")  // our layout now: no rescan
             #expect(b.shared.epoch == epoch)
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
         }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,8 +19,14 @@ import Darwin
     }
 
     private func write(_ store: DiskStore, _ parameter: String, bytes: Int) throws {
-        try store.write(Data(repeating: 3, count: bytes), to: key(parameter), typeName: "t", parameter: nil,
-                        expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: 3, count: bytes),
+            to: key(parameter),
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none
+        )
     }
 
     private func expectExact(_ stores: [DiskStore], _ dir: URL) {
@@ -58,9 +66,9 @@ import Darwin
             let a = try storeThroughLink(dir, "a", fileSystem: injector.fileSystem)
             let b = try storeThroughLink(dir, "b")
             try write(b, "1", bytes: 100)
-            b.shared.intent = true   // as a holder killed between a change and its record leaves it
+            b.shared.intent = true  // as a holder killed between a change and its record leaves it
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
-            #expect(a.usage(of: FolderPath([])).entryCount == 1)   // rescans; the snapshot's rename fails
+            #expect(a.usage(of: FolderPath([])).entryCount == 1)  // rescans; the snapshot's rename fails
             #expect(injector.disarm() == 1)
             #expect(!a.shared.intent)
             expectExact([a, b], dir)

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// A lock holder that dies between a change to one entry and its journal record names that
@@ -10,7 +11,14 @@ import Testing
 /// processes (see `DiskStoreSharingTests`); the real kills are in `CrashTests`.
 @Suite struct IntentTargetTests {
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
-        try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: 7, count: bytes),
+            to: key,
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none
+        )
     }
 
     /// An entry file as a store writes it, put in place without the store (what a holder
@@ -49,7 +57,7 @@ import Testing
             }
             try write(b, hashedKey("y", "1"), bytes: 50)
             #expect(!a.shared.intent)
-            #expect(a.shared.epoch == epoch)   // no rescan: a rescan starts an epoch
+            #expect(a.shared.epoch == epoch)  // no rescan: a rescan starts an epoch
             #expect(b.contains(target) == (what != "removed"))
             #expect(a.contains(target) == (what != "removed"))
             expectExact([a, b], dir)
@@ -86,7 +94,7 @@ import Testing
             for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
             let epoch = a.shared.epoch
             let target = hashedKey("x", "odd")
-            a.shared.intent = true   // drops any target
+            a.shared.intent = true  // drops any target
             if folderAtPath {
                 a.setIntentTarget(target)
                 try FileManager.default.createDirectory(atPath: a.path(of: target), withIntermediateDirectories: false)
@@ -94,7 +102,7 @@ import Testing
             try plant(a, hashedKey("x", "unnamed"), bytes: 700)
             try write(b, hashedKey("y", "1"), bytes: 50)
             #expect(!a.shared.intent)
-            #expect(a.shared.epoch > epoch)   // rescanned
+            #expect(a.shared.epoch > epoch)  // rescanned
             #expect(b.contains(hashedKey("x", "unnamed")))
             expectExact([a, b], dir)
         }

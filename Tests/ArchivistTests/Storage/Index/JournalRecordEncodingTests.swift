@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The journal's records are read by every process sharing a root, of this build and of
@@ -48,13 +49,17 @@ import Testing
     }
 
     static let changes: [DiskStore.Change] = {
-        let folders = [FolderPath([]), FolderPath(["shared-caches"]),
-                       FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]),
-                       FolderPath(["user-caches", "user_Name-9", String(repeating: "x", count: 200)])]
+        let folders = [
+            FolderPath([]), FolderPath(["shared-caches"]),
+            FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]),
+            FolderPath(["user-caches", "user_Name-9", String(repeating: "x", count: 200)]),
+        ]
         let names: [EntryName] = [.single, EntryName(parameter: "blob-1"), EntryName(parameter: "")]
-        let records = [DiskStore.Record(logical: 0, allocated: 0, lastAccess: 0),
-                       DiskStore.Record(logical: 100_082 + 59, allocated: 102_400, lastAccess: 1_790_000_000.25),
-                       DiskStore.Record(logical: .max, allocated: -1, lastAccess: -.infinity)]
+        let records = [
+            DiskStore.Record(logical: 0, allocated: 0, lastAccess: 0),
+            DiskStore.Record(logical: 100_082 + 59, allocated: 102_400, lastAccess: 1_790_000_000.25),
+            DiskStore.Record(logical: .max, allocated: -1, lastAccess: -.infinity),
+        ]
         var changes: [DiskStore.Change] = []
         for folder in folders {
             changes.append(.clear(folder))
@@ -69,7 +74,8 @@ import Testing
 
     @Test func recordsAreTheReferenceBytes() {
         for change in Self.changes {
-            var written: [UInt8] = [], expected: [UInt8] = []
+            var written: [UInt8] = []
+            var expected: [UInt8] = []
             DiskStore.encode(change, into: &written)
             Self.referenceEncode(change, into: &expected)
             #expect(written == expected, "\(change)")
@@ -77,7 +83,8 @@ import Testing
     }
 
     @Test func severalRecordsInOneAppendReadBackInOrder() {
-        var written: [UInt8] = [], expected: [UInt8] = []
+        var written: [UInt8] = []
+        var expected: [UInt8] = []
         for change in Self.changes {
             DiskStore.encode(change, into: &written)
             Self.referenceEncode(change, into: &expected)

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// Replaying a journal reuses the previous record's folder when its bytes repeat, and the size
@@ -13,8 +14,10 @@ import Testing
     /// Folders whose encodings share prefixes (a folder and its subfolder, components that are
     /// prefixes of each other) decode to their own paths, whatever record came before.
     @Test func recordsOfFoldersSharingPrefixesDecodeToTheirOwnFolders() {
-        let folders = [FolderPath(["ab"]), FolderPath(["a", "b"]), FolderPath(["a", "bc"]), FolderPath(["a"]),
-                       FolderPath([]), FolderPath(["a", "b"]), FolderPath(["ab", "c"]), FolderPath(["ab"])]
+        let folders = [
+            FolderPath(["ab"]), FolderPath(["a", "b"]), FolderPath(["a", "bc"]), FolderPath(["a"]),
+            FolderPath([]), FolderPath(["a", "b"]), FolderPath(["ab", "c"]), FolderPath(["ab"]),
+        ]
         var changes: [DiskStore.Change] = []
         for (i, folder) in folders.enumerated() {
             let key = DiskKey(folder: folder, name: EntryName(parameter: "p\(i % 3)"))
@@ -44,12 +47,16 @@ import Testing
             case 11: changes.append(.remove(key))
             case 22 where i > 150: changes.append(.clear(FolderPath([])))
             default:
-                changes.append(.set(key, DiskStore.Record(logical: Int64(i), allocated: Int64(i * 8), lastAccess: Double(i))))
+                changes.append(
+                    .set(key, DiskStore.Record(logical: Int64(i), allocated: Int64(i * 8), lastAccess: Double(i)))
+                )
             }
         }
         var bytes: [UInt8] = []
         for change in changes { DiskStore.encode(change, into: &bytes) }
-        var replayed = DiskStore.SizeIndex(), direct = DiskStore.SizeIndex(), batched = DiskStore.SizeIndex()
+        var replayed = DiskStore.SizeIndex()
+        var direct = DiskStore.SizeIndex()
+        var batched = DiskStore.SizeIndex()
         for change in DiskStore.decodeJournal(bytes[...]).changes { replayed.apply(change) }
         for change in changes { direct.apply(change) }
         // As an open replays: runs of records in one folder, their usage added once a run ends.
@@ -57,8 +64,14 @@ import Testing
         for folder in folders + [FolderPath([]), folder(["a", "b"])] {
             for index in [replayed, batched] {
                 #expect(index.usage(of: folder) == direct.usage(of: folder))
-                #expect(index.leastRecentlyAccessed(in: folder).map(\.0) == direct.leastRecentlyAccessed(in: folder).map(\.0))
-                #expect(index.leastRecentlyAccessed(in: folder).map(\.1) == direct.leastRecentlyAccessed(in: folder).map(\.1))
+                #expect(
+                    index.leastRecentlyAccessed(in: folder).map(\.0)
+                        == direct.leastRecentlyAccessed(in: folder).map(\.0)
+                )
+                #expect(
+                    index.leastRecentlyAccessed(in: folder).map(\.1)
+                        == direct.leastRecentlyAccessed(in: folder).map(\.1)
+                )
             }
         }
     }
@@ -68,7 +81,9 @@ import Testing
     @Test func aDamagedRecordAfterARepeatedFolderStopsTheReplay() {
         let key = DiskKey(folder: folder(["a", "b"]), name: EntryName(parameter: "p"))
         var bytes: [UInt8] = []
-        for i in 0..<3 { DiskStore.encode(.set(key, DiskStore.Record(logical: Int64(i), allocated: 0, lastAccess: 0)), into: &bytes) }
+        for i in 0..<3 {
+            DiskStore.encode(.set(key, DiskStore.Record(logical: Int64(i), allocated: 0, lastAccess: 0)), into: &bytes)
+        }
         let whole = bytes.count
         DiskStore.encode(.remove(key), into: &bytes)
         var truncated = bytes
@@ -78,7 +93,7 @@ import Testing
         #expect(cut.consumed == whole)
         #expect(cut.damaged)
         var flipped = bytes
-        flipped[whole + 7] ^= 0x01   // inside the last record's folder bytes
+        flipped[whole + 7] ^= 0x01  // inside the last record's folder bytes
         let damaged = DiskStore.decodeJournal(flipped[...])
         #expect(damaged.changes.count == 3)
         #expect(damaged.consumed == whole)
@@ -102,7 +117,10 @@ import Testing
                     // Runs of a few records in one folder, then another: both the repeated-folder
                     // path and the change of folder are taken.
                     let target = folders[(i / Int.random(in: 1...4, using: &rng)) % folders.count]
-                    let key = DiskKey(folder: target, name: EntryName(parameter: "p\(Int.random(in: 0..<12, using: &rng))"))
+                    let key = DiskKey(
+                        folder: target,
+                        name: EntryName(parameter: "p\(Int.random(in: 0..<12, using: &rng))")
+                    )
                     switch Int.random(in: 0..<20, using: &rng) {
                     case 0:
                         try writer.clear([folders[Int.random(in: 0..<folders.count, using: &rng)]])
@@ -111,22 +129,40 @@ import Testing
                     case 2..<5:
                         try writer.remove(key)
                     default:
-                        try writer.write(Data(repeating: 1, count: Int.random(in: 1..<9_000, using: &rng)), to: key,
-                                         typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                        try writer.write(
+                            Data(repeating: 1, count: Int.random(in: 1..<9_000, using: &rng)),
+                            to: key,
+                            typeName: "t",
+                            parameter: nil,
+                            expiry: nil,
+                            durability: .none
+                        )
                     }
                 }
                 if round == 2 {
                     // Every top folder cleared, then one nested entry written into a cleared one.
                     try writer.clear([folder(["x"]), folder(["w"]), folder(["v"])])
-                    try writer.write(Data([1]), to: DiskKey(folder: folders[1], name: .single),
-                                     typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                    try writer.write(
+                        Data([1]),
+                        to: DiskKey(folder: folders[1], name: .single),
+                        typeName: "t",
+                        parameter: nil,
+                        expiry: nil,
+                        durability: .none
+                    )
                 }
                 let scanned = try reader.scan()
                 var all = folders
                 all += [FolderPath([]), folder(["v"]), folder(["v", "u"])]
                 for folder in all {
-                    #expect(reader.usage(of: folder) == scanned.usage(of: folder), "round \(round), \(folder.relativePath)")
-                    #expect(writer.usage(of: folder) == scanned.usage(of: folder), "round \(round), \(folder.relativePath)")
+                    #expect(
+                        reader.usage(of: folder) == scanned.usage(of: folder),
+                        "round \(round), \(folder.relativePath)"
+                    )
+                    #expect(
+                        writer.usage(of: folder) == scanned.usage(of: folder),
+                        "round \(round), \(folder.relativePath)"
+                    )
                     for p in 0..<12 {
                         let key = DiskKey(folder: folder, name: EntryName(parameter: "p\(p)"))
                         let got = reader.readIndex { $0.record(key) }

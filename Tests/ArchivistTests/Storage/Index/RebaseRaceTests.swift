@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -37,17 +39,29 @@ import Darwin
             }
             let store = try DiskStore.open(at: dir, fileSystem: fileSystem)
             for i in 0..<20 {
-                try store.write(Data(repeating: 1, count: 100), to: hashedKey("f", "\(i)"), typeName: "t", parameter: nil,
-                                expiry: nil, durability: .none)
+                try store.write(
+                    Data(repeating: 1, count: 100),
+                    to: hashedKey("f", "\(i)"),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
-            #expect(try store.foldJournal())   // the snapshot a rebase reads
+            #expect(try store.foldJournal())  // the snapshot a rebase reads
             let epoch = store.shared.epoch
 
             journal.withLock { $0 = store.journalFD }
             let written = DispatchSemaphore(value: 0)
             Thread {
-                _ = try? store.write(Data(repeating: 2, count: 100), to: hashedKey("f", "new"), typeName: "t", parameter: nil,
-                                 expiry: nil, durability: .none)
+                _ = try? store.write(
+                    Data(repeating: 2, count: 100),
+                    to: hashedKey("f", "new"),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
                 written.signal()
             }.start()
             #expect(appending.wait(timeout: .now() + 30) == .success)
@@ -67,7 +81,7 @@ import Darwin
             #expect(files.count == 21)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
-            let other = try storeThroughLink(dir, "other")   // from the snapshot and journal on disk
+            let other = try storeThroughLink(dir, "other")  // from the snapshot and journal on disk
             #expect(other.usage(of: FolderPath([])).entryCount == files.count)
             #expect(other.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
         }

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The size index remembers the folder of the last set and its nodes, so a run of sets into one
@@ -24,7 +25,7 @@ import Testing
     func aDetachedFolderIsNotCountedByLaterSets(folder: [String]) {
         var index = DiskStore.SizeIndex()
         for i in 0..<5 { index.set(key(folder, "p\(i)"), record(100)) }
-        index.set(key(["other"], "x"), record(7))   // the remembered folder moves away and back
+        index.set(key(["other"], "x"), record(7))  // the remembered folder moves away and back
         for i in 5..<10 { index.set(key(folder, "p\(i)"), record(100)) }
         let top = FolderPath([MD5.hexDigest(of: folder[0])])
         #expect(index.detach(top).entryCount == 10)
@@ -67,11 +68,24 @@ import Testing
                 for folder in [["a"], ["a", "b"]] {
                     let key = key(folder, "p\(i)")
                     keys.append(key)
-                    try store.write(Data(repeating: UInt8(i), count: size), to: key, typeName: "t", parameter: "p\(i)",
-                                    expiry: nil, durability: .none)
+                    try store.write(
+                        Data(repeating: UInt8(i), count: size),
+                        to: key,
+                        typeName: "t",
+                        parameter: "p\(i)",
+                        expiry: nil,
+                        durability: .none
+                    )
                 }
             }
-            try store.write(Data(count: 10), to: keys[3], typeName: "t", parameter: "p1", expiry: nil, durability: .none)
+            try store.write(
+                Data(count: 10),
+                to: keys[3],
+                typeName: "t",
+                parameter: "p1",
+                expiry: nil,
+                durability: .none
+            )
             let scanned = try store.scan()
             for key in keys {
                 let indexed = try #require(store.sizes(of: key))

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// The snapshot of the size index is read in place: its directory at open, a page of records
@@ -48,7 +49,10 @@ import Testing
         expectSame(index, loaded, keys: keys)
         #expect(loaded.file?.cachedPageCount ?? 0 <= DiskStore.SnapshotFile.cachedPages)
         for folder in Self.folders {
-            #expect(Set(loaded.leastRecentlyAccessed(in: folder).map(\.0)) == Set(index.leastRecentlyAccessed(in: folder).map(\.0)))
+            #expect(
+                Set(loaded.leastRecentlyAccessed(in: folder).map(\.0))
+                    == Set(index.leastRecentlyAccessed(in: folder).map(\.0))
+            )
         }
     }
 
@@ -80,7 +84,7 @@ import Testing
         }
         both { $0.touch(key(2, "p2"), at: 1e9) }
         both { _ = $0.detach(Self.folders[3]) }
-        both { $0.remove(key(0, "p1")) }   // removed twice: nothing more
+        both { $0.remove(key(0, "p1")) }  // removed twice: nothing more
         expectSame(reference, loaded, keys: keys)
         #expect(loaded.record(key(2, "p2"))?.lastAccess == 1e9)
         let again = try reloaded(loaded, epoch: 10)
@@ -111,7 +115,7 @@ import Testing
         let bytes = try #require(populated(300).snapshot().serialized(epoch: 3)).bytes
         #expect(DiskStore.SizeIndex.deserialize(bytes) != nil)
         var flipped = bytes
-        flipped[30] ^= 0x40   // in the directory
+        flipped[30] ^= 0x40  // in the directory
         #expect(DiskStore.SizeIndex.deserialize(flipped) == nil)
         #expect(DiskStore.SizeIndex.deserialize(Array(bytes.dropLast())) == nil)
         #expect(DiskStore.SizeIndex.deserialize(bytes + [0]) == nil)
@@ -134,8 +138,13 @@ import Testing
         #expect(directoryLength == fences - header + 3 * DiskStore.PageFences.stride)
         // The first two pages' digests swapped, their checksums left in place.
         for i in 0..<16 { bytes.swapAt(fences + i, fences + DiskStore.PageFences.stride + i) }
-        let checksum = CRC32C.checksum(bytes[header..<(header + directoryLength)], seed: CRC32C.checksum(bytes[0..<header]))
-        withUnsafeBytes(of: checksum.littleEndian) { for (i, byte) in $0.enumerated() { bytes[header + directoryLength + i] = byte } }
+        let checksum = CRC32C.checksum(
+            bytes[header..<(header + directoryLength)],
+            seed: CRC32C.checksum(bytes[0..<header])
+        )
+        withUnsafeBytes(of: checksum.littleEndian) {
+            for (i, byte) in $0.enumerated() { bytes[header + directoryLength + i] = byte }
+        }
 
         let (loaded, _) = try #require(DiskStore.SizeIndex.deserialize(bytes))
         #expect(!loaded.isDamaged)
@@ -159,7 +168,14 @@ import Testing
             do {
                 let store = try DiskStore.open(at: dir)
                 for (i, key) in keys.enumerated() {
-                    try store.write(Data(count: i), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                    try store.write(
+                        Data(count: i),
+                        to: key,
+                        typeName: "t",
+                        parameter: nil,
+                        expiry: nil,
+                        durability: .none
+                    )
                 }
                 try store.flush()
             }
@@ -174,8 +190,8 @@ import Testing
             try handle.close()
 
             let store = try DiskStore.open(at: dir)
-            #expect(store.usage(of: folder).entryCount == 400)   // from the directory
-            _ = store.sizes(of: keys[0])                          // reads a damaged page
+            #expect(store.usage(of: folder).entryCount == 400)  // from the directory
+            _ = store.sizes(of: keys[0])  // reads a damaged page
             #expect(store.state.withLock { $0.index.isDamaged })
             let files = entryFiles(under: dir)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
@@ -196,22 +212,43 @@ import Testing
             func key(_ i: Int) -> DiskKey { DiskKey(folder: folder, name: EntryName(parameter: "p\(i)")) }
             let store = try DiskStore.open(at: dir)
             for i in 0..<3_000 {
-                try store.write(Data(count: 10), to: key(i), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data(count: 10),
+                    to: key(i),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             try store.flush()
             let epoch = store.shared.epoch
             #expect(store.state.withLock { $0.snapshotBytes } > DiskStore.smallSnapshotBytes)
             for i in 0..<10 {
-                try store.write(Data(count: 20), to: key(i), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data(count: 20),
+                    to: key(i),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             try store.flush()
-            #expect(store.shared.epoch == epoch)   // the ten changes stay in the journal
+            #expect(store.shared.epoch == epoch)  // the ten changes stay in the journal
             #expect(store.state.withLock { $0.journalOffset } > 0)
             for i in 3_000..<3_200 {
-                try store.write(Data(count: 10), to: key(i), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data(count: 10),
+                    to: key(i),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             try store.flush()
-            #expect(store.shared.epoch == epoch + 1)   // a sixteenth of the snapshot: folded
+            #expect(store.shared.epoch == epoch + 1)  // a sixteenth of the snapshot: folded
             #expect(store.state.withLock { $0.journalOffset } == 0)
             let files = entryFiles(under: dir)
             #expect(store.usage(of: folder).entryCount == 3_200)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Archivist
 
 /// A key's lock leaves the table when its last user is done: the key is free again for

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// `KeyLocks` keys its table by a cheap 64-bit hash of the key's bytes: equal keys must share a
@@ -21,18 +22,22 @@ import Testing
         let lengths = (0..<20).map { KeyLocks.hash(String(repeating: "a", count: $0)) }
         #expect(Set(lengths).count == lengths.count)
         #expect(KeyLocks.hash("ab") != KeyLocks.hash("ab\u{0}"))
-        #expect(KeyLocks.hash("é") != KeyLocks.hash("e\u{301}"))   // bytes, not canonical equivalence
+        #expect(KeyLocks.hash("é") != KeyLocks.hash("e\u{301}"))  // bytes, not canonical equivalence
     }
 
     @Test func holdersOfOneKeyRunOneAtATime() async {
         let locks = KeyLocks()
-        let inside = Locked(0), most = Locked(0)
+        let inside = Locked(0)
+        let most = Locked(0)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     for _ in 0..<200 {
                         locks.withLock("/root/key") {
-                            let now = inside.withLock { $0 += 1; return $0 }
+                            let now = inside.withLock {
+                                $0 += 1
+                                return $0
+                            }
                             most.withLock { $0 = max($0, now) }
                             inside.withLock { $0 -= 1 }
                         }

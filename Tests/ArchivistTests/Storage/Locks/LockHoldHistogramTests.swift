@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Archivist
 
 /// `LockHoldHistogram`: the buckets behind the lock-hold percentiles of the benchmarks.
@@ -6,7 +7,7 @@ import Testing
     @Test func percentilesAreUpperBoundsWithinABucketAndNeverAboveTheLongest() throws {
         var holds = LockHoldHistogram()
         #expect(holds.percentile(0.99) == nil)
-        for nanoseconds in 1...1_000 { holds.record(nanoseconds: UInt64(nanoseconds) * 1_000) }   // 1 µs … 1 ms
+        for nanoseconds in 1...1_000 { holds.record(nanoseconds: UInt64(nanoseconds) * 1_000) }  // 1 µs … 1 ms
         #expect(holds.count == 1_000)
         #expect(holds.longestNanoseconds == 1_000_000)
         let median = try #require(holds.percentile(0.5))
@@ -24,7 +25,12 @@ import Testing
             #expect(index >= 0)
             let upper = LockHoldHistogram.upperBound(ofBucket: index)
             let lower = index == 0 ? 0 : LockHoldHistogram.upperBound(ofBucket: index - 1)
-            if index < holds.counts.count - 1 { #expect(nanoseconds <= upper && (index == 0 || nanoseconds > lower), "\(nanoseconds) in bucket \(index)") }
+            if index < holds.counts.count - 1 {
+                #expect(
+                    nanoseconds <= upper && (index == 0 || nanoseconds > lower),
+                    "\(nanoseconds) in bucket \(index)"
+                )
+            }
             #expect(holds.percentile(0.99) == min(upper, nanoseconds) || index == holds.counts.count - 1)
         }
     }
@@ -45,9 +51,11 @@ import Testing
         let folder = try ScratchFolder()
         let lock = FileLock(path: folder.file("holds.lock").path)
         for _ in 0..<3 { try lock.withExclusive {} }
-        try lock.withShared { try lock.withShared {} }   // nested shared holders: one hold
+        try lock.withShared { try lock.withShared {} }  // nested shared holders: one hold
         #expect(lock.holdHistogram.count == 4)
-        #expect(lock.holdHistogram.longestNanoseconds == UInt64(lock.longestHold.components.attoseconds / 1_000_000_000)
-                + UInt64(lock.longestHold.components.seconds) * 1_000_000_000)
+        #expect(
+            lock.holdHistogram.longestNanoseconds == UInt64(lock.longestHold.components.attoseconds / 1_000_000_000)
+                + UInt64(lock.longestHold.components.seconds) * 1_000_000_000
+        )
     }
 }

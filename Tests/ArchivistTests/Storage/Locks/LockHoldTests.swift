@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,13 +57,15 @@ import Darwin
     func clearingHoldsTheTrashLockABatchAtATime(count: Int) throws {
         let clear = try clearFolder(of: count)
         let holds = clear.holds
-        #expect(holds.removed >= count)   // the files, and their folder (removed or kept)
+        #expect(holds.removed >= count)  // the files, and their folder (removed or kept)
         #expect(holds.mostRemovedInOneHold <= FolderRemoval.batchSize)
         #expect(holds.durations.count >= UInt64(count / FolderRemoval.batchSize))
         let longest = Duration.nanoseconds(Int64(holds.durations.longestNanoseconds))
-        print("clearing \(count) entries: walk \(clear.walk), \(holds.durations.count) holds of the trash lock, "
-              + "median ≤ \(holds.durations.percentile(0.5) ?? 0) ns, 99% ≤ \(holds.durations.percentile(0.99) ?? 0) ns, "
-              + "longest \(longest), at most \(holds.mostRemovedInOneHold) entries in one")
+        print(
+            "clearing \(count) entries: walk \(clear.walk), \(holds.durations.count) holds of the trash lock, "
+                + "median ≤ \(holds.durations.percentile(0.5) ?? 0) ns, 99% ≤ \(holds.durations.percentile(0.99) ?? 0) ns, "
+                + "longest \(longest), at most \(holds.mostRemovedInOneHold) entries in one"
+        )
     }
 
     /// Whether a process holds the lock file at `path` (any mode): a lock taken on another
@@ -118,7 +122,10 @@ import Darwin
             let store = try DiskStore.open(at: dir, fileSystem: recorder.fileSystem)
             store.waitForTrash()
             for slot in 0..<SpareFolders.slots {
-                try FileManager.default.createDirectory(atPath: store.spares.path + "/\(slot)", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: store.spares.path + "/\(slot)",
+                    withIntermediateDirectories: true
+                )
             }
             try makeFiles(20_000, in: dir, folder: "a")
             var status = stat()
@@ -130,7 +137,9 @@ import Darwin
             #expect(removals.count == 1)
             #expect(removals.allSatisfy { !$0.lockHeld })
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store.spares.path).sorted() == ["0", "1", "2", "3"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: store.spares.path).sorted() == ["0", "1", "2", "3"]
+            )
         }
     }
 
@@ -142,11 +151,11 @@ import Darwin
         try withTemporaryDirectory { dir in
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
-            try makeFiles(2_000, in: dir, folder: "a")   // grown past a block: worth keeping
+            try makeFiles(2_000, in: dir, folder: "a")  // grown past a block: worth keeping
             try store.clear([FolderPath(["a"])])
-            store.waitForTrash()   // the store's own walk empties the trash…
+            store.waitForTrash()  // the store's own walk empties the trash…
             let kept = try FileManager.default.contentsOfDirectory(atPath: store.spares.path)
-            try #require(kept.count == 1)   // …and keeps the folder: this file system keeps grown folders
+            try #require(kept.count == 1)  // …and keeps the folder: this file system keeps grown folders
             // Again, but walked by hand: a first batch leaves the walk inside the item's folder.
             let spare = store.spares.path + "/" + kept[0]
             try FileManager.default.removeItem(atPath: spare)
@@ -163,7 +172,14 @@ import Darwin
             // Many entries: wherever the paused walk's reading position is, some come after it.
             let keys = (0..<100).map { DiskKey(folder: FolderPath(["c"]), name: EntryName(parameter: String($0))) }
             for key in keys {
-                try store.write(Data("new".utf8), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data("new".utf8),
+                    to: key,
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             try #require(try FileManager.default.contentsOfDirectory(atPath: store.spares.path).isEmpty)
             // The paused walk goes on: it must leave the new entries alone.
@@ -233,7 +249,9 @@ import Darwin
             #expect(calls.allSatisfy { !$0.lockHeld })
             #expect(store.usage(of: FolderPath([])).entryCount == count)
             let longest = store.longestLockHold
-            print("rescan at open of \(count) entries: open \(opening), \(store.lockHolds.count) holds of the store's lock, longest \(longest)")
+            print(
+                "rescan at open of \(count) entries: open \(opening), \(store.lockHolds.count) holds of the store's lock, longest \(longest)"
+            )
             #expect(longest < opening / 4)
             // The figures of the other holds that grew with the entries: a fold of the journal
             // (flush), and another store's open, which reads the snapshot.
@@ -246,8 +264,10 @@ import Darwin
             let other = try DiskStore.open(at: link)
             let loaded = ContinuousClock.now - loading
             #expect(other.usage(of: FolderPath([])).entryCount == count)
-            print("\(count) entries: flush \(folded), longest hold \(store.longestLockHold); another store's open \(loaded), "
-                  + "longest hold \(other.longestLockHold)")
+            print(
+                "\(count) entries: flush \(folded), longest hold \(store.longestLockHold); another store's open \(loaded), "
+                    + "longest hold \(other.longestLockHold)"
+            )
             #expect(store.longestLockHold < max(opening, folded) / 4)
             #expect(other.longestLockHold < loaded / 4)
         }
@@ -260,7 +280,7 @@ import Darwin
             let recorder = UnlinkRecorder(lockPath: dir.path + "/.archivist/lock", recording: ".tmp-")
             let store = try DiskStore.open(at: dir, fileSystem: recorder.fileSystem)
             try makeRoot(dir, entries: 2_000)
-            store.shared.intent = true   // as a holder killed between a change and its record leaves it
+            store.shared.intent = true  // as a holder killed between a change and its record leaves it
             let epoch = store.shared.epoch
             let key = DiskKey(folder: FolderPath([MD5.hexDigest(of: "other")]), name: .single)
             try store.write(Data("x".utf8), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
@@ -285,7 +305,9 @@ import Darwin
         init(root: URL) {
             let lockPath = root.path + "/.archivist/lock"
             var fileSystem = FileSystem.posix
-            let (realRead, realPread, realWrite, realWritev) = (fileSystem.read, fileSystem.pread, fileSystem.write, fileSystem.writev)
+            let (realRead, realPread, realWrite, realWritev) = (
+                fileSystem.read, fileSystem.pread, fileSystem.write, fileSystem.writev
+            )
             let (reads, writes) = (reads, writes)
             @Sendable func note(_ fd: Int32, _ list: Locked<[Bool]>, if matches: (String) -> Bool) {
                 guard let path = RecordStoreLockHoldTests.path(of: fd), matches(path) else { return }
@@ -322,8 +344,14 @@ import Darwin
             let writer = try DiskStore.open(at: dir, fileSystem: recorder.fileSystem)
             let folder = FolderPath([MD5.hexDigest(of: "fold")])
             for i in 0..<200 {
-                try writer.write(Data(count: 10), to: DiskKey(folder: folder, name: EntryName(parameter: String(i))),
-                                 typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try writer.write(
+                    Data(count: 10),
+                    to: DiskKey(folder: folder, name: EntryName(parameter: String(i))),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             // Another store of the root (a process of its own, as far as the lock and journal go).
             let link = try linkedFolder(dir, "reader")
@@ -332,7 +360,7 @@ import Darwin
             let epoch = writer.shared.epoch
             try writer.flush()
             #expect(writer.shared.epoch == epoch + 1)
-            #expect(reader.usage(of: folder).entryCount == 200)   // reloads the new epoch's snapshot
+            #expect(reader.usage(of: folder).entryCount == 200)  // reloads the new epoch's snapshot
             let reads = recorder.reads.withLock { $0 }
             let writes = recorder.writes.withLock { $0 }
             // the opens' and the catch-up's; the first open's and the fold's

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,7 +51,8 @@ import Darwin
             let writer = ChangeSignal(folder: dir.path, fileName: "journal")
             let reader = ChangeSignal(folder: link, fileName: "journal")
             let queue = DispatchQueue(label: "observers")
-            let first = Wakes(), second = Wakes()
+            let first = Wakes()
+            let second = Wakes()
             let observations = [writer.observe(on: queue, first.wake), reader.observe(on: queue, second.wake)]
             #expect(observations.allSatisfy { $0 != nil })
             try commit(writer)
@@ -64,11 +67,14 @@ import Darwin
             let journal = ChangeSignal(folder: dir.path, fileName: "journal")
             let other = ChangeSignal(folder: dir.path, fileName: "other")
             let queue = DispatchQueue(label: "observers")
-            let journalWakes = Wakes(), otherWakes = Wakes()
-            let observations = [journal.observe(on: queue, journalWakes.wake), other.observe(on: queue, otherWakes.wake)]
+            let journalWakes = Wakes()
+            let otherWakes = Wakes()
+            let observations = [
+                journal.observe(on: queue, journalWakes.wake), other.observe(on: queue, otherWakes.wake),
+            ]
             try commit(other)
             #expect(await otherWakes.next())
-            await drain(queue)   // a wake of the journal's observer by the same event would have run by now
+            await drain(queue)  // a wake of the journal's observer by the same event would have run by now
             #expect(journalWakes.count.withLock { $0 } == 0)
             withExtendedLifetime(observations) {}
         }
@@ -78,7 +84,8 @@ import Darwin
         try await withTemporaryDirectory { dir in
             let signal = ChangeSignal(folder: dir.path, fileName: "journal")
             let queue = DispatchQueue(label: "observers")
-            let cancelled = Wakes(), live = Wakes()
+            let cancelled = Wakes()
+            let live = Wakes()
             let gone = try #require(signal.observe(on: queue, cancelled.wake))
             let kept = signal.observe(on: queue, live.wake)
             gone.cancel()

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,12 +33,23 @@ import Darwin
     @Test(arguments: [0, 1, 100, 70_000])
     func theDerivedPayloadChecksumIsTheDirectOne(count: Int) throws {
         let payload = Self.value(count) + Data([1, 2, 3])
-        let header = EntryHeader(typeName: "t", parameter: "p", writeDate: Date(timeIntervalSince1970: 1), expiry: nil,
-                                 payloadLength: payload.count, payloadChecksum: payload.withUnsafeBytes { CRC32C.checksum($0) })
+        let header = EntryHeader(
+            typeName: "t",
+            parameter: "p",
+            writeDate: Date(timeIntervalSince1970: 1),
+            expiry: nil,
+            payloadLength: payload.count,
+            payloadChecksum: payload.withUnsafeBytes { CRC32C.checksum($0) }
+        )
         var file = Data(header.encoded()) + payload
         func decode(_ file: Data, derived: Bool) throws {
             _ = try file.withUnsafeBytes { bytes in
-                try EntryHeader.decode(bytes, payloadIncluded: true, path: "/x", fileChecksum: derived ? CRC32C.checksum(bytes) : nil)
+                try EntryHeader.decode(
+                    bytes,
+                    payloadIncluded: true,
+                    path: "/x",
+                    fileChecksum: derived ? CRC32C.checksum(bytes) : nil
+                )
             }
         }
         try decode(file, derived: true)
@@ -55,8 +68,14 @@ import Darwin
             let calls = Locked(0)
             var stingy = FileSystem.posix
             stingy.read = { fd, buffer, count in
-                let n = calls.withLock { $0 += 1; return $0 }
-                if n % 5 == 0 { errno = EINTR; return -1 }
+                let n = calls.withLock {
+                    $0 += 1
+                    return $0
+                }
+                if n % 5 == 0 {
+                    errno = EINTR
+                    return -1
+                }
                 return FileSystem.posix.read(fd, buffer, min(count, 300_007))
             }
             for size in [Self.threshold - 1, Self.threshold, Self.threshold + AtomicFile.checksummedReadChunk + 3] {
@@ -79,18 +98,29 @@ import Darwin
     @Test(arguments: [(EIO, StorageError.Code.fileSystem), (EACCES, .permissionDenied)])
     func aFailedPieceReadThrowsAndKeepsTheEntry(failure: (Int32, StorageError.Code)) throws {
         let value = Self.value(Self.threshold + 5)
-        for failing in [1, 2, 9] {   // the first piece, the second, the last (with the header's extra bytes)
+        for failing in [1, 2, 9] {  // the first piece, the second, the last (with the header's extra bytes)
             try withTemporaryDirectory { dir throws in
-                let calls = Locked(0), armed = Locked(false)
+                let calls = Locked(0)
+                let armed = Locked(false)
                 var faulty = FileSystem.posix
                 faulty.read = { fd, buffer, count in
-                    if armed.withLock({ $0 }) && calls.withLock({ $0 += 1; return $0 == failing }) { errno = failure.0; return -1 }
+                    if armed.withLock({ $0 })
+                        && calls.withLock({
+                            $0 += 1
+                            return $0 == failing
+                        })
+                    {
+                        errno = failure.0
+                        return -1
+                    }
                     return FileSystem.posix.read(fd, buffer, count)
                 }
                 let store = try DiskStore.open(at: dir, fileSystem: faulty)
                 try store.write(value, to: key("p"), typeName: "t", parameter: "p", expiry: nil, durability: .none)
                 armed.withLock { $0 = true }
-                let error = #expect(throws: StorageError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
+                let error = #expect(throws: StorageError.self) {
+                    try store.read(key("p"), typeName: "t", parameter: "p") { _ in () }
+                }
                 armed.withLock { $0 = false }
                 #expect(error?.code == failure.1, "read \(failing)")
                 #expect(error?.errno == failure.0)
@@ -114,7 +144,9 @@ import Darwin
             byte ^= 0x01
             #expect(pwrite(fd, &byte, 1, off_t(Self.threshold / 2)) == 1)
             close(fd)
-            let error = #expect(throws: StorageError.self) { try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } }
+            let error = #expect(throws: StorageError.self) {
+                try store.read(key("p"), typeName: "t", parameter: "p") { _ in () }
+            }
             #expect(error?.code == .corruptEntry)
             #expect(try store.read(key("p"), typeName: "t", parameter: "p") { _ in () } == nil)
         }

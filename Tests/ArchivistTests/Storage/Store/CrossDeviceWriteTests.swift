@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,8 +35,12 @@ private let canBindMount: Bool = {
     /// named) fail with `EXDEV`, and whose creation of a file in it fails with `createErrno`
     /// when one is given, as across a mount; `crossings` counts the refused renames,
     /// `renamedFrom` the sources of the others into it.
-    private func mountLike(_ folder: @escaping @Sendable () -> String, createErrno: Int32? = nil,
-                           crossings: Locked<Int>, renamedFrom: Locked<[String]>) -> FileSystem {
+    private func mountLike(
+        _ folder: @escaping @Sendable () -> String,
+        createErrno: Int32? = nil,
+        crossings: Locked<Int>,
+        renamedFrom: Locked<[String]>
+    ) -> FileSystem {
         var fs = FileSystem.posix
         let (rename, open) = (fs.rename, fs.open)
         fs.rename = { from, to in
@@ -63,11 +69,18 @@ private let canBindMount: Bool = {
         try withTemporaryDirectory { dir throws in
             let folder = Locked("")
             let (crossings, renamedFrom) = (Locked(0), Locked<[String]>([]))
-            let store = try DiskStore.open(at: dir, fileSystem: mountLike({ folder.withLock { $0 } },
-                                                                          crossings: crossings, renamedFrom: renamedFrom))
+            let store = try DiskStore.open(
+                at: dir,
+                fileSystem: mountLike(
+                    { folder.withLock { $0 } },
+                    crossings: crossings,
+                    renamedFrom: renamedFrom
+                )
+            )
             let entryFolder = try #require(AtomicFile.folder(of: store.path(of: key)))
             folder.withLock { $0 = entryFolder }
-            let first = Data(repeating: 1, count: 300), second = Data(repeating: 2, count: 700)
+            let first = Data(repeating: 1, count: 300)
+            let second = Data(repeating: 2, count: 700)
             try store.write(first, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .fileAndFolder)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == first)
             try store.write(second, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
@@ -76,7 +89,10 @@ private let canBindMount: Bool = {
             let sources = renamedFrom.withLock { $0 }
             #expect(sources.count == 2 && sources.allSatisfy { $0.hasPrefix(entryFolder + "/") })
             let names = try FileManager.default.contentsOfDirectory(atPath: entryFolder)
-            #expect(names.count == 1 && !names.contains { AtomicFile.isTemporary($0[...]) }, "no temporary left: \(names)")
+            #expect(
+                names.count == 1 && !names.contains { AtomicFile.isTemporary($0[...]) },
+                "no temporary left: \(names)"
+            )
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporariesPath).isEmpty)
             #expect(store.usage(of: FolderPath([])).entryCount == 1)
         }
@@ -87,14 +103,27 @@ private let canBindMount: Bool = {
         try withTemporaryDirectory { dir throws in
             let folder = Locked("")
             let (crossings, renamedFrom) = (Locked(0), Locked<[String]>([]))
-            let store = try DiskStore.open(at: dir, fileSystem: mountLike({ folder.withLock { $0 } }, createErrno: failure.0,
-                                                                          crossings: crossings, renamedFrom: renamedFrom))
+            let store = try DiskStore.open(
+                at: dir,
+                fileSystem: mountLike(
+                    { folder.withLock { $0 } },
+                    createErrno: failure.0,
+                    crossings: crossings,
+                    renamedFrom: renamedFrom
+                )
+            )
             let old = Data(repeating: 7, count: 100)
             try store.write(old, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             folder.withLock { $0 = AtomicFile.folder(of: store.path(of: key)) ?? "" }
             let error = #expect(throws: StorageError.self) {
-                try store.write(Data(repeating: 8, count: 100), to: key, typeName: "t", parameter: "p", expiry: nil,
-                                durability: .none)
+                try store.write(
+                    Data(repeating: 8, count: 100),
+                    to: key,
+                    typeName: "t",
+                    parameter: "p",
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(error?.code == failure.1)
             #expect(error?.errno == failure.0)
@@ -114,7 +143,8 @@ private let canBindMount: Bool = {
             try FileManager.default.createDirectory(atPath: entryFolder, withIntermediateDirectories: true)
             #expect(mount(elsewhere.url.path, entryFolder, nil, UInt(MS_BIND), nil) == 0)
             defer { umount(entryFolder) }
-            let first = Data(repeating: 1, count: 300), second = Data(repeating: 2, count: 900)
+            let first = Data(repeating: 1, count: 300)
+            let second = Data(repeating: 2, count: 900)
             try store.write(first, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .fileAndFolder)
             try store.write(second, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .fileAndFolder)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == second)
@@ -123,8 +153,14 @@ private let canBindMount: Bool = {
 
             #expect(mount(nil, entryFolder, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0)
             let error = #expect(throws: StorageError.self) {
-                try store.write(Data(repeating: 3, count: 50), to: key, typeName: "t", parameter: "p", expiry: nil,
-                                durability: .none)
+                try store.write(
+                    Data(repeating: 3, count: 50),
+                    to: key,
+                    typeName: "t",
+                    parameter: "p",
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(error?.code == .readOnlyFileSystem)
             #expect(try store.read(key, typeName: "t", parameter: "p") { $0.payload } == second)
@@ -140,8 +176,11 @@ private let canBindMount: Bool = {
         #if os(Linux)
         try withTemporaryDirectory { dir throws in
             let elsewhere = try ScratchFolder()
-            let cache = try CacheManager<NamedCacheType>(root: CacheRoot(directory: dir), user: "u",
-                                                         configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<NamedCacheType>(
+                root: CacheRoot(directory: dir),
+                user: "u",
+                configuration: .init(memoryCountLimit: 0)
+            )
             let type = NamedCacheType(name: "orders", location: .userCaches)
             let folder = dir.path + "/" + (try cache.folder(for: type)).relativePath
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -181,13 +220,17 @@ private let canBindMount: Bool = {
             defer { umount(entryFolder) }
             let user = elsewhere.url.appendingPathComponent("user", isDirectory: true)
             try FileManager.default.createDirectory(at: user, withIntermediateDirectories: true)
-            let leftovers = [elsewhere.file(abandonedTemporaryName(1)), user.appendingPathComponent(abandonedTemporaryName(2))]
+            let leftovers = [
+                elsewhere.file(abandonedTemporaryName(1)), user.appendingPathComponent(abandonedTemporaryName(2)),
+            ]
             for leftover in leftovers { try Data("half".utf8).write(to: leftover) }
-            let live = elsewhere.file(TemporaryName.make())   // a live writer's, this process's
+            let live = elsewhere.file(TemporaryName.make())  // a live writer's, this process's
             try Data("busy".utf8).write(to: live)
             #expect(first == nil, "the next open is a new store's, which sweeps")
             _ = try DiskStore.open(at: dir)
-            for leftover in leftovers { #expect(!FileManager.default.fileExists(atPath: leftover.path), "\(leftover.lastPathComponent)") }
+            for leftover in leftovers {
+                #expect(!FileManager.default.fileExists(atPath: leftover.path), "\(leftover.lastPathComponent)")
+            }
             #expect(FileManager.default.fileExists(atPath: live.path))
         }
         #endif

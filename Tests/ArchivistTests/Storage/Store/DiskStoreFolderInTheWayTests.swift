@@ -1,7 +1,9 @@
+import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
-import ArchivistTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,16 +29,27 @@ import Darwin
             fs.rename = { from, to in
                 guard to == entryPath else { return rename(from, to) }
                 // The first attempt meets the folder (EISDIR); the one after clearing it fails.
-                if renamesToEntry.withLock({ $0 += 1; return $0 }) == 1 { return rename(from, to) }
+                if renamesToEntry.withLock({
+                    $0 += 1
+                    return $0
+                }) == 1 {
+                    return rename(from, to)
+                }
                 errno = EIO
                 return -1
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
-            #expect(store.usage(of: FolderPath([])).entryCount == 1)   // the scan counted the folder's file
+            #expect(store.usage(of: FolderPath([])).entryCount == 1)  // the scan counted the folder's file
 
             #expect(throws: StorageError.self) {
-                try store.write(Data(repeating: 1, count: 100), to: key, typeName: "t", parameter: nil,
-                                expiry: nil, durability: .none)
+                try store.write(
+                    Data(repeating: 1, count: 100),
+                    to: key,
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(renamesToEntry.withLock { $0 } == 2)
             store.waitForTrash()
@@ -61,7 +74,14 @@ import Darwin
             try FileManager.default.createDirectory(atPath: folderPath, withIntermediateDirectories: true)
             try Data(repeating: 7, count: 500).write(to: URL(fileURLWithPath: folderPath + "/value"))
             let store = try DiskStore.open(at: dir)
-            try store.write(Data(repeating: 1, count: 100), to: file, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 100),
+                to: file,
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             #expect(store.usage(of: FolderPath([])).entryCount == 2)
 
             func journaled(_ body: () throws -> Void) throws -> [DiskStore.Change] {

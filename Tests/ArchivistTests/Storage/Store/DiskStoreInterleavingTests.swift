@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,7 +37,10 @@ import Darwin
                 if operation & LOCK_EX != 0 {
                     let action = plan.withLock { plan -> (@Sendable () -> Void)? in
                         guard let action = plan.action else { return nil }
-                        if plan.remaining > 0 { plan.remaining -= 1; return nil }
+                        if plan.remaining > 0 {
+                            plan.remaining -= 1
+                            return nil
+                        }
                         plan.action = nil
                         return action
                     }
@@ -62,8 +67,15 @@ import Darwin
     }
 
     private func write(_ store: DiskStore, _ key: DiskKey, _ byte: UInt8, count: Int, byteLimit: Int64? = nil) throws {
-        try store.write(Data(repeating: byte, count: count), to: key, typeName: "t", parameter: nil,
-                        expiry: nil, durability: .none, byteLimit: byteLimit)
+        try store.write(
+            Data(repeating: byte, count: count),
+            to: key,
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none,
+            byteLimit: byteLimit
+        )
     }
 
     private func payload(_ store: DiskStore, _ key: DiskKey) throws -> Data? {
@@ -80,8 +92,8 @@ import Darwin
             try FileManager.default.createDirectory(atPath: dir.path + "/f", withIntermediateDirectories: true)
             try Data("not an entry".utf8).write(to: URL(fileURLWithPath: a.path(of: key)))
             hook.arm {
-                #expect(throws: StorageError.self) { _ = try payload(b, key) }   // B discards it...
-                try? write(b, key, 9, count: 100)                             // ...and writes afresh
+                #expect(throws: StorageError.self) { _ = try payload(b, key) }  // B discards it...
+                try? write(b, key, 9, count: 100)  // ...and writes afresh
             }
             #expect(throws: StorageError.self) { _ = try payload(a, key) }
             #expect(hook.didRun)

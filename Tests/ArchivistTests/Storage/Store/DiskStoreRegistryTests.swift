@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Archivist
 
 /// One store per root folder in a process, whatever path names the folder: here a symbolic
@@ -30,7 +31,14 @@ import Testing
             // for their own thread's `flock` forever; the `require` above keeps that from running.)
             let nested = hashedKey("a", "2")
             _ = try direct.lock.withExclusive {
-                try linked.write(Data("two".utf8), to: nested, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                try linked.write(
+                    Data("two".utf8),
+                    to: nested,
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             #expect(direct.contains(nested))
             direct.waitForTrash()
@@ -48,7 +56,7 @@ import Testing
             try a.store(["kept"], for: .productList)
             #expect(try b.value(for: .productList) == ["kept"])
             try b.store(["replaced"], for: .productList)
-            #expect(try a.value(for: .productList) == ["replaced"])   // a's memory tier does not serve the old value
+            #expect(try a.value(for: .productList) == ["replaced"])  // a's memory tier does not serve the old value
         }
     }
 

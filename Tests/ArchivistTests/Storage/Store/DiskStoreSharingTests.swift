@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +16,14 @@ import Darwin
 /// one process). The real-process tests are in `MultiProcess/CacheManagerMultiProcessTests`.
 @Suite struct DiskStoreSharingTests {
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int) throws {
-        try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: 7, count: bytes),
+            to: key,
+            typeName: "t",
+            parameter: nil,
+            expiry: nil,
+            durability: .none
+        )
     }
 
     /// `count` stores on the folder `dir`, through links `dir-link<i>` (kept alive by the caller).
@@ -31,7 +40,10 @@ import Darwin
     /// clean: two writers left a fresh opener 373 entries for 682 files.
     @Test func storesWritingOneRootAllReportExactSizesAndContains() throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
+            let (a, b) = try {
+                let s = try stores(dir, 2)
+                return (s[0], s[1])
+            }()
             var rng = SplitMix64(seed: 42)
             for i in 0..<300 {
                 let writer = Bool.random(using: &rng) ? a : b
@@ -72,7 +84,10 @@ import Darwin
     /// bytes — in the folder, its parent and the root.
     @Test func interleavedSetsAndClearsOfOneFolderKeepEveryIndexExact() throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
+            let (a, b) = try {
+                let s = try stores(dir, 2)
+                return (s[0], s[1])
+            }()
             let parent = FolderPath([MD5.hexDigest(of: "p")])
             let folder = FolderPath(parent.components + [MD5.hexDigest(of: "f")])
             var rng = SplitMix64(seed: 7)
@@ -83,9 +98,14 @@ import Darwin
                 case 1: try store.clear([parent])
                 default:
                     let parameter = "k\(Int.random(in: 0..<40, using: &rng))"
-                    try store.write(Data(repeating: 1, count: Int.random(in: 0..<9_000, using: &rng)),
-                                    to: DiskKey(folder: folder, name: EntryName(parameter: parameter)),
-                                    typeName: "t", parameter: parameter, expiry: nil, durability: .none)
+                    try store.write(
+                        Data(repeating: 1, count: Int.random(in: 0..<9_000, using: &rng)),
+                        to: DiskKey(folder: folder, name: EntryName(parameter: parameter)),
+                        typeName: "t",
+                        parameter: parameter,
+                        expiry: nil,
+                        durability: .none
+                    )
                 }
                 var expected = DiskUsage()
                 for (relative, size) in entryFiles(under: dir) {
@@ -108,7 +128,10 @@ import Darwin
     /// the next process to change anything rescans, so the entry the record lacked is counted.
     @Test func aHolderThatDiedBeforeItsRecordIsRepairedByTheNextWriter() throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
+            let (a, b) = try {
+                let s = try stores(dir, 2)
+                return (s[0], s[1])
+            }()
             try write(a, hashedKey("x", "1"), bytes: 100)
             // What a kill -9 between rename and record leaves: a file the journal lacks, intent set.
             a.shared.intent = true
@@ -131,7 +154,10 @@ import Darwin
     /// A long journal is folded into a snapshot; the other stores reload it and stay exact.
     @Test func aFoldedJournalIsReloadedByTheOthers() throws {
         try withTemporaryDirectory { dir throws in
-            let (a, b) = try { let s = try stores(dir, 2); return (s[0], s[1]) }()
+            let (a, b) = try {
+                let s = try stores(dir, 2)
+                return (s[0], s[1])
+            }()
             for i in 0..<40 { try write(a, hashedKey("x", "\(i)"), bytes: 10 + i) }
             try b.flush()
             for i in 40..<50 { try write(b, hashedKey("x", "\(i)"), bytes: 10 + i) }
@@ -139,7 +165,7 @@ import Darwin
             #expect(a.usage(of: FolderPath([])).entryCount == disk.count)
             #expect(a.usage(of: FolderPath([])).logicalBytes == disk.bytes)
             let changes = a.changes(since: 0)
-            #expect(changes.changes.contains { $0.name == nil && $0.origin == 0 })   // "anything may have changed"
+            #expect(changes.changes.contains { $0.name == nil && $0.origin == 0 })  // "anything may have changed"
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct DiskStoreTests {
@@ -9,7 +10,14 @@ import Testing
     }
 
     private func write(_ store: DiskStore, _ key: DiskKey, bytes: Int, parameter: String?) throws {
-        try store.write(Data(repeating: 7, count: bytes), to: key, typeName: "t", parameter: parameter, expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: 7, count: bytes),
+            to: key,
+            typeName: "t",
+            parameter: parameter,
+            expiry: nil,
+            durability: .none
+        )
     }
 
     private func sizeOnDisk(_ dir: URL) -> Int64 {
@@ -34,12 +42,16 @@ import Testing
             let key = key(["a"], "p")
             try write(store, key, bytes: 100, parameter: "p")
             for locking in [true, false] {
-                #expect(try store.read(key, typeName: "t", parameter: "p", locking: locking) { $0.payload.count } == 100)
+                #expect(
+                    try store.read(key, typeName: "t", parameter: "p", locking: locking) { $0.payload.count } == 100
+                )
             }
             var bytes = try Data(contentsOf: URL(fileURLWithPath: store.path(of: key)))
             bytes[bytes.count - 1] ^= 1
             try bytes.write(to: URL(fileURLWithPath: store.path(of: key)))
-            #expect(throws: StorageError.self) { try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } }
+            #expect(throws: StorageError.self) {
+                try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () }
+            }
             #expect(try store.read(key, typeName: "t", parameter: "p", locking: false) { _ in () } == nil)
             #expect(store.usage(of: FolderPath([])) == DiskUsage())
         }
@@ -105,14 +117,21 @@ import Testing
                 EntryHeader(typeName: "t", parameter: "b", writeDate: Date(), expiry: nil, payload: $0)
             }
             try Data(header.encoded() + payload).write(
-                to: dir.appendingPathComponent(folder.relativePath + "/" + EntryName(parameter: "b").fileName))
-            try Data("half".utf8).write(to: dir.appendingPathComponent(folder.relativePath + "/" + abandonedTemporaryName(1)))
+                to: dir.appendingPathComponent(folder.relativePath + "/" + EntryName(parameter: "b").fileName)
+            )
+            try Data("half".utf8).write(
+                to: dir.appendingPathComponent(folder.relativePath + "/" + abandonedTemporaryName(1))
+            )
             try Data("half".utf8).write(to: dir.appendingPathComponent(".archivist/" + abandonedTemporaryName(2)))
             let store = try DiskStore.open(at: dir)
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/.archivist/" + abandonedTemporaryName(2)))
             #expect(store.usage(of: folder).entryCount == 2)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(dir))
-            #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + folder.relativePath + "/" + abandonedTemporaryName(1)))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: dir.path + "/" + folder.relativePath + "/" + abandonedTemporaryName(1)
+                )
+            )
         }
     }
 
@@ -157,9 +176,16 @@ import Testing
             let store = try DiskStore.open(at: dir)
             let folder = ["lru"]
             for i in 0..<4 { try write(store, key(folder, "\(i)"), bytes: 900, parameter: "\(i)") }
-            _ = try store.read(key(folder, "0"), typeName: "t", parameter: "0") { _ in () }   // 0 is now recent
-            let evicted = try store.write(Data(repeating: 1, count: 900), to: key(folder, "4"), typeName: "t",
-                                          parameter: "4", expiry: nil, durability: .none, byteLimit: 3_000)
+            _ = try store.read(key(folder, "0"), typeName: "t", parameter: "0") { _ in () }  // 0 is now recent
+            let evicted = try store.write(
+                Data(repeating: 1, count: 900),
+                to: key(folder, "4"),
+                typeName: "t",
+                parameter: "4",
+                expiry: nil,
+                durability: .none,
+                byteLimit: 3_000
+            )
             #expect(Set(evicted) == [key(folder, "1"), key(folder, "2")])
             #expect(store.contains(key(folder, "0")))
             #expect(store.contains(key(folder, "4")))

@@ -1,14 +1,23 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
 
 @Suite struct EntryHeaderTests {
-    private func entry(parameter: String? = "/v1/orders", expiry: Date? = Date(timeIntervalSince1970: 2_000_000_000)) -> [UInt8] {
+    private func entry(
+        parameter: String? = "/v1/orders",
+        expiry: Date? = Date(timeIntervalSince1970: 2_000_000_000)
+    ) -> [UInt8] {
         let payload: [UInt8] = Array("payload bytes".utf8)
         let header = payload.withUnsafeBytes {
-            EntryHeader(typeName: "apiStrategy", parameter: parameter, writeDate: Date(timeIntervalSince1970: 1_700_000_000.25),
-                        expiry: expiry, payload: $0)
+            EntryHeader(
+                typeName: "apiStrategy",
+                parameter: parameter,
+                writeDate: Date(timeIntervalSince1970: 1_700_000_000.25),
+                expiry: expiry,
+                payload: $0
+            )
         }
         return header.encoded() + payload
     }
@@ -16,7 +25,9 @@ import Testing
     @Test(arguments: [("/v1/orders" as String?, true), (nil, false), ("", true)])
     func encodedHeaderDecodesToTheSameFields(parameter: String?, hasExpiry: Bool) throws {
         let bytes = entry(parameter: parameter, expiry: hasExpiry ? Date(timeIntervalSince1970: 2e9) : nil)
-        let (header, length) = try bytes.withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+        let (header, length) = try bytes.withUnsafeBytes {
+            try EntryHeader.decode($0, payloadIncluded: true, path: "/x")
+        }
         #expect(header.typeName == "apiStrategy")
         #expect(header.parameter == parameter)
         #expect(header.writeDate == Date(timeIntervalSince1970: 1_700_000_000.25))
@@ -52,8 +63,14 @@ import Testing
         for name in names {
             for parameter in parameters {
                 for expiry in [nil, Date(timeIntervalSince1970: 2e9)] {
-                    let header = EntryHeader(typeName: name, parameter: parameter, writeDate: Date(timeIntervalSince1970: 1.7e9 + 0.125),
-                                             expiry: expiry, payloadLength: 100_082, payloadChecksum: 0xDEAD_BEEF)
+                    let header = EntryHeader(
+                        typeName: name,
+                        parameter: parameter,
+                        writeDate: Date(timeIntervalSince1970: 1.7e9 + 0.125),
+                        expiry: expiry,
+                        payloadLength: 100_082,
+                        payloadChecksum: 0xDEAD_BEEF
+                    )
                     let bytes = header.encoded()
                     #expect(bytes == Self.referenceEncoded(header), "\(name) \(String(describing: parameter))")
                     #expect(bytes.count == EntryHeader.encodedCount(typeName: name, parameter: parameter))
@@ -66,7 +83,9 @@ import Testing
         let bytes = entry()
         for cut in 0..<bytes.count {
             let error = #expect(throws: StorageError.self) {
-                try Array(bytes[..<cut]).withUnsafeBytes { try EntryHeader.decode($0, payloadIncluded: true, path: "/x") }
+                try Array(bytes[..<cut]).withUnsafeBytes {
+                    try EntryHeader.decode($0, payloadIncluded: true, path: "/x")
+                }
             }
             #expect(error?.code == .corruptEntry, "cut at \(cut)")
         }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,7 +19,10 @@ import Darwin
     private func expectExact(_ store: DiskStore, _ dir: URL, sourceLocation: SourceLocation = #_sourceLocation) {
         let files = entryFiles(under: dir)
         #expect(store.usage(of: FolderPath([])).entryCount == files.count, sourceLocation: sourceLocation)
-        #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)), sourceLocation: sourceLocation)
+        #expect(
+            store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)),
+            sourceLocation: sourceLocation
+        )
     }
 
     /// Every temporary of a write is made in the temporaries folder and renamed from there —
@@ -34,14 +39,24 @@ import Darwin
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
             for i in 0..<6 {
-                try store.write(Data(repeating: UInt8(i), count: 100 + i), to: hashedKey("f\(i % 3)", "p\(i)"), typeName: "t",
-                                parameter: nil, expiry: nil, durability: .none)
+                try store.write(
+                    Data(repeating: UInt8(i), count: 100 + i),
+                    to: hashedKey("f\(i % 3)", "p\(i)"),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
             }
-            let sources = renamedFrom.withLock { $0 }.filter { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") }
-            #expect(Set(sources).count == 6)   // a first write into a folder renames twice
+            let sources = renamedFrom.withLock { $0 }.filter {
+                AtomicFile.isTemporary($0.split(separator: "/").last ?? "")
+            }
+            #expect(Set(sources).count == 6)  // a first write into a folder renames twice
             #expect(sources.allSatisfy { $0.hasPrefix(store.temporariesPath + "/") })
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporariesPath).isEmpty)
-            #expect(!entryFiles(under: dir).keys.contains { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") })
+            #expect(
+                !entryFiles(under: dir).keys.contains { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") }
+            )
             expectExact(store, dir)
         }
     }
@@ -62,18 +77,35 @@ import Darwin
                 let fd = open(path, flags, mode)
                 // Right after the temporary is created, outside the writer's lock.
                 if fd >= 0, path.contains("/" + DiskStore.temporariesFolderName + "/"),
-                   clearNext.withLock({ let due = $0; $0 = false; return due }) {
+                    clearNext.withLock({
+                        let due = $0
+                        $0 = false
+                        return due
+                    })
+                {
                     _ = try? other.clear([folder])
                 }
                 return fd
             }
             let store = try DiskStore.open(at: dir, fileSystem: fs)
-            try store.write(Data(repeating: 1, count: 300), to: hashedKey("f", "old"), typeName: "t", parameter: nil,
-                            expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 300),
+                to: hashedKey("f", "old"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             clearNext.withLock { $0 = true }
-            try store.write(Data(repeating: 2, count: 500), to: hashedKey("f", "new"), typeName: "t", parameter: nil,
-                            expiry: nil, durability: .none)
-            #expect(!clearNext.withLock { $0 })   // the clear ran
+            try store.write(
+                Data(repeating: 2, count: 500),
+                to: hashedKey("f", "new"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
+            #expect(!clearNext.withLock { $0 })  // the clear ran
             store.waitForTrash()
             other.waitForTrash()
             let files = entryFiles(under: dir)
@@ -93,16 +125,31 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             try? FileManager.default.removeItem(atPath: store.temporariesPath)
             try Data([1, 2, 3]).write(to: URL(fileURLWithPath: store.temporariesPath))
-            try store.write(Data(repeating: 1, count: 100), to: hashedKey("f", "a"), typeName: "t", parameter: nil,
-                            expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 100),
+                to: hashedKey("f", "a"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             var isFolder: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: store.temporariesPath, isDirectory: &isFolder) && isFolder.boolValue)
+            #expect(
+                FileManager.default.fileExists(atPath: store.temporariesPath, isDirectory: &isFolder)
+                    && isFolder.boolValue
+            )
 
             let blocked = hashedKey("g", "b")
             let folderPath = dir.path + "/" + blocked.folder.relativePath
             try Data(repeating: 9, count: 40).write(to: URL(fileURLWithPath: folderPath))
-            try store.write(Data(repeating: 2, count: 200), to: blocked, typeName: "t", parameter: nil,
-                            expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 2, count: 200),
+                to: blocked,
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             #expect(store.sizes(of: blocked) != nil)
             expectExact(store, dir)
         }
@@ -115,10 +162,18 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             let k = hashedKey("f", "a")
-            try store.write(Data(repeating: 1, count: 100), to: k, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 100),
+                to: k,
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
             let me = TemporaryName.identity
             let dead = TemporaryName.Owner(pid: me.pid, namespace: me.namespace, incarnation: me.incarnation &+ 1)
-            let name = AtomicFile.temporaryPrefix + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
+            let name =
+                AtomicFile.temporaryPrefix + String(dead.pid, radix: 16) + "." + String(dead.namespace, radix: 16) + "."
                 + String(dead.incarnation, radix: 16) + ".1"
             let inTemporaries = store.temporariesPath + "/" + name
             let besideEntry = (store.path(of: k) as NSString).deletingLastPathComponent + "/" + name

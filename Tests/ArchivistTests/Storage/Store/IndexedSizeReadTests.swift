@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,8 +21,14 @@ import Darwin
 
     /// The bytes of a valid entry file for `parameter` holding `payload`.
     private static func entryFile(_ payload: Data, parameter: String) -> Data {
-        let header = EntryHeader(typeName: "t", parameter: parameter, writeDate: Date(timeIntervalSince1970: 1), expiry: nil,
-                                 payloadLength: payload.count, payloadChecksum: payload.withUnsafeBytes { CRC32C.checksum($0) })
+        let header = EntryHeader(
+            typeName: "t",
+            parameter: parameter,
+            writeDate: Date(timeIntervalSince1970: 1),
+            expiry: nil,
+            payloadLength: payload.count,
+            payloadChecksum: payload.withUnsafeBytes { CRC32C.checksum($0) }
+        )
         return Data(header.encoded()) + payload
     }
 
@@ -63,7 +71,14 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             let key = Self.key("p")
-            try store.write(Data(repeating: 1, count: 100_000), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 1, count: 100_000),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             let payload = Data((0..<newCount).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
             try Self.entryFile(payload, parameter: "p").write(to: URL(fileURLWithPath: store.path(of: key)))
             #expect(try store.read(key, typeName: "t", parameter: "p") { Data($0.payloadBytes) } == payload)
@@ -103,12 +118,21 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             let key = Self.key("p")
-            try store.write(Data(repeating: 9, count: 10_000), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: 9, count: 10_000),
+                to: key,
+                typeName: "t",
+                parameter: "p",
+                expiry: nil,
+                durability: .none
+            )
             let url = URL(fileURLWithPath: store.path(of: key))
             var bytes = try Data(contentsOf: url)
             bytes[bytes.count - 5] ^= 0x20
             try bytes.write(to: url)
-            let error = #expect(throws: StorageError.self) { try store.read(key, typeName: "t", parameter: "p") { _ in () } }
+            let error = #expect(throws: StorageError.self) {
+                try store.read(key, typeName: "t", parameter: "p") { _ in () }
+            }
             #expect(error?.code == .corruptEntry)
             #expect(!FileManager.default.fileExists(atPath: url.path))
             #expect(try store.read(key, typeName: "t", parameter: "p") { _ in () } == nil)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,8 +51,14 @@ import Darwin
             }
             let large = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
             for p in ["good", "small", "corrupt", "mismatch", "folder", "link", "fifo", "empty"] {
-                try store.write(p == "small" ? Data([1, 2, 3]) : large, to: key(p), typeName: "t", parameter: p,
-                                expiry: nil, durability: .none)
+                try store.write(
+                    p == "small" ? Data([1, 2, 3]) : large,
+                    to: key(p),
+                    typeName: "t",
+                    parameter: p,
+                    expiry: nil,
+                    durability: .none
+                )
             }
             // Damage: bad magic, another key's entry, a folder, a link, a FIFO, an empty file.
             let path = { (p: String) in store.path(of: key(p)) }
@@ -85,7 +93,9 @@ import Darwin
                     }
                 }
             }
-            #expect(outcomes["good"] == "10000 bytes" && outcomes["small"] == "3 bytes" && outcomes["missing"] == "nothing")
+            #expect(
+                outcomes["good"] == "10000 bytes" && outcomes["small"] == "3 bytes" && outcomes["missing"] == "nothing"
+            )
             for p in ["corrupt", "mismatch", "folder", "link", "fifo", "empty"] {
                 #expect(outcomes[p] != nil && !(outcomes[p]!.hasSuffix("bytes")), "\(p): \(outcomes[p] ?? "-")")
             }
@@ -103,7 +113,9 @@ import Darwin
         try withTemporaryDirectory { dir throws in
             let ledger = Ledger()
             let fs = ledger.fileSystem()
-            let file = dir.path + "/file", folder = dir.path + "/folder", link = dir.path + "/link"
+            let file = dir.path + "/file"
+            let folder = dir.path + "/folder"
+            let link = dir.path + "/link"
             try Data(repeating: 7, count: 5_000).write(to: URL(fileURLWithPath: file))
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)

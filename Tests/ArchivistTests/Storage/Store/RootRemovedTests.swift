@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,10 +15,20 @@ import Darwin
 /// path, so removes and clears act where its writes went — even when the new folder holds an
 /// `.archivist` of its own, which must not make the removed folder look like the store's.
 @Suite struct RootRemovedTests {
-    private let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
+    private let key = DiskKey(
+        folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]),
+        name: EntryName(parameter: "p")
+    )
 
     private func write(_ store: DiskStore, _ byte: UInt8) throws {
-        try store.write(Data(repeating: byte, count: 10), to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: byte, count: 10),
+            to: key,
+            typeName: "t",
+            parameter: "p",
+            expiry: nil,
+            durability: .none
+        )
     }
 
     /// Opens a store, removes its root, writes once more (the root is made again at its path,
@@ -30,8 +42,10 @@ import Darwin
             store.waitForTrash()
             try FileManager.default.removeItem(at: rootURL)
             try write(store, 2)
-            try FileManager.default.createDirectory(at: rootURL.appendingPathComponent(".archivist"),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: rootURL.appendingPathComponent(".archivist"),
+                withIntermediateDirectories: true
+            )
             try body(store, rootURL)
             store.waitForTrash()
         }

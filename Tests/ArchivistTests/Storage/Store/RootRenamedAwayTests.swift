@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,12 +16,21 @@ import Darwin
 /// the old path. (A root *removed*, and perhaps made again at its path, is used at its path:
 /// `RootRelativeReadTests`, `RootRelativeWriteTests`.)
 @Suite struct RootRenamedAwayTests {
-    private let key = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]), name: EntryName(parameter: "p"))
+    private let key = DiskKey(
+        folder: FolderPath(["shared-caches", MD5.hexDigest(of: "t")]),
+        name: EntryName(parameter: "p")
+    )
 
     /// Every key here has the parameter "p".
     private func write(_ store: DiskStore, _ key: DiskKey, _ count: Int, _ byte: UInt8 = 1) throws {
-        try store.write(Data(repeating: byte, count: count), to: key, typeName: "t", parameter: "p",
-                        expiry: nil, durability: .none)
+        try store.write(
+            Data(repeating: byte, count: count),
+            to: key,
+            typeName: "t",
+            parameter: "p",
+            expiry: nil,
+            durability: .none
+        )
     }
 
     private func read(_ store: DiskStore, _ key: DiskKey) throws -> Data? {
@@ -32,10 +43,13 @@ import Darwin
 
     /// Opens a store at `dir/root`, lets `prepare` fill it, renames the root to `dir/moved`
     /// and runs `body` with the store and the moved folder.
-    private func withRenamedRoot(_ prepare: (DiskStore) throws -> Void = { _ in },
-                                 _ body: (DiskStore, URL) throws -> Void) throws {
+    private func withRenamedRoot(
+        _ prepare: (DiskStore) throws -> Void = { _ in },
+        _ body: (DiskStore, URL) throws -> Void
+    ) throws {
         try withTemporaryDirectory { dir throws in
-            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let rootURL = dir.appendingPathComponent("root")
+            let moved = dir.appendingPathComponent("moved")
             let store = try DiskStore.open(at: rootURL)
             try #require(store.root != nil)
             try prepare(store)
@@ -68,7 +82,10 @@ import Darwin
     /// A clear moves the folder into the moved root's trash, which the walk empties; the sizes
     /// and the files agree.
     @Test func aClearOfTheRenamedRootEmptiesItsFolder() throws {
-        let other = DiskKey(folder: FolderPath(["shared-caches", MD5.hexDigest(of: "u")]), name: EntryName(parameter: "p"))
+        let other = DiskKey(
+            folder: FolderPath(["shared-caches", MD5.hexDigest(of: "u")]),
+            name: EntryName(parameter: "p")
+        )
         try withRenamedRoot({ store throws in
             try write(store, key, 10)
             try write(store, other, 20)
@@ -89,8 +106,10 @@ import Darwin
     /// A new type folder (under a location folder that does not exist yet either) is made in
     /// the moved root, and a scan — what a crash repair runs — counts what the index counts.
     @Test func aNewFolderAndAScanOfTheRenamedRootAgreeWithTheSizes() throws {
-        let deep = DiskKey(folder: FolderPath(["user-caches", MD5.hexDigest(of: "me"), MD5.hexDigest(of: "v")]),
-                           name: EntryName(parameter: "p"))
+        let deep = DiskKey(
+            folder: FolderPath(["user-caches", MD5.hexDigest(of: "me"), MD5.hexDigest(of: "v")]),
+            name: EntryName(parameter: "p")
+        )
         try withRenamedRoot({ try write($0, key, 10) }) { store, moved throws in
             try write(store, deep, 40, 4)
             #expect(try read(store, deep) == Data(repeating: 4, count: 40))
@@ -100,7 +119,7 @@ import Darwin
             #expect(scanned.usage(of: FolderPath([])) == store.usage(of: FolderPath([])))
             #expect(store.usage(of: FolderPath([])).entryCount == 2)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(moved))
-            try store.flush()   // the snapshot is saved in the moved root
+            try store.flush()  // the snapshot is saved in the moved root
             #expect(FileManager.default.fileExists(atPath: moved.path + "/.archivist/index"))
         }
     }
@@ -110,8 +129,15 @@ import Darwin
         try withRenamedRoot { store, moved throws in
             for i in 0..<5 {
                 let key = DiskKey(folder: key.folder, name: EntryName(parameter: "e\(i)"))
-                try store.write(Data(repeating: 5, count: 100), to: key, typeName: "t", parameter: "e\(i)",
-                                expiry: nil, durability: .none, byteLimit: 300)
+                try store.write(
+                    Data(repeating: 5, count: 100),
+                    to: key,
+                    typeName: "t",
+                    parameter: "e\(i)",
+                    expiry: nil,
+                    durability: .none,
+                    byteLimit: 300
+                )
             }
             #expect(entryFiles(under: moved).count == store.usage(of: FolderPath([])).entryCount)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(moved))
@@ -126,18 +152,22 @@ import Darwin
     /// would never read it (and its sizes would count a file in no folder of its own).
     @Test func aClearRacingFolderCreationInTheRenamedRootKeepsTheWriteThere() throws {
         try withTemporaryDirectory { dir throws in
-            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
-            let parent = key.folder.components[0], child = key.folder.relativePath
+            let rootURL = dir.appendingPathComponent("root")
+            let moved = dir.appendingPathComponent("moved")
+            let parent = key.folder.components[0]
+            let child = key.folder.relativePath
             let raced = Locked(false)
             var fs = FileSystem.posix
             let mkdirAt = fs.mkdirAt
             fs.mkdirAt = { folder, path, mode in
                 var status = stat()
-                if path == child, fstatat(folder, parent, &status, 0) == 0, raced.withLock({ (done: inout Bool) -> Bool in
-                       defer { done = true }
-                       return !done
-                   }) {
-                    _ = renameat(folder, parent, folder, ".archivist/trash/raced")   // the other process's clear
+                if path == child, fstatat(folder, parent, &status, 0) == 0,
+                    raced.withLock({ (done: inout Bool) -> Bool in
+                        defer { done = true }
+                        return !done
+                    })
+                {
+                    _ = renameat(folder, parent, folder, ".archivist/trash/raced")  // the other process's clear
                 }
                 return mkdirAt(folder, path, mode)
             }
@@ -160,7 +190,8 @@ import Darwin
     /// read). The old store keeps working in the moved folder.
     @Test func openingTheOldPathAgainGivesAStoreOfTheFolderThere() throws {
         try withTemporaryDirectory { dir throws in
-            let rootURL = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let rootURL = dir.appendingPathComponent("root")
+            let moved = dir.appendingPathComponent("moved")
             let store = try DiskStore.open(at: rootURL)
             try #require(store.root != nil)
             try write(store, key, 10, 1)
@@ -172,7 +203,7 @@ import Darwin
             #expect(entryFiles(under: rootURL).count == 1)
             #expect(try read(reopened, key) == Data(repeating: 2, count: 20))
             #expect(try read(store, key) == Data(repeating: 1, count: 10))
-            #expect(try DiskStore.open(at: rootURL) === reopened)   // at its path: shared
+            #expect(try DiskStore.open(at: rootURL) === reopened)  // at its path: shared
             store.waitForTrash()
             reopened.waitForTrash()
         }
@@ -184,7 +215,8 @@ import Darwin
     /// other empties it for both.
     @Test func twoStoresOfTheRenamedRootAgree() throws {
         try withTemporaryDirectory { dir throws in
-            let real = dir.appendingPathComponent("root"), moved = dir.appendingPathComponent("moved")
+            let real = dir.appendingPathComponent("root")
+            let moved = dir.appendingPathComponent("moved")
             try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
             let links = (0..<2).map { dir.appendingPathComponent("link\($0)") }
             for link in links {
@@ -219,7 +251,10 @@ import Darwin
         try withRenamedRoot { store, moved throws in
             let old = moved.deletingLastPathComponent().appendingPathComponent("root")
             let folder = moved.appendingPathComponent(key.folder.relativePath)
-            try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try Data("not a folder".utf8).write(to: folder)
             let other = try DiskStore.open(at: old)
             try write(other, key, 20, 9)

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,10 +19,15 @@ import Darwin
     @Test(arguments: ["/", "//"]) func aLinkGivenWithATrailingSlashIsNotFollowed(suffix: String) throws {
         try withTemporaryDirectory { dir throws in
             let outside = dir.appendingPathComponent("outside")
-            try FileManager.default.createDirectory(at: outside.appendingPathComponent("inner"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: outside.appendingPathComponent("inner"),
+                withIntermediateDirectories: true
+            )
             try Data("keep".utf8).write(to: outside.appendingPathComponent("inner/file"))
             #expect(symlink(outside.path, dir.path + "/trash") == 0)
-            let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: dir.path + "/trash" + suffix) }
+            let error = #expect(throws: StorageError.self) {
+                try FolderRemoval.removeContents(of: dir.path + "/trash" + suffix)
+            }
             #expect(error?.errno == ENOTDIR || error?.errno == ELOOP)
             #expect(try Data(contentsOf: outside.appendingPathComponent("inner/file")) == Data("keep".utf8))
         }
@@ -30,7 +37,10 @@ import Darwin
     @Test func aFolderGivenWithATrailingSlashIsEmptied() throws {
         try withTemporaryDirectory { dir throws in
             let trash = dir.appendingPathComponent("trash")
-            try FileManager.default.createDirectory(at: trash.appendingPathComponent("a"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent("a"),
+                withIntermediateDirectories: true
+            )
             try Data("x".utf8).write(to: trash.appendingPathComponent("a/file"))
             try FolderRemoval.removeContents(of: trash.path + "/")
             #expect(allPaths(under: trash).isEmpty)
@@ -43,11 +53,18 @@ import Darwin
     /// `FTS_XDEV` walk before), everything else goes, and the walk says `EXDEV`.
     @Test func aFileSystemMountedInsideIsNotEntered() throws {
         try withTemporaryDirectory { dir throws in
-            let trash = dir.appendingPathComponent("trash"), mounted = trash.appendingPathComponent("m")
+            let trash = dir.appendingPathComponent("trash")
+            let mounted = trash.appendingPathComponent("m")
             try FileManager.default.createDirectory(at: mounted, withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: trash.appendingPathComponent("x"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent("x"),
+                withIntermediateDirectories: true
+            )
             try Data("x".utf8).write(to: trash.appendingPathComponent("x/file"))
-            guard mount(["-t", "tmpfs", "none", mounted.path]) else { try skip("cannot mount a tmpfs here (needs root)"); return }
+            guard mount(["-t", "tmpfs", "none", mounted.path]) else {
+                try skip("cannot mount a tmpfs here (needs root)")
+                return
+            }
             defer { _ = unmount(mounted.path) }
             try Data("keep".utf8).write(to: mounted.appendingPathComponent("kept"))
 
@@ -60,15 +77,19 @@ import Darwin
 
     /// Runs `mount` with `arguments` when root; whether it mounted.
     private func mount(_ arguments: [String]) -> Bool {
-        guard geteuid() == 0, let tool = ["/usr/bin/mount", "/bin/mount"].first(where: FileManager.default.isExecutableFile(atPath:)),
-              let child = try? ChildProcess(tool, arguments) else { return false }
+        guard geteuid() == 0,
+            let tool = ["/usr/bin/mount", "/bin/mount"].first(where: FileManager.default.isExecutableFile(atPath:)),
+            let child = try? ChildProcess(tool, arguments)
+        else { return false }
         return ChildProcess.succeeded(child.wait())
     }
 
     /// Detaches the mount at `path` (lazily, so a busy one goes too).
     private func unmount(_ path: String) -> Bool {
-        guard let tool = ["/usr/bin/umount", "/bin/umount"].first(where: FileManager.default.isExecutableFile(atPath:)),
-              let child = try? ChildProcess(tool, ["-l", path]) else { return false }
+        guard
+            let tool = ["/usr/bin/umount", "/bin/umount"].first(where: FileManager.default.isExecutableFile(atPath:)),
+            let child = try? ChildProcess(tool, ["-l", path])
+        else { return false }
         return ChildProcess.succeeded(child.wait())
     }
     #endif

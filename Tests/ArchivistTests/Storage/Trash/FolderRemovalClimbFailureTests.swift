@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,17 +48,24 @@ import Darwin
                 let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
                 let setpriv = "/usr/bin/setpriv"
                 guard FileManager.default.isExecutableFile(atPath: setpriv) else {
-                    try skip("running as root without setpriv: no way to drop root here"); return
+                    try skip("running as root without setpriv: no way to drop root here")
+                    return
                 }
                 #expect(lchown(trash.path, 65534, 65534) == 0)
                 for path in allPaths(under: trash) { #expect(lchown(trash.path + "/" + path, 65534, 65534) == 0) }
                 for path in stuckPaths { #expect(chmod(path, 0o400) == 0) }
-                let child = try ChildProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                       worker, "empty-folder", trash.path])
+                let child = try ChildProcess(
+                    setpriv,
+                    [
+                        "--reuid=65534", "--regid=65534", "--clear-groups",
+                        worker, "empty-folder", trash.path,
+                    ]
+                )
                 // It cannot delete everything, so it ends with a failure (exit status 1).
                 #expect(!ChildProcess.succeeded(child.wait()))
                 #else
-                try skip("running as root: only a worker process could drop root here"); return
+                try skip("running as root: only a worker process could drop root here")
+                return
                 #endif
             } else {
                 for path in stuckPaths { #expect(chmod(path, 0o400) == 0) }

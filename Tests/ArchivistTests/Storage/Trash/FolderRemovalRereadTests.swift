@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,7 +30,7 @@ import Darwin
             }
             #expect(allPaths(under: trash).isEmpty)
             #expect(calls.count("a") == 2)
-            #expect(calls.count("b") == 1)   // removed at the first try: read once
+            #expect(calls.count("b") == 1)  // removed at the first try: read once
         }
     }
 
@@ -82,7 +84,10 @@ import Darwin
     @Test func aSubfolderWhosePassDeletedNothingIsNotReadAgain() throws {
         try withTemporaryDirectory { dir throws in
             let trash = dir.appendingPathComponent("trash")
-            try FileManager.default.createDirectory(at: trash.appendingPathComponent("empty"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent("empty"),
+                withIntermediateDirectories: true
+            )
             let calls = Calls()
             let error = #expect(throws: StorageError.self) {
                 try FolderRemoval.removeContents(of: trash.path) { name in

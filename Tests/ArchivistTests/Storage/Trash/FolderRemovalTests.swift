@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,14 +14,18 @@ import Darwin
 /// links are unlinked, never followed; any depth on a small stack; two emptiers at once; an
 /// entry it cannot delete gives a typed error once the rest is gone.
 @Suite struct FolderRemovalTests {
-    static let nothingSticks: Comment = "no folder can be made undeletable here (neither permissions nor the immutable attribute hold)"
+    static let nothingSticks: Comment =
+        "no folder can be made undeletable here (neither permissions nor the immutable attribute hold)"
 
     /// Files, hidden files, empty and nested folders, and a name that is not UTF-8.
     @Test func nestedFoldersAndFilesAreDeletedAndTheFolderStays() throws {
         try withTemporaryDirectory { dir throws in
             let trash = dir.appendingPathComponent("trash")
             for folder in ["a/b/c/d/e", "a/empty", "f", ".hidden/g"] {
-                try FileManager.default.createDirectory(at: trash.appendingPathComponent(folder), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: trash.appendingPathComponent(folder),
+                    withIntermediateDirectories: true
+                )
             }
             for file in ["a/1", "a/b/2", "a/b/c/d/e/3", ".hidden/.4", "f/5", "6"] {
                 try Data(repeating: 1, count: 100).write(to: trash.appendingPathComponent(file))
@@ -47,9 +53,16 @@ import Darwin
     /// unlinked; their targets are untouched.
     @Test func linksAreUnlinkedAndTheirTargetsLeftIntact() throws {
         try withTemporaryDirectory { dir throws in
-            let trash = dir.appendingPathComponent("trash"), outside = dir.appendingPathComponent("outside")
-            try FileManager.default.createDirectory(at: trash.appendingPathComponent("nested"), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: outside.appendingPathComponent("inner"), withIntermediateDirectories: true)
+            let trash = dir.appendingPathComponent("trash")
+            let outside = dir.appendingPathComponent("outside")
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent("nested"),
+                withIntermediateDirectories: true
+            )
+            try FileManager.default.createDirectory(
+                at: outside.appendingPathComponent("inner"),
+                withIntermediateDirectories: true
+            )
             try Data("keep".utf8).write(to: outside.appendingPathComponent("file"))
             try Data("keep".utf8).write(to: outside.appendingPathComponent("inner/file"))
             #expect(symlink(outside.path, trash.path + "/to-folder") == 0)
@@ -82,8 +95,12 @@ import Darwin
     /// deletion unlinks the link, the file stays.
     @Test func aClearedFolderWithALinkOutsideLeavesItsTargetIntact() throws {
         try withTemporaryDirectory { dir throws in
-            let root = dir.appendingPathComponent("root"), outside = dir.appendingPathComponent("outside")
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("cleared/sub"), withIntermediateDirectories: true)
+            let root = dir.appendingPathComponent("root")
+            let outside = dir.appendingPathComponent("outside")
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("cleared/sub"),
+                withIntermediateDirectories: true
+            )
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
             try Data("keep".utf8).write(to: outside.appendingPathComponent("file"))
             #expect(symlink(outside.path, root.path + "/cleared/sub/link") == 0)
@@ -117,7 +134,9 @@ import Darwin
                 try fillTrash(trash, seed: UInt64(round))
                 let errors = Locked<[String]>([])
                 DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                    do { try FolderRemoval.removeContents(of: trash.path) } catch { errors.withLock { $0.append("\(error)") } }
+                    do { try FolderRemoval.removeContents(of: trash.path) } catch {
+                        errors.withLock { $0.append("\(error)") }
+                    }
                 }
                 #expect(errors.withLock { $0 }.isEmpty)
                 #expect(allPaths(under: trash).isEmpty)
@@ -151,11 +170,16 @@ import Darwin
             let trash = dir.appendingPathComponent("trash")
             let stuck = trash.appendingPathComponent("a/stuck")
             for name in ["a/1", "b", "c/d/e"] {
-                try FileManager.default.createDirectory(at: trash.appendingPathComponent(name).deletingLastPathComponent(),
-                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: trash.appendingPathComponent(name).deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try Data("x".utf8).write(to: trash.appendingPathComponent(name))
             }
-            guard let restore = try makeUndeletable(stuck) else { try skip(Self.nothingSticks); return }
+            guard let restore = try makeUndeletable(stuck) else {
+                try skip(Self.nothingSticks)
+                return
+            }
             defer { restore() }
 
             let error = #expect(throws: StorageError.self) { try FolderRemoval.removeContents(of: trash.path) }
@@ -174,16 +198,23 @@ import Darwin
     @Test func aStoresTrashWithAnUndeletableSubfolderStillDrains() throws {
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
-            store.waitForTrash()   // the open's own deletion must not race the leftovers below
+            store.waitForTrash()  // the open's own deletion must not race the leftovers below
             let leftover = dir.appendingPathComponent(".archivist/trash/0123abcd")
             let stuck = leftover.appendingPathComponent("stuck")
             try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
             try Data("x".utf8).write(to: leftover.appendingPathComponent("other"))
-            guard let restore = try makeUndeletable(stuck) else { try skip(Self.nothingSticks); return }
+            guard let restore = try makeUndeletable(stuck) else {
+                try skip(Self.nothingSticks)
+                return
+            }
             defer { restore() }
             try store.clear([FolderPath(["nothing"])])
             store.waitForTrash()
-            #expect(allPaths(under: dir.appendingPathComponent(".archivist/trash")).sorted() == ["0123abcd", "0123abcd/stuck", "0123abcd/stuck/file"])
+            #expect(
+                allPaths(under: dir.appendingPathComponent(".archivist/trash")).sorted() == [
+                    "0123abcd", "0123abcd/stuck", "0123abcd/stuck/file",
+                ]
+            )
             restore()
             try store.clear([FolderPath(["nothing"])])
             store.waitForTrash()
@@ -241,7 +272,10 @@ import Darwin
             }
             #expect(symlink(trash.path, base.path + "/loop") == 0)
         }
-        try FileManager.default.createDirectory(at: trash.appendingPathComponent("deep"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: trash.appendingPathComponent("deep"),
+            withIntermediateDirectories: true
+        )
         try makeChain(in: trash.path + "/deep", depth: 300)
     }
 }

@@ -1,7 +1,9 @@
 import ArchivistTestSupport
 import Foundation
 import Testing
+
 @testable import Archivist
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,8 +22,14 @@ import Darwin
     /// Writes `count` small entries into `folder`, so that it grows past one block.
     func fill(_ store: DiskStore, _ folder: String, count: Int = 300) throws {
         for i in 0..<count {
-            try store.write(Data(repeating: UInt8(truncatingIfNeeded: i), count: 100), to: key(folder, "\(i)"),
-                            typeName: "t", parameter: nil, expiry: nil, durability: .none)
+            try store.write(
+                Data(repeating: UInt8(truncatingIfNeeded: i), count: 100),
+                to: key(folder, "\(i)"),
+                typeName: "t",
+                parameter: nil,
+                expiry: nil,
+                durability: .none
+            )
         }
     }
 
@@ -60,7 +68,8 @@ import Darwin
         return stat(probe, &status) == 0 && Int64(status.st_size) > Int64(status.st_blksize)
     }()
 
-    static let shrinkingFolders: Comment = "folders shrink back when emptied on this file system (tmpfs, APFS, btrfs): nothing is kept as a spare"
+    static let shrinkingFolders: Comment =
+        "folders shrink back when emptied on this file system (tmpfs, APFS, btrfs): nothing is kept as a spare"
 
     func read(_ store: DiskStore, _ key: DiskKey) throws -> Data? {
         try store.read(key, typeName: "t", parameter: nil) { $0.payload }
@@ -99,9 +108,14 @@ import Darwin
     /// The benchmark's order through a `CacheManager`: `clear()` (all) moves the location
     /// folder into the trash with the type folder inside it; the type folder, emptied, is kept,
     /// and the next store's type folder is that very folder; `totalSize` counts only the value.
-    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aCacheManagersTypeFolderIsReusedAfterClearingAll() throws {
+    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aCacheManagersTypeFolderIsReusedAfterClearingAll()
+        throws
+    {
         try withTemporaryDirectory { dir throws in
-            let cache = try CacheManager<ShopCache>(root: CacheRoot(directory: dir), configuration: .init(memoryCountLimit: 0))
+            let cache = try CacheManager<ShopCache>(
+                root: CacheRoot(directory: dir),
+                configuration: .init(memoryCountLimit: 0)
+            )
             for i in 0..<300 { try cache.store(Product(id: i, name: "p\(i)", price: 1), for: .hots, parameter: "\(i)") }
             let folder = dir.path + "/" + CacheLocation.sharedCaches.folderName + "/" + MD5.hexDigest(of: "hots")
             let old = try #require(inode(folder))
@@ -109,7 +123,9 @@ import Darwin
             try cache.flush()
             try cache.store(Product(id: 1, name: "again", price: 2), for: .hots, parameter: "x")
             #expect(inode(folder) == old)
-            #expect(try cache.value(Product.self, for: .hots, parameter: "x") == Product(id: 1, name: "again", price: 2))
+            #expect(
+                try cache.value(Product.self, for: .hots, parameter: "x") == Product(id: 1, name: "again", price: 2)
+            )
             #expect(cache.totalSize == entryFiles(under: dir).values.reduce(0, +))
             #expect(entryFiles(under: dir).count == 1)
         }
@@ -192,7 +208,9 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             let path = store.path(of: key("f", "x"))
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            for i in 0..<300 { try Data().write(to: URL(fileURLWithPath: path + "/" + String(repeating: "y", count: 32) + String(i))) }
+            for i in 0..<300 {
+                try Data().write(to: URL(fileURLWithPath: path + "/" + String(repeating: "y", count: 32) + String(i)))
+            }
             for i in 0..<300 { _ = unlink(path + "/" + String(repeating: "y", count: 32) + String(i)) }
             try write(store, key("f", "x"), "entry")
             store.waitForTrash()
@@ -233,14 +251,15 @@ import Darwin
 
     /// Another process makes the entry folder between the claim and the rename into place
     /// (`EEXIST`): the set uses that folder and the spare goes back to the area.
-    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aFolderMadeByAnotherProcessMeanwhileIsUsed() throws {
+    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aFolderMadeByAnotherProcessMeanwhileIsUsed() throws
+    {
         try withTemporaryDirectory { dir throws in
             var fileSystem = FileSystem.posix
             let real = fileSystem.renameExclusive
             let target = dir.path + "/b"
             fileSystem.renameExclusive = { fromFolder, from, toFolder, to in
                 // `to` is below the store's root descriptor (or, without one, a whole path).
-                if to == "b" || to == target { _ = mkdir(target, 0o700) }   // another process, just before
+                if to == "b" || to == target { _ = mkdir(target, 0o700) }  // another process, just before
                 return real(fromFolder, from, toFolder, to)
             }
             let (store, old) = try storeWithASpare(dir, fileSystem: fileSystem)
@@ -254,40 +273,61 @@ import Darwin
 
     /// Each new call failing: the set still succeeds through `mkdir`, no error reaches the
     /// caller, and nothing is left claimed.
-    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders),
-          arguments: ["unsupported", "claim fails", "placing fails", "give back fails", "trash refused"])
+    @Test(
+        .enabled(if: foldersStayGrownHere, shrinkingFolders),
+        arguments: ["unsupported", "claim fails", "placing fails", "give back fails", "trash refused"]
+    )
     func failuresOfTheNewCallsFallBackToMkdir(_ fault: String) throws {
         try withTemporaryDirectory { dir throws in
             let armed = Locked(false)
             var fileSystem = FileSystem.posix
-            let realRename = fileSystem.renameExclusive, realRemove = fileSystem.removeDirectory, plainRename = fileSystem.rename
+            let realRename = fileSystem.renameExclusive
+            let realRemove = fileSystem.removeDirectory
+            let plainRename = fileSystem.rename
             fileSystem.renameExclusive = { fromFolder, from, toFolder, to in
                 if armed.withLock({ $0 }) {
                     let claiming = to.contains("/spare/" + AtomicFile.temporaryPrefix)
                     switch fault {
-                    case "unsupported": errno = EINVAL; return -1
-                    case "claim fails" where claiming: errno = EIO; return -1
+                    case "unsupported":
+                        errno = EINVAL
+                        return -1
+                    case "claim fails" where claiming:
+                        errno = EIO
+                        return -1
                     // `to` is a whole path: this file system's `rename` is replaced, so the store
                     // makes no call below its root's descriptor.
-                    case "placing fails" where !claiming && !to.contains("/.archivist/"): errno = EACCES; return -1
+                    case "placing fails" where !claiming && !to.contains("/.archivist/"):
+                        errno = EACCES
+                        return -1
                     case "give back fails" where !claiming:
-                        if !to.contains("/.archivist/") { _ = mkdir(to, 0o700) }   // EEXIST, then no slot
-                        else { errno = EIO; return -1 }
+                        if !to.contains("/.archivist/") {
+                            _ = mkdir(to, 0o700)
+                        }  // EEXIST, then no slot
+                        else {
+                            errno = EIO
+                            return -1
+                        }
                     default: break
                     }
                 }
                 return realRename(fromFolder, from, toFolder, to)
             }
             fileSystem.removeDirectory = { path in
-                if armed.withLock({ $0 }) && fault == "give back fails" { errno = EBUSY; return -1 }
+                if armed.withLock({ $0 }) && fault == "give back fails" {
+                    errno = EBUSY
+                    return -1
+                }
                 return realRemove(path)
             }
             fileSystem.rename = { from, to in
-                if armed.withLock({ $0 }) && fault == "trash refused" && to.contains("/.archivist/trash/") { errno = EIO; return -1 }
+                if armed.withLock({ $0 }) && fault == "trash refused" && to.contains("/.archivist/trash/") {
+                    errno = EIO
+                    return -1
+                }
                 return plainRename(from, to)
             }
             let (store, _) = try storeWithASpare(dir, fileSystem: fileSystem)
-            if fault == "trash refused" {   // a spare that must not be used, which cannot be trashed
+            if fault == "trash refused" {  // a spare that must not be used, which cannot be trashed
                 try Data("planted".utf8).write(to: URL(fileURLWithPath: store.spares.path + "/0/planted"))
             }
             armed.withLock { $0 = true }
@@ -327,15 +367,21 @@ import Darwin
                 spares = spareInodes(store)
                 #expect(spares.count == 4)
             }
-            let folders = 8, entries = 20
-            let children = try ["w1", "w2"].map { try ChildProcess(worker, ["spare-claims", dir.path, $0, String(folders), String(entries)]) }
+            let folders = 8
+            let entries = 20
+            let children = try ["w1", "w2"].map {
+                try ChildProcess(worker, ["spare-claims", dir.path, $0, String(folders), String(entries)])
+            }
             ChildProcess.waitForAll(children)
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
             for writer in ["w1", "w2"] {
                 for folder in 0..<folders {
                     for i in 0..<entries {
-                        #expect(try read(store, key("s/\(folder)", "\(writer)-\(i)")) == Data("\(writer) \(folder) \(i)".utf8))
+                        #expect(
+                            try read(store, key("s/\(folder)", "\(writer)-\(i)"))
+                                == Data("\(writer) \(folder) \(i)".utf8)
+                        )
                     }
                 }
             }
@@ -344,7 +390,7 @@ import Darwin
             let live = (0..<folders).compactMap { inode(dir.path + "/s/\($0)") }
             let places = live + Array(spareInodes(store))
             for spare in spares { #expect(places.filter { $0 == spare }.count <= 1) }
-            #expect(live.filter { spares.contains($0) }.count >= 1)   // some folders came from spares
+            #expect(live.filter { spares.contains($0) }.count >= 1)  // some folders came from spares
             #expect(!spareNames(store).contains { $0.hasPrefix(AtomicFile.temporaryPrefix) })
         }
     }
@@ -352,7 +398,8 @@ import Darwin
     /// A process killed while keeping (its emptied folder in the trash, about to move into the
     /// area), then one killed while claiming (the spare under its claim name): each time the
     /// store reopens with the right entries and sizes, and the leftover becomes a spare again.
-    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aProcessKilledWhileKeepingOrClaimingLeavesACorrectStore() throws {
+    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders))
+    func aProcessKilledWhileKeepingOrClaimingLeavesACorrectStore() throws {
         let worker = try #require(processWorkerPath(), "ArchivistProcessWorker not built next to the tests")
         try withTemporaryDirectory { dir throws in
             do {
@@ -374,7 +421,7 @@ import Darwin
             do {
                 let store = try DiskStore.open(at: dir)
                 store.waitForTrash()
-                #expect(spareNames(store) == ["0"])   // kept by the reopening's emptying
+                #expect(spareNames(store) == ["0"])  // kept by the reopening's emptying
                 spare = inode(store.spares.path + "/0")
                 #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
                 #expect(try read(store, key("other", "x")) == Data("other".utf8))
@@ -384,7 +431,7 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
             #expect(!spareNames(store).contains { $0.hasPrefix(AtomicFile.temporaryPrefix) })
-            #expect(spareInodes(store) == [spare ?? 0])   // the dead claim is a spare again
+            #expect(spareInodes(store) == [spare ?? 0])  // the dead claim is a spare again
             #expect(try read(store, key("other", "x")) == Data("other".utf8))
             #expect(try read(store, key("n", "x")) == nil)
             #expect(store.usage(of: FolderPath([])).entryCount == entryFiles(under: dir).count)
@@ -399,7 +446,8 @@ import Darwin
     /// of the trash open and goes on deleting what it reads there: a folder kept meanwhile, then
     /// claimed as an entry folder, would lose new entries to that walk. So nothing is kept while
     /// another walk is under way; the folders are removed, and keeping resumes afterwards.
-    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func nothingIsKeptWhileAnotherWalkIsInTheTrash() throws {
+    @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func nothingIsKeptWhileAnotherWalkIsInTheTrash() throws
+    {
         try withTemporaryDirectory { dir in
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
@@ -410,7 +458,7 @@ import Darwin
             store.waitForTrash()
             #expect(spareNames(store).isEmpty)
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
-            _ = close(lock)   // the other walk ends
+            _ = close(lock)  // the other walk ends
             try fill(store, "b")
             let old = try #require(inode(dir.path + "/b"))
             try store.clear([FolderPath(["b"])])
@@ -427,7 +475,10 @@ import Darwin
             var fileSystem = FileSystem.posix
             let real = fileSystem.open
             fileSystem.open = { path, flags, mode in
-                if path.hasSuffix("/.archivist/trash.lock") { errno = EMFILE; return -1 }
+                if path.hasSuffix("/.archivist/trash.lock") {
+                    errno = EMFILE
+                    return -1
+                }
                 return real(path, flags, mode)
             }
             let store = try DiskStore.open(at: dir, fileSystem: fileSystem)
@@ -435,12 +486,16 @@ import Darwin
             try write(store, key("a", "x"), "old")
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count == 2)   // the item and its entry
+            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count == 2)  // the item and its entry
             #expect(try read(store, key("a", "x")) == nil)
             #expect(spareNames(store).isEmpty)
             // The next emptying (another process's, say) can lock.
-            try SpareFolders(internalPath: dir.path + "/.archivist", fileSystem: .posix, queue: DispatchQueue(label: "t"))
-                .emptyTrash()
+            try SpareFolders(
+                internalPath: dir.path + "/.archivist",
+                fileSystem: .posix,
+                queue: DispatchQueue(label: "t")
+            )
+            .emptyTrash()
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
         }
     }
@@ -462,7 +517,7 @@ import Darwin
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
             #expect(lstat(lock, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o777 == 0o600)
-            #expect(spareNames(store).count == 1)   // locked alone: kept, as with the lock made at open
+            #expect(spareNames(store).count == 1)  // locked alone: kept, as with the lock made at open
             #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
         }
     }
