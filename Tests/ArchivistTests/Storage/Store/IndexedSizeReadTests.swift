@@ -95,12 +95,12 @@ import Darwin
             let probe = Probe()
             let store = try DiskStore.open(at: dir, fileSystem: probe.fileSystem())
             let key = Self.key("p")
-            let original = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 3) })
+            let original = Data((0..<50_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 3) })
             try store.write(original, to: key, typeName: "t", parameter: "p", expiry: nil, durability: .none)
             let indexed = try #require(store.sizes(of: key)).logical
             var expected = original
             if largerFile {
-                expected = Data((0..<80_000).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+                expected = Data((0..<80_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 11) })
                 try Self.entryFile(expected, parameter: "p").write(to: URL(fileURLWithPath: store.path(of: key)))
                 probe.readCap.withLock { $0 = Int(indexed) }
             } else {
