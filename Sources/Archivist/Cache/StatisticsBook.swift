@@ -250,13 +250,6 @@ final class StatisticsBook: @unchecked Sendable {
     }
 }
 
-extension DiskStore {
-    /// The per-type statistics table in the store's shared file, if the file has one.
-    var sharedStatistics: SharedStatistics? {
-        SharedStatistics(words: shared.statistics, owner: shared)
-    }
-}
-
 /// The monotonic clock in nanoseconds, for timing reads (as `FileLock` times its holds).
 @inline(__always)
 func monotonicNanoseconds() -> UInt64 {

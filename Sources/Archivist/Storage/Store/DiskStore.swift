@@ -67,6 +67,11 @@ package final class DiskStore: Sendable {
 
     /// This store's slot in the shared counters, `nil` when every slot was taken.
     var sharedSlot: Int? { slot.withLock { $0 } }
+    /// The per-type statistics table in the shared file (``SharedStatistics``), `nil` when
+    /// the file has none; the cache layer counts its hits and misses in it.
+    var sharedStatistics: SharedStatistics? {
+        SharedStatistics(words: shared.statistics, owner: shared)
+    }
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
     let writeRefusal: StorageError?
