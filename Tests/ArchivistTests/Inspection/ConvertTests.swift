@@ -139,7 +139,7 @@ import Testing
         #expect(try ToolRun(["convert", file.path, "--to", "xml", "--graph"]).status == 2)
     }
 
-    @Test func graphOfANoteFromAnApplePlatformReadsAsTheNote() throws {
+    @Test(.needsKeyedArchiveFixtures) func graphOfANoteFromAnApplePlatformReadsAsTheNote() throws {
         let directory = try #require(
             KeyedArchiveFixtures.directory(),
             Comment(rawValue: KeyedArchiveFixtures.missingMessage)
