@@ -7,6 +7,8 @@
 #
 #   scripts/mutation-check.sh            # every mutation
 #   scripts/mutation-check.sh NAME...    # only these
+#   scripts/mutation-check.sh --validate # no build: every entry's text occurs exactly once
+#                                        # (CI runs it, so a reformat cannot leave the table stale)
 #
 # Each line of mutations.tsv: name, file, the exact text to replace (it must occur exactly
 # once), its replacement, and the `swift test --filter` pattern of the suites that must fail;
@@ -14,6 +16,25 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 table=scripts/mutations.tsv
+
+# How many times the text FROM occurs in a file.
+occurrences() { FROM="$1" perl -0ne 'BEGIN { $n = 0 } $n += () = /\Q$ENV{FROM}\E/g; END { print $n }' "$2"; }
+
+if [ "${1:-}" = "--validate" ]; then
+    stale=0; entries=0
+    while IFS=$'\t' read -r name file from to filter; do
+        case "$name" in ''|'#'*) continue ;; esac
+        entries=$((entries + 1))
+        if [ ! -f "$file" ]; then
+            echo "mutation table: $name names $file, which does not exist"; stale=$((stale + 1))
+        elif [ "$(occurrences "$from" "$file")" != 1 ] || [ -z "$filter" ]; then
+            echo "mutation table: $name: its text does not occur exactly once in $file (or it names no suites)"
+            stale=$((stale + 1))
+        fi
+    done < "$table"
+    [ "$stale" -eq 0 ] && echo "mutation table: all $entries entries apply"
+    exit $((stale > 0))
+fi
 timeout_seconds=${MUTATION_TIMEOUT:-600}
 if [ -n "$(git status --porcelain -- Sources)" ]; then
     echo "Sources has uncommitted changes: commit or stash them first (each mutation is undone with git checkout)." >&2
@@ -25,7 +46,7 @@ killed=0; survived=(); invalid=()
 while IFS=$'\t' read -r name file from to filter; do
     case "$name" in ''|'#'*) continue ;; esac
     if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
-    count=$(FROM="$from" perl -0ne 'BEGIN { $n = 0 } $n += () = /\Q$ENV{FROM}\E/g; END { print $n }' "$file")
+    count=$(occurrences "$from" "$file")
     if [ "$count" != 1 ]; then
         echo "INVALID  $name: the text to replace occurs $count times in $file"
         invalid+=("$name"); continue
