@@ -110,7 +110,8 @@ extension CacheManager {
 
     /// The value of a non-`Sendable` type stored for `type` if it was written within the last
     /// `maxAge` seconds, whatever its expiry says, read without blocking the caller; the value
-    /// returned is the caller's alone (`sending`), as with ``value(_:for:parameter:)-async``.
+    /// returned is the caller's alone (`sending`), as with the `await` form of
+    /// `value(_:for:parameter:)`.
     ///
     /// ```swift
     /// let recent: [Letter]? = try await cache.value(for: .message, maxAge: 300)

@@ -88,7 +88,8 @@ extension CacheManager {
     ///
     /// Whether the value enters the memory tier: docs/Guide.md, *Which read puts a value in memory*.
     ///
-    /// - Returns: As ``value(_:for:parameter:fetchingWith:)``.
+    /// - Returns: As the blocking `value(_:for:parameter:fetchingWith:)` does: the fetched
+    ///   value, or the cached one with ``CacheFetchResult/fetchError`` set.
     /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the
     ///   cached value cannot be read.
     /// - Complexity: `fetch`, then file I/O on a background queue.
@@ -123,7 +124,8 @@ extension CacheManager {
     /// let letters = try await cache.value(for: .message) { try await api.letters() }   // [Letter]
     /// ```
     ///
-    /// - Returns: As ``value(_:for:parameter:fetchingWith:)``.
+    /// - Returns: As the blocking `value(_:for:parameter:fetchingWith:)` does: the fetched
+    ///   value, or the cached one with ``CacheFetchResult/fetchError`` set.
     /// - Throws: `fetch`'s error when there is no cached value; a ``CacheError`` when the
     ///   cached value cannot be read.
     /// - Complexity: `fetch`, then file I/O on a background queue.

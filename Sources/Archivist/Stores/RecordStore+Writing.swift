@@ -156,7 +156,7 @@ extension RecordStore {
     /// lock it is renamed into place only if no process committed anything meanwhile, else it
     /// is written again. Nothing of size O(n) runs under the lock (iOS terminates a suspended
     /// app that holds a file lock in a shared container, `0xdead10cc`): when other processes
-    /// commit during each of ``compactionAttempts`` tries, the log is left as it is — whole and
+    /// commit during each of four tries, the log is left as it is — whole and
     /// correct — and the next commit that finds it large tries again.
     ///
     /// - Throws: ``StoreError`` with an I/O code; the store stays usable and consistent.
