@@ -4,6 +4,12 @@ import Testing
 
 @testable import Archivist
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The snapshot is a stack of layers: a fold writes what changed since the last one, a lookup
 /// reads the newest layer that holds a record, a folder cleared since a layer does not see it,
 /// and a missing or damaged layer is repaired by a rescan.
@@ -264,6 +270,67 @@ import Testing
             #expect(layers.isEmpty)
             let files = entryFiles(under: dir)
             #expect(store.usage(of: folder).logicalBytes == Int64(files.values.reduce(0, +)))
+        }
+    }
+
+    /// A fold that stops half-way — its new layer's rename fails once the layer below is linked
+    /// to its epoch's name, or the journal cannot be emptied once the new layer is in place (the
+    /// intent word then stays set, as a holder killed there leaves it) — leaves a root that two
+    /// stores, and a store opened afresh, read to the files' exact sizes; the next fold stacks
+    /// on a layer name the failed one left.
+    @Test(arguments: [FaultInjector.Operation.rename, .ftruncate])
+    func aFoldStoppedHalfWayLeavesExactSizes(operation: FaultInjector.Operation) throws {
+        try withTemporaryDirectory { dir throws in
+            let folder = FolderPath([MD5.hexDigest(of: "x")])
+            func key(_ i: Int) -> DiskKey { DiskKey(folder: folder, name: EntryName(parameter: "p\(i)")) }
+            func expectExact(_ store: DiskStore) {
+                let files = entryFiles(under: dir)
+                #expect(store.usage(of: FolderPath([])).entryCount == files.count)
+                #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
+                for i in 0..<2_001 {
+                    let relative = String(store.path(of: key(i)).dropFirst(store.rootPath.count + 1))
+                    #expect(store.sizes(of: key(i))?.logical == files[relative].map(Int64.init))
+                }
+            }
+            do {
+                let injector = FaultInjector()
+                let a = try storeThroughLink(dir, "a", fileSystem: injector.fileSystem)
+                let b = try storeThroughLink(dir, "b")
+                for i in 0..<2_000 {
+                    try a.write(
+                        Data(count: i % 40),
+                        to: key(i),
+                        typeName: "t",
+                        parameter: nil,
+                        expiry: nil,
+                        durability: .none
+                    )
+                }
+                try a.flush()
+                try a.write(Data(count: 77), to: key(1), typeName: "t", parameter: nil, expiry: nil, durability: .none)
+                #expect(try a.remove(key(2)))
+                injector.arm(.init(operation: operation, n: 1, persistent: false, errno: EIO))
+                if operation == .rename {
+                    #expect(throws: StorageError.self) { try a.flush() }
+                } else {
+                    try a.flush()  // the repair its next catch-up makes
+                }
+                #expect(injector.disarm() == 1)
+                try b.write(
+                    Data(count: 5),
+                    to: key(2_000),
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
+                expectExact(a)
+                expectExact(b)
+                try a.flush()
+                expectExact(b)
+            }
+            let store = try DiskStore.open(at: dir)
+            expectExact(store)
         }
     }
 }
