@@ -88,7 +88,7 @@ extension DiskStore {
     static let maxSnapshotLayers = 16
     /// The bytes of older layers a fold reads and merges into its new one at most, unless it is
     /// the background merge of every layer: what a ``flush()`` may cost beyond its changes.
-    static let foldMergeBudget = 1 << 20
+    static let foldMergeBudget = 1 << 19
 
     /// How many of a snapshot's newest layers (of `layerBytes` bytes each, newest first) a fold
     /// of `changedBytes` bytes of changed records merges into its new layer: each layer no more
