@@ -8,7 +8,8 @@ import Darwin
 
 /// Keeping one size index exact across every process that opens the root, and across crashes.
 ///
-/// On disk, under `.archivist`: `index`, a snapshot of the index tagged with a journal epoch;
+/// On disk, under `.archivist`: `index`, the newest layer of a snapshot of the index tagged with
+/// a journal epoch, and `index.<epoch>`, the older layers it stacks on (see ``SnapshotFile``);
 /// `journal`, every change committed since that snapshot, in commit order (see
 /// ``DiskStore/Change``); `shared`, the ``SharedCounters`` every process maps; `lock`, the
 /// ``FileLock``. The index is snapshot + journal.
@@ -28,9 +29,10 @@ import Darwin
 /// lock, then saves a snapshot and starts a new journal epoch under a short hold
 /// (`DiskStore+Repair.swift`). While the word is set no process starts a change, so the scan
 /// sees a disk nobody changes. A journal
-/// longer than ``compactionThreshold`` is folded into a new snapshot in the background by the
-/// process whose record crossed it; other processes then open the new snapshot, which they
-/// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The
+/// longer than ``compactionThreshold`` is folded into a new snapshot layer in the background by
+/// the process whose record crossed it, and ``flush()`` folds whatever the journal holds; other
+/// processes then open the new snapshot, which they read in place (O(layers × folders + pages),
+/// see ``SnapshotFile``), on their next catch-up. The
 /// marker `.archivist/dirty` reading `D` at open also forces a rescan (a store sets it while
 /// the disk may be ahead of the saved index).
 ///

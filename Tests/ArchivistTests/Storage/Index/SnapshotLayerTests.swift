@@ -136,6 +136,17 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             #expect(store.state.withLock { $0.index.bases.count } == 1)
             #expect(store.usage(of: folder).entryCount == 2_999)
+            // The tools read the stack too: the index comparison, and the newest layer's summary.
+            let comparison = try DiskStore.compareIndex(rootPath: store.rootPath, files: files.mapValues(Int64.init))
+            #expect(comparison.agrees)
+            #expect(comparison.indexedEntries == 2_999)
+            let top = try [UInt8](Data(contentsOf: URL(fileURLWithPath: internalPath + "index")))
+            if case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: top) {
+                #expect(summary.entries == 2_999)
+                #expect(summary.version == 4)
+            } else {
+                Issue.record("no summary of the newest layer")
+            }
             #expect(store.usage(of: folder).logicalBytes == Int64(files.values.reduce(0, +)))
             for i in 0..<3_000 {
                 let relative = String(store.path(of: key(i)).dropFirst(store.rootPath.count + 1))
@@ -209,6 +220,7 @@ import Darwin
         // Layers no larger than twice what is gathered are merged, a larger one stops it.
         #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [2 * page, 4 * page, 32 * page]) == 2)
         #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [5 * page, 4 * page]) == 0)
+        #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [3 * page, 100 * page]) == 1)
         // Past the cap, the newest are merged whatever their size, within the budget.
         let deep = [Int](repeating: budget / 2, count: DiskStore.snapshotLayerCap) + [40 * budget]
         #expect(DiskStore.layersToMerge(changedBytes: page, layerBytes: deep) == 1)
@@ -312,8 +324,10 @@ import Darwin
                 injector.arm(.init(operation: operation, n: 1, persistent: false, errno: EIO))
                 if operation == .rename {
                     #expect(throws: StorageError.self) { try a.flush() }
+                    #expect(!a.shared.intent)  // nothing changed but a link
                 } else {
-                    try a.flush()  // the repair its next catch-up makes
+                    #expect(try a.foldJournal() == .lost)
+                    #expect(a.shared.intent)  // the next holder repairs
                 }
                 #expect(injector.disarm() == 1)
                 try b.write(
