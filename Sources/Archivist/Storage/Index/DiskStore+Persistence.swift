@@ -48,8 +48,6 @@ extension DiskStore {
         var appliedEpoch: UInt64 = 0
         /// The shared change counter `index` is up to date with.
         var appliedChange: UInt64 = 0
-        /// The size of the last snapshot saved or loaded, for the compaction threshold.
-        var snapshotBytes = 0
         /// Recent changes, for memory tiers and change notifications.
         var changes = ChangeRing()
         /// The folder of the last record replayed, so the next catch-up's first record of it
@@ -377,7 +375,7 @@ extension DiskStore {
     ///   another epoch (nothing replaced); ``CatchUpOutcome/needsRepair`` when the journal is
     ///   damaged or unreadable.
     func reload(counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
-        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else { return .needsScan }
+        guard let (saved, _, _) = readSnapshot(of: epoch) else { return .needsScan }
         var index = saved
         var previous: PreviousFolder?
         guard let replayed = replayJournal(from: 0, into: &index, previous: &previous) else { return .needsRepair }
@@ -386,7 +384,6 @@ extension DiskStore {
             state.journalOffset = replayed.consumed
             state.appliedEpoch = epoch
             state.appliedChange = counter
-            state.snapshotBytes = snapshotBytes
             // anything may have changed
             state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
         }
@@ -464,7 +461,6 @@ extension DiskStore {
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
-                if let snapshotBytes { state.snapshotBytes = snapshotBytes }
                 if scanned {
                     state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
                 }

@@ -27,7 +27,7 @@ extension DiskStore {
     /// - Complexity: O(entries + journal) without the lock; under it, the journal's tail.
     func reloadWithoutLock() throws -> (CatchUpOutcome, epoch: UInt64) {
         let epoch = shared.epoch
-        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else {
+        guard let (saved, _, _) = readSnapshot(of: epoch) else {
             // A later epoch's snapshot is one whose epoch is about to begin (or whose holder
             // died before it did: the intent word, set, then calls for a repair).
             return (shared.epoch == epoch && !isLater(snapshotEpochAt: epoch) ? .needsScan : .needsReload, epoch)
@@ -47,7 +47,6 @@ extension DiskStore {
                 // Past a damaged record the counter stays behind, so the next catch-up reads
                 // the damage again and calls for the repair.
                 if !rest.damaged { state.appliedChange = counter }
-                state.snapshotBytes = snapshotBytes
                 // anything may have changed
                 state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
             }
@@ -202,7 +201,6 @@ extension DiskStore {
                 state.journalOffset = tail.count
                 state.appliedEpoch = epoch &+ 1
                 state.appliedChange = counter
-                state.snapshotBytes = bytes.byteCount
             }
             try? setMarker(dirty: false)
             shared.intent = false
