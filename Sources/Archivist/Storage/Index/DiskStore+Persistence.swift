@@ -71,8 +71,8 @@ extension DiskStore {
     }
 
     /// Folds the journal on the fold queue, once at a time, off the call whose record crossed
-    /// ``compactionThreshold`` (or whose fold left the snapshot at ``snapshotLayerCap`` layers):
-    /// a merge of every layer when the snapshot has that many, O(entries).
+    /// ``compactionThreshold`` (or whose fold left the snapshot past ``snapshotLayerCap``
+    /// layers): a merge of every layer when the snapshot has more, O(entries).
     func scheduleFold() {
         guard
             foldScheduled.withLock({ scheduled in
@@ -83,7 +83,7 @@ extension DiskStore {
         foldQueue.async { [weak self] in
             guard let self else { return }
             self.foldScheduled.withLock { $0 = false }
-            _ = try? self.foldJournal(merging: self.snapshotLayerCount >= Self.snapshotLayerCap)
+            _ = try? self.foldJournal(merging: self.snapshotLayerCount > Self.snapshotLayerCap)
         }
     }
 

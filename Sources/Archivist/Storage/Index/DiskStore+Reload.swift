@@ -80,7 +80,8 @@ extension DiskStore {
         case deferred
     }
 
-    /// The layers a snapshot holds before a merge of them all is scheduled in the background.
+    /// The layers a fold keeps a snapshot to, merging its newest ones within ``foldMergeBudget``;
+    /// a fold that leaves more schedules a merge of them all in the background.
     static let snapshotLayerCap = 8
     /// The most layers a snapshot holds: past it, a fold that cannot merge within
     /// ``foldMergeBudget`` is deferred (``FoldOutcome/deferred``).
@@ -209,7 +210,7 @@ extension DiskStore {
         }
         guard folded else { return .lost }
         rebase(onSnapshotOf: epoch &+ 1)
-        if bytes.bases.count + 1 >= Self.snapshotLayerCap { scheduleFold() }
+        if bytes.bases.count + 1 > Self.snapshotLayerCap { scheduleFold() }
         return .folded
     }
 

@@ -232,7 +232,7 @@ import Darwin
         #expect(DiskStore.layersToMerge(changedBytes: page, layerBytes: heavy) == 0)
     }
 
-    /// A merge of every layer in the background (what a stack at the cap schedules) leaves one
+    /// A merge of every layer in the background (what a stack past the cap schedules) leaves one
     /// layer and removes the others; a flush meanwhile does not wait for the fold queue.
     @Test func theMergeRunsInTheBackgroundAndFlushDoesNotWaitForIt() throws {
         try withTemporaryDirectory { dir throws in
