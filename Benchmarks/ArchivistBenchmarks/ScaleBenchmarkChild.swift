@@ -36,6 +36,26 @@ enum ScaleBench {
 
     /// How many new entries the open child stores before the flush it times.
     static let flushChanges = 1_000
+    /// How many rounds of ``flushChanges`` stores and then as many removals, each followed by a
+    /// timed flush, the open child runs.
+    static let flushRounds = 3
+
+    /// The bytes of the size index's files under `root` (one `.archivist` folder per store of
+    /// the cache, at most two levels down): the journal's length, and the `index` file's inode
+    /// and length — a new inode is a snapshot layer written whole.
+    static func indexFiles(under root: String) -> (journal: Int, index: [UInt64: Int]) {
+        var journal = 0
+        var index: [UInt64: Int] = [:]
+        func visit(_ path: String, depth: Int) {
+            var status = stat()
+            if stat(path + "/.archivist/journal", &status) == 0 { journal += Int(status.st_size) }
+            if stat(path + "/.archivist/index", &status) == 0 { index[UInt64(status.st_ino)] = Int(status.st_size) }
+            guard depth > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+            for name in names where !name.hasPrefix(".") { visit(path + "/" + name, depth: depth - 1) }
+        }
+        visit(root, depth: 1)
+        return (journal, index)
+    }
 
     /// The process's resident memory in bytes: `/proc/self/statm` on Linux, the task's basic
     /// info on Darwin; `nil` where neither answers.
@@ -60,39 +80,56 @@ enum ScaleBench {
     }
 
     /// What an `open` child measured, one line of numbers in a file: nanoseconds of the open,
-    /// resident bytes before and after it, nanoseconds of the first read and of the flush.
+    /// resident bytes before and after it, nanoseconds of the first read and of the first
+    /// flush, the index bytes written per change, then nanoseconds of every flush it timed.
     struct OpenSample {
         var openNS: Int64
         var residentBefore: Int
         var residentAfter: Int
         var firstReadNS: Int64
         var flushNS: Int64
+        /// The journal and snapshot bytes the changes and their flushes wrote, per change.
+        var bytesPerChange: Int
+        /// Every flush timed: after ``ScaleBench/flushChanges`` stores, and after as many
+        /// removals, ``ScaleBench/flushRounds`` times.
+        var flushes: [Int64]
 
         var line: String {
-            [openNS, Int64(residentBefore), Int64(residentAfter), firstReadNS, flushNS].map(String.init).joined(
-                separator: " "
-            )
+            ([openNS, Int64(residentBefore), Int64(residentAfter), firstReadNS, flushNS, Int64(bytesPerChange)]
+                + flushes).map(String.init).joined(separator: " ")
         }
 
-        init(openNS: Int64, residentBefore: Int, residentAfter: Int, firstReadNS: Int64, flushNS: Int64) {
+        init(
+            openNS: Int64,
+            residentBefore: Int,
+            residentAfter: Int,
+            firstReadNS: Int64,
+            flushNS: Int64,
+            bytesPerChange: Int,
+            flushes: [Int64]
+        ) {
             self.openNS = openNS
             self.residentBefore = residentBefore
             self.residentAfter = residentAfter
             self.firstReadNS = firstReadNS
             self.flushNS = flushNS
+            self.bytesPerChange = bytesPerChange
+            self.flushes = flushes
         }
 
         init?(line: String) {
             let numbers = line.split(separator: " ").compactMap {
                 Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            guard numbers.count == 5 else { return nil }
+            guard numbers.count >= 6 else { return nil }
             self.init(
                 openNS: numbers[0],
                 residentBefore: Int(numbers[1]),
                 residentAfter: Int(numbers[2]),
                 firstReadNS: numbers[3],
-                flushNS: numbers[4]
+                flushNS: numbers[4],
+                bytesPerChange: Int(numbers[5]),
+                flushes: Array(numbers[6...])
             )
         }
     }
@@ -156,20 +193,39 @@ func runScaleBenchmarkChild(_ arguments: [String]) -> Never {
             let readNS = (clock.now - readStart).nanoseconds
             guard read?.count == size else { throw CocoaError(.fileReadCorruptFile) }
             let value = ScaleBench.value(size: size, seed: 1)
-            for i in 0..<ScaleBench.flushChanges { try cache.store(value, for: .blobs, parameter: "flush-\(i)") }
-            let flushStart = clock.now
-            try cache.flush()
-            let flushNS = (clock.now - flushStart).nanoseconds
+            // Rounds of new entries, then their removals, each followed by a timed flush; the
+            // journal's growth and each new snapshot file's bytes are what the changes wrote.
+            var flushes: [Int64] = []
+            var written = 0
+            for _ in 0..<ScaleBench.flushRounds {
+                for removing in [false, true] {
+                    let before = ScaleBench.indexFiles(under: root)
+                    for i in 0..<ScaleBench.flushChanges {
+                        if removing {
+                            try cache.removeValue(for: .blobs, parameter: "flush-\(i)")
+                        } else {
+                            try cache.store(value, for: .blobs, parameter: "flush-\(i)")
+                        }
+                    }
+                    let changed = ScaleBench.indexFiles(under: root)
+                    let flushStart = clock.now
+                    try cache.flush()
+                    flushes.append((clock.now - flushStart).nanoseconds)
+                    let after = ScaleBench.indexFiles(under: root)
+                    written += max(0, changed.journal - before.journal)
+                    for (inode, bytes) in after.index where changed.index[inode] == nil { written += bytes }
+                }
+            }
             let sample = ScaleBench.OpenSample(
                 openNS: openNS,
                 residentBefore: before,
                 residentAfter: after,
                 firstReadNS: readNS,
-                flushNS: flushNS
+                flushNS: flushes[0],
+                bytesPerChange: written / (2 * ScaleBench.flushRounds * ScaleBench.flushChanges),
+                flushes: flushes
             )
             try sample.line.write(toFile: arguments[4], atomically: false, encoding: .utf8)
-            for i in 0..<ScaleBench.flushChanges { try cache.removeValue(for: .blobs, parameter: "flush-\(i)") }
-            try cache.flush()
         case "clear":
             guard arguments.count >= 5 else { throw CocoaError(.featureUnsupported) }
             let cache = try ScaleBench.cache(root)

@@ -20,8 +20,10 @@ import Darwin
 ///    shares one store per root within a process, so only a new process opens for real),
 ///    median over several children; in the same child the **resident memory** the open adds
 ///    (`/proc/self/statm`; the task's basic info on Darwin), the **first read** of an existing
-///    entry, and **`flush()` after 1,000 new entries** (which the child then removes and
-///    flushes away again, so each child opens the same root);
+///    entry, and **`flush()` after 1,000 new entries**, then after their removal, three rounds
+///    of both (so each child leaves the root as it opened it): the first flush's median, every
+///    flush's median and worst case, and the **bytes written per change** (the journal's growth
+///    and each new snapshot file);
 /// 2. **open after a kill**: a child replacing entries in a loop is killed (`SIGKILL`) once it
 ///    has stored 1,000, and a fresh child times the next open (the recovery);
 /// 3. in this process: steady-state **set** (replacing an existing entry) and **get**, each
@@ -370,6 +372,39 @@ private func recordScaleTables(_ harness: Harness, _ measured: [ScaleMeasurement
         "flush() after \(groupedThousands(ScaleBench.flushChanges)) new entries, in the process that opened; "
             + "target at \(million): ≤ 10 ms"
     )
+
+    let roundsTitle =
+        "flush() after each of \(ScaleBench.flushRounds) rounds of \(groupedThousands(ScaleBench.flushChanges)) "
+        + "new entries and of their removals, every process that opened; target at \(million): ≤ 10 ms in every round"
+    for m in measured {
+        let all = m.opens.flatMap(\.flushes)
+        timeRow(
+            "scale.flush-rounds",
+            m,
+            all,
+            note: all.max().map { "worst \(Harness.format($0)) of \(all.count) flushes" }
+        )
+    }
+    table("scale.flush-rounds", roundsTitle)
+    print("  worst case of every flush timed:")
+    for m in measured {
+        if let worst = m.opens.flatMap(\.flushes).max() { print("  \(m.label): worst \(Harness.format(worst))") }
+    }
+
+    for m in measured {
+        let perChange = m.opens.map(\.bytesPerChange).sorted()
+        bytesRow(
+            "scale.flush-bytes",
+            m.label,
+            perChange[perChange.count / 2],
+            samples: perChange.count,
+            note: "journal and snapshot bytes written per change, median of the processes"
+        )
+    }
+    let bytesTitle =
+        "bytes written per change (journal records and snapshot files) over the rounds of flush() above"
+    harness.recordTable("scale.flush-bytes", title: bytesTitle)
+    printBytesTable(harness, "scale.flush-bytes", title: bytesTitle)
 
     for m in measured { timeRow("scale.open-after-kill", m, m.opensAfterKill) }
     table("scale.open-after-kill", "open in a fresh process after a writer was killed (SIGKILL) mid-run")

@@ -32,10 +32,9 @@ extension CacheManager {
     ///   could not delete stays in the trash, counted in no size, and the next clear or open
     ///   tries again.
     /// - Complexity: Blocking file I/O: the changes other processes made since this one last
-    ///   looked; O(entries) to write a new snapshot of the index only when the changes since
-    ///   the last one amount to a sixteenth of it (or the index is small), or when a fold
-    ///   started by a store is under way, which it waits for; plus the deletion of whatever is
-    ///   in the trash.
+    ///   looked; a new snapshot layer of the index holding the changes since the last one
+    ///   (O(changes + folders), never O(entries): it does not wait for a merge of the layers
+    ///   under way in the background); plus the deletion of whatever is in the trash.
     public func flush() throws {
         statisticsBook.publishMemoryHits()
         for store in stores {

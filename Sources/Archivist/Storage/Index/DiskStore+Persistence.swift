@@ -8,7 +8,8 @@ import Darwin
 
 /// Keeping one size index exact across every process that opens the root, and across crashes.
 ///
-/// On disk, under `.archivist`: `index`, a snapshot of the index tagged with a journal epoch;
+/// On disk, under `.archivist`: `index`, the newest layer of a snapshot of the index tagged with
+/// a journal epoch, and `index.<epoch>`, the older layers it stacks on (see ``SnapshotFile``);
 /// `journal`, every change committed since that snapshot, in commit order (see
 /// ``DiskStore/Change``); `shared`, the ``SharedCounters`` every process maps; `lock`, the
 /// ``FileLock``. The index is snapshot + journal.
@@ -28,9 +29,10 @@ import Darwin
 /// lock, then saves a snapshot and starts a new journal epoch under a short hold
 /// (`DiskStore+Repair.swift`). While the word is set no process starts a change, so the scan
 /// sees a disk nobody changes. A journal
-/// longer than ``compactionThreshold`` is folded into a new snapshot in the background by the
-/// process whose record crossed it; other processes then open the new snapshot, which they
-/// read in place (O(folders + pages), see ``SnapshotFile``), on their next catch-up. The
+/// longer than ``compactionThreshold`` is folded into a new snapshot layer in the background by
+/// the process whose record crossed it, and ``flush()`` folds whatever the journal holds; other
+/// processes then open the new snapshot, which they read in place (O(layers × folders + pages),
+/// see ``SnapshotFile``), on their next catch-up. The
 /// marker `.archivist/dirty` reading `D` at open also forces a rescan (a store sets it while
 /// the disk may be ahead of the saved index).
 ///
@@ -46,8 +48,6 @@ extension DiskStore {
         var appliedEpoch: UInt64 = 0
         /// The shared change counter `index` is up to date with.
         var appliedChange: UInt64 = 0
-        /// The size of the last snapshot saved or loaded, for the compaction threshold.
-        var snapshotBytes = 0
         /// Recent changes, for memory tiers and change notifications.
         var changes = ChangeRing()
         /// The folder of the last record replayed, so the next catch-up's first record of it
@@ -62,23 +62,17 @@ extension DiskStore {
     /// suite's open guards it).
     static let compactionThreshold = 1 << 20
 
-    /// Whether ``flush()`` folds the journal: when it holds at least a sixteenth of the
-    /// snapshot's bytes, or the snapshot is small (``smallSnapshotBytes``), so that a flush
-    /// costs at most about sixteen times what changed since the last fold, never the whole
-    /// index of a large root for a few changes (the `scale` suite's flush after 1,000 changes
-    /// guards it). A shorter journal is already the saved form of those changes.
+    /// Whether ``flush()`` folds the journal: whenever it holds a change. A fold writes what
+    /// changed since the last snapshot and the folders' directory, not the whole index
+    /// (``foldJournal(merging:)``), so the journal an open replays stays short (the `scale`
+    /// suite's open and flush after 1,000 changes guard both).
     var flushFolds: Bool {
-        state.withLock { state in
-            state.journalOffset > 0
-                && (state.snapshotBytes <= Self.smallSnapshotBytes || state.journalOffset * 16 >= state.snapshotBytes)
-        }
+        state.withLock { $0.journalOffset > 0 }
     }
 
-    /// A snapshot this small is folded by every ``flush()`` that has a change to fold.
-    static let smallSnapshotBytes = 1 << 16
-
-    /// Folds the journal on the fold queue, once at a time: the fold is O(entries), too long
-    /// for the call whose record crossed ``compactionThreshold``.
+    /// Folds the journal on the fold queue, once at a time, off the call whose record crossed
+    /// ``compactionThreshold`` (or whose fold left the snapshot past ``snapshotLayerCap``
+    /// layers): a merge of every layer when the snapshot has more, O(entries).
     func scheduleFold() {
         guard
             foldScheduled.withLock({ scheduled in
@@ -89,7 +83,7 @@ extension DiskStore {
         foldQueue.async { [weak self] in
             guard let self else { return }
             self.foldScheduled.withLock { $0 = false }
-            _ = try? self.foldJournal()
+            _ = try? self.foldJournal(merging: self.snapshotLayerCount > Self.snapshotLayerCap)
         }
     }
 
@@ -290,23 +284,21 @@ extension DiskStore {
     }
 
     /// Makes the saved index current: every committed change is in the journal already, and
-    /// the journal is folded into a new snapshot when it holds enough of them (``flushFolds``),
-    /// after a fold under way in the background finishes. That wait stays even when this flush
-    /// will not fold: a process often exits after its flush, and a fold it left undone leaves
-    /// the journal longer for every open after it; short-lived processes would each add to it
-    /// (the `scale` suite's open guards it).
+    /// the journal is folded into a new snapshot layer when it holds any (``flushFolds``). It
+    /// never waits for a fold under way in the background (a merge of every layer may be):
+    /// each fold publishes only if the epoch did not move, so the two cannot both land.
     ///
     /// - Throws: ``StorageError`` when the snapshot cannot be written.
-    /// - Complexity: Blocking file I/O: a catch-up; when the journal is folded, O(entries)
-    ///   without the lock (``foldJournal()``) — at most about sixteen times the journal's
-    ///   length — and under it after a few lost races with other processes' folds.
+    /// - Complexity: Blocking file I/O: a catch-up; when the journal is folded, O(folders +
+    ///   changes) plus at most ``foldMergeBudget`` bytes of older layers without the lock
+    ///   (``foldJournal(merging:)``); a whole snapshot under it after a few lost races with
+    ///   other processes' folds.
     package func flush() throws {
         guard writeRefusal == nil else { return }  // nothing can have changed
-        foldQueue.sync {}
         for _ in 0..<Self.scanAttempts {
             try withCaughtUpIndex(exclusive: false) {}
             guard flushFolds else { return }
-            if try foldJournal() { return }
+            if try foldJournal() != .lost { return }
         }
         try withCaughtUpIndex(exclusive: true) {
             try saveSnapshotExclusive(scanning: false)
@@ -383,7 +375,7 @@ extension DiskStore {
     ///   another epoch (nothing replaced); ``CatchUpOutcome/needsRepair`` when the journal is
     ///   damaged or unreadable.
     func reload(counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
-        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else { return .needsScan }
+        guard let (saved, _, _) = readSnapshot(of: epoch) else { return .needsScan }
         var index = saved
         var previous: PreviousFolder?
         guard let replayed = replayJournal(from: 0, into: &index, previous: &previous) else { return .needsRepair }
@@ -392,7 +384,6 @@ extension DiskStore {
             state.journalOffset = replayed.consumed
             state.appliedEpoch = epoch
             state.appliedChange = counter
-            state.snapshotBytes = snapshotBytes
             // anything may have changed
             state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
         }
@@ -470,12 +461,14 @@ extension DiskStore {
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
-                if let snapshotBytes { state.snapshotBytes = snapshotBytes }
                 if scanned {
                     state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
                 }
             }
-            if snapshotBytes != nil { try? setMarker(dirty: false) }
+            if snapshotBytes != nil {
+                try? setMarker(dirty: false)
+                removeLayers(keeping: [])  // the snapshot saved stacks on nothing
+            }
             shared.intent = false
         } else {
             // The journal could not be emptied. Without a scan it still agrees with the disk
@@ -606,31 +599,79 @@ extension DiskStore {
     }
 
     /// The saved snapshot, when it is of `epoch` (of any epoch when `nil`), opened to be read
-    /// in place (``SnapshotFile``), with its epoch and length in bytes. Its header is read and
-    /// judged first, then the directory, whose length the header gives and the file's length
-    /// must agree with: a snapshot of another epoch or format, garbage, or a sparse file of
-    /// gigabytes costs one small read. `nil` for any of them, or when the file is missing or
-    /// its directory is damaged; a damaged page is found when it is read.
+    /// in place (``SnapshotFile``) with the older layers it stacks on, with its epoch and its
+    /// newest layer's length in bytes. Each file's header is read and judged first, then its
+    /// directory, whose length the header gives and the file's length must agree with: a
+    /// snapshot of another epoch or format, garbage, or a sparse file of gigabytes costs one
+    /// small read. `nil` for any of them, or when a file is missing (an older layer another
+    /// process's merge removed: the epoch moved) or its directory is damaged; a damaged page
+    /// is found when it is read.
     ///
-    /// - Complexity: O(folders + pages) — the directory — never O(entries).
+    /// - Complexity: O(folders + pages) of each layer — the directories — never O(entries).
     func readSnapshot(of epoch: UInt64?) -> (index: SizeIndex, epoch: UInt64, byteCount: Int)? {
-        let fd = fileSystem.open(indexPath, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
-        guard fd >= 0 else { return nil }
-        guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
-            let (file, index) = SnapshotFile.open(
-                source: .file(fd, fileSystem),
-                length: length,
-                readAt: { offset, count in
-                    fileSystem.readBytes(of: fd, at: offset, count: count)
-                }
-            )
-        else {
-            _ = fileSystem.close(fd)
-            return nil
+        /// The layer file at `path`, opened; `nil` when missing or damaged.
+        func openLayer(_ path: String, _ body: (SnapshotFile.Source, Int, (Int, Int) -> [UInt8]?) -> Bool) -> Bool {
+            let fd = fileSystem.open(path, O_RDONLY | O_CLOEXEC, 0, below: workingRoot)
+            guard fd >= 0 else { return false }
+            guard let length = fileSystem.statusWithoutTimes(fd).map({ Int(clamping: $0.sizes.logical) }),
+                body(
+                    .file(fd, fileSystem),
+                    length,
+                    { offset, count in fileSystem.readBytes(of: fd, at: offset, count: count) }
+                )
+            else {
+                _ = fileSystem.close(fd)
+                return false
+            }
+            // The file owns the descriptor from here, and closes it when the index lets it go.
+            return true
         }
-        // The file owns the descriptor from here, and closes it when the index lets it go.
-        guard epoch == nil || file.epoch == epoch else { return nil }
-        return (index, file.epoch, length)
+        var opened: (SnapshotFile, SizeIndex)?
+        _ = openLayer(indexPath) { source, length, readAt in
+            // The header first: a snapshot of another epoch opens none of its layers.
+            guard let header = readAt(0, SizeIndex.headerLength), let tag = SizeIndex.epoch(ofHeader: header),
+                epoch == nil || tag == epoch
+            else { return false }
+            opened = SnapshotFile.open(source: source, length: length, readAt: readAt) { base in
+                var layer: (SnapshotFile, SnapshotFile.Directory)?
+                _ = openLayer(self.layerPath(of: base)) { source, length, readAt in
+                    layer = SnapshotFile.openLayer(source: source, length: length, readAt: readAt)
+                    return layer != nil
+                }
+                return layer
+            }
+            return opened != nil
+        }
+        guard let (file, index) = opened else { return nil }
+        return (index, file.epoch, file.byteCount)
+    }
+
+    /// Where the layer of the snapshot of `epoch` stays once a newer one stacks on it: `index.`
+    /// and the epoch in sixteen hex digits.
+    func layerPath(of epoch: UInt64) -> String {
+        let hex = String(epoch, radix: 16)
+        return indexPath + "." + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
+
+    /// Removes every older layer file but those of `kept`, under the exclusive lock after a new
+    /// snapshot was renamed into place: those the snapshot does not stack on (a process that
+    /// opened one keeps reading it by its descriptor; one about to open it finds the epoch
+    /// moved), and any a fold killed before its rename left.
+    ///
+    /// - Complexity: One read of the internal folder, an `unlink` per layer removed.
+    func removeLayers(keeping kept: [UInt64]) {
+        guard let stream = DirectoryEntries.open(internalPath, below: workingRoot) else { return }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = String(cString: DirectoryEntries.name(of: entry))
+            // "index." and sixteen hex digits
+            guard name.utf8.count == 22, name.hasPrefix("index."), let epoch = UInt64(name.dropFirst(6), radix: 16),
+                !kept.contains(epoch)
+            else { continue }
+            names.append(name)
+        }
+        closedir(stream)
+        for name in names { _ = fileSystem.unlink(internalPath + "/" + name, below: workingRoot) }
     }
 
     /// Writes the marker's flag byte.

@@ -27,7 +27,7 @@ extension DiskStore {
     /// - Complexity: O(entries + journal) without the lock; under it, the journal's tail.
     func reloadWithoutLock() throws -> (CatchUpOutcome, epoch: UInt64) {
         let epoch = shared.epoch
-        guard let (saved, _, snapshotBytes) = readSnapshot(of: epoch) else {
+        guard let (saved, _, _) = readSnapshot(of: epoch) else {
             // A later epoch's snapshot is one whose epoch is about to begin (or whose holder
             // died before it did: the intent word, set, then calls for a repair).
             return (shared.epoch == epoch && !isLater(snapshotEpochAt: epoch) ? .needsScan : .needsReload, epoch)
@@ -47,7 +47,6 @@ extension DiskStore {
                 // Past a damaged record the counter stays behind, so the next catch-up reads
                 // the damage again and calls for the repair.
                 if !rest.damaged { state.appliedChange = counter }
-                state.snapshotBytes = snapshotBytes
                 // anything may have changed
                 state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))
             }
@@ -69,20 +68,71 @@ extension DiskStore {
         return tag > epoch
     }
 
-    /// Folds the journal into a new snapshot, the snapshot serialized and written without the
-    /// lock — O(entries), too long a hold for a large root — from this process's index as of
-    /// a journal position; then, under a short exclusive hold, caught up, renamed into place,
-    /// with the records appended meanwhile moved to the start of the journal as the new
-    /// epoch's, if the epoch did not move and no repair is due. The intent word is set across
+    /// What a fold did.
+    enum FoldOutcome: Equatable {
+        /// A new snapshot layer was renamed into place and its epoch begun.
+        case folded
+        /// Another process folded or repaired meanwhile, or a repair is due: nothing changed.
+        case lost
+        /// Folding now would stack more than ``maxSnapshotLayers`` layers without a merge larger
+        /// than ``foldMergeBudget``: the journal stays as it is (it is the saved form of the
+        /// changes), and a merge of every layer is scheduled in the background.
+        case deferred
+    }
+
+    /// The layers a fold keeps a snapshot to, merging its newest ones within ``foldMergeBudget``;
+    /// a fold that leaves more schedules a merge of them all in the background.
+    static let snapshotLayerCap = 8
+    /// The most layers a snapshot holds: past it, a fold that cannot merge within
+    /// ``foldMergeBudget`` is deferred (``FoldOutcome/deferred``).
+    static let maxSnapshotLayers = 16
+    /// The bytes of older layers a fold reads and merges into its new one at most, unless it is
+    /// the background merge of every layer: what a ``flush()`` may cost beyond its changes.
+    static let foldMergeBudget = 1 << 19
+
+    /// How many of a snapshot's newest layers (of `layerBytes` bytes each, newest first) a fold
+    /// of `changedBytes` bytes of changed records merges into its new layer: each layer no more
+    /// than twice the bytes gathered so far — so the layers grow geometrically downwards and a
+    /// record is rewritten a logarithmic number of times — or any while the stack is past
+    /// ``snapshotLayerCap``, as long as all stay within ``foldMergeBudget``.
+    static func layersToMerge(changedBytes: Int, layerBytes: [Int]) -> Int {
+        var merged = 0
+        var bytes = changedBytes
+        while merged < layerBytes.count {
+            let next = layerBytes[merged]
+            let tooDeep = layerBytes.count - merged + 1 > snapshotLayerCap
+            guard bytes * 2 >= next || tooDeep, bytes + next <= foldMergeBudget else { break }
+            bytes += next
+            merged += 1
+        }
+        return merged
+    }
+
+    /// The layers of the snapshot this process's index reads; 0 for an index built in memory.
+    var snapshotLayerCount: Int {
+        state.withLock { $0.index.file == nil ? 0 : 1 + $0.index.bases.count }
+    }
+
+    /// Folds the journal into a new snapshot layer, serialized and written without the lock
+    /// from this process's index as of a journal position; then, under a short exclusive hold,
+    /// caught up, the current snapshot file kept under its epoch's layer name (when the new one
+    /// stacks on it), the new one renamed into place, with the records appended meanwhile moved
+    /// to the start of the journal as the new epoch's, if the epoch did not move and no repair
+    /// is due; then the layers no longer stacked on are removed. The intent word is set across
     /// that hold's file changes, so a holder killed there leaves a repair. `LockHoldTests`
     /// guards that the snapshot is written outside the lock.
     ///
-    /// - Returns: Whether the journal was folded; `false` when another process folded or
-    ///   repaired meanwhile, or a repair is due (nothing changed; the temporary is deleted).
+    /// The new layer holds what changed since the snapshot the index was loaded from, merged
+    /// with some of its newest layers (``layersToMerge(changedBytes:layerBytes:)``); with
+    /// `merging`, or for an index built in memory, every record in one layer that stacks on
+    /// nothing.
+    ///
+    /// - Returns: What it did (``FoldOutcome``; on ``FoldOutcome/lost`` the temporary is deleted).
     /// - Throws: ``StorageError`` when the snapshot cannot be written or renamed (nothing changed).
-    /// - Complexity: O(entries) without the lock; under it, a catch-up, a rename, and the
-    ///   records appended while the snapshot was written.
-    func foldJournal() throws -> Bool {
+    /// - Complexity: Without the lock, O(folders + changes + the layers merged), or O(entries)
+    ///   with `merging`; under it, a catch-up, a link, a rename, and the records appended while
+    ///   the layer was written.
+    func foldJournal(merging: Bool = false) throws -> FoldOutcome {
         // The copy and its journal position under a short shared hold, which none of this
         // process's writes is inside: one between applying its change and moving the position
         // past its record would have the new epoch's journal apply that change again
@@ -90,8 +140,22 @@ extension DiskStore {
         let (snapshot, epoch, offset) = try lock.withShared {
             state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
         }
-        // A page of the snapshot file the index reads is damaged: the next catch-up repairs.
-        guard let bytes = snapshot.serialized(epoch: epoch &+ 1) else { return false }
+        // The layers stack only on the snapshot of the epoch folded: an index loaded from
+        // another (its rebase failed) or built in memory is saved whole.
+        let layered = !merging && snapshot.layers.first == epoch
+        var merged = snapshot.layers.count
+        if layered {
+            // The layer's pages, and a page's worth for its header and directory.
+            let records = snapshot.folders.reduce(0) { $0 + $1.entries.count }
+            let changed = ((records + Self.recordsPerPage - 1) / Self.recordsPerPage + 1) * Self.snapshotPageSize
+            merged = Self.layersToMerge(changedBytes: changed, layerBytes: snapshot.layerBytes)
+            if snapshot.layers.count - merged + 1 > Self.maxSnapshotLayers {
+                scheduleFold()
+                return .deferred
+            }
+        }
+        // A page of a layer the index reads is damaged: the next catch-up repairs.
+        guard let bytes = snapshot.serialized(epoch: epoch &+ 1, merging: merged) else { return .lost }
         let prepared = try bytes.withChunks { chunks in
             try AtomicFile.prepare(
                 chunks,
@@ -108,6 +172,13 @@ extension DiskStore {
             guard !shared.intent, catchUp() == .caughtUp, shared.epoch == epoch else { return false }
             let end = state.withLock { $0.journalOffset }
             guard end >= offset, let tail = readJournal(from: offset), tail.count == end - offset else { return false }
+            // The snapshot file of the epoch folded stays, under its layer name, when the new
+            // one stacks on it. A link left by a holder killed before its rename is replaced.
+            if bytes.bases.first == epoch {
+                let layer = layerPath(of: epoch)
+                _ = fileSystem.unlink(layer, below: workingRoot)
+                guard fileSystem.link(indexPath, layer) == 0 else { return false }
+            }
             shared.intent = true
             do {
                 renamed = try prepared.rename(fileSystem)
@@ -131,14 +202,16 @@ extension DiskStore {
                 state.journalOffset = tail.count
                 state.appliedEpoch = epoch &+ 1
                 state.appliedChange = counter
-                state.snapshotBytes = bytes.byteCount
             }
             try? setMarker(dirty: false)
             shared.intent = false
+            removeLayers(keeping: bytes.bases)
             return true
         }
-        if folded { rebase(onSnapshotOf: epoch &+ 1) }
-        return folded
+        guard folded else { return .lost }
+        rebase(onSnapshotOf: epoch &+ 1)
+        if bytes.bases.count + 1 > Self.snapshotLayerCap { scheduleFold() }
+        return .folded
     }
 
     /// After this process saved the snapshot of `epoch`: reads the index from that file, as

@@ -264,7 +264,6 @@ extension DiskStore {
                     state.journalOffset = prefix.consumed + rest.consumed
                     state.appliedEpoch = epoch
                     state.appliedChange = counter
-                    state.snapshotBytes = 0
                     state.replayedFolder = nil
                     // anything may have changed
                     state.changes.append(StoreChange(.clear(FolderPath([])), origin: 0, fromOtherProcess: true))

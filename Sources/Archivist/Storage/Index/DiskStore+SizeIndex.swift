@@ -17,15 +17,16 @@ extension DiskStore {
     final class IndexNode {
         var usage = DiskUsage()
         var children: [String: IndexNode] = [:]
-        /// The entries set, read or removed since the snapshot file was saved (a removed one
-        /// the file holds as ``Record/removed``), and every entry of a folder the file does not
-        /// hold. Keyed by trivially destroyable names, so dropping a folder of 100,000 entries
+        /// The entries set, read or removed since the snapshot was saved (a removed one the
+        /// snapshot holds as ``Record/removed``), and every entry of a folder the snapshot does
+        /// not hold. Keyed by trivially destroyable names, so dropping a folder of 100,000 entries
         /// frees one buffer rather than 100,000 strings.
         var entries: [EntryName: Record] = [:]
-        /// The folder's entries in the snapshot file, read on demand.
-        var saved: SavedFolder?
+        /// The folder's entries in the snapshot's layers, read on demand; `nil` when no layer
+        /// that counts for the folder holds any.
+        var saved: SavedStack?
 
-        /// The entry `name`'s record: the one set since the snapshot, else the file's.
+        /// The entry `name`'s record: the one set since the snapshot, else the snapshot's.
         func record(_ name: EntryName) -> Record? {
             if let set = entries[name] { return set.isRemoved ? nil : set }
             if case .hashed(let digest) = name, let saved { return saved.record(digest) }
@@ -41,12 +42,15 @@ extension DiskStore {
     /// Not thread-safe; ``DiskStore`` keeps it behind its state lock.
     struct SizeIndex {
         var root = IndexNode()
-        /// The snapshot file the folders' saved records are read from (``IndexNode/saved``);
-        /// `nil` for an index built in memory (a scan, or a root without a snapshot).
+        /// The newest layer file of the snapshot the folders' saved records are read from
+        /// (``IndexNode/saved``); `nil` for an index built in memory (a scan, or a root without
+        /// a snapshot).
         var file: SnapshotFile?
-        /// Whether a page of the snapshot file failed its checksum: what the index answers for
-        /// its entries cannot be trusted until a rescan.
-        var isDamaged: Bool { file?.isDamaged ?? false }
+        /// The older layer files `file` stacks on, newest first.
+        var bases: [SnapshotFile] = []
+        /// Whether a page of a layer file failed its checksum: what the index answers for its
+        /// entries cannot be trusted until a rescan.
+        var isDamaged: Bool { (file?.isDamaged ?? false) || bases.contains { $0.isDamaged } }
         /// The folder an entry was last set in, and its nodes from the root down: sets run in
         /// one folder (a cache type being filled), and this spares each of them the walk — a
         /// `String`-keyed dictionary lookup per component and the path's array. Dropped when a
@@ -325,9 +329,9 @@ extension DiskStore {
             return all.sorted { $0.1.lastAccess < $1.1.lastAccess }
         }
 
-        /// Adds a folder of a snapshot file at load: its hashed entries in the file, its single
+        /// Adds a folder of a snapshot at load: its hashed entries in the layers, its single
         /// entry and the usage of both. `false` when the folder was loaded already.
-        mutating func load(_ folder: FolderPath, saved: SavedFolder?, single: Record?, usage: DiskUsage) -> Bool {
+        mutating func load(_ folder: FolderPath, saved: SavedStack?, single: Record?, usage: DiskUsage) -> Bool {
             guard let path = node(folder, create: true), let leaf = path.last,
                 leaf.saved == nil, leaf.entries.isEmpty
             else { return false }

@@ -9,33 +9,65 @@ extension DiskStore.SizeIndex {
         DiskStore.SnapshotFile.epoch(ofHeader: header)
     }
 
-    /// Each folder's saved records and what changed since. The dictionaries are copy-on-write
-    /// values and the saved records stay in their file, so taking a snapshot under the lock
-    /// costs O(folders), and serializing it can happen outside.
+    /// Each folder's saved records, what changed since, and its own usage. The dictionaries
+    /// are copy-on-write values and the saved records stay in their files, so taking a
+    /// snapshot under the lock costs O(folders), and serializing it can happen outside.
     ///
     /// - Complexity: O(number of folders).
     func snapshot() -> Snapshot {
         var folders: [Snapshot.Folder] = []
         func visit(_ node: DiskStore.IndexNode, _ components: [String]) {
             if !node.entries.isEmpty || node.saved != nil {
-                folders.append(Snapshot.Folder(components: components, saved: node.saved, entries: node.entries))
+                // The folder's own entries: its usage less its subfolders'.
+                var own = node.usage
+                for child in node.children.values {
+                    own.add(
+                        logical: -child.usage.logicalBytes,
+                        allocated: -child.usage.allocatedBytes,
+                        entries: -child.usage.entryCount
+                    )
+                }
+                folders.append(
+                    Snapshot.Folder(components: components, saved: node.saved, entries: node.entries, usage: own)
+                )
             }
             for (name, child) in node.children { visit(child, components + [name]) }
         }
         visit(root, [])
-        return Snapshot(folders: folders)
+        let files = (file.map { [$0] } ?? []) + bases
+        return Snapshot(folders: folders, layers: files.map(\.epoch), layerBytes: files.map(\.byteCount))
     }
 
     /// Reads a whole snapshot file's bytes (for tools and tests) into the index and its epoch;
-    /// `nil` for anything damaged or of another version.
-    static func deserialize(_ bytes: [UInt8]) -> (DiskStore.SizeIndex, UInt64)? {
-        guard
-            let (file, index) = DiskStore.SnapshotFile.open(
-                source: .bytes(bytes),
-                length: bytes.count,
-                readAt: { offset, count in
+    /// `nil` for anything damaged or of another version. The older layers it stacks on are
+    /// the bytes `base` gives for their epochs (`nil`: missing, and so is the index); without
+    /// `base` they are not read, and the index holds every folder's exact usage but only this
+    /// file's records.
+    static func deserialize(
+        _ bytes: [UInt8],
+        base: ((UInt64) -> [UInt8]?)? = nil
+    ) -> (DiskStore.SizeIndex, UInt64)? {
+        func source(_ bytes: [UInt8]) -> (DiskStore.SnapshotFile.Source, Int, (Int, Int) -> [UInt8]?) {
+            (
+                .bytes(bytes), bytes.count,
+                { offset, count in
                     guard offset >= 0, count >= 0, bytes.count - offset >= count else { return nil }
                     return Array(bytes[offset..<(offset + count)])
+                }
+            )
+        }
+        let (top, length, readAt) = source(bytes)
+        guard
+            let (file, index) = DiskStore.SnapshotFile.open(
+                source: top,
+                length: length,
+                readAt: readAt,
+                base: base.map { base in
+                    { epoch in
+                        guard let bytes = base(epoch) else { return nil }
+                        let (layer, length, readAt) = source(bytes)
+                        return DiskStore.SnapshotFile.openLayer(source: layer, length: length, readAt: readAt)
+                    }
                 }
             )
         else { return nil }
@@ -44,18 +76,29 @@ extension DiskStore.SizeIndex {
 
     /// A point-in-time copy of the index, to be serialized without holding the lock.
     struct Snapshot {
-        /// One folder: its records in the snapshot file it was loaded from, and the records
-        /// set or removed since (``DiskStore/Record/removed``).
+        /// One folder: its records in the snapshot's layers, the records set or removed since
+        /// (``DiskStore/Record/removed``), and its own usage.
         struct Folder {
             var components: [String]
-            var saved: DiskStore.SavedFolder?
+            var saved: DiskStore.SavedStack?
             var entries: [EntryName: DiskStore.Record]
+            /// The folder's own entries' usage (not its subfolders').
+            var usage: DiskUsage
 
             /// Calls `body` with each entry, hashed ones in digest order, the single entry
-            /// first; `false` when a page of the snapshot file cannot be read.
+            /// first; `false` when a page of a layer cannot be read.
             ///
-            /// - Complexity: O(n + k log k), k the records changed since the snapshot file.
-            func forEach(_ body: (EntryName, DiskStore.Record) -> Void) -> Bool {
+            /// - Parameters:
+            ///   - oldest: Only the layers from this epoch on are read (the entries set since
+            ///     are, always).
+            ///   - markers: Whether removal markers (``DiskStore/Record/removed``) are handed
+            ///     over too.
+            /// - Complexity: O(n × layers + k log k), k the records changed since the snapshot.
+            func forEach(
+                from oldest: UInt64 = 0,
+                markers: Bool = false,
+                _ body: (EntryName, DiskStore.Record) -> Void
+            ) -> Bool {
                 if let single = entries[.single], !single.isRemoved { body(.single, single) }
                 var changed: [(MD5.Digest, DiskStore.Record)] = []
                 changed.reserveCapacity(entries.count)
@@ -66,12 +109,12 @@ extension DiskStore.SizeIndex {
                 var next = 0
                 func emitChanged(before digest: MD5.Digest?) {
                     while next < changed.count, digest.map({ $0.isAbove(changed[next].0) }) ?? true {
-                        if !changed[next].1.isRemoved { body(.hashed(changed[next].0), changed[next].1) }
+                        if markers || !changed[next].1.isRemoved { body(.hashed(changed[next].0), changed[next].1) }
                         next += 1
                     }
                 }
                 if let saved {
-                    let whole = saved.forEach { digest, record in
+                    let whole = saved.forEach(from: oldest, markers: markers) { digest, record in
                         emitChanged(before: digest)
                         if next < changed.count, changed[next].0 == digest { return }  // set or removed since
                         body(.hashed(digest), record)
@@ -84,21 +127,48 @@ extension DiskStore.SizeIndex {
         }
 
         var folders: [Folder]
+        /// The epochs of the layer files the folders' saved records are read from, newest first;
+        /// empty for an index built in memory.
+        var layers: [UInt64]
+        /// The length in bytes of each of those files.
+        var layerBytes: [Int]
 
-        /// The snapshot as a file (``SnapshotFile``) starting `epoch`; `nil` when a page of the
-        /// snapshot file it was loaded from cannot be read.
+        /// The snapshot as one layer file that stacks on nothing (``SnapshotFile``), starting
+        /// `epoch`: every record merged; `nil` when a page of a layer it was loaded from cannot
+        /// be read.
         ///
-        /// - Complexity: O(n) in entries, plus sorting what changed since the last snapshot file.
+        /// - Complexity: O(n × layers) in entries, plus sorting what changed since the last
+        ///   snapshot.
         func serialized(epoch: UInt64) -> SerializedSnapshot? {
+            serialized(epoch: epoch, merging: layers.count)
+        }
+
+        /// The snapshot as a new layer file starting `epoch`, which holds what changed since the
+        /// snapshot was loaded, merged with the records of its `merging` newest layers, and
+        /// stacks on its other layers — those that still count for a folder: `merging` 0 writes
+        /// only what changed, ``layers``' count every record (``serialized(epoch:)``). `nil`
+        /// when a page of a layer read cannot be read.
+        ///
+        /// - Complexity: O(folders + k log k + m × layers), k the records changed since the
+        ///   snapshot and m those of the layers merged.
+        func serialized(epoch: UInt64, merging: Int) -> SerializedSnapshot? {
+            precondition(merging >= 0 && merging <= layers.count, "the layers merged are the snapshot's")
+            // The records of the layers from this epoch on are merged into the new one.
+            let cutoff = merging == 0 ? UInt64.max : layers[merging - 1]
             var pages: [UInt8] = []
             var directory: [UInt8] = []
             var folderCount: UInt32 = 0
             var pageTotal = 0
+            var oldestSince = UInt64.max
             for folder in folders {
+                // The layers below the new one that still count for the folder.
+                let stacksOn = folder.saved?.layers.contains { $0.file.epoch < cutoff } ?? false
+                if stacksOn && folder.usage.entryCount == 0 { continue }
                 var single: DiskStore.Record?
                 var count = 0
                 var logical: Int64 = 0
                 var allocated: Int64 = 0
+                var entryCount = 0
                 var fences: [(MD5.Digest, UInt32)] = []
                 let firstPage = pageTotal
                 var inPage = 0
@@ -108,9 +178,12 @@ extension DiskStore.SizeIndex {
                         CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...]))
                     }
                 }
-                let whole = folder.forEach { name, record in
-                    logical += record.logical
-                    allocated += record.allocated
+                func add(_ name: EntryName, _ record: DiskStore.Record) {
+                    if !record.isRemoved {
+                        logical += record.logical
+                        allocated += record.allocated
+                        entryCount += 1
+                    }
                     guard case .hashed(let digest) = name else {
                         single = record
                         return
@@ -147,9 +220,21 @@ extension DiskStore.SizeIndex {
                         inPage = 0
                     }
                 }
-                guard whole else { return nil }
+                // A folder on older layers keeps its removal markers, and its usage is the
+                // index's; one on none has every record here, and counts them.
+                guard folder.forEach(from: cutoff, markers: stacksOn, add) else { return nil }
                 if inPage > 0 { closePage() }
-                guard count > 0 || single != nil else { continue }
+                let since: UInt64
+                if stacksOn {
+                    since = folder.saved!.since
+                    oldestSince = min(oldestSince, since)
+                    (logical, allocated, entryCount) = (
+                        folder.usage.logicalBytes, folder.usage.allocatedBytes, folder.usage.entryCount
+                    )
+                } else {
+                    since = epoch
+                }
+                guard entryCount > 0 else { continue }
                 folderCount += 1
                 directory.append(UInt8(folder.components.count))
                 for component in folder.components {
@@ -164,28 +249,35 @@ extension DiskStore.SizeIndex {
                 } else {
                     directory.append(0)
                 }
-                Self.append(UInt32(count), &directory)
-                Self.append(UInt32(firstPage), &directory)
+                Self.append(since, &directory)
+                Self.append(UInt64(entryCount), &directory)
                 Self.append(UInt64(bitPattern: logical), &directory)
                 Self.append(UInt64(bitPattern: allocated), &directory)
+                Self.append(UInt32(count), &directory)
+                Self.append(UInt32(firstPage), &directory)
                 for (digest, checksum) in fences {
                     Self.append(digest.high, &directory)
                     Self.append(digest.low, &directory)
                     Self.append(checksum, &directory)
                 }
             }
+            // The older layers that still count for a folder.
+            let stackedOn = layers.dropFirst(merging).filter { $0 >= oldestSince }
+            var lead: [UInt8] = [UInt8(stackedOn.count)]
+            for base in stackedOn { Self.append(base, &lead) }
+            Self.append(folderCount, &lead)
             var head = DiskStore.SnapshotFile.magic
             Self.append(DiskStore.SnapshotFile.version, &head)
             Self.append(epoch, &head)
-            Self.append(UInt32(directory.count + 4), &head)  // the folder count leads the directory
+            Self.append(UInt32(lead.count + directory.count), &head)
             Self.append(UInt32(pageTotal), &head)
             Self.append(UInt16(0), &head)
-            Self.append(folderCount, &head)
+            head += lead
             head += directory
             Self.append(CRC32C.checksum(head), &head)
             let pagesStart = DiskStore.SnapshotFile.pagesStart(afterDirectoryEndingAt: head.count, pageCount: pageTotal)
             head.append(contentsOf: repeatElement(0, count: pagesStart - head.count))
-            return SerializedSnapshot(head: head, pages: pages)
+            return SerializedSnapshot(head: head, pages: pages, bases: Array(stackedOn))
         }
 
         private static func append<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
@@ -197,6 +289,8 @@ extension DiskStore.SizeIndex {
     struct SerializedSnapshot {
         var head: [UInt8]
         var pages: [UInt8]
+        /// The epochs of the older layers the file stacks on, newest first.
+        var bases: [UInt64] = []
 
         /// The file's length.
         var byteCount: Int { head.count + pages.count }

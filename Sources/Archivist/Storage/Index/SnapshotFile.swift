@@ -7,31 +7,45 @@ import Glibc
 import Darwin
 #endif
 
-/// The saved snapshot of the size index, read in place.
+/// The saved snapshot of the size index, in layers, read in place.
 ///
-/// Opening a root reads only the file's header and directory — each folder's path, usage and
-/// the first key of each of its pages — never its records, so an open costs the same for ten
-/// thousand entries as for a million and adds only the directory to memory. A record is read
-/// when it is asked for, one page at a time, each page checked against its CRC32C on the way
-/// in and kept in a small cache of pages.
+/// A snapshot is a stack of layer files. The newest, `.archivist/index`, holds the records
+/// changed since the layer below it — sets, and removal markers for entries an older layer
+/// holds — and a directory that lists every folder with its exact usage, so an open sums
+/// nothing; the older layers it stacks on stay on disk as `.archivist/index.<epoch>` (sixteen
+/// hex digits), the `index` files of the epochs they started, and are named, by epoch, in the
+/// newest one's directory. A folder's record is the one of the newest layer that holds it,
+/// among the layers that still count for the folder: those from the folder's *since* epoch on
+/// (a folder cleared, or new, since a layer was written does not see that layer). A fold
+/// writes only what changed (``DiskStore/foldJournal(merging:)``); a merge writes every record
+/// into one layer that stacks on nothing, as a repair's scan does.
 ///
-/// The file, little-endian:
+/// Opening a root reads only the files' headers and directories — each folder's path, usage
+/// and the first key of each of its pages — never their records, so an open costs the same
+/// for ten thousand entries as for a million and adds only the directories to memory. A
+/// record is read when it is asked for, one page at a time, each page checked against its
+/// CRC32C on the way in and kept in a small cache of pages.
 ///
-///     header     "ARCI", version (u16) = 3, epoch (u64), directory length (u32),
+/// A layer file, little-endian:
+///
+///     header     "ARCI", version (u16) = 4, epoch (u64), directory length (u32),
 ///                page count (u32), reserved (u16)                              24 bytes
-///     directory  folder count (u32), then for each folder: depth (u8) and each
-///                component (length u8, bytes); whether it holds the single entry (u8)
-///                and that entry's record; its hashed entries' count (u32), first page
-///                (u32), logical and allocated bytes of all its entries (u64 each); then
-///                for each of its pages the first digest (16 bytes) and the page's CRC32C
+///     directory  the older layers this one stacks on: their count (u8) and epochs (u64
+///                each), newest first; then the folder count (u32), then for each folder:
+///                depth (u8) and each component (length u8, bytes); whether it holds the
+///                single entry (u8) and that entry's record; the oldest epoch whose layer
+///                counts for it (u64); its entries' count, logical and allocated bytes
+///                over every layer (u64 each); the records it has in this file's pages
+///                (u32) and its first page (u32); then for each of those pages the first
+///                digest (16 bytes) and the page's CRC32C
 ///     checksum   CRC32C of the header and directory (u32)
 ///     padding    to a multiple of ``snapshotPageSize`` (none without pages)
 ///     pages      ``snapshotPageSize`` bytes each: up to ``recordsPerPage`` records of one folder,
 ///                sorted by digest, each digest (16 bytes), logical and allocated size and
-///                last access (u64 each)
+///                last access (u64 each); a removal marker's sizes are -1
 ///
-/// The file is never changed once renamed into place: a new snapshot is a new file, so a
-/// process reading an older one by its descriptor reads what it opened.
+/// A file is never changed once renamed into place: a new layer is a new file, so a process
+/// reading an older one by its descriptor reads what it opened.
 extension DiskStore {
     /// Bytes in a page of records.
     static let snapshotPageSize = 4096
@@ -65,8 +79,9 @@ extension DiskStore {
         let pageCount: Int
         private let cache = Locked(PageCache())
         /// Set once a page fails: read without a lock by every size and `contains`
-        /// (``isDamaged``), so a word of its own, through the C atomics.
-        private let damagedWord = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        /// (``isDamaged``), so a word of its own, through the C atomics; the word after it is
+        /// set when the file does not close its descriptor (``relinquish()``).
+        private let damagedWord = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
 
         /// Pages kept after being read: a lookup reads one page, so this bounds the memory
         /// the records of a large index take in a process, whatever their number.
@@ -76,13 +91,19 @@ extension DiskStore {
             (self.source, self.epoch, self.byteCount, self.pagesStart, self.pageCount) = (
                 source, epoch, byteCount, pagesStart, pageCount
             )
-            damagedWord.initialize(to: 0)
+            damagedWord.initialize(repeating: 0, count: 2)
         }
 
         deinit {
-            if case .file(let fd, let fileSystem) = source { _ = fileSystem.close(fd) }
+            if case .file(let fd, let fileSystem) = source, archivist_atomic_load_relaxed_u64(damagedWord + 1) == 0 {
+                _ = fileSystem.close(fd)
+            }
             damagedWord.deallocate()
         }
+
+        /// Leaves the descriptor to the caller, which opened it: the file turned out unusable,
+        /// and the caller closes it.
+        fileprivate func relinquish() { archivist_atomic_store_u64(damagedWord + 1, 1) }
 
         /// Whether a page failed its checksum or could not be read: the index cannot answer
         /// for the records in it, and a rescan is due.
@@ -223,6 +244,93 @@ extension DiskStore {
 }
 
 extension DiskStore {
+    /// A folder's records in the layers of the snapshot that count for it, newest first: the
+    /// record of an entry is the newest layer's, a removal marker saying the entry is gone.
+    struct SavedStack {
+        /// The oldest epoch whose layer counts for the folder (see ``SnapshotFile``).
+        let since: UInt64
+        /// The folder's records in each layer that holds some, newest first; never empty.
+        let layers: [SavedFolder]
+
+        /// The record of `digest`: the newest layer's, `nil` when it is a removal marker or no
+        /// layer holds one (or a page cannot be read: its file is then marked damaged).
+        ///
+        /// - Complexity: O(layers × log n); a page read per layer whose page is not cached.
+        func record(_ digest: MD5.Digest) -> Record? {
+            for layer in layers {
+                if let record = layer.record(digest) { return record.isRemoved ? nil : record }
+            }
+            return nil
+        }
+
+        /// Calls `body` with every entry's record in digest order — the newest layer's, none
+        /// for a removal marker unless `markers` — from the layers of epoch `oldest` on;
+        /// `false` when a page cannot be read.
+        ///
+        /// - Complexity: O(n × layers), one page of each layer read at a time.
+        func forEach(from oldest: UInt64 = 0, markers: Bool = false, _ body: (MD5.Digest, Record) -> Void) -> Bool {
+            let read = layers.filter { $0.file.epoch >= oldest }
+            if read.count <= 1 {
+                return read.first?.forEach { digest, record in if markers || !record.isRemoved { body(digest, record) }
+                }
+                    ?? true
+            }
+            var cursors = read.map(Cursor.init)
+            while true {
+                // The newest layer's record of the lowest digest any layer is at.
+                var lowest: (digest: MD5.Digest, record: Record)?
+                for i in cursors.indices {
+                    guard let head = cursors[i].head() else {
+                        if cursors[i].failed { return false }
+                        continue
+                    }
+                    if lowest.map({ $0.digest.isAbove(head.0) }) ?? true { lowest = head }
+                }
+                guard let lowest else { return true }
+                for i in cursors.indices where cursors[i].head()?.0 == lowest.digest { cursors[i].advance() }
+                if markers || !lowest.record.isRemoved { body(lowest.digest, lowest.record) }
+            }
+        }
+
+        /// A walk of one layer's records in digest order, a page at a time.
+        private struct Cursor {
+            let folder: SavedFolder
+            var pageIndex = 0
+            var slot = 0
+            var page: [UInt8]?
+            /// Whether a page could not be read.
+            var failed = false
+
+            init(_ folder: SavedFolder) { self.folder = folder }
+
+            /// The record it is at; `nil` past the last, or when its page cannot be read.
+            mutating func head() -> (MD5.Digest, Record)? {
+                guard !failed, pageIndex < folder.fences.count else { return nil }
+                if page == nil {
+                    page = folder.file.page(
+                        folder.firstPage + pageIndex,
+                        checksum: folder.fences.checksum(pageIndex),
+                        caching: false
+                    )
+                    if page == nil {
+                        failed = true
+                        return nil
+                    }
+                }
+                return (SavedFolder.digest(page!, slot), SavedFolder.record(page!, slot))
+            }
+
+            mutating func advance() {
+                slot += 1
+                if slot == min(recordsPerPage, folder.count - pageIndex * recordsPerPage) {
+                    (pageIndex, slot, page) = (pageIndex + 1, 0, nil)
+                }
+            }
+        }
+    }
+}
+
+extension DiskStore {
     /// A folder's page fences — each page's first digest (16 bytes) and CRC32C (4 bytes) —
     /// read in place from the snapshot's directory bytes.
     ///
@@ -285,10 +393,12 @@ extension MD5.Digest {
 
 extension DiskStore.SnapshotFile {
     static let magic: [UInt8] = Array("ARCI".utf8)
-    /// 3: records in pages, read in place.
-    static let version: UInt16 = 3
+    /// 4: layers of changed records, stacked on older layers.
+    static let version: UInt16 = 4
     /// The bytes before the directory.
     static let headerLength = 24
+    /// The most older layers a layer may stack on (the count is a byte).
+    static let maxBases = 255
 
     /// Where the pages start: the end of the directory's checksum rounded up to a whole
     /// page, so no page straddles two of the file system's; right there when there are none.
@@ -307,18 +417,37 @@ extension DiskStore.SnapshotFile {
         return header[6..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
-    /// The directory of a snapshot whose header is `header` (its first ``headerLength``
-    /// bytes), read with `readAt` (offset, count → bytes, `nil` when they cannot be read), and
-    /// the file length `length`; `nil` for anything damaged or of another version. Judged by
-    /// the header and the lengths it gives before anything else is read, so a file of another
-    /// format, garbage or a sparse file of gigabytes costs one small read.
+    /// What a layer file's directory says.
+    struct Directory {
+        /// One folder of the directory.
+        struct Folder {
+            var path: FolderPath
+            var single: DiskStore.Record?
+            /// The oldest epoch whose layer counts for the folder.
+            var since: UInt64
+            /// The folder's own entries (not its subfolders'), over every layer.
+            var usage: DiskUsage
+            /// Its records in this file's pages; `nil` when it has none.
+            var saved: DiskStore.SavedFolder?
+        }
+
+        /// The epochs of the older layers the file stacks on, newest first.
+        var bases: [UInt64]
+        var folders: [Folder]
+    }
+
+    /// One layer file whose header is `header` (its first ``headerLength`` bytes), read with
+    /// `readAt` (offset, count → bytes, `nil` when they cannot be read), and the file length
+    /// `length`: the file and its directory; `nil` for anything damaged or of another version.
+    /// Judged by the header and the lengths it gives before anything else is read, so a file
+    /// of another format, garbage or a sparse file of gigabytes costs one small read.
     ///
     /// - Complexity: O(folders + pages), never O(entries).
-    static func open(
+    static func openLayer(
         source: Source,
         length: Int,
         readAt: (Int, Int) -> [UInt8]?
-    ) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
+    ) -> (DiskStore.SnapshotFile, Directory)? {
         guard length >= headerLength + 4, let header = readAt(0, headerLength),
             let epoch = epoch(ofHeader: header)
         else { return nil }
@@ -347,19 +476,75 @@ extension DiskStore.SnapshotFile {
             pagesStart: pagesStart,
             pageCount: pageCount
         )
-        guard let index = DiskStore.SizeIndex(directory: directory, file: file) else { return nil }
+        guard let parsed = Directory(directory, file: file) else {
+            file.relinquish()
+            return nil
+        }
+        return (file, parsed)
+    }
+
+    /// The index a snapshot's newest layer file gives, with the older layers it stacks on
+    /// opened by `base` (an epoch → that layer's file and directory, `nil` when it is missing
+    /// or damaged); `nil` when the file is damaged or of another version, or a layer it
+    /// stacks on cannot be opened or is not of the epoch it is named by. With `base` `nil`,
+    /// the older layers are not read: the folders' usage is exact, their records only this
+    /// file's (tools that summarize one file).
+    ///
+    /// - Complexity: O(folders + pages) of each layer, never O(entries).
+    static func open(
+        source: Source,
+        length: Int,
+        readAt: (Int, Int) -> [UInt8]?,
+        base: ((UInt64) -> (DiskStore.SnapshotFile, Directory)?)?
+    ) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
+        guard let (file, directory) = openLayer(source: source, length: length, readAt: readAt) else { return nil }
+        var bases: [(DiskStore.SnapshotFile, [FolderPath: DiskStore.SavedFolder])] = []
+        if let base {
+            var above = file.epoch
+            for epoch in directory.bases {
+                guard epoch < above, let (layer, layerDirectory) = base(epoch), layer.epoch == epoch else {
+                    file.relinquish()
+                    return nil
+                }
+                above = epoch
+                var saved: [FolderPath: DiskStore.SavedFolder] = [:]
+                for folder in layerDirectory.folders { saved[folder.path] = folder.saved }
+                bases.append((layer, saved))
+            }
+        }
+        var index = DiskStore.SizeIndex()
+        for folder in directory.folders {
+            var layers: [DiskStore.SavedFolder] = []
+            if let own = folder.saved { layers.append(own) }
+            for (layer, saved) in bases where layer.epoch >= folder.since {
+                if let older = saved[folder.path] { layers.append(older) }
+            }
+            let stack = layers.isEmpty ? nil : DiskStore.SavedStack(since: folder.since, layers: layers)
+            guard index.load(folder.path, saved: stack, single: folder.single, usage: folder.usage) else {
+                file.relinquish()
+                return nil
+            }
+        }
+        index.file = file
+        index.bases = bases.map(\.0)
         return (file, index)
     }
 }
 
-extension DiskStore.SizeIndex {
-    /// The index of the snapshot `file`, from its `directory`: each folder's usage and pages,
-    /// no records; `nil` when the directory is damaged.
-    fileprivate init?(directory: ArraySlice<UInt8>, file: DiskStore.SnapshotFile) {
-        self.init()
+extension DiskStore.SnapshotFile.Directory {
+    /// The directory of the layer `file`, from its bytes; `nil` when it is damaged.
+    fileprivate init?(_ directory: ArraySlice<UInt8>, file: DiskStore.SnapshotFile) {
         var reader = SnapshotReader(directory)
+        guard let baseCount = reader.byte() else { return nil }
+        bases = []
+        for _ in 0..<baseCount {
+            guard let epoch = reader.uint64() else { return nil }
+            bases.append(epoch)
+        }
         guard let folderCount = reader.uint32() else { return nil }
+        folders = []
         var pagesClaimed = 0
+        var seen = Set<FolderPath>()
         for _ in 0..<folderCount {
             guard let depth = reader.byte() else { return nil }
             var components: [String] = []
@@ -375,11 +560,13 @@ extension DiskStore.SizeIndex {
                 guard let record = reader.record() else { return nil }
                 single = record
             }
-            guard let count = reader.uint32().flatMap({ Int(exactly: $0) }),
-                let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
+            guard let since = reader.uint64(), since <= file.epoch,
+                let entries = reader.uint64().flatMap({ Int(exactly: $0) }),
                 let logical = reader.uint64().map({ Int64(bitPattern: $0) }),
                 let allocated = reader.uint64().map({ Int64(bitPattern: $0) }),
-                logical >= 0, allocated >= 0
+                let count = reader.uint32().flatMap({ Int(exactly: $0) }),
+                let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
+                logical >= 0, allocated >= 0, entries >= (single == nil ? 0 : 1)
             else { return nil }
             let pages = (count + DiskStore.recordsPerPage - 1) / DiskStore.recordsPerPage
             guard firstPage == pagesClaimed, pages <= file.pageCount - pagesClaimed else { return nil }
@@ -390,15 +577,21 @@ extension DiskStore.SizeIndex {
             var usage = DiskUsage()
             usage.logicalBytes = logical
             usage.allocatedBytes = allocated
-            usage.entryCount = count + (single == nil ? 0 : 1)
-            let saved =
-                count == 0
-                ? nil
-                : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
-            guard load(FolderPath(components), saved: saved, single: single, usage: usage) else { return nil }
+            usage.entryCount = entries
+            let path = FolderPath(components)
+            guard seen.insert(path).inserted else { return nil }
+            folders.append(
+                Folder(
+                    path: path,
+                    single: single,
+                    since: since,
+                    usage: usage,
+                    saved: count == 0
+                        ? nil : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
+                )
+            )
         }
         guard reader.isAtEnd, pagesClaimed == file.pageCount else { return nil }
-        self.file = file
     }
 }
 

@@ -111,7 +111,15 @@ extension DiskStore {
             return nil
         }
         guard let bytes = try? AtomicFile.read(path: internalPath + "/index"),
-            let (snapshot, epoch) = SizeIndex.deserialize(bytes)
+            let (snapshot, epoch) = SizeIndex.deserialize(
+                bytes,
+                base: { epoch in
+                    // An older layer the snapshot stacks on (``DiskStore/layerPath(of:)``).
+                    let hex = String(epoch, radix: 16)
+                    let name = "index." + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+                    return try? AtomicFile.read(path: internalPath + "/" + name)
+                }
+            )
         else {
             reason = "no readable index snapshot (.archivist/index)"
             return nil

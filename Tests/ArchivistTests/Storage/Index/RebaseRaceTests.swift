@@ -48,7 +48,7 @@ import Darwin
                     durability: .none
                 )
             }
-            #expect(try store.foldJournal())  // the snapshot a rebase reads
+            #expect(try store.foldJournal() == .folded)  // the snapshot a rebase reads
             let epoch = store.shared.epoch
 
             journal.withLock { $0 = store.journalFD }

@@ -130,10 +130,11 @@ import Testing
         let keys = (0..<300).map { DiskKey(folder: FolderPath([]), name: EntryName(parameter: "p\($0)")) }
         for (i, key) in keys.enumerated() { index.set(key, record(i)) }
         var bytes = try #require(index.snapshot().serialized(epoch: 4)).bytes
-        // One folder, the root: its fences start after the folder count, the depth, the
-        // single-entry flag, the count, first page and two usage words.
+        // One folder, the root: its fences start after the layer count (no older layers),
+        // the folder count, the depth, the single-entry flag, the since epoch, the entry count
+        // and two usage words, the count of records in the pages and the first page.
         let header = DiskStore.SnapshotFile.headerLength
-        let fences = header + 4 + 1 + 1 + 4 + 4 + 8 + 8
+        let fences = header + 1 + 4 + 1 + 1 + 8 + 8 + 8 + 8 + 4 + 4
         let directoryLength = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
         #expect(directoryLength == fences - header + 3 * DiskStore.PageFences.stride)
         // The first two pages' digests swapped, their checksums left in place.
@@ -201,58 +202,6 @@ import Testing
                 let relative = String(store.path(of: key).dropFirst(store.rootPath.count + 1))
                 #expect(store.sizes(of: key)?.logical == files[relative].map(Int64.init))
             }
-        }
-    }
-
-    /// `flush()` folds a short journal into a small snapshot, but not a few changes into a
-    /// large one: those stay in the journal, which the next open replays.
-    @Test func flushFoldsOnlyWhenTheFoldIsWorthIt() throws {
-        try withTemporaryDirectory { dir throws in
-            let folder = FolderPath([MD5.hexDigest(of: "flush")])
-            func key(_ i: Int) -> DiskKey { DiskKey(folder: folder, name: EntryName(parameter: "p\(i)")) }
-            let store = try DiskStore.open(at: dir)
-            for i in 0..<3_000 {
-                try store.write(
-                    Data(count: 10),
-                    to: key(i),
-                    typeName: "t",
-                    parameter: nil,
-                    expiry: nil,
-                    durability: .none
-                )
-            }
-            try store.flush()
-            let epoch = store.shared.epoch
-            #expect(store.state.withLock { $0.snapshotBytes } > DiskStore.smallSnapshotBytes)
-            for i in 0..<10 {
-                try store.write(
-                    Data(count: 20),
-                    to: key(i),
-                    typeName: "t",
-                    parameter: nil,
-                    expiry: nil,
-                    durability: .none
-                )
-            }
-            try store.flush()
-            #expect(store.shared.epoch == epoch)  // the ten changes stay in the journal
-            #expect(store.state.withLock { $0.journalOffset } > 0)
-            for i in 3_000..<3_200 {
-                try store.write(
-                    Data(count: 10),
-                    to: key(i),
-                    typeName: "t",
-                    parameter: nil,
-                    expiry: nil,
-                    durability: .none
-                )
-            }
-            try store.flush()
-            #expect(store.shared.epoch == epoch + 1)  // a sixteenth of the snapshot: folded
-            #expect(store.state.withLock { $0.journalOffset } == 0)
-            let files = entryFiles(under: dir)
-            #expect(store.usage(of: folder).entryCount == 3_200)
-            #expect(store.usage(of: folder).logicalBytes == Int64(files.values.reduce(0, +)))
         }
     }
 }
