@@ -23,6 +23,11 @@ import Darwin
         DiskKey(folder: Self.folders[folder], name: EntryName(parameter: parameter))
     }
 
+    /// Writes an entry of `count` zero bytes of type `t` at `key`, not synced.
+    private static func put(_ count: Int, at key: DiskKey, in store: DiskStore) throws {
+        try store.write(Data(count: count), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
+    }
+
     private func record(_ i: Int) -> Record {
         Record(logical: Int64(100 + i), allocated: Int64(4096 * (1 + i % 3)), lastAccess: Double(i))
     }
@@ -101,28 +106,14 @@ import Darwin
             do {
                 let store = try DiskStore.open(at: dir)
                 for i in 0..<3_000 {
-                    try store.write(
-                        Data(count: 10),
-                        to: key(i),
-                        typeName: "t",
-                        parameter: nil,
-                        expiry: nil,
-                        durability: .none
-                    )
+                    try Self.put(10, at: key(i), in: store)
                 }
                 try store.flush()
                 let epoch = store.shared.epoch
                 let whole = try #require(fileSize("index"))
                 #expect(whole > 3_000 * DiskStore.snapshotRecordSize)
                 for i in 0..<10 {
-                    try store.write(
-                        Data(count: 20),
-                        to: key(i),
-                        typeName: "t",
-                        parameter: nil,
-                        expiry: nil,
-                        durability: .none
-                    )
+                    try Self.put(20, at: key(i), in: store)
                 }
                 #expect(try store.remove(key(20)))
                 try store.flush()
@@ -167,25 +158,11 @@ import Darwin
                 let store = try DiskStore.open(at: dir)
                 // Large enough that a fold of one change stacks on it rather than merging it.
                 for i in 0..<2_000 {
-                    try store.write(
-                        Data(count: i % 50),
-                        to: key(i),
-                        typeName: "t",
-                        parameter: nil,
-                        expiry: nil,
-                        durability: .none
-                    )
+                    try Self.put(i % 50, at: key(i), in: store)
                 }
                 try store.flush()
                 layer = store.layerPath(of: store.shared.epoch)
-                try store.write(
-                    Data(count: 7),
-                    to: key(1),
-                    typeName: "t",
-                    parameter: nil,
-                    expiry: nil,
-                    durability: .none
-                )
+                try Self.put(7, at: key(1), in: store)
                 try store.flush()
                 #expect(FileManager.default.fileExists(atPath: layer))
             }
@@ -240,14 +217,7 @@ import Darwin
             @Sendable func key(_ i: Int) -> DiskKey { DiskKey(folder: folder, name: EntryName(parameter: "p\(i)")) }
             let store = try DiskStore.open(at: dir)
             for i in 0..<400 {
-                try store.write(
-                    Data(count: i),
-                    to: key(i),
-                    typeName: "t",
-                    parameter: nil,
-                    expiry: nil,
-                    durability: .none
-                )
+                try Self.put(i, at: key(i), in: store)
             }
             try store.flush()
             let first = store.shared.epoch
