@@ -25,7 +25,8 @@ final class Harness {
         /// Where `results.json` and the charts are written; `nil` to skip. Outside the tracked
         /// files unless `--update-docs` says otherwise (``updatingDocs()``).
         var outputDirectory: URL? = URL(fileURLWithPath: ".build/benchmarks", isDirectory: true)
-        /// Where the page generated from them is written (``BenchmarkPage``); `nil` to skip.
+        /// Where the short page generated from them is written (``BenchmarkPage``; `tables.md`
+        /// goes beside the charts); `nil` to skip.
         var pageFile: URL? = URL(fileURLWithPath: ".build/benchmarks/Benchmarks.md")
 
         /// Writes into the committed `docs/benchmarks/` and `docs/Benchmarks.md` instead.

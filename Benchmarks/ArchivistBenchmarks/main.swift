@@ -9,10 +9,11 @@ import Foundation
 // --root DIR (or ARCHIVIST_BENCHMARK_ROOT=DIR) puts the disk suites' scratch folder in DIR, to
 // measure another file system.
 // Each suite prints a table with ratios to its baseline. A run writes results.json, a chart per
-// table and the page Benchmarks.md made from them into .build/benchmarks (relative to the
-// working directory), outside the tracked files; --output DIR writes them into DIR,
-// --update-docs into the committed docs/benchmarks and docs/Benchmarks.md, --no-output nowhere.
-// --report makes the charts and the page from an existing results.json without measuring.
+// table, tables.md (every table) and the short page Benchmarks.md made from them into
+// .build/benchmarks (relative to the working directory), outside the tracked files; --output DIR
+// writes them into DIR, --update-docs into the committed docs/benchmarks and docs/Benchmarks.md,
+// --no-output nowhere. --report makes the charts and pages from an existing results.json
+// without measuring.
 
 if CommandLine.arguments.count > 2 && CommandLine.arguments[1] == "--process-child" {
     runProcessBenchmarkChild(Array(CommandLine.arguments.dropFirst(2)))  // the `processes` suite's second process
