@@ -36,6 +36,13 @@ extension FileSystem {
         return renameExclusive(root.descriptor, root.relative(from), root.descriptor, root.relative(to))
     }
 
+    /// `link(existing, new)`, or `linkat` from `root`, both names below it: a store renamed
+    /// away while open keeps its snapshot layers in the folder it works in.
+    package func link(_ existing: String, _ new: String, below root: AtomicFile.Root?) -> Int32 {
+        guard let root else { return linkAt(AT_FDCWD, existing, AT_FDCWD, new) }
+        return linkAt(root.descriptor, root.relative(existing), root.descriptor, root.relative(new))
+    }
+
     /// `unlink(path)`, or `unlinkat` from `root`.
     package func unlink(_ path: String, below root: AtomicFile.Root?) -> Int32 {
         guard let root else { return unlink(path) }

@@ -71,8 +71,9 @@ package struct FileSystem: Sendable {
     package var unlink: @Sendable (_ path: String) -> Int32 {
         didSet { allowsRootRelativeCalls = false }
     }
-    /// `link(existing, new)`: a second name for a file (a snapshot layer kept under its epoch).
-    package var link: @Sendable (_ existing: String, _ new: String) -> Int32
+    /// `linkat(fromFolder, existing, toFolder, new, 0)`: a second name for a file (a snapshot
+    /// layer kept under its epoch); `AT_FDCWD` for whole paths (see ``link(_:_:below:)``).
+    package var linkAt: @Sendable (_ fromFolder: Int32, _ existing: String, _ toFolder: Int32, _ new: String) -> Int32
     /// `ftruncate(fd, length)`.
     package var ftruncate: @Sendable (_ fd: Int32, _ length: off_t) -> Int32
     /// `mkdir(path, mode)`. Replacing it turns ``allowsRootRelativeCalls`` off.
@@ -325,7 +326,9 @@ private let posixFileSystem = FileSystem(
     },
     removeDirectory: { path in path.withCString { rmdir($0) } },
     unlink: { path in path.withCString { unlink($0) } },
-    link: { existing, new in existing.withCString { existing in new.withCString { link(existing, $0) } } },
+    linkAt: { fromFolder, existing, toFolder, new in
+        existing.withCString { existing in new.withCString { linkat(fromFolder, existing, toFolder, $0, 0) } }
+    },
     ftruncate: { fd, length in ftruncate(fd, length) },
     mkdir: { path, mode in path.withCString { mkdir($0, mode) } },
     chmod: { path, mode in path.withCString { chmod($0, mode) } },

@@ -177,7 +177,7 @@ extension DiskStore {
             if bytes.bases.first == epoch {
                 let layer = layerPath(of: epoch)
                 _ = fileSystem.unlink(layer, below: workingRoot)
-                guard fileSystem.link(indexPath, layer) == 0 else { return false }
+                guard fileSystem.link(indexPath, layer, below: workingRoot) == 0 else { return false }
             }
             shared.intent = true
             do {

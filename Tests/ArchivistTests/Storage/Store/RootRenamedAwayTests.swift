@@ -60,6 +60,38 @@ import Darwin
         }
     }
 
+    /// A flush after the rename folds into a new snapshot layer in the moved root, the former
+    /// snapshot kept there under its layer name — not a whole save under the lock, which a
+    /// layer link by the old path (gone) would fall back to.
+    @Test func aFlushStacksALayerInTheMovedRoot() throws {
+        // Enough entries that the new layer stacks on this one rather than merging it.
+        try withRenamedRoot { store in
+            for i in 0..<400 {
+                let entry = DiskKey(folder: key.folder, name: EntryName(parameter: "p\(i)"))
+                try store.write(
+                    Data(count: 10),
+                    to: entry,
+                    typeName: "t",
+                    parameter: nil,
+                    expiry: nil,
+                    durability: .none
+                )
+            }
+            try store.flush()
+        } _: { store, moved in
+            let other = DiskKey(folder: key.folder, name: EntryName(parameter: "q"))
+            try store.write(Data(count: 20), to: other, typeName: "t", parameter: "q", expiry: nil, durability: .none)
+            let epoch = store.shared.epoch
+            try store.flush()
+            #expect(store.snapshotLayerCount == 2)
+            let layer = moved.appendingPathComponent(
+                ".archivist/" + URL(fileURLWithPath: store.layerPath(of: epoch)).lastPathComponent
+            )
+            #expect(FileManager.default.fileExists(atPath: layer.path))
+            #expect(store.readIndex { $0.usage(of: key.folder).entryCount } == 401)
+        }
+    }
+
     @Test func aWriteToAFolderTheRenamedRootLacksIsRead() throws {
         try withRenamedRoot { store, moved throws in
             try write(store, key, 30, 3)
