@@ -67,6 +67,7 @@ inspection_may_name = {
     "DiskStore", "DiskKey", "EntryHeader", "EntryName", "FolderPath", "AtomicFile", "TemporaryName",
     "StorageError", "SharedStatistics", "MD5",      # Archivist's storage: what `ls`, `verify`, `clear` read and repair
     "CRC32C",                                        # the checksum `inspect` shows and checks
+    "PersistentIndex",                               # the index's internal files `inspect` summarizes
     "ArchiveOutline",                                # Archivist's archiving: any native archive as a tree
     "PropertyListTable",                             # ArchivistKeyedArchive: any property list as a table
 }

@@ -10,18 +10,18 @@ import Darwin
 /// The files of a cache root's own `.archivist` folder — the size index snapshot, its
 /// journal, the shared counters, the index marker, the lock files — as inspection nodes: what
 /// each is and what it records (epoch, entries, folders, records, processes), read from its
-/// bytes without a lock (`DiskStore.internalFileSummary(of:bytes:)`). The folder itself is
+/// bytes without a lock (`PersistentIndex.internalFileSummary(of:bytes:)`). The folder itself is
 /// shown as a summary of each of them, with its trash and spare folders.
 package enum InternalFileTree {
     /// The internal file at `path`, when its name is one of them and it sits in a root's
     /// `.archivist` folder.
-    static func file(at path: String) -> DiskStore.InternalFile? {
+    static func file(at path: String) -> PersistentIndex.InternalFile? {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent()
         guard folder.lastPathComponent == ".archivist", RootWalk.isRoot(folder.deletingLastPathComponent().path) else {
             return nil
         }
-        return DiskStore.InternalFile(rawValue: url.lastPathComponent)
+        return PersistentIndex.InternalFile(rawValue: url.lastPathComponent)
     }
 
     /// Whether `path` is a root's `.archivist` folder.
@@ -31,7 +31,7 @@ package enum InternalFileTree {
     }
 
     /// What each internal file is called in a report.
-    static func kind(_ file: DiskStore.InternalFile) -> String {
+    static func kind(_ file: PersistentIndex.InternalFile) -> String {
         switch file {
         case .indexSnapshot: "size index snapshot"
         case .journal: "size index journal"
@@ -45,7 +45,7 @@ package enum InternalFileTree {
     /// Inspects `bytes`, the contents of the internal file `file` at `path`.
     ///
     /// - Complexity: O(n) in the size of `bytes`.
-    static func inspect(bytes: Data, file: DiskStore.InternalFile, path: String) -> Inspection {
+    static func inspect(bytes: Data, file: PersistentIndex.InternalFile, path: String) -> Inspection {
         var inspection = Inspection(path: path, kind: kind(file), byteCount: bytes.count, nodes: [])
         inspection.nodes = nodes(file, bytes: [UInt8](bytes), damage: &inspection.damage, notes: &inspection.notes)
         return inspection
@@ -54,7 +54,7 @@ package enum InternalFileTree {
     /// The nodes of one internal file; what is wrong goes to `damage`, what is worth knowing
     /// to `notes`.
     private static func nodes(
-        _ file: DiskStore.InternalFile,
+        _ file: PersistentIndex.InternalFile,
         bytes: [UInt8],
         damage: inout [String],
         notes: inout [String]
@@ -62,7 +62,7 @@ package enum InternalFileTree {
         func number<N: BinaryInteger>(_ key: String, _ value: N) -> InspectionNode {
             InspectionNode(key: key, kind: .integer, value: .unsigned(UInt64(clamping: value)))
         }
-        switch DiskStore.internalFileSummary(of: file, bytes: bytes) {
+        switch PersistentIndex.internalFileSummary(of: file, bytes: bytes) {
         case .indexSnapshot(let summary?):
             notes.append(
                 "the journal (.archivist/journal) holds the changes since the snapshot; `archivist verify` compares both with the files"
@@ -163,7 +163,7 @@ package enum InternalFileTree {
     /// - Complexity: Blocking file I/O: reads each internal file once, and walks the trash.
     static func inspect(folder: String, limits: ArchiveLimits) -> Inspection {
         var inspection = Inspection(path: folder, kind: "cache root's internal folder", byteCount: 0, nodes: [])
-        for file in DiskStore.InternalFile.allCases {
+        for file in PersistentIndex.InternalFile.allCases {
             let path = folder + "/" + file.rawValue
             var status = stat()
             guard lstat(path, &status) == 0 else { continue }

@@ -202,7 +202,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
         self.now = clock
         // A large root's rescan that the open finds due runs in the background (``indexRebuild``):
         // reads are served meanwhile, and what needs the size index waits for it.
-        let large = DiskStore.backgroundRescanEntries
+        let large = PersistentIndex.backgroundRescanEntries
         self.caches = try CacheError.mapping {
             try DiskStore.open(at: root.caches, fileSystem: fileSystem, backgroundRescanAbove: large)
         }

@@ -255,3 +255,19 @@ package enum MD5 {
         state.3 &+= d
     }
 }
+
+extension MD5.Digest {
+    /// The digest a snapshot holds at `offset` of `raw` — in a page's record or a directory's
+    /// fence — as two little-endian words, the high one first.
+    init(storedAt offset: Int, in raw: UnsafeRawBufferPointer) {
+        self.init(
+            high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+            low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        )
+    }
+
+    /// Whether this digest sorts after `other`: the order of a snapshot's pages.
+    func isAbove(_ other: MD5.Digest) -> Bool {
+        high != other.high ? high > other.high : low > other.low
+    }
+}

@@ -21,7 +21,7 @@ import Testing
             // Hold up the trash queue until the clear has returned (or, for a form that waits
             // for the deletion, until a generous hang guard runs out).
             let release = DispatchSemaphore(value: 0)
-            cache.caches.trashQueue.async { _ = release.wait(timeout: .now() + 20) }
+            cache.caches.trash.queue.async { _ = release.wait(timeout: .now() + 20) }
             let freed: Int
             switch form {
             case .blocking:

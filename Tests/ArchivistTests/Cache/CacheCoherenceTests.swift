@@ -78,7 +78,7 @@ import Testing
                 if injector.disarm() == 1 && returned { stored = "v\(n)" }
             }
             let expected = try #require(stored)
-            #expect(writer.caches.shared.intent)
+            #expect(writer.caches.index.shared.intent)
             #expect(try reader.value(String.self, for: .apiStrategy, parameter: "p") == expected)
         }
     }

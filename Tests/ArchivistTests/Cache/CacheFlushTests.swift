@@ -21,7 +21,7 @@ import Testing
             try runWorker(dir, flushing: true)
             #expect(try Data(contentsOf: dir.appendingPathComponent(".archivist/dirty")) == Data("C".utf8))
             let index = try #require(try AtomicFile.read(path: dir.path + "/.archivist/index"))
-            let saved = try #require(DiskStore.SizeIndex.deserialize(index)).0
+            let saved = try #require(PersistentIndex.SizeIndex.deserialize(index)).0
             #expect(saved.usage(of: FolderPath([])).entryCount == 100)
             #expect(saved.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
             #expect(allPaths(under: dir.appendingPathComponent(".archivist/trash")).isEmpty)

@@ -18,16 +18,16 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
-            #expect(store.spares.trashFailures.count == 0)
+            #expect(store.trash.spares.trashFailures.count == 0)
             try spoilTrash(dir)
             store.emptyTrash(completion: nil)
             store.waitForTrash()
-            #expect(store.spares.trashFailures.count == 1)
+            #expect(store.trash.spares.trashFailures.count == 1)
             let failure = try #require(store.takeUnreportedTrashFailure())
             #expect(failure.message.contains("deleting cleared entries in the trash failed"))
             #expect(failure.errno != nil)
             #expect(store.takeUnreportedTrashFailure() == nil)  // told once
-            #expect(store.spares.trashFailures.count == 1)  // still counted
+            #expect(store.trash.spares.trashFailures.count == 1)  // still counted
         }
     }
 

@@ -31,7 +31,8 @@ import Testing
         #expect(run.status == 0, "\(run.output) \(run.errors)")
         #expect(report["kind"] as? String == "size index snapshot")
         let bytes = try [UInt8](Data(contentsOf: fixture.root.appendingPathComponent(".archivist/index")))
-        guard case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: bytes) else {
+        guard case .indexSnapshot(let summary?) = PersistentIndex.internalFileSummary(of: .indexSnapshot, bytes: bytes)
+        else {
             Issue.record("the snapshot does not read")
             return
         }
@@ -50,7 +51,8 @@ import Testing
         let store = try DiskStore.open(at: fixture.root)
         try store.rebuildIndex()  // a rescan saves a snapshot of every entry
         let bytes = try [UInt8](Data(contentsOf: fixture.root.appendingPathComponent(".archivist/index")))
-        guard case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: bytes) else {
+        guard case .indexSnapshot(let summary?) = PersistentIndex.internalFileSummary(of: .indexSnapshot, bytes: bytes)
+        else {
             Issue.record("the snapshot does not read")
             return
         }
@@ -60,7 +62,7 @@ import Testing
 
         var damaged = bytes
         damaged[30] ^= 0xFF  // in the directory, which its checksum covers
-        #expect(DiskStore.internalFileSummary(of: .indexSnapshot, bytes: damaged) == .indexSnapshot(nil))
+        #expect(PersistentIndex.internalFileSummary(of: .indexSnapshot, bytes: damaged) == .indexSnapshot(nil))
     }
 
     // Runs the archivist tool as a process: macOS and Linux only.
@@ -70,7 +72,7 @@ import Testing
         try fixture.cache.removeValue(for: .apiStrategy, parameter: "/v1/orders")
         let journal = fixture.root.appendingPathComponent(".archivist/journal")
         let bytes = try [UInt8](Data(contentsOf: journal))
-        guard case .journal(let summary) = DiskStore.internalFileSummary(of: .journal, bytes: bytes) else {
+        guard case .journal(let summary) = PersistentIndex.internalFileSummary(of: .journal, bytes: bytes) else {
             Issue.record("not a journal summary")
             return
         }
@@ -84,7 +86,8 @@ import Testing
         #expect((fields["records"] as? NSNumber)?.intValue == summary.records)
 
         try Data(bytes + [0x40, 0x00]).write(to: journal)  // a writer that died two bytes into a record
-        guard case .journal(let torn) = DiskStore.internalFileSummary(of: .journal, bytes: bytes + [0x40, 0x00]) else {
+        guard case .journal(let torn) = PersistentIndex.internalFileSummary(of: .journal, bytes: bytes + [0x40, 0x00])
+        else {
             return
         }
         #expect(torn.isDamaged && torn.wholeBytes == bytes.count && torn.records == summary.records)
@@ -118,7 +121,7 @@ import Testing
         let lock = try Self.inspect(fixture, "lock")
         #expect(lock.report["kind"] as? String == "root lock file")
         #expect(lock.run.status == 0)
-        #expect(DiskStore.internalFileSummary(of: .marker, bytes: Array("D".utf8)) == .marker(dirty: true))
+        #expect(PersistentIndex.internalFileSummary(of: .marker, bytes: Array("D".utf8)) == .marker(dirty: true))
     }
 
     @Test func theInternalFolderSummarisesEachFile() throws {

@@ -45,17 +45,20 @@ struct IntegerWidthTests {
     /// length of 2³¹ or more (which `Int32(_:)` of it would trap on) is damage, like any length
     /// above a record's body or past the bytes read; an intact one comes back exactly.
     @Test func journalRecordLengthIsCheckedBeforeItBecomesA32BitInt() {
-        let body = Int32(DiskStore.maxJournalRecordBytes - 8)
+        let body = Int32(PersistentIndex.maxJournalRecordBytes - 8)
         for stored: UInt32 in [1 << 31, UInt32(Int32.max) + 1, .max, UInt32(body) + 1] {
-            #expect(DiskStore.journalRecordLength(stored: stored, remaining: Int32.max) == nil, "length \(stored)")
+            #expect(
+                PersistentIndex.journalRecordLength(stored: stored, remaining: Int32.max) == nil,
+                "length \(stored)"
+            )
         }
-        #expect(DiskStore.journalRecordLength(stored: 16, remaining: Int32(8 + 16)) == 16)
-        #expect(DiskStore.journalRecordLength(stored: 17, remaining: Int32(8 + 16)) == nil)  // runs past the end
-        #expect(DiskStore.journalRecordLength(stored: 0, remaining: Int32(7)) == nil)  // not even a frame
-        #expect(DiskStore.journalRecordLength(stored: UInt32(body), remaining: Int32.max) == body)
+        #expect(PersistentIndex.journalRecordLength(stored: 16, remaining: Int32(8 + 16)) == 16)
+        #expect(PersistentIndex.journalRecordLength(stored: 17, remaining: Int32(8 + 16)) == nil)  // runs past the end
+        #expect(PersistentIndex.journalRecordLength(stored: 0, remaining: Int32(7)) == nil)  // not even a frame
+        #expect(PersistentIndex.journalRecordLength(stored: UInt32(body), remaining: Int32.max) == body)
         // The same checks in the platform's `Int`, which the journal's decoding uses.
-        #expect(DiskStore.journalRecordLength(stored: .max, remaining: Int.max) == nil)
-        #expect(DiskStore.journalRecordLength(stored: 16, remaining: 24) == 16)
+        #expect(PersistentIndex.journalRecordLength(stored: .max, remaining: Int.max) == nil)
+        #expect(PersistentIndex.journalRecordLength(stored: 16, remaining: 24) == 16)
     }
 
     /// The record log's largest entry: its frame stores a 32-bit length, and the bound the

@@ -158,3 +158,19 @@ func openFolder(_ path: String, below root: AtomicFile.Root?, noFollow: Bool = f
     guard let root else { return open(path, flags) }
     return root.relative(path).withCString { openat(root.descriptor, $0, flags) }
 }
+
+/// Runs `body` below `root`; when it found nothing there (`false`) and the folder `root` opened
+/// is no longer the store's (its `internalPath` gone: the root was removed), runs it again by
+/// the whole path. Without a root, by the path alone.
+///
+/// - Returns: What the last run of `body` returned.
+/// - Complexity: `body` once, or twice and an `fstat` when the first finds nothing.
+func belowRootOrByPath(
+    _ root: AtomicFile.Root?,
+    internalPath: String,
+    _ body: (AtomicFile.Root?) throws -> Bool
+) rethrows -> Bool {
+    guard let root else { return try body(nil) }
+    if try body(root) { return true }
+    return root.holdsStore(internalPath: internalPath) ? false : try body(nil)
+}

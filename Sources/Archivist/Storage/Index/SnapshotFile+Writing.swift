@@ -1,12 +1,12 @@
 import Foundation
 
-extension DiskStore.SizeIndex {
+extension PersistentIndex.SizeIndex {
     /// The bytes of a snapshot's header that name its format and epoch.
     static let headerLength = 14
 
     /// The epoch a snapshot's header names; `nil` when it is not this format's magic and version.
     static func epoch(ofHeader header: some Collection<UInt8>) -> UInt64? {
-        DiskStore.SnapshotFile.epoch(ofHeader: header)
+        PersistentIndex.SnapshotFile.epoch(ofHeader: header)
     }
 
     /// Each folder's saved records, what changed since, and its own usage. The dictionaries
@@ -16,7 +16,7 @@ extension DiskStore.SizeIndex {
     /// - Complexity: O(number of folders).
     func snapshot() -> Snapshot {
         var folders: [Snapshot.Folder] = []
-        func visit(_ node: DiskStore.IndexNode, _ components: [String]) {
+        func visit(_ node: PersistentIndex.IndexNode, _ components: [String]) {
             if !node.entries.isEmpty || node.saved != nil {
                 // The folder's own entries: its usage less its subfolders'.
                 var own = node.usage
@@ -46,8 +46,8 @@ extension DiskStore.SizeIndex {
     static func deserialize(
         _ bytes: [UInt8],
         base: ((UInt64) -> [UInt8]?)? = nil
-    ) -> (DiskStore.SizeIndex, UInt64)? {
-        func source(_ bytes: [UInt8]) -> (DiskStore.SnapshotFile.Source, Int, (Int, Int) -> [UInt8]?) {
+    ) -> (PersistentIndex.SizeIndex, UInt64)? {
+        func source(_ bytes: [UInt8]) -> (PersistentIndex.SnapshotFile.Source, Int, (Int, Int) -> [UInt8]?) {
             (
                 .bytes(bytes), bytes.count,
                 { offset, count in
@@ -58,7 +58,7 @@ extension DiskStore.SizeIndex {
         }
         let (top, length, readAt) = source(bytes)
         guard
-            let (file, index) = DiskStore.SnapshotFile.open(
+            let (file, index) = PersistentIndex.SnapshotFile.open(
                 source: top,
                 length: length,
                 readAt: readAt,
@@ -66,7 +66,7 @@ extension DiskStore.SizeIndex {
                     { epoch in
                         guard let bytes = base(epoch) else { return nil }
                         let (layer, length, readAt) = source(bytes)
-                        return DiskStore.SnapshotFile.openLayer(source: layer, length: length, readAt: readAt)
+                        return PersistentIndex.SnapshotFile.openLayer(source: layer, length: length, readAt: readAt)
                     }
                 }
             )
@@ -80,8 +80,8 @@ extension DiskStore.SizeIndex {
         /// (``DiskStore/Record/removed``), and its own usage.
         struct Folder {
             var components: [String]
-            var saved: DiskStore.SavedStack?
-            var entries: [EntryName: DiskStore.Record]
+            var saved: PersistentIndex.SavedStack?
+            var entries: [EntryName: PersistentIndex.Record]
             /// The folder's own entries' usage (not its subfolders').
             var usage: DiskUsage
 
@@ -97,10 +97,10 @@ extension DiskStore.SizeIndex {
             func forEach(
                 from oldest: UInt64 = 0,
                 markers: Bool = false,
-                _ body: (EntryName, DiskStore.Record) -> Void
+                _ body: (EntryName, PersistentIndex.Record) -> Void
             ) -> Bool {
                 if let single = entries[.single], !single.isRemoved { body(.single, single) }
-                var changed: [(MD5.Digest, DiskStore.Record)] = []
+                var changed: [(MD5.Digest, PersistentIndex.Record)] = []
                 changed.reserveCapacity(entries.count)
                 for (name, record) in entries {
                     if case .hashed(let digest) = name { changed.append((digest, record)) }
@@ -164,7 +164,7 @@ extension DiskStore.SizeIndex {
                 // The layers below the new one that still count for the folder.
                 let stacksOn = folder.saved?.layers.contains { $0.file.epoch < cutoff } ?? false
                 if stacksOn && folder.usage.entryCount == 0 { continue }
-                var single: DiskStore.Record?
+                var single: PersistentIndex.Record?
                 var count = 0
                 var logical: Int64 = 0
                 var allocated: Int64 = 0
@@ -173,12 +173,12 @@ extension DiskStore.SizeIndex {
                 let firstPage = pageTotal
                 var inPage = 0
                 func closePage() {
-                    let start = pages.count - DiskStore.snapshotPageSize
+                    let start = pages.count - PersistentIndex.snapshotPageSize
                     fences[fences.count - 1].1 = pages.withUnsafeBytes {
                         CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...]))
                     }
                 }
-                func add(_ name: EntryName, _ record: DiskStore.Record) {
+                func add(_ name: EntryName, _ record: PersistentIndex.Record) {
                     if !record.isRemoved {
                         logical += record.logical
                         allocated += record.allocated
@@ -189,11 +189,12 @@ extension DiskStore.SizeIndex {
                         return
                     }
                     if inPage == 0 {
-                        pages.append(contentsOf: repeatElement(0, count: DiskStore.snapshotPageSize))
+                        pages.append(contentsOf: repeatElement(0, count: PersistentIndex.snapshotPageSize))
                         fences.append((digest, 0))
                         pageTotal += 1
                     }
-                    let at = pages.count - DiskStore.snapshotPageSize + inPage * DiskStore.snapshotRecordSize
+                    let at =
+                        pages.count - PersistentIndex.snapshotPageSize + inPage * PersistentIndex.snapshotRecordSize
                     pages.withUnsafeMutableBytes { raw in
                         raw.storeBytes(of: digest.high.littleEndian, toByteOffset: at, as: UInt64.self)
                         raw.storeBytes(of: digest.low.littleEndian, toByteOffset: at + 8, as: UInt64.self)
@@ -215,7 +216,7 @@ extension DiskStore.SizeIndex {
                     }
                     count += 1
                     inPage += 1
-                    if inPage == DiskStore.recordsPerPage {
+                    if inPage == PersistentIndex.recordsPerPage {
                         closePage()
                         inPage = 0
                     }
@@ -266,8 +267,8 @@ extension DiskStore.SizeIndex {
             var lead: [UInt8] = [UInt8(stackedOn.count)]
             for base in stackedOn { Self.append(base, &lead) }
             Self.append(folderCount, &lead)
-            var head = DiskStore.SnapshotFile.magic
-            Self.append(DiskStore.SnapshotFile.version, &head)
+            var head = PersistentIndex.SnapshotFile.magic
+            Self.append(PersistentIndex.SnapshotFile.version, &head)
             Self.append(epoch, &head)
             Self.append(UInt32(lead.count + directory.count), &head)
             Self.append(UInt32(pageTotal), &head)
@@ -275,7 +276,10 @@ extension DiskStore.SizeIndex {
             head += lead
             head += directory
             Self.append(CRC32C.checksum(head), &head)
-            let pagesStart = DiskStore.SnapshotFile.pagesStart(afterDirectoryEndingAt: head.count, pageCount: pageTotal)
+            let pagesStart = PersistentIndex.SnapshotFile.pagesStart(
+                afterDirectoryEndingAt: head.count,
+                pageCount: pageTotal
+            )
             head.append(contentsOf: repeatElement(0, count: pagesStart - head.count))
             return SerializedSnapshot(head: head, pages: pages, bases: Array(stackedOn))
         }

@@ -46,7 +46,7 @@ import Darwin
 ///
 /// A file is never changed once renamed into place: a new layer is a new file, so a process
 /// reading an older one by its descriptor reads what it opened.
-extension DiskStore {
+extension PersistentIndex {
     /// Bytes in a page of records.
     static let snapshotPageSize = 4096
     /// Bytes in one record of a page: the digest, the two sizes and the last access.
@@ -243,7 +243,7 @@ extension DiskStore {
     }
 }
 
-extension DiskStore {
+extension PersistentIndex {
     /// A folder's records in the layers of the snapshot that count for it, newest first: the
     /// record of an entry is the newest layer's, a removal marker saying the entry is gone.
     struct SavedStack {
@@ -330,7 +330,7 @@ extension DiskStore {
     }
 }
 
-extension DiskStore {
+extension PersistentIndex {
     /// A folder's page fences — each page's first digest (16 bytes) and CRC32C (4 bytes) —
     /// read in place from the snapshot's directory bytes.
     ///
@@ -373,25 +373,9 @@ extension DiskStore {
     }
 }
 
-extension MD5.Digest {
-    /// The digest a snapshot holds at `offset` of `raw` — in a page's record or a directory's
-    /// fence — as two little-endian words, the high one first.
-    init(storedAt offset: Int, in raw: UnsafeRawBufferPointer) {
-        self.init(
-            high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-            low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-        )
-    }
-
-    /// Whether this digest sorts after `other`: the order of a snapshot's pages.
-    func isAbove(_ other: MD5.Digest) -> Bool {
-        high != other.high ? high > other.high : low > other.low
-    }
-}
-
 // MARK: - Reading
 
-extension DiskStore.SnapshotFile {
+extension PersistentIndex.SnapshotFile {
     static let magic: [UInt8] = Array("ARCI".utf8)
     /// 4: layers of changed records, stacked on older layers.
     static let version: UInt16 = 4
@@ -404,7 +388,9 @@ extension DiskStore.SnapshotFile {
     /// page, so no page straddles two of the file system's; right there when there are none.
     static func pagesStart(afterDirectoryEndingAt end: Int, pageCount: Int) -> Int {
         pageCount == 0
-            ? end : (end + DiskStore.snapshotPageSize - 1) / DiskStore.snapshotPageSize * DiskStore.snapshotPageSize
+            ? end
+            : (end + PersistentIndex.snapshotPageSize - 1) / PersistentIndex.snapshotPageSize
+                * PersistentIndex.snapshotPageSize
     }
 
     /// The epoch a snapshot's header (its first 14 bytes: magic, version, epoch) names; `nil`
@@ -422,13 +408,13 @@ extension DiskStore.SnapshotFile {
         /// One folder of the directory.
         struct Folder {
             var path: FolderPath
-            var single: DiskStore.Record?
+            var single: PersistentIndex.Record?
             /// The oldest epoch whose layer counts for the folder.
             var since: UInt64
             /// The folder's own entries (not its subfolders'), over every layer.
             var usage: DiskUsage
             /// Its records in this file's pages; `nil` when it has none.
-            var saved: DiskStore.SavedFolder?
+            var saved: PersistentIndex.SavedFolder?
         }
 
         /// The epochs of the older layers the file stacks on, newest first.
@@ -447,7 +433,7 @@ extension DiskStore.SnapshotFile {
         source: Source,
         length: Int,
         readAt: (Int, Int) -> [UInt8]?
-    ) -> (DiskStore.SnapshotFile, Directory)? {
+    ) -> (PersistentIndex.SnapshotFile, Directory)? {
         guard length >= headerLength + 4, let header = readAt(0, headerLength),
             let epoch = epoch(ofHeader: header)
         else { return nil }
@@ -458,18 +444,18 @@ extension DiskStore.SnapshotFile {
         // length a damaged header may give.
         guard let rawDirectory = reader.uint32(), let rawPages = reader.uint32(),
             UInt64(rawDirectory) + UInt64(headerLength + 4) <= UInt64(length),
-            UInt64(rawPages) <= UInt64(length / DiskStore.snapshotPageSize)
+            UInt64(rawPages) <= UInt64(length / PersistentIndex.snapshotPageSize)
         else { return nil }
         let directoryLength = Int(rawDirectory)
         let pageCount = Int(rawPages)
         let pagesStart = pagesStart(afterDirectoryEndingAt: headerLength + directoryLength + 4, pageCount: pageCount)
-        guard pagesStart <= length, length - pagesStart == pageCount * DiskStore.snapshotPageSize,
+        guard pagesStart <= length, length - pagesStart == pageCount * PersistentIndex.snapshotPageSize,
             let rest = readAt(headerLength, directoryLength + 4)
         else { return nil }
         let directory = rest.prefix(directoryLength)
         let stored = rest.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard CRC32C.checksum(directory, seed: CRC32C.checksum(header)) == stored else { return nil }
-        let file = DiskStore.SnapshotFile(
+        let file = PersistentIndex.SnapshotFile(
             source: source,
             epoch: epoch,
             byteCount: length,
@@ -495,10 +481,10 @@ extension DiskStore.SnapshotFile {
         source: Source,
         length: Int,
         readAt: (Int, Int) -> [UInt8]?,
-        base: ((UInt64) -> (DiskStore.SnapshotFile, Directory)?)?
-    ) -> (DiskStore.SnapshotFile, DiskStore.SizeIndex)? {
+        base: ((UInt64) -> (PersistentIndex.SnapshotFile, Directory)?)?
+    ) -> (PersistentIndex.SnapshotFile, PersistentIndex.SizeIndex)? {
         guard let (file, directory) = openLayer(source: source, length: length, readAt: readAt) else { return nil }
-        var bases: [(DiskStore.SnapshotFile, [FolderPath: DiskStore.SavedFolder])] = []
+        var bases: [(PersistentIndex.SnapshotFile, [FolderPath: PersistentIndex.SavedFolder])] = []
         if let base {
             var above = file.epoch
             for epoch in directory.bases {
@@ -507,19 +493,19 @@ extension DiskStore.SnapshotFile {
                     return nil
                 }
                 above = epoch
-                var saved: [FolderPath: DiskStore.SavedFolder] = [:]
+                var saved: [FolderPath: PersistentIndex.SavedFolder] = [:]
                 for folder in layerDirectory.folders { saved[folder.path] = folder.saved }
                 bases.append((layer, saved))
             }
         }
-        var index = DiskStore.SizeIndex()
+        var index = PersistentIndex.SizeIndex()
         for folder in directory.folders {
-            var layers: [DiskStore.SavedFolder] = []
+            var layers: [PersistentIndex.SavedFolder] = []
             if let own = folder.saved { layers.append(own) }
             for (layer, saved) in bases where layer.epoch >= folder.since {
                 if let older = saved[folder.path] { layers.append(older) }
             }
-            let stack = layers.isEmpty ? nil : DiskStore.SavedStack(since: folder.since, layers: layers)
+            let stack = layers.isEmpty ? nil : PersistentIndex.SavedStack(since: folder.since, layers: layers)
             guard index.load(folder.path, saved: stack, single: folder.single, usage: folder.usage) else {
                 file.relinquish()
                 return nil
@@ -531,9 +517,9 @@ extension DiskStore.SnapshotFile {
     }
 }
 
-extension DiskStore.SnapshotFile.Directory {
+extension PersistentIndex.SnapshotFile.Directory {
     /// The directory of the layer `file`, from its bytes; `nil` when it is damaged.
-    fileprivate init?(_ directory: ArraySlice<UInt8>, file: DiskStore.SnapshotFile) {
+    fileprivate init?(_ directory: ArraySlice<UInt8>, file: PersistentIndex.SnapshotFile) {
         var reader = SnapshotReader(directory)
         guard let baseCount = reader.byte() else { return nil }
         bases = []
@@ -555,7 +541,7 @@ extension DiskStore.SnapshotFile.Directory {
                 components.append(String(decoding: utf8, as: UTF8.self))
             }
             guard let hasSingle = reader.byte(), hasSingle <= 1 else { return nil }
-            var single: DiskStore.Record?
+            var single: PersistentIndex.Record?
             if hasSingle == 1 {
                 guard let record = reader.record() else { return nil }
                 single = record
@@ -568,12 +554,12 @@ extension DiskStore.SnapshotFile.Directory {
                 let firstPage = reader.uint32().flatMap({ Int(exactly: $0) }),
                 logical >= 0, allocated >= 0, entries >= (single == nil ? 0 : 1)
             else { return nil }
-            let pages = (count + DiskStore.recordsPerPage - 1) / DiskStore.recordsPerPage
+            let pages = (count + PersistentIndex.recordsPerPage - 1) / PersistentIndex.recordsPerPage
             guard firstPage == pagesClaimed, pages <= file.pageCount - pagesClaimed else { return nil }
             pagesClaimed += pages
             let fencesStart = reader.position
-            guard reader.bytes(pages * DiskStore.PageFences.stride) != nil else { return nil }
-            let fences = DiskStore.PageFences(directory, start: fencesStart, count: pages)
+            guard reader.bytes(pages * PersistentIndex.PageFences.stride) != nil else { return nil }
+            let fences = PersistentIndex.PageFences(directory, start: fencesStart, count: pages)
             var usage = DiskUsage()
             usage.logicalBytes = logical
             usage.allocatedBytes = allocated
@@ -587,7 +573,8 @@ extension DiskStore.SnapshotFile.Directory {
                     since: since,
                     usage: usage,
                     saved: count == 0
-                        ? nil : DiskStore.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
+                        ? nil
+                        : PersistentIndex.SavedFolder(file: file, firstPage: firstPage, count: count, fences: fences)
                 )
             )
         }
@@ -631,9 +618,9 @@ struct SnapshotReader {
     }
     mutating func uint32() -> UInt32? { integer(UInt32.self) }
     mutating func uint64() -> UInt64? { integer(UInt64.self) }
-    mutating func record() -> DiskStore.Record? {
+    mutating func record() -> PersistentIndex.Record? {
         guard let logical = uint64(), let allocated = uint64(), let access = uint64() else { return nil }
-        let record = DiskStore.Record(
+        let record = PersistentIndex.Record(
             logical: Int64(bitPattern: logical),
             allocated: Int64(bitPattern: allocated),
             lastAccess: Double(bitPattern: access)

@@ -25,6 +25,12 @@ package struct DiskKey: Hashable, Sendable {
         path += name.fileName
         return path
     }
+
+    /// The folder a scan would take a folder at this key's path for, so that whatever it
+    /// counted inside can be dropped from the index together with the folder.
+    var shadowingFolder: FolderPath {
+        FolderPath(folder.components + [name.fileName])
+    }
 }
 
 /// A folder below a store's root, as path components.

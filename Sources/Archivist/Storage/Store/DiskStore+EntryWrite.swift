@@ -79,7 +79,7 @@ extension DiskStore {
                         chunks,
                         toPath: path,
                         durability: durability,
-                        spares: spares,
+                        spares: trash.spares,
                         temporaries: besideEntry ? nil : temporariesPath,
                         fileSystem: fileSystem,
                         below: root
@@ -98,7 +98,7 @@ extension DiskStore {
             let obstacle: RenameObstacle?
             let counter: UInt64
             do {
-                ((renamed, _, failure, obstacle), _, counter) = try mutate(origin: origin, target: key) {
+                ((renamed, _, failure, obstacle), _, counter) = try index.mutate(origin: origin, target: key) {
                     try renameEntry(prepared)
                 } change: { (renamed, clearedFolder, _, _) -> [Change] in
                     let set = Change.set(
@@ -113,8 +113,8 @@ extension DiskStore {
                     // Each case one literal: an empty array appended to regrew on every write.
                     switch (clearedFolder, renamed) {
                     case (false, true): return [set]
-                    case (true, true): return [.clear(folderShadowing(key)), set]
-                    case (true, false): return [.clear(folderShadowing(key))]
+                    case (true, true): return [.clear(key.shadowingFolder), set]
+                    case (true, false): return [.clear(key.shadowingFolder)]
                     case (false, false): return []
                     }
                 }
@@ -182,7 +182,7 @@ extension DiskStore {
         switch obstacle {
         case .missingFolder:
             do {
-                try spares.makeFolder(prepared.folder, below: prepared.root)
+                try trash.spares.makeFolder(prepared.folder, below: prepared.root)
             } catch let error as StorageError where prepared.root != nil && error.errno == ENOENT {
                 return false  // the root was removed under the temporary
             } catch let error as StorageError where error.errno == ENOTDIR && !clearedFileAtFolder {
@@ -198,7 +198,7 @@ extension DiskStore {
         case .fileInPlaceOfFolder:
             guard !clearedFileAtFolder else { throw StorageError.posix("rename", path: prepared.path, errno: ENOTDIR) }
             clearedFileAtFolder = true
-            let (obstacle, _, _) = try mutate(origin: origin) {
+            let (obstacle, _, _) = try index.mutate(origin: origin) {
                 try removeFileInPlaceOfFolder(key.folder)
             } change: { obstacle -> [Change] in
                 if case .some(.some(let counted)) = obstacle { return [.remove(counted)] }

@@ -15,13 +15,13 @@ extension DiskStore {
     /// not); in a removed root, the path decides (see `DiskStore+RootRelative.swift`).
     ///
     /// - Returns: What was there: nothing, a file (or link, or FIFO), or a folder — whose
-    ///   contents the index must drop as well (``folderShadowing(_:)``).
+    ///   contents the index must drop as well (``DiskKey/shadowingFolder``).
     /// - Throws: ``StorageError`` when it exists but cannot be removed.
     /// - Complexity: Blocking file I/O: one `unlink`, plus an `lstat` and a `rename` for a
     ///   folder; on a miss below the root, an `fstat` more.
     func removeItem(at path: String) throws -> RemovedItem {
         var removed = RemovedItem.nothing
-        _ = try belowRootOrByPath { root in
+        _ = try belowRootOrByPath(root, internalPath: internalPath) { root in
             removed = try removeItem(at: path, below: root)
             return removed != .nothing
         }
@@ -36,8 +36,8 @@ extension DiskStore {
         // Linux says EISDIR for a folder, Apple platforms EPERM.
         var status = stat()
         if code == EISDIR || code == EPERM, lstat(path, below: root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            try moveToTrash(path)
-            emptyTrash(completion: nil)
+            try trash.moveToTrash(path)
+            trash.empty(completion: nil)
             return .folder
         }
         throw StorageError.posix("unlink", path: path, errno: code)
@@ -60,14 +60,8 @@ extension DiskStore {
         switch removed {
         case .nothing: []
         case .file: [.remove(key)]
-        case .folder: [.remove(key), .clear(folderShadowing(key))]
+        case .folder: [.remove(key), .clear(key.shadowingFolder)]
         }
-    }
-
-    /// The folder a scan would have taken a folder at `key`'s path for, so that whatever it
-    /// counted inside can be dropped from the index together with the folder.
-    func folderShadowing(_ key: DiskKey) -> FolderPath {
-        FolderPath(key.folder.components + [key.name.fileName])
     }
 }
 

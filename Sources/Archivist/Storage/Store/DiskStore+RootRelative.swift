@@ -29,18 +29,6 @@ extension DiskStore {
         root?.working(internalPath: internalPath)
     }
 
-    /// Runs `body` below the root; when it found nothing there (`false`) and the folder the
-    /// store opened is no longer its own, runs it again by the whole path. Without a root,
-    /// by the path alone.
-    ///
-    /// - Returns: What the last run of `body` returned.
-    /// - Complexity: `body` once, or twice and an `fstat` when the first finds nothing.
-    func belowRootOrByPath(_ body: (AtomicFile.Root?) throws -> Bool) rethrows -> Bool {
-        guard let root else { return try body(nil) }
-        if try body(root) { return true }
-        return root.holdsStore(internalPath: internalPath) ? false : try body(nil)
-    }
-
     /// Whether the folder at ``rootPath`` (a final symbolic link followed, as when it was
     /// opened) is still the root this store opened; `true` for a store without a root
     /// descriptor, which works by the path anyway.

@@ -91,7 +91,7 @@ extension DiskStore {
 
     /// The index the root's processes share: the snapshot, if it is of the shared counters'
     /// epoch, with the journal applied; `nil` (and `reason`) when a rescan is due instead.
-    private static func savedIndex(rootPath: String, reason: inout String?) -> SizeIndex? {
+    private static func savedIndex(rootPath: String, reason: inout String?) -> PersistentIndex.SizeIndex? {
         let internalPath = rootPath + "/.archivist"
         // Stable under the lock held shared: the epoch and intent word change only under the
         // exclusive lock.
@@ -111,7 +111,7 @@ extension DiskStore {
             return nil
         }
         guard let bytes = try? AtomicFile.read(path: internalPath + "/index"),
-            let (snapshot, epoch) = SizeIndex.deserialize(
+            let (snapshot, epoch) = PersistentIndex.SizeIndex.deserialize(
                 bytes,
                 base: { epoch in
                     // An older layer the snapshot stacks on (``DiskStore/layerPath(of:)``).
@@ -130,7 +130,7 @@ extension DiskStore {
         }
         var index = snapshot
         let journal = (try? AtomicFile.read(path: internalPath + "/journal")) ?? []
-        let decoded = decodeJournal(journal[...])
+        let decoded = PersistentIndex.decodeJournal(journal[...])
         guard !decoded.damaged else {
             reason = "the journal is damaged at byte \(decoded.consumed); the next process to write rescans"
             return nil
@@ -229,16 +229,14 @@ extension DiskStore {
     /// - Throws: ``StorageError`` when the root refuses writes or the snapshot cannot be saved.
     /// - Complexity: Blocking file I/O: O(entries) for the scan, which holds no lock.
     package func rebuildIndex() throws {
-        try checkWritable()
-        try lock.withExclusive { shared.intent = true }
-        try flush()
+        try index.rebuildByScan()
     }
 
     /// Deletes what is in the trash now and waits for it.
     ///
     /// - Complexity: Blocking: O(files in the trash).
     package func emptyTrashNow() {
-        emptyTrash(completion: nil)
-        waitForTrash()
+        trash.empty(completion: nil)
+        trash.waitUntilEmptied()
     }
 }

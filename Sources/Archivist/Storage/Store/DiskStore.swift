@@ -39,12 +39,6 @@ package final class DiskStore: Sendable {
     /// The root folder's path, without a trailing slash.
     package let rootPath: String
     let fileSystem: FileSystem
-    /// The marker file, open for the store's lifetime: its first byte is `D` while the disk
-    /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
-    /// open file is cheap; creating and deleting a marker would allocate an inode each time.
-    let markerFD: Int32
-    /// The shared journal (see `DiskStore+Persistence.swift`), open for the store's lifetime.
-    let journalFD: Int32
     /// The root folder, open for the store's lifetime: every change below it goes through it
     /// (a write's temporary, rename and folders, a remove, a clear's rename into the trash,
     /// spare folders, the trash's walk, a scan) and a read opens the entry file relative to it
@@ -53,45 +47,23 @@ package final class DiskStore: Sendable {
     /// system whose path calls a test replaced (``FileSystem/allowsRootRelativeCalls``), or
     /// when the folder cannot be opened (a root the process may not read).
     let root: AtomicFile.Root?
-    /// The owner of ``root``'s descriptor, which closes it once neither the store nor work it
-    /// queued holds it.
+    /// The owner of ``root``'s descriptor, which closes it once neither the store, its index,
+    /// its trash nor work they queued holds it.
     let openRoot: OpenRoot?
-    /// The counters every process opening the root maps.
-    let shared: SharedCounters
-    /// The cross-process lock around every file change and journal record.
-    let lock: FileLock
-    /// Posted after every commit, for other processes' change streams (``ChangeSignal``).
-    let changeSignal: ChangeSignal
-    /// This store's slot in `shared` (`nil` when every slot was taken).
-    private let slot = Locked<Int?>(nil)
-
-    /// This store's slot in the shared counters, `nil` when every slot was taken.
-    var sharedSlot: Int? { slot.withLock { $0 } }
-    /// The per-type statistics table in the shared file (``SharedStatistics``), `nil` when
-    /// the file has none; the cache layer counts its hits and misses in it.
-    var sharedStatistics: SharedStatistics? {
-        SharedStatistics(words: shared.statistics, owner: shared)
-    }
+    /// The size index, its files and the cross-process lock every file change holds
+    /// (``PersistentIndex``). The store changes the disk only inside its
+    /// ``PersistentIndex/mutate(origin:target:_:change:)``.
+    let index: PersistentIndex
+    /// Where clears move folders, emptied in the background (``Trash``).
+    let trash: Trash
     /// Set when the root refuses writes: it was opened for reading, and every write, removal
     /// or clear throws this (see `DiskStore+ReadOnly.swift`).
-    let writeRefusal: StorageError?
-    let state: Locked<State>
+    var writeRefusal: StorageError? { index.writeRefusal }
+    /// Each key's lock in this process: a write, read or removal of an entry holds its own.
     let keyLocks = KeyLocks()
+    /// Held shared by every write and removal, exclusively by a clear for the moment of its
+    /// renames (``clear(_:origin:completion:)``).
     let clearGate = SharedExclusiveLock()
-    /// Held by a repair or rebuild of the index by scan (`DiskStore+Repair.swift`), which runs
-    /// without the cross-process lock: one scan at a time in the process; the others wait for
-    /// it and then find nothing left to do.
-    let repairGate = Lock()
-    /// The rescan of the root under way in this process, if any (``scan()``), for
-    /// ``rebuild``.
-    let rebuildProgress = Locked<IndexRebuild?>(nil)
-    let trashQueue: DispatchQueue
-    /// Where a journal grown past ``compactionThreshold`` is folded (``scheduleFold()``).
-    let foldQueue = DispatchQueue(label: "Archivist.DiskStore.fold", qos: .utility)
-    /// Whether a fold is queued and not started.
-    let foldScheduled = Locked(false)
-    /// Emptied folders kept for the next entry folder (see ``SpareFolders``).
-    let spares: SpareFolders
     /// A payload in up to three pieces, written one after the other (a `Data` value's archive:
     /// the bytes before the value, the value, the bytes after it); a tuple, so that the callers
     /// build no array (the write gathers them with the entry header into one four-element array
@@ -116,10 +88,6 @@ package final class DiskStore: Sendable {
     }
 
     var internalPath: String { rootPath + "/.archivist" }
-    var indexPath: String { internalPath + "/index" }
-    var markerPath: String { internalPath + "/dirty" }
-    var journalPath: String { internalPath + "/journal" }
-    var trashPath: String { internalPath + "/trash" }
     /// The folder entry files are written in before they are renamed into place (see
     /// `DiskStore+EntryWrite.swift`): beside `.archivist` rather than in it, so that entries
     /// take the Data Protection class of the root, not the one `.archivist` is given.
@@ -213,10 +181,7 @@ package final class DiskStore: Sendable {
         self.rootPath = rootPath
         self.temporariesPath = rootPath + "/" + Self.temporariesFolderName
         self.fileSystem = fileSystem
-        self.state = Locked(State())
         let folder = rootPath + "/.archivist"
-        let trashQueue = DispatchQueue(label: "Archivist.DiskStore.trash", qos: .utility)
-        self.trashQueue = trashQueue
         let refusal = try Self.makeInternalFolder(rootPath: rootPath, fileSystem: fileSystem)
         // The root's descriptor before any file in it, each then opened below it: a root
         // renamed away, or replaced by another folder, while this opens cannot give the store
@@ -230,74 +195,38 @@ package final class DiskStore: Sendable {
             rootFD >= 0
             ? OpenRoot(AtomicFile.Root(descriptor: rootFD, path: rootPath), fileSystem: fileSystem) : nil
         let root = openRoot?.root
-        let (fd, writeRefusal) = try Self.openMarker(
+        let (marker, writeRefusal) = try Self.openMarker(
             rootPath: rootPath,
             refusal: refusal,
             fileSystem: fileSystem,
             below: root
         )
-        let journal =
-            writeRefusal == nil
-            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC, below: root)
-            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0, below: root)  // may be missing: -1
-        guard journal >= 0 || writeRefusal != nil else {
-            let code = errno
-            if fd >= 0 { _ = fileSystem.close(fd) }
-            throw StorageError.posix("open journal", path: folder + "/journal", errno: code)
-        }
-        // The lock every walk of the trash takes (see ``SpareFolders/emptyTrash(shouldStop:)``), made here
-        // beside the journal rather than by the first walk: that walk runs on the trash queue
-        // right after the open, and a file appearing then raced whoever removed or listed the
-        // root. Best effort, as the walk's creation was: a walk that finds no lock file keeps
-        // nothing (a read-only root has no walk).
-        if writeRefusal == nil {
-            let trashLock = fileSystem.openCreatingPrivately(folder + "/trash.lock", O_RDWR | O_CLOEXEC, below: root)
-            if trashLock >= 0 { _ = fileSystem.close(trashLock) }
-        }
-        self.markerFD = fd
-        self.writeRefusal = writeRefusal
-        self.journalFD = journal
-        self.changeSignal = ChangeSignal(folder: folder, fileName: "journal")
+        // The index closes the marker, also when it throws; the root's descriptor closes with
+        // `openRoot`.
+        self.index = try PersistentIndex(
+            rootPath: rootPath,
+            fileSystem: fileSystem,
+            openRoot: openRoot,
+            markerFD: marker,
+            writeRefusal: writeRefusal,
+            sweepTemporaries: { below in
+                DiskStore.sweepInternalTemporaries(rootPath: rootPath, fileSystem: fileSystem, below: below)
+            }
+        )
+        self.trash = Trash(
+            internalPath: folder,
+            fileSystem: fileSystem,
+            openRoot: openRoot,
+            writable: writeRefusal == nil
+        )
         self.openRoot = openRoot
         self.root = root
-        self.spares = SpareFolders(internalPath: folder, fileSystem: fileSystem, queue: trashQueue, openRoot: openRoot)
-        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem, below: root)
-        do {
-            self.shared = try SharedCounters(
-                path: folder + "/shared",
-                fileSystem: fileSystem,
-                readOnly: writeRefusal != nil,
-                below: root
-            )
-        } catch {
-            if fd >= 0 { _ = fileSystem.close(fd) }
-            if journal >= 0 { _ = fileSystem.close(journal) }
-            throw error  // the root's descriptor closes with `openRoot`
+        Self.sweepInternalTemporaries(rootPath: rootPath, fileSystem: fileSystem, below: root)
+        // Without the lock, reading the snapshot or scanning (they grow with the entries).
+        if try index.load(backgroundRescanAbove: backgroundRescanAbove, keepingAlive: self) {
+            sweepEntryTemporaries()
         }
-        // Every property is set from here: should the load throw, `deinit` runs and closes
-        // the descriptors (closing them here too would close each number twice — by then perhaps
-        // another thread's file).
-        sweepInternalTemporaries(below: root)
-        let (taken, load) = try lock.withExclusive { loadIndexAtOpen() }
-        slot.withLock { $0 = taken }
-        // Without the lock: reading the snapshot, or scanning, grows with the entries
-        // (`DiskStore+Repair.swift`).
-        do {
-            try loadIndexAfterOpening(load, backgroundRescanAbove: backgroundRescanAbove)
-        } catch {
-            if let taken { shared.unregister(taken) }
-            slot.withLock { $0 = nil }
-            throw error
-        }
-        if writeRefusal == nil { emptyTrash(completion: nil) }
-    }
-
-    deinit {
-        if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
-        if markerFD >= 0 { _ = fileSystem.close(markerFD) }
-        if journalFD >= 0 { _ = fileSystem.close(journalFD) }
-        // The root's descriptor closes with `openRoot`, once work queued on the trash queue
-        // that holds it has run too.
+        if writeRefusal == nil { trash.empty(completion: nil) }
     }
 
     /// The absolute path of `key`'s file.
@@ -462,7 +391,7 @@ package final class DiskStore: Sendable {
         // for it: the hint only spares a system call (the `cache-shapes` suite's 100 KB gets
         // and the `cache-manager` suite's 1 KB gets guard it).
         let sizeHint =
-            usingIndexedSize ? state.withLock({ $0.index.record(key) }).flatMap { Int(exactly: $0.logical) } : nil
+            usingIndexedSize ? index.lastKnownRecord(key).flatMap { Int(exactly: $0.logical) } : nil
         var assumed = false
         do {
             // Inside the `do`: a folder, FIFO or link at the path is a corrupt entry too.
@@ -520,7 +449,7 @@ package final class DiskStore: Sendable {
         try clearGate.withShared {
             let path = path(of: key)
             return try keyLocks.withLock(path) {
-                let (removed, _, _) = try mutate(origin: origin, target: key) {
+                let (removed, _, _) = try index.mutate(origin: origin, target: key) {
                     try removeItem(at: path)
                 } change: { removed -> [Change] in
                     removalChanges(key, removed)
@@ -532,42 +461,33 @@ package final class DiskStore: Sendable {
     }
 
     /// Records an access to `key` — a read, or a memory-tier hit that did not touch the disk —
-    /// for least-recently-accessed eviction.
+    /// for least-recently-accessed eviction (``PersistentIndex/touch(_:)``).
     ///
     /// - Complexity: O(1); for an entry only the snapshot file holds, a read of its page the
     ///   first time.
     package func touch(_ key: DiskKey) {
-        let now = Date().timeIntervalSince1970
-        let foldDue = state.withLock { state in
-            state.index.touch(key, at: now)
-            return state.index.touchedSaved > Self.touchFoldThreshold
-        }
-        if foldDue && writeRefusal == nil { scheduleFold() }
+        index.touch(key)
     }
-
-    /// How many records of the snapshot file reads may bring into memory before the index is
-    /// folded into a new snapshot (see ``SizeIndex/touchedSaved``).
-    static let touchFoldThreshold = 1 << 16
 
     /// Whether the index holds an entry at `key` (fresh or expired).
     ///
     /// - Complexity: O(1); no file I/O.
     package func contains(_ key: DiskKey) -> Bool {
-        readIndex { $0.record(key) != nil }
+        index.readIndex { $0.record(key) != nil }
     }
 
     /// The logical and allocated size the index holds for `key`.
     ///
     /// - Complexity: O(1); no file I/O.
     package func sizes(of key: DiskKey) -> AtomicFile.Sizes? {
-        readIndex { $0.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
+        index.readIndex { $0.record(key).map { AtomicFile.Sizes(logical: $0.logical, allocated: $0.allocated) } }
     }
 
     /// The usage of `folder` and everything inside it.
     ///
     /// - Complexity: O(1) (a walk of the folder's few components); no file I/O.
     package func usage(of folder: FolderPath) -> DiskUsage {
-        readIndex { $0.usage(of: folder) }
+        index.readIndex { $0.usage(of: folder) }
     }
 
     /// Removes a bad entry file (or whatever else is at its path, a folder into the trash) and
@@ -577,7 +497,7 @@ package final class DiskStore: Sendable {
     /// only, so another process may have discarded it too and committed a fresh entry since —
     /// that one stays (checked under the store's lock, which every rename over the path holds).
     func discard(_ key: DiskKey, path: String, identity: FileIdentity?) {
-        _ = try? mutate(origin: 0, target: key) { () -> RemovedItem? in
+        _ = try? index.mutate(origin: 0, target: key) { () -> RemovedItem? in
             guard let there = FileIdentity.lstatting(path, below: workingRoot) else { return .nothing }  // gone already
             guard let identity, there.isSame(as: identity) else { return nil }  // replaced since
             // A file that could not be removed (EACCES, say) is still on disk: the index keeps
@@ -592,7 +512,7 @@ package final class DiskStore: Sendable {
 
     /// Evicts least recently accessed entries of `folder`, skipping any whose lock is busy.
     private func evict(in folder: FolderPath, downTo limit: Int64, sparing spared: DiskKey) -> [DiskKey] {
-        let candidates = readIndex { index -> [(EntryName, Record)] in
+        let candidates = index.readIndex { index -> [(EntryName, PersistentIndex.Record)] in
             index.usage(of: folder).logicalBytes > limit ? index.leastRecentlyAccessed(in: folder) : []
         }
         var evicted = [DiskKey]()
@@ -602,10 +522,10 @@ package final class DiskStore: Sendable {
             let path = path(of: key)
             let removed = keyLocks.withLockIfAvailable(path) { () -> Bool in
                 return
-                    (try? mutate(origin: 0, target: key) {
+                    (try? index.mutate(origin: 0, target: key) {
                         // The list predates the lock: an entry written (or read) since, by any
                         // thread or process, is no longer the least recently accessed — keep it.
-                        guard state.withLock({ $0.index.record(key) }) == listed else { return false }
+                        guard self.index.lastKnownRecord(key) == listed else { return false }
                         return unlinkEntryFile(path)
                     } change: { gone -> [Change] in
                         gone ? [.remove(key)] : []
@@ -615,6 +535,56 @@ package final class DiskStore: Sendable {
         }
         return evicted
     }
+}
+
+/// What the cache layer and the tool ask of the index, through the store.
+extension DiskStore {
+    /// A change to the index, as the journal records it.
+    typealias Change = PersistentIndex.Change
+    /// One entry's sizes and last access, as the index holds them.
+    typealias Record = PersistentIndex.Record
+    /// A committed change, for memory tiers and change streams.
+    package typealias StoreChange = PersistentIndex.StoreChange
+    /// How far a rescan of the root has walked.
+    package typealias IndexRebuild = PersistentIndex.IndexRebuild
+
+    /// Brings the index up to date with other processes' changes (``PersistentIndex/refresh()``).
+    package func refresh() { index.refresh() }
+
+    /// ``refresh()`` for an observer woken by the root's ``ChangeSignal``
+    /// (``PersistentIndex/refreshAfterSignal()``).
+    package func refreshAfterSignal() { index.refreshAfterSignal() }
+
+    /// Makes the saved index current (``PersistentIndex/flush()``).
+    ///
+    /// - Throws: ``StorageError`` when the snapshot cannot be written.
+    package func flush() throws { try index.flush() }
+
+    /// The changes committed since `sequence` (``PersistentIndex/changes(since:)``).
+    package func changes(since sequence: UInt64) -> (changes: [StoreChange], next: UInt64, complete: Bool) {
+        index.changes(since: sequence)
+    }
+
+    /// The number the next change will get: what a new observer starts from.
+    package var changeSequence: UInt64 { index.changeSequence }
+
+    /// Where the shared change counter lives, for a memory tier's one-load coherence check.
+    package var changeCounter: UnsafePointer<UInt64> { index.changeCounter }
+
+    /// Posted after every commit, for other processes' change streams.
+    package var changeSignal: ChangeSignal { index.changeSignal }
+
+    /// The rescan under way in this process, `nil` when none is (``PersistentIndex/rebuild``).
+    package var rebuild: IndexRebuild? { index.rebuild }
+
+    /// The per-type statistics table in the shared file, `nil` when the file has none.
+    var sharedStatistics: SharedStatistics? { index.sharedStatistics }
+
+    /// The longest time this process has held the root's cross-process lock.
+    package var longestLockHold: Duration { index.longestLockHold }
+
+    /// Every hold of the root's cross-process lock by this process so far, by duration.
+    package var lockHolds: LockHoldHistogram { index.lockHolds }
 }
 
 /// A registry slot that does not keep its store alive.

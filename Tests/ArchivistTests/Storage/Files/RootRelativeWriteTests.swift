@@ -244,7 +244,7 @@ import Darwin
             do {
                 let store = try DiskStore.open(at: dir)
                 store.waitForTrash()
-                spares = store.spares
+                spares = store.trash.spares
             }
             let fd = try #require(spares?.openRoot?.root.descriptor)
             var status = stat()

@@ -84,7 +84,7 @@ import Darwin
             release.signal()
             #expect(store.usage(of: FolderPath([])).entryCount == Self.count)  // waits for the rescan
             #expect(store.rebuild == nil)
-            #expect(!store.shared.intent)
+            #expect(!store.index.shared.intent)
             let files = entryFiles(under: dir)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
         }
@@ -99,10 +99,10 @@ import Darwin
             let words = try Data(contentsOf: dir.appendingPathComponent(".archivist/shared"))
             let epoch = words.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
             let store = try DiskStore.open(at: link, backgroundRescanAbove: threshold)
-            #expect(store.shared.epoch == epoch &+ 1)  // rescanned, before the open returned
-            #expect(!store.shared.intent)
+            #expect(store.index.shared.epoch == epoch &+ 1)  // rescanned, before the open returned
+            #expect(!store.index.shared.intent)
             #expect(store.rebuild == nil)
-            #expect(store.state.withLock { $0.index.usage(of: FolderPath([])).entryCount } == Self.count)
+            #expect(store.index.state.withLock { $0.index.usage(of: FolderPath([])).entryCount } == Self.count)
         }
     }
 }

@@ -11,8 +11,8 @@ import Testing
     }
 
     @Test func itKeepsTheLastChangesInOrderAcrossWraps() {
-        let capacity = DiskStore.ChangeRing.capacity
-        var ring = DiskStore.ChangeRing()
+        let capacity = PersistentIndex.ChangeRing.capacity
+        var ring = PersistentIndex.ChangeRing()
         #expect(ring.items(from: 0).isEmpty)
         for count in 1...(3 * capacity + 17) {
             ring.append(Self.change(count - 1))

@@ -38,7 +38,7 @@ import Darwin
                 durability: .none
             )
             let dead = deadOwner
-            #expect(a.shared.register(as: dead).slot != nil)
+            #expect(a.index.shared.register(as: dead).slot != nil)
             // Where its writes made their temporaries: the store's temporaries folder, the one
             // folder the sweep lists.
             try FileManager.default.createDirectory(atPath: a.temporariesPath, withIntermediateDirectories: true)
@@ -50,17 +50,17 @@ import Darwin
             // And the snapshot a fold was writing, without the lock or the intent word.
             let snapshot = a.internalPath + "/" + (temporary as NSString).lastPathComponent
             try Data(repeating: 3, count: 10).write(to: URL(fileURLWithPath: snapshot))
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
 
             let b = try storeThroughLink(dir, "b")
-            #expect(b.shared.epoch == epoch)  // no rescan
+            #expect(b.index.shared.epoch == epoch)  // no rescan
             b.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: temporary))
             #expect(!FileManager.default.fileExists(atPath: snapshot))
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
             #expect(b.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
             // The dead slot was freed: the next opener finds nothing to sweep.
-            #expect(a.shared.register(as: deadOwner).sweep == false)
+            #expect(a.index.shared.register(as: deadOwner).sweep == false)
         }
     }
 
@@ -77,14 +77,14 @@ import Darwin
                 expiry: nil,
                 durability: .none
             )
-            #expect(a.shared.register(as: deadOwner).slot != nil)
+            #expect(a.index.shared.register(as: deadOwner).slot != nil)
             try Data(repeating: 2, count: 300).write(to: URL(fileURLWithPath: a.path(of: hashedKey("x", "2"))))
-            a.shared.intent = true
-            let epoch = a.shared.epoch
+            a.index.shared.intent = true
+            let epoch = a.index.shared.epoch
 
             let b = try storeThroughLink(dir, "b")
-            #expect(b.shared.epoch == epoch &+ 1)  // rescanned
-            #expect(!b.shared.intent)
+            #expect(b.index.shared.epoch == epoch &+ 1)  // rescanned
+            #expect(!b.index.shared.intent)
             #expect(b.usage(of: FolderPath([])).entryCount == 2)
             #expect(b.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
@@ -116,7 +116,7 @@ import Darwin
             #expect((intent != 0) == (point == "journal"))
 
             let store = try DiskStore.open(at: dir)
-            #expect(store.shared.epoch == epoch)  // no rescan either way: a rescan starts an epoch
+            #expect(store.index.shared.epoch == epoch)  // no rescan either way: a rescan starts an epoch
             store.waitForTrash()
             let files = entryFiles(under: dir)
             #expect(!files.keys.contains { AtomicFile.isTemporary($0.split(separator: "/").last ?? "") })
@@ -149,21 +149,22 @@ import Darwin
                     incarnation: UInt64(i + 1)
                 )
                 #expect(
-                    a.shared.register(as: foreign, now: i == 7 ? now - 2 * SharedCounters.unjudgedSlotAge : now).slot
+                    a.index.shared.register(as: foreign, now: i == 7 ? now - 2 * SharedCounters.unjudgedSlotAge : now)
+                        .slot
                         != nil
                 )
             }
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
             // The old unjudged slot is reused.
             let b = try storeThroughLink(dir, "b")
-            #expect(b.shared.epoch == epoch)
+            #expect(b.index.shared.epoch == epoch)
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
             // None left: the next opener works without a slot, still without a rescan.
             let c = try storeThroughLink(dir, "c")
-            #expect(c.shared.epoch == epoch)
+            #expect(c.index.shared.epoch == epoch)
             #expect(c.usage(of: FolderPath([])).entryCount == 1)
             #expect(
-                a.shared.register(
+                a.index.shared.register(
                     as: TemporaryName.Owner(pid: 9, namespace: me.namespace &+ 1, incarnation: 99),
                     now: now
                 ).slot == nil
@@ -183,7 +184,7 @@ import Darwin
             let words = try Data(contentsOf: dir.appendingPathComponent(".archivist/shared"))
             let epoch = words.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self) }
             let store = try DiskStore.open(at: dir)
-            #expect(store.shared.epoch == epoch)
+            #expect(store.index.shared.epoch == epoch)
             #expect(store.usage(of: FolderPath([])).entryCount == 100)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
         }
@@ -201,9 +202,9 @@ import Darwin
             let a = try storeThroughLink(dir, "a")
             let words = try Data(contentsOf: folder.appendingPathComponent("shared"))
             #expect(words.withUnsafeBytes { $0.load(as: UInt64.self) } == SharedCounters.magic)
-            #expect(!a.shared.intent)
+            #expect(!a.index.shared.intent)
             let foreign = TemporaryName.Owner(pid: 9, namespace: TemporaryName.identity.namespace &+ 1, incarnation: 99)
-            #expect(a.shared.register(as: foreign).slot != nil)  // the garbage slots were cleared
+            #expect(a.index.shared.register(as: foreign).slot != nil)  // the garbage slots were cleared
             try a.write(
                 Data(repeating: 1, count: 100),
                 to: hashedKey("x", "1"),
@@ -212,9 +213,9 @@ import Darwin
                 expiry: nil,
                 durability: .none
             )
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
             let b = try storeThroughLink(dir, "b")  // our layout now: no rescan
-            #expect(b.shared.epoch == epoch)
+            #expect(b.index.shared.epoch == epoch)
             #expect(b.usage(of: FolderPath([])).entryCount == 1)
         }
     }
@@ -243,7 +244,7 @@ import Darwin
             try #require(access(ready, F_OK) == 0, "the worker was not ready within 180 s")
 
             let store = try DiskStore.open(at: dir.appendingPathComponent("root"))
-            let owners = (0..<SharedCounters.slotCount).compactMap { store.shared.owner(ofSlot: $0) }
+            let owners = (0..<SharedCounters.slotCount).compactMap { store.index.shared.owner(ofSlot: $0) }
             #expect(owners.contains { $0.pid == parent.pid }, "the child's exit freed its parent's slot: \(owners)")
         }
     }

@@ -48,11 +48,11 @@ import Darwin
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
             #expect(throws: StorageError.self) { try a.flush() }
             #expect(injector.disarm() == 1)
-            #expect(!a.shared.intent)
-            let epoch = a.shared.epoch
+            #expect(!a.index.shared.intent)
+            let epoch = a.index.shared.epoch
             try write(b, "2", bytes: 200)
             try write(a, "3", bytes: 300)
-            #expect(a.shared.epoch == epoch)
+            #expect(a.index.shared.epoch == epoch)
             expectExact([a, b], dir)
         }
     }
@@ -66,18 +66,18 @@ import Darwin
             let a = try storeThroughLink(dir, "a", fileSystem: injector.fileSystem)
             let b = try storeThroughLink(dir, "b")
             try write(b, "1", bytes: 100)
-            b.shared.intent = true  // as a holder killed between a change and its record leaves it
+            b.index.shared.intent = true  // as a holder killed between a change and its record leaves it
             injector.arm(.init(operation: .rename, n: 1, persistent: false, errno: EIO))
             #expect(a.usage(of: FolderPath([])).entryCount == 1)  // rescans; the snapshot's rename fails
             #expect(injector.disarm() == 1)
-            #expect(!a.shared.intent)
+            #expect(!a.index.shared.intent)
             expectExact([a, b], dir)
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
             #expect(b.contains(key("1")))
             try write(b, "3", bytes: 300)
             try write(a, "4", bytes: 400)
             #expect(b.contains(key("4")))
-            #expect(a.shared.epoch == epoch)
+            #expect(a.index.shared.epoch == epoch)
             expectExact([a, b], dir)
         }
     }

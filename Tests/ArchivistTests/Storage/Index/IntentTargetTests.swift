@@ -46,18 +46,18 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let (a, b) = (try storeThroughLink(dir, "a"), try storeThroughLink(dir, "b"))
             for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
             let target = what == "added" ? hashedKey("x", "new") : hashedKey("x", "3")
             // What a kill between the file change and its record leaves: the word set, the entry named.
-            a.shared.intent = true
-            a.setIntentTarget(target)
+            a.index.shared.intent = true
+            a.index.setIntentTarget(target)
             switch what {
             case "removed": try FileManager.default.removeItem(atPath: a.path(of: target))
             default: try plant(a, target, bytes: 5_000)
             }
             try write(b, hashedKey("y", "1"), bytes: 50)
-            #expect(!a.shared.intent)
-            #expect(a.shared.epoch == epoch)  // no rescan: a rescan starts an epoch
+            #expect(!a.index.shared.intent)
+            #expect(a.index.shared.epoch == epoch)  // no rescan: a rescan starts an epoch
             #expect(b.contains(target) == (what != "removed"))
             #expect(a.contains(target) == (what != "removed"))
             expectExact([a, b], dir)
@@ -73,15 +73,15 @@ import Testing
                 let a = try storeThroughLink(dir, "a")
                 for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
                 try a.flush()
-                epoch = a.shared.epoch
-                a.shared.intent = true
-                a.setIntentTarget(orphan)
+                epoch = a.index.shared.epoch
+                a.index.shared.intent = true
+                a.index.setIntentTarget(orphan)
                 try plant(a, orphan, bytes: 3_000)
             }
             let reopened = try DiskStore.open(at: dir)
             #expect(reopened.contains(orphan))
-            #expect(!reopened.shared.intent)
-            #expect(reopened.shared.epoch == epoch)
+            #expect(!reopened.index.shared.intent)
+            #expect(reopened.index.shared.epoch == epoch)
             expectExact([reopened], dir)
         }
     }
@@ -92,17 +92,17 @@ import Testing
         try withTemporaryDirectory { dir throws in
             let (a, b) = (try storeThroughLink(dir, "a"), try storeThroughLink(dir, "b"))
             for i in 0..<20 { try write(a, hashedKey("x", "\(i)"), bytes: 100 + i) }
-            let epoch = a.shared.epoch
+            let epoch = a.index.shared.epoch
             let target = hashedKey("x", "odd")
-            a.shared.intent = true  // drops any target
+            a.index.shared.intent = true  // drops any target
             if folderAtPath {
-                a.setIntentTarget(target)
+                a.index.setIntentTarget(target)
                 try FileManager.default.createDirectory(atPath: a.path(of: target), withIntermediateDirectories: false)
             }
             try plant(a, hashedKey("x", "unnamed"), bytes: 700)
             try write(b, hashedKey("y", "1"), bytes: 50)
-            #expect(!a.shared.intent)
-            #expect(a.shared.epoch > epoch)  // rescanned
+            #expect(!a.index.shared.intent)
+            #expect(a.index.shared.epoch > epoch)  // rescanned
             #expect(b.contains(hashedKey("x", "unnamed")))
             expectExact([a, b], dir)
         }

@@ -8,7 +8,7 @@ import Testing
 /// piecewise encoder did, and they must read back as the same changes.
 @Suite struct JournalRecordEncodingTests {
     /// The records encoded piece by piece: the reference format the in-place encoder must match.
-    static func referenceEncode(_ change: DiskStore.Change, into out: inout [UInt8]) {
+    static func referenceEncode(_ change: PersistentIndex.Change, into out: inout [UInt8]) {
         var body: [UInt8] = []
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { body += $0 } }
         func appendFolder(_ folder: FolderPath) {
@@ -48,7 +48,7 @@ import Testing
         withUnsafeBytes(of: CRC32C.checksum(body).littleEndian) { out += $0 }
     }
 
-    static let changes: [DiskStore.Change] = {
+    static let changes: [PersistentIndex.Change] = {
         let folders = [
             FolderPath([]), FolderPath(["shared-caches"]),
             FolderPath(["shared-caches", MD5.hexDigest(of: "hots")]),
@@ -56,11 +56,11 @@ import Testing
         ]
         let names: [EntryName] = [.single, EntryName(parameter: "blob-1"), EntryName(parameter: "")]
         let records = [
-            DiskStore.Record(logical: 0, allocated: 0, lastAccess: 0),
-            DiskStore.Record(logical: 100_082 + 59, allocated: 102_400, lastAccess: 1_790_000_000.25),
-            DiskStore.Record(logical: .max, allocated: -1, lastAccess: -.infinity),
+            PersistentIndex.Record(logical: 0, allocated: 0, lastAccess: 0),
+            PersistentIndex.Record(logical: 100_082 + 59, allocated: 102_400, lastAccess: 1_790_000_000.25),
+            PersistentIndex.Record(logical: .max, allocated: -1, lastAccess: -.infinity),
         ]
-        var changes: [DiskStore.Change] = []
+        var changes: [PersistentIndex.Change] = []
         for folder in folders {
             changes.append(.clear(folder))
             for name in names {
@@ -76,7 +76,7 @@ import Testing
         for change in Self.changes {
             var written: [UInt8] = []
             var expected: [UInt8] = []
-            DiskStore.encode(change, into: &written)
+            PersistentIndex.encode(change, into: &written)
             Self.referenceEncode(change, into: &expected)
             #expect(written == expected, "\(change)")
         }
@@ -86,11 +86,11 @@ import Testing
         var written: [UInt8] = []
         var expected: [UInt8] = []
         for change in Self.changes {
-            DiskStore.encode(change, into: &written)
+            PersistentIndex.encode(change, into: &written)
             Self.referenceEncode(change, into: &expected)
         }
         #expect(written == expected)
-        let decoded = DiskStore.decodeJournal(written[...])
+        let decoded = PersistentIndex.decodeJournal(written[...])
         #expect(decoded.changes == Self.changes)
         #expect(decoded.consumed == written.count)
         #expect(!decoded.damaged)

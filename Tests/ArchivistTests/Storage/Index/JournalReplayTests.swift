@@ -18,17 +18,19 @@ import Testing
             FolderPath(["ab"]), FolderPath(["a", "b"]), FolderPath(["a", "bc"]), FolderPath(["a"]),
             FolderPath([]), FolderPath(["a", "b"]), FolderPath(["ab", "c"]), FolderPath(["ab"]),
         ]
-        var changes: [DiskStore.Change] = []
+        var changes: [PersistentIndex.Change] = []
         for (i, folder) in folders.enumerated() {
             let key = DiskKey(folder: folder, name: EntryName(parameter: "p\(i % 3)"))
-            changes.append(.set(key, DiskStore.Record(logical: Int64(i), allocated: 4096, lastAccess: Double(i))))
-            changes.append(.set(key, DiskStore.Record(logical: Int64(i + 1), allocated: 4096, lastAccess: Double(i))))
+            changes.append(.set(key, PersistentIndex.Record(logical: Int64(i), allocated: 4096, lastAccess: Double(i))))
+            changes.append(
+                .set(key, PersistentIndex.Record(logical: Int64(i + 1), allocated: 4096, lastAccess: Double(i)))
+            )
             changes.append(.remove(DiskKey(folder: folder, name: .single)))
             if i % 3 == 2 { changes.append(.clear(folder)) }
         }
         var bytes: [UInt8] = []
-        for change in changes { DiskStore.encode(change, into: &bytes) }
-        let decoded = DiskStore.decodeJournal(bytes[...])
+        for change in changes { PersistentIndex.encode(change, into: &bytes) }
+        let decoded = PersistentIndex.decodeJournal(bytes[...])
         #expect(decoded.changes == changes)
         #expect(decoded.consumed == bytes.count)
         #expect(!decoded.damaged)
@@ -38,7 +40,7 @@ import Testing
     /// applying the very changes does, through clears of a folder and of the root between them.
     @Test func appliedDecodedRecordsBuildTheSameIndexAsTheChanges() {
         let folders = [folder(["a"]), folder(["a", "b"]), folder(["c"]), folder(["a", "b", "d"])]
-        var changes: [DiskStore.Change] = []
+        var changes: [PersistentIndex.Change] = []
         for i in 0..<200 {
             let target = folders[(i / 3 + i % 2) % folders.count]
             let key = DiskKey(folder: target, name: EntryName(parameter: "p\(i % 7)"))
@@ -48,19 +50,19 @@ import Testing
             case 22 where i > 150: changes.append(.clear(FolderPath([])))
             default:
                 changes.append(
-                    .set(key, DiskStore.Record(logical: Int64(i), allocated: Int64(i * 8), lastAccess: Double(i)))
+                    .set(key, PersistentIndex.Record(logical: Int64(i), allocated: Int64(i * 8), lastAccess: Double(i)))
                 )
             }
         }
         var bytes: [UInt8] = []
-        for change in changes { DiskStore.encode(change, into: &bytes) }
-        var replayed = DiskStore.SizeIndex()
-        var direct = DiskStore.SizeIndex()
-        var batched = DiskStore.SizeIndex()
-        for change in DiskStore.decodeJournal(bytes[...]).changes { replayed.apply(change) }
+        for change in changes { PersistentIndex.encode(change, into: &bytes) }
+        var replayed = PersistentIndex.SizeIndex()
+        var direct = PersistentIndex.SizeIndex()
+        var batched = PersistentIndex.SizeIndex()
+        for change in PersistentIndex.decodeJournal(bytes[...]).changes { replayed.apply(change) }
         for change in changes { direct.apply(change) }
         // As an open replays: runs of records in one folder, their usage added once a run ends.
-        DiskStore.decodeJournal(bytes[...]).apply(to: &batched)
+        PersistentIndex.decodeJournal(bytes[...]).apply(to: &batched)
         for folder in folders + [FolderPath([]), folder(["a", "b"])] {
             for index in [replayed, batched] {
                 #expect(index.usage(of: folder) == direct.usage(of: folder))
@@ -82,19 +84,22 @@ import Testing
         let key = DiskKey(folder: folder(["a", "b"]), name: EntryName(parameter: "p"))
         var bytes: [UInt8] = []
         for i in 0..<3 {
-            DiskStore.encode(.set(key, DiskStore.Record(logical: Int64(i), allocated: 0, lastAccess: 0)), into: &bytes)
+            PersistentIndex.encode(
+                .set(key, PersistentIndex.Record(logical: Int64(i), allocated: 0, lastAccess: 0)),
+                into: &bytes
+            )
         }
         let whole = bytes.count
-        DiskStore.encode(.remove(key), into: &bytes)
+        PersistentIndex.encode(.remove(key), into: &bytes)
         var truncated = bytes
         truncated.removeLast(3)
-        let cut = DiskStore.decodeJournal(truncated[...])
+        let cut = PersistentIndex.decodeJournal(truncated[...])
         #expect(cut.changes.count == 3)
         #expect(cut.consumed == whole)
         #expect(cut.damaged)
         var flipped = bytes
         flipped[whole + 7] ^= 0x01  // inside the last record's folder bytes
-        let damaged = DiskStore.decodeJournal(flipped[...])
+        let damaged = PersistentIndex.decodeJournal(flipped[...])
         #expect(damaged.changes.count == 3)
         #expect(damaged.consumed == whole)
         #expect(damaged.damaged)
@@ -151,7 +156,7 @@ import Testing
                         durability: .none
                     )
                 }
-                let scanned = try reader.scan()
+                let scanned = try reader.index.scan()
                 var all = folders
                 all += [FolderPath([]), folder(["v"]), folder(["v", "u"])]
                 for folder in all {
@@ -165,7 +170,7 @@ import Testing
                     )
                     for p in 0..<12 {
                         let key = DiskKey(folder: folder, name: EntryName(parameter: "p\(p)"))
-                        let got = reader.readIndex { $0.record(key) }
+                        let got = reader.index.readIndex { $0.record(key) }
                         let want = scanned.record(key)
                         #expect(got?.logical == want?.logical && got?.allocated == want?.allocated, "round \(round)")
                     }

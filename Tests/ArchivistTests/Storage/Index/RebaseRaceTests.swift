@@ -48,10 +48,10 @@ import Darwin
                     durability: .none
                 )
             }
-            #expect(try store.foldJournal() == .folded)  // the snapshot a rebase reads
-            let epoch = store.shared.epoch
+            #expect(try store.index.foldJournal() == .folded)  // the snapshot a rebase reads
+            let epoch = store.index.shared.epoch
 
-            journal.withLock { $0 = store.journalFD }
+            journal.withLock { $0 = store.index.journalFD }
             let written = DispatchSemaphore(value: 0)
             Thread {
                 _ = try? store.write(
@@ -68,7 +68,11 @@ import Darwin
             // The write's change is in the index, its record not yet in the journal.
             let rebased = DispatchSemaphore(value: 0)
             Thread {
-                if step == "rebase" { store.rebase(onSnapshotOf: epoch) } else { _ = try? store.foldJournal() }
+                if step == "rebase" {
+                    store.index.rebase(onSnapshotOf: epoch)
+                } else {
+                    _ = try? store.index.foldJournal()
+                }
                 rebased.signal()
             }.start()
             // A rebase that does not wait for the write installs now.

@@ -8,7 +8,7 @@ import Testing
 /// folder skips the walk; the write path reads a temporary's sizes with `statx` (no time
 /// stamps) rather than `fstat`. Neither may make the index disagree with the disk.
 @Suite struct SizeIndexTests {
-    private typealias Record = DiskStore.Record
+    private typealias Record = PersistentIndex.Record
 
     private func key(_ folder: [String], _ parameter: String?) -> DiskKey {
         DiskKey(folder: FolderPath(folder.map { MD5.hexDigest(of: $0) }), name: EntryName(parameter: parameter))
@@ -23,7 +23,7 @@ import Testing
     /// found the remembered folder or walked.
     @Test(arguments: [["a"], ["a", "b"], ["c", "d", "e"]])
     func aDetachedFolderIsNotCountedByLaterSets(folder: [String]) {
-        var index = DiskStore.SizeIndex()
+        var index = PersistentIndex.SizeIndex()
         for i in 0..<5 { index.set(key(folder, "p\(i)"), record(100)) }
         index.set(key(["other"], "x"), record(7))  // the remembered folder moves away and back
         for i in 5..<10 { index.set(key(folder, "p\(i)"), record(100)) }
@@ -42,7 +42,7 @@ import Testing
     /// A journal's set replaces the entry's sizes, keeps the later last access, and reports
     /// the usage it replaced; a set of the same sizes twice counts once.
     @Test func aJournalSetReplacesSizesAndKeepsTheLaterAccess() {
-        var index = DiskStore.SizeIndex()
+        var index = PersistentIndex.SizeIndex()
         let entry = key(["a"], "p")
         #expect(index.apply(.set(entry, record(100, access: 50))) == DiskUsage())
         var replaced = DiskUsage()
@@ -86,7 +86,7 @@ import Testing
                 expiry: nil,
                 durability: .none
             )
-            let scanned = try store.scan()
+            let scanned = try store.index.scan()
             for key in keys {
                 let indexed = try #require(store.sizes(of: key))
                 let found = try #require(scanned.record(key))

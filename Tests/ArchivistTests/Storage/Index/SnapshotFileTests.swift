@@ -8,7 +8,7 @@ import Testing
 /// when one is asked for. What it holds, merged with what changed since, is what an index
 /// built in memory from the same changes holds.
 @Suite struct SnapshotFileTests {
-    private typealias Record = DiskStore.Record
+    private typealias Record = PersistentIndex.Record
 
     private static let folders = [FolderPath([]), FolderPath(["a"]), FolderPath(["a", "b"]), FolderPath(["c"])]
 
@@ -21,20 +21,20 @@ import Testing
     }
 
     /// An index in memory of `count` entries over the folders, some of them single entries.
-    private func populated(_ count: Int) -> DiskStore.SizeIndex {
-        var index = DiskStore.SizeIndex()
+    private func populated(_ count: Int) -> PersistentIndex.SizeIndex {
+        var index = PersistentIndex.SizeIndex()
         for i in 0..<count { index.set(key(i % Self.folders.count, i % 50 == 7 ? nil : "p\(i)"), record(i)) }
         return index
     }
 
-    private func reloaded(_ index: DiskStore.SizeIndex, epoch: UInt64 = 9) throws -> DiskStore.SizeIndex {
+    private func reloaded(_ index: PersistentIndex.SizeIndex, epoch: UInt64 = 9) throws -> PersistentIndex.SizeIndex {
         let bytes = try #require(index.snapshot().serialized(epoch: epoch)).bytes
-        let (loaded, saved) = try #require(DiskStore.SizeIndex.deserialize(bytes))
+        let (loaded, saved) = try #require(PersistentIndex.SizeIndex.deserialize(bytes))
         #expect(saved == epoch)
         return loaded
     }
 
-    private func expectSame(_ a: DiskStore.SizeIndex, _ b: DiskStore.SizeIndex, keys: [DiskKey]) {
+    private func expectSame(_ a: PersistentIndex.SizeIndex, _ b: PersistentIndex.SizeIndex, keys: [DiskKey]) {
         for folder in Self.folders { #expect(a.usage(of: folder) == b.usage(of: folder)) }
         for key in keys { #expect(a.record(key) == b.record(key)) }
     }
@@ -47,7 +47,7 @@ import Testing
         let loaded = try reloaded(index)
         let keys = (0..<(count + 20)).map { key($0 % Self.folders.count, $0 % 50 == 7 ? nil : "p\($0)") }
         expectSame(index, loaded, keys: keys)
-        #expect(loaded.file?.cachedPageCount ?? 0 <= DiskStore.SnapshotFile.cachedPages)
+        #expect(loaded.file?.cachedPageCount ?? 0 <= PersistentIndex.SnapshotFile.cachedPages)
         for folder in Self.folders {
             #expect(
                 Set(loaded.leastRecentlyAccessed(in: folder).map(\.0))
@@ -63,7 +63,7 @@ import Testing
         var reference = populated(1_000)
         var loaded = try reloaded(reference)
         var keys: [DiskKey] = []
-        func both(_ change: (inout DiskStore.SizeIndex) -> Void) {
+        func both(_ change: (inout PersistentIndex.SizeIndex) -> Void) {
             change(&reference)
             change(&loaded)
         }
@@ -100,12 +100,12 @@ import Testing
         var bytes: [UInt8] = []
         for i in stride(from: 0, to: 600, by: 5) {
             let changed = key(i % Self.folders.count, "p\(i)")
-            let change: DiskStore.Change = i % 10 == 0 ? .remove(changed) : .set(changed, record(i + 1))
+            let change: PersistentIndex.Change = i % 10 == 0 ? .remove(changed) : .set(changed, record(i + 1))
             let before = reference.record(changed)
             reference.apply(change)
-            DiskStore.encode(change, before: before, into: &bytes)
+            PersistentIndex.encode(change, before: before, into: &bytes)
         }
-        DiskStore.decodeJournal(bytes[...]).apply(to: &loaded)
+        PersistentIndex.decodeJournal(bytes[...]).apply(to: &loaded)
         #expect(loaded.file?.cachedPageCount == 0)
         for folder in Self.folders { #expect(reference.usage(of: folder) == loaded.usage(of: folder)) }
     }
@@ -113,32 +113,32 @@ import Testing
     /// A directory or length that does not add up is refused before any page is read.
     @Test func aDamagedDirectoryOrLengthIsRefused() throws {
         let bytes = try #require(populated(300).snapshot().serialized(epoch: 3)).bytes
-        #expect(DiskStore.SizeIndex.deserialize(bytes) != nil)
+        #expect(PersistentIndex.SizeIndex.deserialize(bytes) != nil)
         var flipped = bytes
         flipped[30] ^= 0x40  // in the directory
-        #expect(DiskStore.SizeIndex.deserialize(flipped) == nil)
-        #expect(DiskStore.SizeIndex.deserialize(Array(bytes.dropLast())) == nil)
-        #expect(DiskStore.SizeIndex.deserialize(bytes + [0]) == nil)
-        #expect(DiskStore.SizeIndex.deserialize(Array(bytes.prefix(40))) == nil)
+        #expect(PersistentIndex.SizeIndex.deserialize(flipped) == nil)
+        #expect(PersistentIndex.SizeIndex.deserialize(Array(bytes.dropLast())) == nil)
+        #expect(PersistentIndex.SizeIndex.deserialize(bytes + [0]) == nil)
+        #expect(PersistentIndex.SizeIndex.deserialize(Array(bytes.prefix(40))) == nil)
     }
 
     /// Pages whose first digests the directory gives out of order — a directory that checks
     /// (its CRC32C made to match) but does not describe its pages — are found by the lookup
     /// that reads them: the index is marked damaged for a rescan, and no lookup goes astray.
     @Test func aDirectoryThatDoesNotDescribeItsPagesIsFoundAtTheLookup() throws {
-        var index = DiskStore.SizeIndex()
+        var index = PersistentIndex.SizeIndex()
         let keys = (0..<300).map { DiskKey(folder: FolderPath([]), name: EntryName(parameter: "p\($0)")) }
         for (i, key) in keys.enumerated() { index.set(key, record(i)) }
         var bytes = try #require(index.snapshot().serialized(epoch: 4)).bytes
         // One folder, the root: its fences start after the layer count (no older layers),
         // the folder count, the depth, the single-entry flag, the since epoch, the entry count
         // and two usage words, the count of records in the pages and the first page.
-        let header = DiskStore.SnapshotFile.headerLength
+        let header = PersistentIndex.SnapshotFile.headerLength
         let fences = header + 1 + 4 + 1 + 1 + 8 + 8 + 8 + 8 + 4 + 4
         let directoryLength = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
-        #expect(directoryLength == fences - header + 3 * DiskStore.PageFences.stride)
+        #expect(directoryLength == fences - header + 3 * PersistentIndex.PageFences.stride)
         // The first two pages' digests swapped, their checksums left in place.
-        for i in 0..<16 { bytes.swapAt(fences + i, fences + DiskStore.PageFences.stride + i) }
+        for i in 0..<16 { bytes.swapAt(fences + i, fences + PersistentIndex.PageFences.stride + i) }
         let checksum = CRC32C.checksum(
             bytes[header..<(header + directoryLength)],
             seed: CRC32C.checksum(bytes[0..<header])
@@ -147,7 +147,7 @@ import Testing
             for (i, byte) in $0.enumerated() { bytes[header + directoryLength + i] = byte }
         }
 
-        let (loaded, _) = try #require(DiskStore.SizeIndex.deserialize(bytes))
+        let (loaded, _) = try #require(PersistentIndex.SizeIndex.deserialize(bytes))
         #expect(!loaded.isDamaged)
         var found = 0
         for (i, key) in keys.enumerated() {
@@ -183,9 +183,9 @@ import Testing
             // One byte of every page of records flipped, in place.
             let path = dir.path + "/.archivist/index"
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let pages = bytes.count / DiskStore.snapshotPageSize - 1
+            let pages = bytes.count / PersistentIndex.snapshotPageSize - 1
             #expect(pages == 4)
-            for page in 1...pages { bytes[page * DiskStore.snapshotPageSize + 20] ^= 0x01 }
+            for page in 1...pages { bytes[page * PersistentIndex.snapshotPageSize + 20] ^= 0x01 }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             try handle.write(contentsOf: bytes)
             try handle.close()
@@ -193,11 +193,11 @@ import Testing
             let store = try DiskStore.open(at: dir)
             #expect(store.usage(of: folder).entryCount == 400)  // from the directory
             _ = store.sizes(of: keys[0])  // reads a damaged page
-            #expect(store.state.withLock { $0.index.isDamaged })
+            #expect(store.index.state.withLock { $0.index.isDamaged })
             let files = entryFiles(under: dir)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
-            #expect(!store.state.withLock { $0.index.isDamaged })
+            #expect(!store.index.state.withLock { $0.index.isDamaged })
             for key in keys {
                 let relative = String(store.path(of: key).dropFirst(store.rootPath.count + 1))
                 #expect(store.sizes(of: key)?.logical == files[relative].map(Int64.init))

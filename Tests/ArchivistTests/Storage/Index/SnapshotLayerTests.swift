@@ -14,8 +14,8 @@ import Darwin
 /// reads the newest layer that holds a record, a folder cleared since a layer does not see it,
 /// and a missing or damaged layer is repaired by a rescan.
 @Suite struct SnapshotLayerTests {
-    private typealias Record = DiskStore.Record
-    private typealias SizeIndex = DiskStore.SizeIndex
+    private typealias Record = PersistentIndex.Record
+    private typealias SizeIndex = PersistentIndex.SizeIndex
 
     private static let folders = [FolderPath([]), FolderPath(["a"]), FolderPath(["a", "b"]), FolderPath(["c"])]
 
@@ -64,7 +64,7 @@ import Darwin
     @Test func lookupsGoThroughTheLayersNewestFirst() throws {
         var reference = SizeIndex()
         var index = SizeIndex()
-        func apply(_ change: DiskStore.Change) {
+        func apply(_ change: PersistentIndex.Change) {
             reference.apply(change)
             index.apply(change)
         }
@@ -109,30 +109,30 @@ import Darwin
                     try Self.put(10, at: key(i), in: store)
                 }
                 try store.flush()
-                let epoch = store.shared.epoch
+                let epoch = store.index.shared.epoch
                 let whole = try #require(fileSize("index"))
-                #expect(whole > 3_000 * DiskStore.snapshotRecordSize)
+                #expect(whole > 3_000 * PersistentIndex.snapshotRecordSize)
                 for i in 0..<10 {
                     try Self.put(20, at: key(i), in: store)
                 }
                 #expect(try store.remove(key(20)))
                 try store.flush()
-                #expect(store.shared.epoch == epoch + 1)
-                #expect(store.state.withLock { $0.journalOffset } == 0)
+                #expect(store.index.shared.epoch == epoch + 1)
+                #expect(store.index.state.withLock { $0.journalOffset } == 0)
                 // Eleven records: the header, the directory and one page.
-                #expect(try #require(fileSize("index")) <= 2 * DiskStore.snapshotPageSize)
-                #expect(fileSize(String(store.layerPath(of: epoch).split(separator: "/").last!)) == whole)
+                #expect(try #require(fileSize("index")) <= 2 * PersistentIndex.snapshotPageSize)
+                #expect(fileSize(String(store.index.layerPath(of: epoch).split(separator: "/").last!)) == whole)
             }
             let files = entryFiles(under: dir)
             let store = try DiskStore.open(at: dir)
-            #expect(store.state.withLock { $0.index.bases.count } == 1)
+            #expect(store.index.state.withLock { $0.index.bases.count } == 1)
             #expect(store.usage(of: folder).entryCount == 2_999)
             // The tools read the stack too: the index comparison, and the newest layer's summary.
             let comparison = try DiskStore.compareIndex(rootPath: store.rootPath, files: files.mapValues(Int64.init))
             #expect(comparison.agrees)
             #expect(comparison.indexedEntries == 2_999)
             let top = try [UInt8](Data(contentsOf: URL(fileURLWithPath: internalPath + "index")))
-            if case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: top) {
+            if case .indexSnapshot(let summary?) = PersistentIndex.internalFileSummary(of: .indexSnapshot, bytes: top) {
                 #expect(summary.entries == 2_999)
                 #expect(summary.version == 4)
             } else {
@@ -161,7 +161,7 @@ import Darwin
                     try Self.put(i % 50, at: key(i), in: store)
                 }
                 try store.flush()
-                layer = store.layerPath(of: store.shared.epoch)
+                layer = store.index.layerPath(of: store.index.shared.epoch)
                 try Self.put(7, at: key(1), in: store)
                 try store.flush()
                 #expect(FileManager.default.fileExists(atPath: layer))
@@ -182,7 +182,7 @@ import Darwin
                 #expect(store.sizes(of: key(i))?.logical == files[relative].map(Int64.init))
             }
             // The repair saved one layer and removed the others.
-            #expect(store.state.withLock { $0.index.bases.isEmpty })
+            #expect(store.index.state.withLock { $0.index.bases.isEmpty })
             #expect(!FileManager.default.fileExists(atPath: layer))
         }
     }
@@ -190,23 +190,25 @@ import Darwin
     /// A fold merges a newest layer no more than twice the bytes gathered, keeps the stack at
     /// the cap when it can within the budget, and never reads more than the budget.
     @Test func aFoldMergesLayersGeometricallyWithinItsBudget() {
-        let page = DiskStore.snapshotPageSize
-        let budget = DiskStore.foldMergeBudget
+        let page = PersistentIndex.snapshotPageSize
+        let budget = PersistentIndex.foldMergeBudget
         // A small change on a large base: a layer of its own.
-        #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [40 * budget]) == 0)
+        #expect(PersistentIndex.layersToMerge(changedBytes: 2 * page, layerBytes: [40 * budget]) == 0)
         // Layers no larger than twice what is gathered are merged, a larger one stops it.
-        #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [2 * page, 4 * page, 32 * page]) == 2)
-        #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [5 * page, 4 * page]) == 0)
-        #expect(DiskStore.layersToMerge(changedBytes: 2 * page, layerBytes: [3 * page, 100 * page]) == 1)
+        #expect(
+            PersistentIndex.layersToMerge(changedBytes: 2 * page, layerBytes: [2 * page, 4 * page, 32 * page]) == 2
+        )
+        #expect(PersistentIndex.layersToMerge(changedBytes: 2 * page, layerBytes: [5 * page, 4 * page]) == 0)
+        #expect(PersistentIndex.layersToMerge(changedBytes: 2 * page, layerBytes: [3 * page, 100 * page]) == 1)
         // Past the cap, the newest are merged whatever their size, within the budget.
-        let deep = [Int](repeating: budget / 2, count: DiskStore.snapshotLayerCap) + [40 * budget]
-        #expect(DiskStore.layersToMerge(changedBytes: page, layerBytes: deep) == 1)
+        let deep = [Int](repeating: budget / 2, count: PersistentIndex.snapshotLayerCap) + [40 * budget]
+        #expect(PersistentIndex.layersToMerge(changedBytes: page, layerBytes: deep) == 1)
         // Equal layers below the cap merge as a binary counter does, up to the budget.
-        let equal = [Int](repeating: budget / 4, count: DiskStore.snapshotLayerCap) + [40 * budget]
-        #expect(DiskStore.layersToMerge(changedBytes: page, layerBytes: equal) == 3)
+        let equal = [Int](repeating: budget / 4, count: PersistentIndex.snapshotLayerCap) + [40 * budget]
+        #expect(PersistentIndex.layersToMerge(changedBytes: page, layerBytes: equal) == 3)
         // Not beyond the budget: a stack of layers too large to merge is left as it is.
-        let heavy = [Int](repeating: budget, count: DiskStore.snapshotLayerCap) + [40 * budget]
-        #expect(DiskStore.layersToMerge(changedBytes: page, layerBytes: heavy) == 0)
+        let heavy = [Int](repeating: budget, count: PersistentIndex.snapshotLayerCap) + [40 * budget]
+        #expect(PersistentIndex.layersToMerge(changedBytes: page, layerBytes: heavy) == 0)
     }
 
     /// A merge of every layer in the background (what a stack past the cap schedules) leaves one
@@ -220,10 +222,10 @@ import Darwin
                 try Self.put(i, at: key(i), in: store)
             }
             try store.flush()
-            let first = store.shared.epoch
+            let first = store.index.shared.epoch
             // The fold queue held: a flush that waited for it would never return.
             let held = DispatchSemaphore(value: 0)
-            store.foldQueue.async { held.wait() }
+            store.index.foldQueue.async { held.wait() }
             let flushed = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
                 for i in 0..<3 {
@@ -242,11 +244,11 @@ import Darwin
             let returned = flushed.wait(timeout: .now() + 60) == .success
             held.signal()
             #expect(returned)
-            #expect(store.shared.epoch > first)
-            #expect(store.snapshotLayerCount > 1)
+            #expect(store.index.shared.epoch > first)
+            #expect(store.index.snapshotLayerCount > 1)
             // The background merge: one layer, the others removed.
-            #expect(try store.foldJournal(merging: true) == .folded)
-            #expect(store.snapshotLayerCount == 1)
+            #expect(try store.index.foldJournal(merging: true) == .folded)
+            #expect(store.index.snapshotLayerCount == 1)
             let layers = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/.archivist")
                 .filter { $0.hasPrefix("index.") }
             #expect(layers.isEmpty)
@@ -294,10 +296,10 @@ import Darwin
                 injector.arm(.init(operation: operation, n: 1, persistent: false, errno: EIO))
                 if operation == .rename {
                     #expect(throws: StorageError.self) { try a.flush() }
-                    #expect(!a.shared.intent)  // nothing changed but a link
+                    #expect(!a.index.shared.intent)  // nothing changed but a link
                 } else {
-                    #expect(try a.foldJournal() == .lost)
-                    #expect(a.shared.intent)  // the next holder repairs
+                    #expect(try a.index.foldJournal() == .lost)
+                    #expect(a.index.shared.intent)  // the next holder repairs
                 }
                 #expect(injector.disarm() == 1)
                 try b.write(

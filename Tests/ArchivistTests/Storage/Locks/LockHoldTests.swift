@@ -44,8 +44,8 @@ import Darwin
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
             let walk = ContinuousClock.now - start
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
-            return ClearFigures(holds: store.spares.trashLockHolds, walk: walk)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
+            return ClearFigures(holds: store.trash.spares.trashLockHolds, walk: walk)
         }
     }
 
@@ -123,7 +123,7 @@ import Darwin
             store.waitForTrash()
             for slot in 0..<SpareFolders.slots {
                 try FileManager.default.createDirectory(
-                    atPath: store.spares.path + "/\(slot)",
+                    atPath: store.trash.spares.path + "/\(slot)",
                     withIntermediateDirectories: true
                 )
             }
@@ -136,9 +136,11 @@ import Darwin
             let removals = recorder.calls.withLock { $0 }.filter { $0.flags & AT_REMOVEDIR != 0 }
             #expect(removals.count == 1)
             #expect(removals.allSatisfy { !$0.lockHeld })
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
             #expect(
-                try FileManager.default.contentsOfDirectory(atPath: store.spares.path).sorted() == ["0", "1", "2", "3"]
+                try FileManager.default.contentsOfDirectory(atPath: store.trash.spares.path).sorted() == [
+                    "0", "1", "2", "3",
+                ]
             )
         }
     }
@@ -154,21 +156,21 @@ import Darwin
             try makeFiles(2_000, in: dir, folder: "a")  // grown past a block: worth keeping
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()  // the store's own walk empties the trash…
-            let kept = try FileManager.default.contentsOfDirectory(atPath: store.spares.path)
+            let kept = try FileManager.default.contentsOfDirectory(atPath: store.trash.spares.path)
             try #require(kept.count == 1)  // …and keeps the folder: this file system keeps grown folders
             // Again, but walked by hand: a first batch leaves the walk inside the item's folder.
-            let spare = store.spares.path + "/" + kept[0]
+            let spare = store.trash.spares.path + "/" + kept[0]
             try FileManager.default.removeItem(atPath: spare)
             try makeFiles(2_000, in: dir, folder: "b")
-            let item = store.trashPath + "/" + SpareFolders.clearedPrefix + "paused"
+            let item = store.trash.path + "/" + SpareFolders.clearedPrefix + "paused"
             try #require(rename(dir.path + "/b", item) == 0)
-            var paused = try FolderRemoval.Batches(of: store.trashPath)
+            var paused = try FolderRemoval.Batches(of: store.trash.path)
             defer { paused.close() }
             #expect(try !paused.next(keeping: nil))
             // Another walk, alone in the trash, empties the rest and keeps the folder, which a
             // write then claims as an entry folder.
-            try store.spares.emptyTrash()
-            try #require(try FileManager.default.contentsOfDirectory(atPath: store.spares.path).count == 1)
+            try store.trash.spares.emptyTrash()
+            try #require(try FileManager.default.contentsOfDirectory(atPath: store.trash.spares.path).count == 1)
             // Many entries: wherever the paused walk's reading position is, some come after it.
             let keys = (0..<100).map { DiskKey(folder: FolderPath(["c"]), name: EntryName(parameter: String($0))) }
             for key in keys {
@@ -181,7 +183,7 @@ import Darwin
                     durability: .none
                 )
             }
-            try #require(try FileManager.default.contentsOfDirectory(atPath: store.spares.path).isEmpty)
+            try #require(try FileManager.default.contentsOfDirectory(atPath: store.trash.spares.path).isEmpty)
             // The paused walk goes on: it must leave the new entries alone.
             try paused.resume()
             while try !paused.next(keeping: nil) { try paused.resume() }
@@ -199,18 +201,18 @@ import Darwin
             let store = try DiskStore.open(at: dir)
             store.waitForTrash()
             try makeFiles(3 * FolderRemoval.batchSize, in: dir, folder: "a")
-            try #require(rename(dir.path + "/a", store.trashPath + "/a") == 0)
+            try #require(rename(dir.path + "/a", store.trash.path + "/a") == 0)
             var asked = 0
-            try store.spares.emptyTrash(shouldStop: {
+            try store.trash.spares.emptyTrash(shouldStop: {
                 asked += 1
                 return true
             })
             #expect(asked == 1)
-            #expect((1...FolderRemoval.batchSize).contains(store.spares.trashLockHolds.mostRemovedInOneHold))
+            #expect((1...FolderRemoval.batchSize).contains(store.trash.spares.trashLockHolds.mostRemovedInOneHold))
             #expect(!Self.isLocked(dir.path + "/.archivist/trash.lock"))
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count > 1)
-            try store.spares.emptyTrash()
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).count > 1)
+            try store.trash.spares.emptyTrash()
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
         }
     }
 
@@ -280,15 +282,15 @@ import Darwin
             let recorder = UnlinkRecorder(lockPath: dir.path + "/.archivist/lock", recording: ".tmp-")
             let store = try DiskStore.open(at: dir, fileSystem: recorder.fileSystem)
             try makeRoot(dir, entries: 2_000)
-            store.shared.intent = true  // as a holder killed between a change and its record leaves it
-            let epoch = store.shared.epoch
+            store.index.shared.intent = true  // as a holder killed between a change and its record leaves it
+            let epoch = store.index.shared.epoch
             let key = DiskKey(folder: FolderPath([MD5.hexDigest(of: "other")]), name: .single)
             try store.write(Data("x".utf8), to: key, typeName: "t", parameter: nil, expiry: nil, durability: .none)
             let calls = recorder.calls.withLock { $0 }
             #expect(calls.count == 1)
             #expect(calls.allSatisfy { !$0.lockHeld })
-            #expect(store.shared.epoch == epoch + 1)
-            #expect(!store.shared.intent)
+            #expect(store.index.shared.epoch == epoch + 1)
+            #expect(!store.index.shared.intent)
             let files = entryFiles(under: dir)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
@@ -357,9 +359,9 @@ import Darwin
             let link = try linkedFolder(dir, "reader")
             defer { try? FileManager.default.removeItem(at: link) }
             let reader = try DiskStore.open(at: link, fileSystem: recorder.fileSystem)
-            let epoch = writer.shared.epoch
+            let epoch = writer.index.shared.epoch
             try writer.flush()
-            #expect(writer.shared.epoch == epoch + 1)
+            #expect(writer.index.shared.epoch == epoch + 1)
             #expect(reader.usage(of: folder).entryCount == 200)  // reloads the new epoch's snapshot
             let reads = recorder.reads.withLock { $0 }
             let writes = recorder.writes.withLock { $0 }

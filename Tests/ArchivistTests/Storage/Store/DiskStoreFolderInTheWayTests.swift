@@ -57,7 +57,7 @@ import Darwin
             #expect(files.isEmpty)
             #expect(store.usage(of: FolderPath([])).entryCount == 0)
             #expect(store.usage(of: FolderPath([])).logicalBytes == 0)
-            #expect(!store.shared.intent)
+            #expect(!store.index.shared.intent)
         }
     }
 
@@ -84,10 +84,10 @@ import Darwin
             )
             #expect(store.usage(of: FolderPath([])).entryCount == 2)
 
-            func journaled(_ body: () throws -> Void) throws -> [DiskStore.Change] {
-                let start = try #require(store.readJournal(from: 0)).count
+            func journaled(_ body: () throws -> Void) throws -> [PersistentIndex.Change] {
+                let start = try #require(store.index.readJournal(from: 0)).count
                 try body()
-                return DiskStore.decodeJournal(try #require(store.readJournal(from: start))[...]).changes
+                return PersistentIndex.decodeJournal(try #require(store.index.readJournal(from: start))[...]).changes
             }
             var removed = false
             let fileRecords = try journaled { removed = try store.remove(file) }
@@ -95,13 +95,13 @@ import Darwin
             #expect(fileRecords == [.remove(file)])
             let folderRecords = try journaled { removed = try store.remove(inTheWay) }
             #expect(removed)
-            #expect(folderRecords == [.remove(inTheWay), .clear(store.folderShadowing(inTheWay))])
+            #expect(folderRecords == [.remove(inTheWay), .clear(inTheWay.shadowingFolder)])
             let missRecords = try journaled { removed = try store.remove(file) }
             #expect(!removed)
             #expect(missRecords.isEmpty)
             store.waitForTrash()
             #expect(entryFiles(under: dir).isEmpty)
-            #expect(store.usage(of: FolderPath([])) == (try store.scan()).usage(of: FolderPath([])))
+            #expect(store.usage(of: FolderPath([])) == (try store.index.scan()).usage(of: FolderPath([])))
         }
     }
 }

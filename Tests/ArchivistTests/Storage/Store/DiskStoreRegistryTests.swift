@@ -30,7 +30,7 @@ import Testing
             // Nested on one thread: one store, one re-entrant lock. (Two stores would wait here
             // for their own thread's `flock` forever; the `require` above keeps that from running.)
             let nested = hashedKey("a", "2")
-            _ = try direct.lock.withExclusive {
+            _ = try direct.index.lock.withExclusive {
                 try linked.write(
                     Data("two".utf8),
                     to: nested,

@@ -134,14 +134,14 @@ import Darwin
             }()
             try write(a, hashedKey("x", "1"), bytes: 100)
             // What a kill -9 between rename and record leaves: a file the journal lacks, intent set.
-            a.shared.intent = true
+            a.index.shared.intent = true
             let orphan = hashedKey("x", "2")
             let header = [UInt8](repeating: 0, count: 0).withUnsafeBytes {
                 EntryHeader(typeName: "t", parameter: nil, writeDate: Date(), expiry: nil, payload: $0).encoded()
             }
             try Data(header).write(to: URL(fileURLWithPath: a.path(of: orphan)))
             try write(b, hashedKey("y", "3"), bytes: 50)
-            #expect(!b.shared.intent)
+            #expect(!b.index.shared.intent)
             let disk = onDisk(dir)
             for store in [a, b] {
                 #expect(store.contains(orphan))

@@ -179,13 +179,13 @@ import Darwin
             let besideEntry = (store.path(of: k) as NSString).deletingLastPathComponent + "/" + name
             try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: inTemporaries))
             try Data(repeating: 3, count: 10).write(to: URL(fileURLWithPath: besideEntry))
-            #expect(store.shared.register(as: dead).slot != nil)
+            #expect(store.index.shared.register(as: dead).slot != nil)
 
             store.sweepEntryTemporaries()
             store.waitForTrash()
             #expect(!FileManager.default.fileExists(atPath: inTemporaries))
             #expect(FileManager.default.fileExists(atPath: besideEntry))
-            _ = try store.scan()
+            _ = try store.index.scan()
             #expect(!FileManager.default.fileExists(atPath: besideEntry))
             expectExact(store, dir)
         }

@@ -81,14 +81,14 @@ import Darwin
         } _: { store, moved in
             let other = DiskKey(folder: key.folder, name: EntryName(parameter: "q"))
             try store.write(Data(count: 20), to: other, typeName: "t", parameter: "q", expiry: nil, durability: .none)
-            let epoch = store.shared.epoch
+            let epoch = store.index.shared.epoch
             try store.flush()
-            #expect(store.snapshotLayerCount == 2)
+            #expect(store.index.snapshotLayerCount == 2)
             let layer = moved.appendingPathComponent(
-                ".archivist/" + URL(fileURLWithPath: store.layerPath(of: epoch)).lastPathComponent
+                ".archivist/" + URL(fileURLWithPath: store.index.layerPath(of: epoch)).lastPathComponent
             )
             #expect(FileManager.default.fileExists(atPath: layer.path))
-            #expect(store.readIndex { $0.usage(of: key.folder).entryCount } == 401)
+            #expect(store.index.readIndex { $0.usage(of: key.folder).entryCount } == 401)
         }
     }
 
@@ -147,7 +147,7 @@ import Darwin
             #expect(try read(store, deep) == Data(repeating: 4, count: 40))
             var status = stat()
             #expect(lstat(moved.path + "/user-caches", &status) == 0 && status.st_mode & 0o777 == 0o700)
-            let scanned = try store.scan()
+            let scanned = try store.index.scan()
             #expect(scanned.usage(of: FolderPath([])) == store.usage(of: FolderPath([])))
             #expect(store.usage(of: FolderPath([])).entryCount == 2)
             #expect(store.usage(of: FolderPath([])).logicalBytes == sizeOnDisk(moved))

@@ -45,12 +45,12 @@ import Darwin
 
     /// The names in the spare area.
     func spareNames(_ store: DiskStore) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: store.spares.path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: store.trash.spares.path)) ?? []).sorted()
     }
 
     /// The inodes of the kept spares.
     func spareInodes(_ store: DiskStore) -> Set<UInt64> {
-        Set(spareNames(store).compactMap { inode(store.spares.path + "/" + $0) })
+        Set(spareNames(store).compactMap { inode(store.trash.spares.path + "/" + $0) })
     }
 
     /// Whether this file system keeps an emptied folder's size (else nothing is ever kept).
@@ -147,7 +147,7 @@ import Darwin
     @Test(.enabled(if: foldersStayGrownHere, shrinkingFolders)) func aSpareWithAFileNeverBecomesLive() throws {
         try withTemporaryDirectory { dir throws in
             let (store, _) = try storeWithASpare(dir)
-            try Data("planted".utf8).write(to: URL(fileURLWithPath: store.spares.path + "/0/planted"))
+            try Data("planted".utf8).write(to: URL(fileURLWithPath: store.trash.spares.path + "/0/planted"))
             try write(store, key("a", "x"), "hello")
             // Not by inode: the planted spare may be deleted before the clean folder is made,
             // and the file system may hand its inode number to the new folder.
@@ -158,7 +158,7 @@ import Darwin
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(entryFiles(under: dir).values.reduce(0, +)))
             store.waitForTrash()
             #expect(!allPaths(under: dir.appendingPathComponent(".archivist")).contains { $0.hasSuffix("planted") })
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
         }
     }
 
@@ -172,12 +172,12 @@ import Darwin
             try fill(store, "outside")
             try fill(store, "mine")
             let mine = try #require(inode(dir.path + "/mine"))
-            let trash = store.trashPath
+            let trash = store.trash.path
             try store.clear([FolderPath(["mine"])], completion: nil)
             store.waitForTrash()
             #expect(spareInodes(store) == [mine])
             // Empty the area again, then put each kind into the trash by hand.
-            #expect(rename(store.spares.path + "/0", trash + "/" + SpareFolders.clearedPrefix + "back") == 0)
+            #expect(rename(store.trash.spares.path + "/0", trash + "/" + SpareFolders.clearedPrefix + "back") == 0)
             #expect(symlink(dir.path + "/outside", trash + "/" + SpareFolders.clearedPrefix + "link") == 0)
             try fill(store, "foreign")
             let foreignFolder = try #require(inode(dir.path + "/foreign"))
@@ -191,7 +191,7 @@ import Darwin
                 #expect(rename(dir.path + "/theirs", trash + "/" + SpareFolders.clearedPrefix + "theirs") == 0)
                 #expect(chown(trash + "/" + SpareFolders.clearedPrefix + "theirs", 65534, 65534) == 0)
             }
-            try store.spares.emptyTrash()
+            try store.trash.spares.emptyTrash()
             #expect(spareInodes(store) == [mine])
             #expect(!spareInodes(store).contains(foreign ?? 0))
             #expect(!spareInodes(store).contains(foreignFolder))
@@ -215,7 +215,7 @@ import Darwin
             try write(store, key("f", "x"), "entry")
             store.waitForTrash()
             #expect(spareNames(store).isEmpty)
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
             #expect(try read(store, key("f", "x")) == Data("entry".utf8))
         }
     }
@@ -231,20 +231,20 @@ import Darwin
                 try store.clear((0..<6).map { FolderPath(["f\($0)"]) })
                 store.waitForTrash()
                 #expect(spareNames(store) == ["0", "1", "2", "3"])
-                #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+                #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
                 #expect(store.usage(of: FolderPath([])).entryCount == 1)
                 // One more grown folder: the area is full, it is removed.
                 try fill(store, "g")
                 try store.clear([FolderPath(["g"])])
                 store.waitForTrash()
                 #expect(spareNames(store).count == SpareFolders.slots)
-                #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+                #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
             }
             let reopened = try DiskStore.open(at: dir)
             reopened.waitForTrash()
             #expect(spareNames(reopened).count == SpareFolders.slots)
             #expect(reopened.usage(of: FolderPath([])).entryCount == 1)
-            #expect(try reopened.scan().usage(of: FolderPath([])).entryCount == 1)
+            #expect(try reopened.index.scan().usage(of: FolderPath([])).entryCount == 1)
             #expect(try read(reopened, key("kept", "x")) == Data("kept".utf8))
         }
     }
@@ -328,7 +328,7 @@ import Darwin
             }
             let (store, _) = try storeWithASpare(dir, fileSystem: fileSystem)
             if fault == "trash refused" {  // a spare that must not be used, which cannot be trashed
-                try Data("planted".utf8).write(to: URL(fileURLWithPath: store.spares.path + "/0/planted"))
+                try Data("planted".utf8).write(to: URL(fileURLWithPath: store.trash.spares.path + "/0/planted"))
             }
             armed.withLock { $0 = true }
             try write(store, key("c", "x"), "value")
@@ -341,7 +341,7 @@ import Darwin
                 try store.clear([FolderPath(["d"])])
                 store.waitForTrash()
                 #expect(spareNames(store) == ["0"])
-                #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+                #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
             }
             armed.withLock { $0 = false }
             // A claim left by "give back fails" / "trash refused" is this live process's: kept
@@ -422,8 +422,8 @@ import Darwin
                 let store = try DiskStore.open(at: dir)
                 store.waitForTrash()
                 #expect(spareNames(store) == ["0"])  // kept by the reopening's emptying
-                spare = inode(store.spares.path + "/0")
-                #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+                spare = inode(store.trash.spares.path + "/0")
+                #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
                 #expect(try read(store, key("other", "x")) == Data("other".utf8))
                 #expect(store.usage(of: FolderPath([])).entryCount == 1)
             }
@@ -457,7 +457,7 @@ import Darwin
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
             #expect(spareNames(store).isEmpty)
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
             _ = close(lock)  // the other walk ends
             try fill(store, "b")
             let old = try #require(inode(dir.path + "/b"))
@@ -486,7 +486,7 @@ import Darwin
             try write(store, key("a", "x"), "old")
             try store.clear([FolderPath(["a"])])
             store.waitForTrash()
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).count == 2)  // the item and its entry
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).count == 2)  // the item and its entry
             #expect(try read(store, key("a", "x")) == nil)
             #expect(spareNames(store).isEmpty)
             // The next emptying (another process's, say) can lock.
@@ -496,7 +496,7 @@ import Darwin
                 queue: DispatchQueue(label: "t")
             )
             .emptyTrash()
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
         }
     }
 
@@ -518,7 +518,7 @@ import Darwin
             store.waitForTrash()
             #expect(lstat(lock, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_mode & 0o777 == 0o600)
             #expect(spareNames(store).count == 1)  // locked alone: kept, as with the lock made at open
-            #expect(allPaths(under: URL(fileURLWithPath: store.trashPath)).isEmpty)
+            #expect(allPaths(under: URL(fileURLWithPath: store.trash.path)).isEmpty)
         }
     }
 }

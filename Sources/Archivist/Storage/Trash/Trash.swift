@@ -1,59 +1,65 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-extension DiskStore {
-    /// Clears `folders` in O(1): each is renamed into `.archivist/trash` and dropped from the
-    /// index, and the trash is deleted in the background.
-    ///
-    /// Writes in flight finish first (they hold the clear gate shared); reads are not waited
-    /// for. A folder that does not exist counts as already clear.
-    ///
-    /// - Parameter completion: Called on a background queue with the logical bytes freed, once
-    ///   the trash holding them has been deleted.
-    /// - Returns: The logical bytes freed (now gone from every size).
-    /// - Throws: ``StorageError`` when a rename fails; folders renamed before it stay cleared.
-    /// - Complexity: One `rename` per folder, whatever it holds; deletion runs later on a
-    ///   utility queue.
-    @discardableResult
-    package func clear(
-        _ folders: [FolderPath],
-        origin: UInt = 0,
-        completion: (@Sendable (Int64) -> Void)? = nil
-    ) throws -> Int64 {
-        let freed = Locked<Int64>(0)
-        defer {
-            let total = freed.withLock { $0 }
-            if let completion {
-                emptyTrash { completion(total) }
-            } else {
-                emptyTrash(completion: nil)
-            }
-        }
-        try clearGate.withExclusive {
-            for folder in folders {
-                let source = rootPath + "/" + folder.relativePath
-                let (_, gone, _) = try mutate(origin: origin) {
-                    try moveToTrash(source, cleared: true)
-                } change: { _ in
-                    [.clear(folder)]
-                }
-                freed.withLock { $0 += gone.logicalBytes }
-            }
-        }
-        return freed.withLock { $0 }
-    }
+/// A store's trash, `.archivist/trash`: what a clear removes is renamed into it in O(1) and
+/// deleted later on ``queue``, in bounded batches under the trash lock, large emptied folders
+/// kept as spares for the next entry folders (``SpareFolders``, which owns the walk). The
+/// queue also runs the store's other background file work (sweeps of abandoned temporaries),
+/// so that ``waitUntilEmptied()`` waits for all of it.
+///
+/// <!-- snippet: skip the trash is internal to the module -->
+/// ```swift
+/// try trash.moveToTrash(rootPath + "/shared-caches", cleared: true)
+/// trash.empty { print("deleted") }
+/// ```
+final class Trash: Sendable {
+    /// The trash folder's path.
+    let path: String
+    /// The store's internal folder, `.archivist`.
+    let internalPath: String
+    let fileSystem: FileSystem
+    /// The root folder open: items move into the trash of the folder the store opened.
+    let openRoot: OpenRoot?
+    /// Where the trash is emptied, one walk after another.
+    let queue = DispatchQueue(label: "Archivist.Trash", qos: .utility)
+    /// Emptied folders kept for the next entry folder, and the walk that keeps them.
+    let spares: SpareFolders
 
+    /// The trash of the store whose internal folder is `internalPath`. With `writable`, makes
+    /// the lock file every walk takes (see ``SpareFolders/emptyTrash(shouldStop:)``) now,
+    /// beside the journal, rather than by the first walk: that walk runs right after the
+    /// open, and a file appearing then raced whoever removed or listed the root. Best effort:
+    /// a walk that finds no lock file keeps nothing.
+    init(internalPath: String, fileSystem: FileSystem, openRoot: OpenRoot?, writable: Bool) {
+        self.path = internalPath + "/trash"
+        self.internalPath = internalPath
+        self.fileSystem = fileSystem
+        self.openRoot = openRoot
+        self.spares = SpareFolders(internalPath: internalPath, fileSystem: fileSystem, queue: queue, openRoot: openRoot)
+        if writable {
+            let lock = fileSystem.openCreatingPrivately(
+                internalPath + "/trash.lock",
+                O_RDWR | O_CLOEXEC,
+                below: openRoot?.root
+            )
+            if lock >= 0 { _ = fileSystem.close(lock) }
+        }
+    }
     /// Renames `source` into the trash; a missing source is already clear. Only a folder
     /// `cleared` (by ``clear(_:origin:completion:)``, not a foreign one out of an entry's way)
     /// is named so that its emptied folders may be kept as spares (``SpareFolders/clearedPrefix``).
     /// Through the root's descriptor, into the trash of the folder the store opened (renamed
     /// away or not); in a removed root, by the path (see `DiskStore+RootRelative.swift`).
     func moveToTrash(_ source: String, cleared: Bool = false) throws {
-        let target = trashPath + "/" + SpareFolders.trashItemName(keepable: cleared)
-        _ = try belowRootOrByPath { try moveToTrash(source, to: target, below: $0) }
+        let target = path + "/" + SpareFolders.trashItemName(keepable: cleared)
+        _ = try belowRootOrByPath(openRoot?.root, internalPath: internalPath) {
+            try moveToTrash(source, to: target, below: $0)
+        }
     }
 
     /// ``moveToTrash(_:cleared:)`` from `root`, or by the whole paths without one.
@@ -66,7 +72,7 @@ extension DiskStore {
         if code == ENOENT {
             // Either the source is missing (nothing to clear) or the trash folder was removed.
             do {
-                try fileSystem.makeDirectories(trashPath, below: root)
+                try fileSystem.makeDirectories(path, below: root)
             } catch let error as StorageError where root != nil && error.errno == ENOENT {
                 return false
             }
@@ -77,8 +83,8 @@ extension DiskStore {
             // The source is there, so what is not a folder is the trash: an internal name
             // something outside put a file at. A folder takes its place, or the clear would
             // report cleared entries that stay readable.
-            _ = fileSystem.unlink(trashPath, below: root)
-            try fileSystem.makeDirectories(trashPath, below: root)
+            _ = fileSystem.unlink(path, below: root)
+            try fileSystem.makeDirectories(path, below: root)
             if fileSystem.rename(source, target, below: root) == 0 { return true }
             code = errno
             if code == ENOTDIR { throw StorageError.posix("rename into trash", path: source, errno: code) }
@@ -105,9 +111,9 @@ extension DiskStore {
     ///
     /// - Complexity: Returns at once; the deletion is O(files in the trash) in the background,
     ///   holding the trash lock a bounded batch at a time.
-    func emptyTrash(completion: (@Sendable () -> Void)?) {
+    func empty(completion: (@Sendable () -> Void)?) {
         let spares = spares
-        trashQueue.async {
+        queue.async {
             spares.emptyTrashInBackground()
             completion?()
         }
@@ -115,14 +121,14 @@ extension DiskStore {
 
     /// The error of the last trash deletion that failed and that no caller was told of yet,
     /// now told (``SpareFolders/takeUnreportedTrashFailure()``).
-    func takeUnreportedTrashFailure() -> StorageError? {
+    func takeUnreportedFailure() -> StorageError? {
         spares.takeUnreportedTrashFailure()
     }
 
     /// Waits until every deletion queued so far has finished.
     ///
     /// - Complexity: Blocks the caller until the trash queue drains.
-    package func waitForTrash() {
-        trashQueue.sync {}
+    func waitUntilEmptied() {
+        queue.sync {}
     }
 }

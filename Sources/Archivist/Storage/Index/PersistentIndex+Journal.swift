@@ -10,7 +10,7 @@ import Foundation
 /// absolute values, not deltas, so a process that applies a record it already knows changes
 /// nothing; the sizes before spare a process replaying the journal over a snapshot file the
 /// reading of the file's record for each change (``SizeIndex/Previous``).
-extension DiskStore {
+extension PersistentIndex {
     /// One committed change to the entries under a root.
     enum Change: Hashable, Sendable {
         /// `key`'s file now holds an entry of these sizes.
@@ -318,7 +318,7 @@ extension DiskStore {
     }
 }
 
-extension DiskStore.SizeIndex {
+extension PersistentIndex.SizeIndex {
     /// Applies one change; returns the usage it removed (the old record's, or the cleared
     /// folder's).
     ///
@@ -327,8 +327,8 @@ extension DiskStore.SizeIndex {
     /// - Parameter previous: What the change's entry held before, as its journal record says
     ///   (see ``Previous``); `.lookUp` to read it from the index.
     @discardableResult
-    mutating func apply(_ change: DiskStore.Change, previous: Previous = .lookUp) -> DiskUsage {
-        func usage(_ record: DiskStore.Record?) -> DiskUsage {
+    mutating func apply(_ change: PersistentIndex.Change, previous: Previous = .lookUp) -> DiskUsage {
+        func usage(_ record: PersistentIndex.Record?) -> DiskUsage {
             guard let record else { return DiskUsage() }
             var usage = DiskUsage()
             usage.logicalBytes = record.logical
@@ -345,7 +345,7 @@ extension DiskStore.SizeIndex {
         case .clear(let folder):
             if folder.components.isEmpty {
                 let all = root.usage
-                self = DiskStore.SizeIndex()
+                self = PersistentIndex.SizeIndex()
                 return all
             }
             return detach(folder)

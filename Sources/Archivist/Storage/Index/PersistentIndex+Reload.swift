@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-extension DiskStore {
+extension PersistentIndex {
     /// Loads the snapshot of the current epoch (another process folded the journal, or repaired
     /// the root) and the journal's records since, reading both without the lock — the snapshot
     /// is O(entries), far too long a hold for a large root — and installing them under a short

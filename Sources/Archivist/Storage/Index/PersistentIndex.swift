@@ -6,7 +6,13 @@ import Glibc
 import Darwin
 #endif
 
-/// Keeping one size index exact across every process that opens the root, and across crashes.
+/// The size index of one root, kept exact across every process that opens it and across
+/// crashes: the index in memory (``State``), and on disk its snapshot, journal, shared
+/// counters and cross-process lock. It owns all of them: every change to the index goes
+/// through ``mutate(origin:target:_:change:)`` and every install of a snapshot through its own
+/// catch-up, reload, fold, rebase or repair, each under the hold of ``lock`` its discussion
+/// names, so the rule that ties the index in memory to its journal position is kept here, not
+/// by its callers. ``DiskStore`` holds one and asks it for sizes; it never touches ``state``.
 ///
 /// On disk, under `.archivist`: `index`, the newest layer of a snapshot of the index tagged with
 /// a journal epoch, and `index.<epoch>`, the older layers it stacks on (see ``SnapshotFile``);
@@ -38,7 +44,183 @@ import Darwin
 ///
 /// The journal and snapshot are not synced, so after a power loss the index may be stale
 /// until a damaged checksum or a crash forces a rescan.
-extension DiskStore {
+package final class PersistentIndex: Sendable {
+    /// The root folder's path, without a trailing slash.
+    let rootPath: String
+    let fileSystem: FileSystem
+    /// The root folder open (see `DiskStore+RootRelative.swift`): the index's files are changed
+    /// below it, and held here so that work the index queued keeps the descriptor open.
+    let openRoot: OpenRoot?
+    /// The marker file, open for the index's lifetime: its first byte is `D` while the disk
+    /// may be ahead of the saved index and `C` once a save caught up. Flipping a byte in an
+    /// open file is cheap; creating and deleting a marker would allocate an inode each time.
+    let markerFD: Int32
+    /// The shared journal, open for the index's lifetime; `-1` for a read-only root without one.
+    let journalFD: Int32
+    /// The counters every process opening the root maps.
+    let shared: SharedCounters
+    /// The cross-process lock around every file change and journal record.
+    let lock: FileLock
+    /// Posted after every commit, for other processes' change streams (``ChangeSignal``).
+    let changeSignal: ChangeSignal
+    /// Set when the root refuses writes: every mutation throws it.
+    let writeRefusal: StorageError?
+    /// The index in memory and the journal position it is up to date with. Changed only by
+    /// this type's own operations, each under the hold of ``lock`` it documents.
+    let state = Locked(State())
+    /// This process's slot in `shared` (`nil` when every slot was taken, or before ``load``).
+    private let slot = Locked<Int?>(nil)
+    /// Held by a repair or rebuild of the index by scan (`PersistentIndex+Repair.swift`), which
+    /// runs without the cross-process lock: one scan at a time in the process; the others wait
+    /// for it and then find nothing left to do.
+    let repairGate = Lock()
+    /// The rescan of the root under way in this process, if any (``scan()``), for ``rebuild``.
+    let rebuildProgress = Locked<IndexRebuild?>(nil)
+    /// Where a journal grown past ``compactionThreshold`` is folded (``scheduleFold()``).
+    let foldQueue = DispatchQueue(label: "Archivist.PersistentIndex.fold", qos: .utility)
+    /// Whether a fold is queued and not started.
+    let foldScheduled = Locked(false)
+    /// Deletes the abandoned temporaries of index saves and entry writes: the store's, run by
+    /// every scan (``scan()``).
+    let sweepTemporaries: @Sendable (AtomicFile.Root?) -> Void
+
+    var internalPath: String { rootPath + "/.archivist" }
+    var indexPath: String { internalPath + "/index" }
+    var markerPath: String { internalPath + "/dirty" }
+
+    /// Opens the journal, the shared counters and the lock of the root at `rootPath`, whose
+    /// `.archivist` folder exists; the index stays empty until ``load(backgroundRescanAbove:keepingAlive:)``.
+    ///
+    /// - Parameters:
+    ///   - markerFD: The marker, opened by the store (which decides whether the root refuses
+    ///     writes); the index closes it.
+    ///   - writeRefusal: The error every mutation throws for a root opened for reading.
+    /// - Throws: ``StorageError`` when the journal or the shared counters cannot be opened;
+    ///   `markerFD` is closed then.
+    init(
+        rootPath: String,
+        fileSystem: FileSystem,
+        openRoot: OpenRoot?,
+        markerFD: Int32,
+        writeRefusal: StorageError?,
+        sweepTemporaries: @escaping @Sendable (AtomicFile.Root?) -> Void
+    ) throws {
+        let folder = rootPath + "/.archivist"
+        let root = openRoot?.root
+        let journal =
+            writeRefusal == nil
+            ? fileSystem.openCreatingPrivately(folder + "/journal", O_RDWR | O_CLOEXEC, below: root)
+            : fileSystem.open(folder + "/journal", O_RDONLY | O_CLOEXEC, 0, below: root)  // may be missing: -1
+        guard journal >= 0 || writeRefusal != nil else {
+            let code = errno
+            if markerFD >= 0 { _ = fileSystem.close(markerFD) }
+            throw StorageError.posix("open journal", path: folder + "/journal", errno: code)
+        }
+        let shared: SharedCounters
+        do {
+            shared = try SharedCounters(
+                path: folder + "/shared",
+                fileSystem: fileSystem,
+                readOnly: writeRefusal != nil,
+                below: root
+            )
+        } catch {
+            if markerFD >= 0 { _ = fileSystem.close(markerFD) }
+            if journal >= 0 { _ = fileSystem.close(journal) }
+            throw error
+        }
+        self.rootPath = rootPath
+        self.fileSystem = fileSystem
+        self.openRoot = openRoot
+        self.markerFD = markerFD
+        self.journalFD = journal
+        self.shared = shared
+        self.writeRefusal = writeRefusal
+        self.sweepTemporaries = sweepTemporaries
+        self.lock = FileLock(path: folder + "/lock", fileSystem: fileSystem, below: root)
+        self.changeSignal = ChangeSignal(folder: folder, fileName: "journal")
+    }
+
+    deinit {
+        if let taken = slot.withLock({ $0 }) { shared.unregister(taken) }
+        if markerFD >= 0 { _ = fileSystem.close(markerFD) }
+        if journalFD >= 0 { _ = fileSystem.close(journalFD) }
+    }
+
+    /// Loads the index at open: claims a slot in the shared counters under a short exclusive
+    /// hold, then reads the snapshot and the journal, or repairs by a scan, without the lock
+    /// (`PersistentIndex+Repair.swift`).
+    ///
+    /// - Parameters:
+    ///   - backgroundRescanAbove: See ``DiskStore/open(at:fileSystem:backgroundRescanAbove:)``.
+    ///   - owner: Kept alive by a repair left to the background, so that the store holding
+    ///     this index is the one handed out again meanwhile.
+    /// - Returns: Whether a dead process's slot was freed: its entry temporaries are due for a
+    ///   sweep.
+    /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
+    func load(backgroundRescanAbove: Int?, keepingAlive owner: (any Sendable & AnyObject)?) throws -> Bool {
+        let (taken, load, sweep) = try lock.withExclusive { loadIndexAtOpen() }
+        slot.withLock { $0 = taken }
+        do {
+            try loadIndexAfterOpening(load, backgroundRescanAbove: backgroundRescanAbove, keepingAlive: owner)
+        } catch {
+            if let taken { shared.unregister(taken) }
+            slot.withLock { $0 = nil }
+            throw error
+        }
+        return sweep
+    }
+
+    /// This process's slot in the shared counters, `nil` when every slot was taken.
+    var sharedSlot: Int? { slot.withLock { $0 } }
+
+    /// The per-type statistics table in the shared file (``SharedStatistics``), `nil` when
+    /// the file has none; the cache layer counts its hits and misses in it.
+    var sharedStatistics: SharedStatistics? {
+        SharedStatistics(words: shared.statistics, owner: shared)
+    }
+
+    /// The root's folder while it is still the one the index opened; `nil` once it was
+    /// removed, and without a root descriptor (see `DiskStore+RootRelative.swift`).
+    var workingRoot: AtomicFile.Root? {
+        openRoot?.root.working(internalPath: internalPath)
+    }
+
+    /// The record of `key` as this process last caught up with the others: no catch-up, no
+    /// lock but the state's. For a hint that only spares a system call, or a check under the
+    /// cross-process lock, which a mutation's catch-up has just made current.
+    ///
+    /// - Complexity: O(1); for an entry only the snapshot file holds, a read of its page.
+    func lastKnownRecord(_ key: DiskKey) -> Record? {
+        state.withLock { $0.index.record(key) }
+    }
+
+    /// Records an access to `key` for least-recently-accessed eviction; folds the index in the
+    /// background once reads have brought ``touchFoldThreshold`` records of the snapshot file
+    /// into memory.
+    ///
+    /// - Complexity: O(1); for an entry only the snapshot file holds, a read of its page the
+    ///   first time.
+    func touch(_ key: DiskKey) {
+        let now = Date().timeIntervalSince1970
+        let foldDue = state.withLock { state in
+            state.index.touch(key, at: now)
+            return state.index.touchedSaved > Self.touchFoldThreshold
+        }
+        if foldDue && writeRefusal == nil { scheduleFold() }
+    }
+
+    /// How many records of the snapshot file reads may bring into memory before the index is
+    /// folded into a new snapshot (see ``SizeIndex/touchedSaved``).
+    static let touchFoldThreshold = 1 << 16
+
+    /// Throws the read-only root's refusal before a mutation touches anything.
+    func checkWritable() throws {
+        if let writeRefusal { throw writeRefusal }
+    }
+}
+
+extension PersistentIndex {
     /// The mutable state behind `state`'s lock.
     struct State {
         var index = SizeIndex()
@@ -204,7 +386,7 @@ extension DiskStore {
             catchUp() == .caughtUp
         else { return false }
         var status = stat()
-        let found = lstat(path(of: key), below: workingRoot, &status) == 0
+        let found = lstat(rootPath + "/" + key.relativePath, below: workingRoot, &status) == 0
         if !found && errno != ENOENT { return false }
         if found && status.st_mode & S_IFMT != S_IFREG { return false }  // a folder at the entry's path: rescan
         // Journaled whatever this process's index says: it may be the very process whose
@@ -219,7 +401,7 @@ extension DiskStore {
                 Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512, lastAccess: now)
             )
             : .remove(key)
-        guard journalAndApply([entry, .clear(folderShadowing(key))]) else { return false }
+        guard journalAndApply([entry, .clear(key.shadowingFolder)]) else { return false }
         shared.intent = false
         return true
     }

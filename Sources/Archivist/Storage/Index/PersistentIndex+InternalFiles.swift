@@ -3,7 +3,7 @@ import Foundation
 /// What the files of a root's `.archivist` folder record, read from their bytes alone: for
 /// `archivist inspect`, which looks at a root other processes may be using. Nothing here
 /// locks, maps, opens or changes a file; the caller reads the bytes.
-extension DiskStore {
+extension PersistentIndex {
     /// The files of a root's `.archivist` folder that ``internalFileSummary(named:bytes:)``
     /// recognises, by name.
     package enum InternalFile: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import Foundation
 
-extension DiskStore {
+extension PersistentIndex {
     /// What the index knows about one entry file.
     struct Record: Hashable, Sendable {
         var logical: Int64
@@ -220,7 +220,7 @@ extension DiskStore {
         /// million entries guards it).
         ///
         /// - Complexity: O(1) amortized for a record in the folder of the one before.
-        mutating func replay(_ change: DiskStore.Change, before: Record?, in run: inout Replay) {
+        mutating func replay(_ change: PersistentIndex.Change, before: Record?, in run: inout Replay) {
             switch change {
             case .set(let key, let record):
                 guard let leaf = runLeaf(key.folder, create: true, &run) else { return }

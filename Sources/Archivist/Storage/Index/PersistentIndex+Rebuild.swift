@@ -13,7 +13,7 @@ import Foundation
 /// stays in the open: it is quick, and once it is in place every process's memory tier drops
 /// what it held (the rescan is a change of everything), which a rescan finishing later would
 /// do to values stored after the open.
-extension DiskStore {
+extension PersistentIndex {
     /// How far a rescan has walked.
     package struct IndexRebuild: Sendable, Hashable {
         /// The items of the root examined so far: entry files, folders and anything else.
@@ -55,12 +55,14 @@ extension DiskStore {
     /// when the intent word says so, or the repair of a snapshot the open could not use. A
     /// failure leaves the repair due; the next call that needs the index tries again and
     /// throws it.
-    func repairInBackground(unusableSnapshotOf epoch: UInt64?) {
-        // The store stays alive until the repair ends: a manager released meanwhile leaves
-        // the registry's entry to it, and the next open is handed the repaired store.
+    func repairInBackground(unusableSnapshotOf epoch: UInt64?, keepingAlive owner: (any Sendable & AnyObject)?) {
+        // The store (`owner`) stays alive until the repair ends: a manager released meanwhile
+        // leaves the registry's entry to it, and the next open is handed the repaired store.
         DispatchQueue.global(qos: .utility).async { [self] in
-            if let epoch { try? repair(unusableSnapshotOf: epoch) }
-            try? withCaughtUpIndex(exclusive: false) {}
+            withExtendedLifetime(owner) {
+                if let epoch { try? repair(unusableSnapshotOf: epoch) }
+                try? withCaughtUpIndex(exclusive: false) {}
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ import Darwin
 /// Each process scans for itself (one scan at a time in a process, ``repairGate``); a scan
 /// runs inside a ``BackgroundActivity``. If processes keep dying mid-change under a repairer,
 /// after ``scanAttempts`` tries the scan runs under the lock, as it always did before.
-extension DiskStore {
+extension PersistentIndex {
     /// How many scans without the lock a catch-up tries before scanning under it.
     static let scanAttempts = 8
 
@@ -53,21 +53,21 @@ extension DiskStore {
     /// needs no rescan, since every file change of a killed holder that its journal record
     /// lacks leaves the intent word set (see ``mutate(origin:_:change:)``).
     ///
-    /// - Returns: This process's slot in the shared counters, to free when the store goes away,
-    ///   and what ``loadIndexAfterOpening(_:)`` does.
-    func loadIndexAtOpen() -> (slot: Int?, load: IndexLoad) {
+    /// - Returns: This process's slot in the shared counters, to free when the index goes away,
+    ///   what ``loadIndexAfterOpening(_:backgroundRescanAbove:keepingAlive:)`` does, and whether
+    ///   a dead process's temporaries are due for a sweep.
+    func loadIndexAtOpen() -> (slot: Int?, load: IndexLoad, sweep: Bool) {
         var flag: UInt8 = 0
         let unclean = fileSystem.read(markerFD, &flag, 1) == 1 && flag == UInt8(ascii: "D")
-        if writeRefusal != nil { return (nil, .readOnly(unclean: unclean)) }
+        if writeRefusal != nil { return (nil, .readOnly(unclean: unclean), false) }
         let ours = shared.adoptLayout()
-        let (slot, sweep) = shared.register()
         // A dead owner's temporaries go even when another process's scan does the repair.
-        if sweep { sweepEntryTemporaries() }
+        let (slot, sweep) = shared.register()
         // A holder that died naming its one entry leaves that entry to look at, once the
         // snapshot is loaded (``repairIntentTarget()``), not a rescan.
-        if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load) }
+        if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load, sweep) }
         shared.intent = true  // no process starts a change until a scan is in place
-        return (slot, .repair)
+        return (slot, .repair, sweep)
     }
 
     /// At open, once ``loadIndexAtOpen()`` released the lock: loads the snapshot and the
@@ -77,10 +77,14 @@ extension DiskStore {
     ///
     /// With `backgroundRescanAbove`, the repair of a root whose last snapshot counted at least
     /// that many entries runs on a background queue rather than before this returns
-    /// (``repairInBackground(unusableSnapshotOf:)``).
+    /// (``repairInBackground(unusableSnapshotOf:keepingAlive:)``), keeping `owner` alive meanwhile.
     ///
     /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
-    func loadIndexAfterOpening(_ load: IndexLoad, backgroundRescanAbove: Int? = nil) throws {
+    func loadIndexAfterOpening(
+        _ load: IndexLoad,
+        backgroundRescanAbove: Int? = nil,
+        keepingAlive owner: (any Sendable & AnyObject)? = nil
+    ) throws {
         switch load {
         case .readOnly(let unclean):
             if !unclean, let (_, epoch, _) = readSnapshot(of: nil),
@@ -94,11 +98,15 @@ extension DiskStore {
         case .load:
             let (outcome, epoch) = try reloadWithoutLock()
             if outcome == .needsScan {
-                if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: epoch) }
+                if rescanIsLong(above: backgroundRescanAbove) {
+                    return repairInBackground(unusableSnapshotOf: epoch, keepingAlive: owner)
+                }
                 try repair(unusableSnapshotOf: epoch)  // as an open always did
             }
         case .repair:
-            if rescanIsLong(above: backgroundRescanAbove) { return repairInBackground(unusableSnapshotOf: nil) }
+            if rescanIsLong(above: backgroundRescanAbove) {
+                return repairInBackground(unusableSnapshotOf: nil, keepingAlive: owner)
+            }
         }
         try withCaughtUpIndex(exclusive: false) {}
     }
@@ -271,5 +279,16 @@ extension DiskStore {
                 return false
             }
         }
+    }
+
+    /// Rebuilds the index by a scan, as after a process died mid-change: sets the intent word
+    /// under a short exclusive hold, then flushes, whose catch-up repairs (``repair()``).
+    ///
+    /// - Throws: ``StorageError`` when the root refuses writes or the snapshot cannot be saved.
+    /// - Complexity: Blocking file I/O: O(entries) for the scan, which holds no lock.
+    func rebuildByScan() throws {
+        try checkWritable()
+        try lock.withExclusive { shared.intent = true }
+        try flush()
     }
 }
