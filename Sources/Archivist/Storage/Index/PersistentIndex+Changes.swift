@@ -69,7 +69,7 @@ extension PersistentIndex {
     ///
     /// - Complexity: O(changes returned).
     package func changes(since sequence: UInt64) -> (changes: [StoreChange], next: UInt64, complete: Bool) {
-        state.withLock { state in
+        readState { state in
             let ring = state.changes
             if sequence >= ring.next { return ([], ring.next, true) }
             if sequence < ring.first { return (ring.items(from: ring.first), ring.next, false) }
@@ -78,7 +78,7 @@ extension PersistentIndex {
     }
 
     /// The number the next change will get: what a new observer starts from.
-    package var changeSequence: UInt64 { state.withLock { $0.changes.next } }
+    package var changeSequence: UInt64 { readState { $0.changes.next } }
 
     /// Where the shared change counter lives, for a memory tier's one-load coherence check.
     package var changeCounter: UnsafePointer<UInt64> { shared.changeAddress }
@@ -102,8 +102,8 @@ extension PersistentIndex {
     ///   otherwise the lock held shared and O(records appended since).
     package func refreshAfterSignal() {
         let writing = shared.intent
-        if !writing && state.withLock({ $0.appliedChange }) == shared.change { return }
-        _ = try? lock.withShared { catchUp() }
+        if !writing && readState({ $0.appliedChange }) == shared.change { return }
+        _ = try? holding(exclusive: false) { catchUp($0) }
     }
 }
 

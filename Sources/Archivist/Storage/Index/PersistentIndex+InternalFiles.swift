@@ -9,7 +9,7 @@ extension PersistentIndex {
     package enum InternalFile: String, Sendable, CaseIterable {
         /// `index`: the size index's saved snapshot (``SnapshotFile``).
         case indexSnapshot = "index"
-        /// `journal`: every change committed since the snapshot (`DiskStore+Journal.swift`).
+        /// `journal`: every change committed since the snapshot (`PersistentIndex+Journal.swift`).
         case journal
         /// `shared`: the counters, process slots and statistics every process maps
         /// (``SharedCounters``, ``SharedStatistics``).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A rescan of the root (``DiskStore/scan()``) under way, and the open that runs it in the
+/// A rescan of the root (``PersistentIndex/scan()``) under way, and the open that runs it in the
 /// background.
 ///
 /// A rescan is O(entries): at a million entries, seconds of `lstat`s. It is due only after a
@@ -9,7 +9,7 @@ import Foundation
 /// reinitialised. An open that finds it due on a large root can leave it to a background queue
 /// (``DiskStore/open(at:fileSystem:backgroundRescanAbove:)``); reads need no index and are
 /// served meanwhile, and every call that needs the index catches up first, which waits for
-/// the rescan (one at a time in a process, ``DiskStore/repairGate``). A small root's rescan
+/// the rescan (one at a time in a process, ``PersistentIndex/repairGate``). A small root's rescan
 /// stays in the open: it is quick, and once it is in place every process's memory tier drops
 /// what it held (the rescan is a change of everything), which a rescan finishing later would
 /// do to values stored after the open.
@@ -61,7 +61,7 @@ extension PersistentIndex {
         DispatchQueue.global(qos: .utility).async { [self] in
             withExtendedLifetime(owner) {
                 if let epoch { try? repair(unusableSnapshotOf: epoch) }
-                try? withCaughtUpIndex(exclusive: false) {}
+                try? withCaughtUpIndex(exclusive: false) { _ in }
             }
         }
     }

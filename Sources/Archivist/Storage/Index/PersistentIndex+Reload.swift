@@ -35,12 +35,12 @@ extension PersistentIndex {
         var index = saved
         var previous: PreviousFolder?
         let prefix = replayJournal(from: 0, into: &index, previous: &previous) ?? (0, false)
-        let outcome = try lock.withShared { () -> CatchUpOutcome in
+        let outcome = try holding(exclusive: false) { hold -> CatchUpOutcome in
             guard shared.epoch == epoch,
                 let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
             else { return .needsReload }
             let counter = shared.change
-            state.withLock { state in
+            changeState(hold) { state in
                 state.index = index
                 state.journalOffset = prefix.consumed + rest.consumed
                 state.appliedEpoch = epoch
@@ -110,7 +110,7 @@ extension PersistentIndex {
 
     /// The layers of the snapshot this process's index reads; 0 for an index built in memory.
     var snapshotLayerCount: Int {
-        state.withLock { $0.index.file == nil ? 0 : 1 + $0.index.bases.count }
+        readState { $0.index.file == nil ? 0 : 1 + $0.index.bases.count }
     }
 
     /// Folds the journal into a new snapshot layer, serialized and written without the lock
@@ -137,8 +137,8 @@ extension PersistentIndex {
         // process's writes is inside: one between applying its change and moving the position
         // past its record would have the new epoch's journal apply that change again
         // (`RebaseRaceTests`). O(folders): the copy shares each folder's table until written.
-        let (snapshot, epoch, offset) = try lock.withShared {
-            state.withLock { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
+        let (snapshot, epoch, offset) = try holding(exclusive: false) { _ in
+            readState { ($0.index.snapshot(), $0.appliedEpoch, $0.journalOffset) }
         }
         // The layers stack only on the snapshot of the epoch folded: an index loaded from
         // another (its rebase failed) or built in memory is saved whole.
@@ -168,9 +168,9 @@ extension PersistentIndex {
         }
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
-        let folded = try lock.withExclusive { () throws -> Bool in
-            guard !shared.intent, catchUp() == .caughtUp, shared.epoch == epoch else { return false }
-            let end = state.withLock { $0.journalOffset }
+        let folded = try holding(exclusive: true) { hold throws -> Bool in
+            guard !shared.intent, catchUp(hold) == .caughtUp, shared.epoch == epoch else { return false }
+            let end = readState { $0.journalOffset }
             guard end >= offset, let tail = readJournal(from: offset), tail.count == end - offset else { return false }
             // The snapshot file of the epoch folded stays, under its layer name, when the new
             // one stacks on it. A link left by a holder killed before its rename is replaced.
@@ -198,7 +198,7 @@ extension PersistentIndex {
             guard moved, fileSystem.ftruncate(journalFD, off_t(tail.count)) == 0 else { return false }
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
-            state.withLock { state in
+            changeState(hold) { state in
                 state.journalOffset = tail.count
                 state.appliedEpoch = epoch &+ 1
                 state.appliedChange = counter
@@ -228,7 +228,7 @@ extension PersistentIndex {
     /// - Complexity: O(folders + pages) for the snapshot's directory, and the journal's
     ///   records; under the lock, those appended while the others were replayed.
     func rebase(onSnapshotOf epoch: UInt64) {
-        let start = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
+        let start = readState { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
         guard start >= 0, let (saved, _, _) = readSnapshot(of: epoch),
             let applied = readJournalBytes(at: 0, count: start)
         else { return }
@@ -240,8 +240,8 @@ extension PersistentIndex {
         }
         index.finish(&run)
         guard !damaged else { return }
-        try? lock.withShared {
-            let end = state.withLock { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
+        try? holding(exclusive: false) { hold in
+            let end = readState { $0.appliedEpoch == epoch ? $0.journalOffset : -1 }
             guard end >= start else { return }
             if end > start {
                 guard let tail = readJournalBytes(at: start, count: end - start) else { return }
@@ -252,7 +252,7 @@ extension PersistentIndex {
                 index.finish(&run)
                 guard !damaged else { return }
             }
-            state.withLock { state in
+            changeState(hold) { state in
                 guard state.appliedEpoch == epoch, state.journalOffset == end else { return }  // a catch-up moved it
                 state.index = index
                 state.replayedFolder = previous

@@ -88,12 +88,12 @@ extension PersistentIndex {
         switch load {
         case .readOnly(let unclean):
             if !unclean, let (_, epoch, _) = readSnapshot(of: nil),
-                reload(counter: 0, epoch: epoch) == .caughtUp
+                reload(readOnlyHold(), counter: 0, epoch: epoch) == .caughtUp
             {
                 return
             }
             let index = try BackgroundActivity.run("Archivist: scanning a read-only cache") { _ in try scan() }
-            state.withLock { $0.index = index }
+            changeState(readOnlyHold()) { $0.index = index }
             return
         case .load:
             let (outcome, epoch) = try reloadWithoutLock()
@@ -108,7 +108,7 @@ extension PersistentIndex {
                 return repairInBackground(unusableSnapshotOf: nil, keepingAlive: owner)
             }
         }
-        try withCaughtUpIndex(exclusive: false) {}
+        try withCaughtUpIndex(exclusive: false) { _ in }
     }
 
     /// Runs `body` holding the lock (exclusively, or shared) with the index caught up with
@@ -119,29 +119,29 @@ extension PersistentIndex {
     /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned;
     ///   what `body` throws.
     /// - Complexity: One catch-up under the lock (see ``catchUp()``) in the common case.
-    func withCaughtUpIndex<R>(exclusive: Bool, _ body: () throws -> R) throws -> R {
-        func attempt() throws -> (CatchUpOutcome, R?) {
-            let outcome = exclusive ? catchUpExclusive() : catchUpShared()
+    func withCaughtUpIndex<R>(exclusive: Bool, _ body: (Hold) throws -> R) throws -> R {
+        func attempt(_ hold: Hold) throws -> (CatchUpOutcome, R?) {
+            let outcome = exclusive ? catchUpExclusive(hold) : catchUpShared(hold)
             guard outcome == .caughtUp else { return (outcome, nil) }
-            return (.caughtUp, try body())
+            return (.caughtUp, try body(hold))
         }
         for _ in 0..<Self.scanAttempts {
-            let (outcome, result) = try exclusive ? lock.withExclusive(attempt) : lock.withShared(attempt)
+            let (outcome, result) = try holding(exclusive: exclusive, attempt)
             if outcome == .caughtUp, let result { return result }
             try resolve(outcome, repairing: true)
         }
         // Processes keep dying mid-change, repairing or folding the journal under this one:
         // catch up under the lock, so that this call ends however often others die.
-        func lastResort() throws -> R {
-            var outcome = catchUpExclusive()
+        func lastResort(_ hold: Hold) throws -> R {
+            var outcome = catchUpExclusive(hold)
             if outcome == .needsReload {
-                outcome = reload(counter: shared.change, epoch: shared.epoch)
-                if outcome == .caughtUp { outcome = catchUpExclusive() }
+                outcome = reload(hold, counter: shared.change, epoch: shared.epoch)
+                if outcome == .caughtUp { outcome = catchUpExclusive(hold) }
             }
-            if outcome != .caughtUp { try saveSnapshotExclusive(scanning: true) }
-            return try body()
+            if outcome != .caughtUp { try saveSnapshotExclusive(hold, scanning: true) }
+            return try body(hold)
         }
-        return try lock.withExclusive(lastResort)
+        return try holding(exclusive: true, lastResort)
     }
 
     /// Does, without the lock, what a catch-up under it said is due; a repair only when
@@ -162,15 +162,15 @@ extension PersistentIndex {
 
     /// Catches up under the exclusive lock; a set intent word calls for a repair at once,
     /// unless its holder named the one entry it was changing (``repairIntentTarget()``).
-    private func catchUpExclusive() -> CatchUpOutcome {
-        if shared.intent && !repairIntentTarget() { return .needsRepair }
-        return catchUp()
+    private func catchUpExclusive(_ hold: Hold) -> CatchUpOutcome {
+        if shared.intent && !repairIntentTarget(hold) { return .needsRepair }
+        return catchUp(hold)
     }
 
     /// Catches up under the shared lock; an intent word set then means its writer died (no
     /// writer holds the lock now): a repair is due, whatever else the catch-up found.
-    private func catchUpShared() -> CatchUpOutcome {
-        let outcome = catchUp()
+    private func catchUpShared(_ hold: Hold) -> CatchUpOutcome {
+        let outcome = catchUp(hold)
         return shared.intent ? .needsRepair : outcome
     }
 
@@ -185,13 +185,13 @@ extension PersistentIndex {
     /// - Complexity: Two short holds of the lock; O(entries) blocking file I/O without it.
     func repair(unusableSnapshotOf unusable: UInt64? = nil) throws {
         try repairGate.withLock {
-            let due = try lock.withExclusive { () -> UInt64? in
-                if shared.intent && unusable == nil && repairIntentTarget() { return nil }  // one entry to look at
+            let due = try holding(exclusive: true) { hold -> UInt64? in
+                if shared.intent && unusable == nil && repairIntentTarget(hold) { return nil }  // one entry to look at
                 if !shared.intent {
                     // A damaged journal, or a snapshot an open cannot use: no process changes
                     // anything until the scan is in place.
                     // repaired meanwhile
-                    guard unusable == shared.epoch || catchUp() == .needsRepair else { return nil }
+                    guard unusable == shared.epoch || catchUp(hold) == .needsRepair else { return nil }
                     shared.intent = true
                 }
                 return shared.epoch
@@ -216,7 +216,7 @@ extension PersistentIndex {
                 return (index, prepared, bytes?.byteCount ?? 0)
             }
             do {
-                let installed = try lock.withExclusive { () -> Bool in
+                let installed = try holding(exclusive: true) { hold -> Bool in
                     guard shared.intent && shared.epoch == epoch else {
                         prepared?.discard(fileSystem)  // another process repaired: catch up with it
                         return false
@@ -226,8 +226,8 @@ extension PersistentIndex {
                         saved = (try? prepared.rename(fileSystem)) == true
                         if !saved { prepared.discard(fileSystem) }
                     }
-                    state.withLock { $0.index = index }
-                    startEpoch(snapshotBytes: saved ? bytes : nil, scanned: true)
+                    changeState(hold) { $0.index = index }
+                    startEpoch(hold, snapshotBytes: saved ? bytes : nil, scanned: true)
                     return saved
                 }
                 // The scan's records in memory give way to the snapshot file just saved.
@@ -251,7 +251,7 @@ extension PersistentIndex {
     func rebuildFromScan() throws -> Bool {
         try repairGate.withLock {
             let epoch = shared.epoch
-            if state.withLock({ $0.appliedEpoch }) == epoch { return false }  // rebuilt meanwhile
+            if readState({ $0.appliedEpoch }) == epoch { return false }  // rebuilt meanwhile
             var previous: PreviousFolder?
             var (index, prefix) = try BackgroundActivity.run("Archivist: rebuilding a cache's size index") { _ in
                 // Records read without the lock: a tail being appended may be cut short; what
@@ -260,14 +260,14 @@ extension PersistentIndex {
                 let prefix = replayJournal(from: 0, into: &index, previous: &previous) ?? (0, false)
                 return (index, prefix)
             }
-            return try lock.withShared { () -> Bool in
+            return try holding(exclusive: false) { hold -> Bool in
                 // Otherwise the catch-up that follows sees what moved, and what is due.
                 guard shared.epoch == epoch, !shared.intent,
                     let rest = replayJournal(from: prefix.consumed, into: &index, previous: &previous)
                 else { return false }
                 if rest.damaged { return true }  // the index, half replayed, is not installed
                 let counter = shared.change
-                state.withLock { state in
+                changeState(hold) { state in
                     state.index = index
                     state.journalOffset = prefix.consumed + rest.consumed
                     state.appliedEpoch = epoch
@@ -288,7 +288,7 @@ extension PersistentIndex {
     /// - Complexity: Blocking file I/O: O(entries) for the scan, which holds no lock.
     func rebuildByScan() throws {
         try checkWritable()
-        try lock.withExclusive { shared.intent = true }
+        try holding(exclusive: true) { _ in shared.intent = true }
         try flush()
     }
 }

@@ -33,7 +33,7 @@ import Darwin
 /// and repairs the index: when the holder named the one entry it was changing, by looking at
 /// that entry's file (``repairIntentTarget()``); otherwise it rescans the root *without* the
 /// lock, then saves a snapshot and starts a new journal epoch under a short hold
-/// (`DiskStore+Repair.swift`). While the word is set no process starts a change, so the scan
+/// (`PersistentIndex+Repair.swift`). While the word is set no process starts a change, so the scan
 /// sees a disk nobody changes. A journal
 /// longer than ``compactionThreshold`` is folded into a new snapshot layer in the background by
 /// the process whose record crossed it, and ``flush()`` folds whatever the journal holds; other
@@ -65,9 +65,11 @@ package final class PersistentIndex: Sendable {
     let changeSignal: ChangeSignal
     /// Set when the root refuses writes: every mutation throws it.
     let writeRefusal: StorageError?
-    /// The index in memory and the journal position it is up to date with. Changed only by
-    /// this type's own operations, each under the hold of ``lock`` it documents.
-    let state = Locked(State())
+    /// The index in memory and the journal position it is up to date with: read through
+    /// ``readState(_:)``, changed only through ``changeState(_:_:)``, which asks for proof that
+    /// ``lock`` is held (a ``Hold``; a read-only root's needs no lock, ``readOnlyHold()``), or
+    /// by an access time (``touch(_:)``), which moves no journal position.
+    private let state = Locked(State())
     /// This process's slot in `shared` (`nil` when every slot was taken, or before ``load``).
     private let slot = Locked<Int?>(nil)
     /// Held by a repair or rebuild of the index by scan (`PersistentIndex+Repair.swift`), which
@@ -159,7 +161,7 @@ package final class PersistentIndex: Sendable {
     ///   sweep.
     /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned.
     func load(backgroundRescanAbove: Int?, keepingAlive owner: (any Sendable & AnyObject)?) throws -> Bool {
-        let (taken, load, sweep) = try lock.withExclusive { loadIndexAtOpen() }
+        let (taken, load, sweep) = try holding(exclusive: true) { _ in loadIndexAtOpen() }
         slot.withLock { $0 = taken }
         do {
             try loadIndexAfterOpening(load, backgroundRescanAbove: backgroundRescanAbove, keepingAlive: owner)
@@ -186,13 +188,51 @@ package final class PersistentIndex: Sendable {
         openRoot?.root.working(internalPath: internalPath)
     }
 
+    /// Proof that the caller holds ``lock``: made only by ``holding(exclusive:_:)``, and asked
+    /// for by every change to the index in memory (``changeState(_:_:)``). The index and its
+    /// journal position must move together with the journal itself, which only a holder of the
+    /// lock may append to, truncate or replace; a caller without a hold cannot install a state.
+    struct Hold {
+        /// Whether the lock is held exclusively (a shared hold only reads the journal).
+        let isExclusive: Bool
+
+        fileprivate init(isExclusive: Bool) { self.isExclusive = isExclusive }
+    }
+
+    /// Runs `body` holding ``lock`` exclusively, or shared, with the proof of it.
+    ///
+    /// - Throws: ``StorageError`` when the lock cannot be taken; what `body` throws.
+    func holding<R>(exclusive: Bool, _ body: (Hold) throws -> R) throws -> R {
+        exclusive
+            ? try lock.withExclusive { try body(Hold(isExclusive: true)) }
+            : try lock.withShared { try body(Hold(isExclusive: false)) }
+    }
+
+    /// `body`'s answer from the state as it is, without a catch-up.
+    func readState<R>(_ body: (State) throws -> R) rethrows -> R {
+        try state.withLock { try body($0) }
+    }
+
+    /// Changes the state, under a hold of ``lock`` (`hold` proves it).
+    func changeState<R>(_ hold: Hold, _ body: (inout State) throws -> R) rethrows -> R {
+        try state.withLock { try body(&$0) }
+    }
+
+    /// The hold of a root that refuses writes, which needs no lock: no process of this user
+    /// can change it, so its snapshot and journal do not move while they are installed (and
+    /// its lock file may not even be there to open).
+    func readOnlyHold() -> Hold {
+        precondition(writeRefusal != nil, "only a read-only root is read without the lock")
+        return Hold(isExclusive: false)
+    }
+
     /// The record of `key` as this process last caught up with the others: no catch-up, no
     /// lock but the state's. For a hint that only spares a system call, or a check under the
     /// cross-process lock, which a mutation's catch-up has just made current.
     ///
     /// - Complexity: O(1); for an entry only the snapshot file holds, a read of its page.
     func lastKnownRecord(_ key: DiskKey) -> Record? {
-        state.withLock { $0.index.record(key) }
+        readState { $0.index.record(key) }
     }
 
     /// Records an access to `key` for least-recently-accessed eviction; folds the index in the
@@ -203,6 +243,7 @@ package final class PersistentIndex: Sendable {
     ///   first time.
     func touch(_ key: DiskKey) {
         let now = Date().timeIntervalSince1970
+        // No hold: an access time is not journaled, and no journal position moves.
         let foldDue = state.withLock { state in
             state.index.touch(key, at: now)
             return state.index.touchedSaved > Self.touchFoldThreshold
@@ -249,7 +290,7 @@ extension PersistentIndex {
     /// (``foldJournal(merging:)``), so the journal an open replays stays short (the `scale`
     /// suite's open and flush after 1,000 changes guard both).
     var flushFolds: Bool {
-        state.withLock { $0.journalOffset > 0 }
+        readState { $0.journalOffset > 0 }
     }
 
     /// Folds the journal on the fold queue, once at a time, off the call whose record crossed
@@ -291,7 +332,7 @@ extension PersistentIndex {
         var foldDue = false
         defer { if shared.change != counterBefore { changeSignal.post() } }  // once the lock is released
         defer { if foldDue { scheduleFold() } }
-        return try withCaughtUpIndex(exclusive: true) {
+        return try withCaughtUpIndex(exclusive: true) { hold in
             shared.intent = true
             setIntentTarget(target)
             let result: R
@@ -310,7 +351,7 @@ extension PersistentIndex {
             // which its record says (see `JournalRecords`). Most often one change: no array.
             var befores: (Record?, Record?) = (nil, nil)
             var moreBefores: [Record?] = []
-            let (offset, removed) = state.withLock { state -> (Int, DiskUsage) in
+            let (offset, removed) = changeState(hold) { state -> (Int, DiskUsage) in
                 var removed = DiskUsage()
                 for (i, change) in changes.enumerated() {
                     let gone = state.index.apply(change)
@@ -340,7 +381,7 @@ extension PersistentIndex {
                 return fileSystem.pwrite(journalFD, buffer.baseAddress!, recordCount, off_t(offset)) == recordCount
             }
             let counter = shared.bumpChange()
-            state.withLock { state in
+            changeState(hold) { state in
                 if appended { state.journalOffset += recordCount }
                 state.appliedChange = counter
                 for change in changes {
@@ -379,11 +420,11 @@ extension PersistentIndex {
     ///   journal cannot be caught up with, or the entry's path holds something other than a
     ///   file (the caller rescans the root).
     /// - Complexity: A catch-up, an `lstat` and a journal append.
-    func repairIntentTarget() -> Bool {
+    func repairIntentTarget(_ hold: Hold) -> Bool {
         guard writeRefusal == nil, let bytes = shared.intentTarget else { return false }
         let decoded = Self.decodeJournal(bytes[...])
         guard !decoded.damaged, decoded.changes.count == 1, case .remove(let key) = decoded.changes[0],
-            catchUp() == .caughtUp
+            catchUp(hold) == .caughtUp
         else { return false }
         var status = stat()
         let found = lstat(rootPath + "/" + key.relativePath, below: workingRoot, &status) == 0
@@ -401,7 +442,7 @@ extension PersistentIndex {
                 Record(logical: Int64(status.st_size), allocated: Int64(status.st_blocks) * 512, lastAccess: now)
             )
             : .remove(key)
-        guard journalAndApply([entry, .clear(key.shadowingFolder)]) else { return false }
+        guard journalAndApply(hold, [entry, .clear(key.shadowingFolder)]) else { return false }
         shared.intent = false
         return true
     }
@@ -410,8 +451,8 @@ extension PersistentIndex {
     /// and applies them, under the exclusive lock with the index caught up; `false` when the
     /// records could not be appended (the index has them all the same; the caller leaves the
     /// intent word set).
-    private func journalAndApply(_ changes: [Change]) -> Bool {
-        let befores = state.withLock { state in
+    private func journalAndApply(_ hold: Hold, _ changes: [Change]) -> Bool {
+        let befores = changeState(hold) { state in
             changes.map { change -> Record? in
                 let gone = state.index.apply(change)
                 return gone.entryCount == 1
@@ -420,12 +461,12 @@ extension PersistentIndex {
         }
         var bytes: [UInt8] = []
         for (change, before) in zip(changes, befores) { Self.encode(change, before: before, into: &bytes) }
-        let offset = state.withLock { $0.journalOffset }
+        let offset = readState { $0.journalOffset }
         let appended = bytes.withUnsafeBytes {
             fileSystem.pwrite(journalFD, $0.baseAddress!, $0.count, off_t(offset)) == $0.count
         }
         let counter = shared.bumpChange()
-        state.withLock { state in
+        changeState(hold) { state in
             if appended { state.journalOffset += bytes.count }
             state.appliedChange = counter
             for change in changes { state.changes.append(StoreChange(change, origin: 0, fromOtherProcess: true)) }
@@ -440,9 +481,9 @@ extension PersistentIndex {
     ///   a scan, without the lock, when that snapshot is missing).
     package func refresh() {
         let counter = shared.change
-        if state.withLock({ $0.appliedChange }) == counter { return }
+        if readState({ $0.appliedChange }) == counter { return }
         for _ in 0..<Self.scanAttempts {
-            let outcome = (try? lock.withShared { catchUp() }) ?? .caughtUp
+            let outcome = (try? holding(exclusive: false) { catchUp($0) }) ?? .caughtUp
             if outcome == .caughtUp || outcome == .needsRepair { return }
             try? resolve(outcome, repairing: false)
         }
@@ -456,13 +497,13 @@ extension PersistentIndex {
     func readIndex<R>(_ body: (SizeIndex) -> R) -> R {
         let counter = shared.change
         if !shared.intent,
-            let current = state.withLock({ $0.appliedChange == counter && !$0.index.isDamaged ? body($0.index) : nil })
+            let current = readState({ $0.appliedChange == counter && !$0.index.isDamaged ? body($0.index) : nil })
         {
             return current
         }
         // A repair or a scan that fails leaves the index as it was: the answer is its best.
-        try? withCaughtUpIndex(exclusive: false) {}
-        return state.withLock { body($0.index) }
+        try? withCaughtUpIndex(exclusive: false) { _ in }
+        return readState { body($0.index) }
     }
 
     /// Makes the saved index current: every committed change is in the journal already, and
@@ -478,12 +519,12 @@ extension PersistentIndex {
     package func flush() throws {
         guard writeRefusal == nil else { return }  // nothing can have changed
         for _ in 0..<Self.scanAttempts {
-            try withCaughtUpIndex(exclusive: false) {}
+            try withCaughtUpIndex(exclusive: false) { _ in }
             guard flushFolds else { return }
             if try foldJournal() != .lost { return }
         }
-        try withCaughtUpIndex(exclusive: true) {
-            try saveSnapshotExclusive(scanning: false)
+        try withCaughtUpIndex(exclusive: true) { hold in
+            try saveSnapshotExclusive(hold, scanning: false)
         }
     }
 
@@ -518,22 +559,22 @@ extension PersistentIndex {
     ///   cannot be read, ``CatchUpOutcome/needsReload`` when another process started an epoch
     ///   (the caller repairs or reloads, without the lock).
     @discardableResult
-    func catchUp() -> CatchUpOutcome {
+    func catchUp(_ hold: Hold) -> CatchUpOutcome {
         let counter = shared.change
         let epoch = shared.epoch
-        let (applied, appliedEpoch, offset, damaged) = state.withLock {
+        let (applied, appliedEpoch, offset, damaged) = readState {
             ($0.appliedChange, $0.appliedEpoch, $0.journalOffset, $0.index.isDamaged)
         }
         if damaged { return .needsRepair }
         if counter == applied && epoch == appliedEpoch { return .caughtUp }
         if epoch != appliedEpoch { return .needsReload }
-        var previous = state.withLock { $0.replayedFolder }
+        var previous = readState { $0.replayedFolder }
         guard let decoded = readJournalRecords(from: offset, previous: &previous) else {
-            state.withLock { $0.changes.append(.everything) }
+            changeState(hold) { $0.changes.append(.everything) }
             return .needsRepair
         }
         let incomplete = decoded.damaged || shared.intent
-        state.withLock { state in
+        changeState(hold) { state in
             state.replayedFolder = previous
             guard state.journalOffset == offset, state.appliedEpoch == epoch else { return }  // another thread did it
             decoded.apply(to: &state.index)
@@ -556,12 +597,12 @@ extension PersistentIndex {
     ///   whole; ``CatchUpOutcome/needsScan`` when the snapshot is missing, unreadable or of
     ///   another epoch (nothing replaced); ``CatchUpOutcome/needsRepair`` when the journal is
     ///   damaged or unreadable.
-    func reload(counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
+    func reload(_ hold: Hold, counter: UInt64, epoch: UInt64) -> CatchUpOutcome {
         guard let (saved, _, _) = readSnapshot(of: epoch) else { return .needsScan }
         var index = saved
         var previous: PreviousFolder?
         guard let replayed = replayJournal(from: 0, into: &index, previous: &previous) else { return .needsRepair }
-        state.withLock { state in
+        changeState(hold) { state in
             state.index = index
             state.journalOffset = replayed.consumed
             state.appliedEpoch = epoch
@@ -582,17 +623,17 @@ extension PersistentIndex {
     /// with the disk, so the word is cleared and the error thrown; after a scan, the journal is
     /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
     /// the others, finding no snapshot of the new epoch, scan for themselves.
-    func saveSnapshotExclusive(scanning: Bool) throws {
+    func saveSnapshotExclusive(_ hold: Hold, scanning: Bool) throws {
         if writeRefusal != nil {  // a read-only root keeps a scan in memory
             if scanning {
                 let index = try scan()
-                state.withLock { $0.index = index }
+                changeState(hold) { $0.index = index }
             }
             return
         }
         shared.intent = true
         let index = scanning ? try scan() : nil
-        let snapshot = state.withLock { state in
+        let snapshot = changeState(hold) { state in
             if let index { state.index = index }
             return state.index.snapshot()
         }
@@ -602,7 +643,7 @@ extension PersistentIndex {
         guard let bytes = snapshot.serialized(epoch: epoch) else {
             // A page of the snapshot file the index reads is damaged: a scan tells what it held
             // (a scanned index reads no file, so this happens once).
-            return try saveSnapshotExclusive(scanning: true)
+            return try saveSnapshotExclusive(hold, scanning: true)
         }
         do {
             _ = try bytes.withChunks { chunks in
@@ -622,7 +663,7 @@ extension PersistentIndex {
                 throw error
             }
         }
-        startEpoch(snapshotBytes: saved ? bytes.byteCount : nil, scanned: scanning)
+        startEpoch(hold, snapshotBytes: saved ? bytes.byteCount : nil, scanned: scanning)
         // The records in memory give way to the snapshot file just saved.
         if saved && shared.epoch == epoch { rebase(onSnapshotOf: epoch) }
     }
@@ -634,12 +675,12 @@ extension PersistentIndex {
     /// the next holder tries again.
     ///
     /// - Parameter snapshotBytes: The saved snapshot's size; `nil` when it was not saved.
-    func startEpoch(snapshotBytes: Int?, scanned: Bool) {
+    func startEpoch(_ hold: Hold, snapshotBytes: Int?, scanned: Bool) {
         let epoch = shared.epoch &+ 1
         if fileSystem.ftruncate(journalFD, 0) == 0 {
             _ = shared.bumpEpoch()
             let counter = shared.bumpChange()
-            state.withLock { state in
+            changeState(hold) { state in
                 state.journalOffset = 0
                 state.appliedEpoch = epoch
                 state.appliedChange = counter
@@ -659,7 +700,7 @@ extension PersistentIndex {
             let end = fileSystem.statusWithoutTimes(journalFD).map { Int(clamping: $0.sizes.logical) } ?? 0
             let epochNow = shared.epoch
             let counter = shared.bumpChange()
-            state.withLock { state in
+            changeState(hold) { state in
                 state.journalOffset = end
                 state.appliedEpoch = epochNow
                 state.appliedChange = counter

@@ -215,7 +215,7 @@ extension PersistentIndex {
         /// previous record known, but walking to a folder once per run of records in it and
         /// adding the run's usage to the folders above it once, when the run ends
         /// (``finish(_:)``, which must follow the last record). An open replays up to
-        /// ``DiskStore/compactionThreshold`` bytes of records, nearly all in one folder; a walk
+        /// ``PersistentIndex/compactionThreshold`` bytes of records, nearly all in one folder; a walk
         /// and usage updates per record were most of its time (the `scale` suite's open of a
         /// million entries guards it).
         ///

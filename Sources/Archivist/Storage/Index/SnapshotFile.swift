@@ -17,7 +17,7 @@ import Darwin
 /// newest one's directory. A folder's record is the one of the newest layer that holds it,
 /// among the layers that still count for the folder: those from the folder's *since* epoch on
 /// (a folder cleared, or new, since a layer was written does not see that layer). A fold
-/// writes only what changed (``DiskStore/foldJournal(merging:)``); a merge writes every record
+/// writes only what changed (``PersistentIndex/foldJournal(merging:)``); a merge writes every record
 /// into one layer that stacks on nothing, as a repair's scan does.
 ///
 /// Opening a root reads only the files' headers and directories — each folder's path, usage

@@ -10,13 +10,14 @@ import Darwin
 /// O(1) clearing through a trash folder.
 ///
 /// Every entry is a file `<root>/<folder>/<name>` holding an ``EntryHeader`` and a payload.
-/// The store keeps a ``SizeIndex`` of every entry's logical and allocated size and last access,
-/// so the size of any folder is answered without touching the disk. Several processes may open
-/// the same root at once: every committed change is appended to a shared journal under a
-/// short cross-process ``FileLock`` hold, and each process folds in the others' records when
-/// the shared change counter moves (see `DiskStore+Persistence.swift`), so sizes and
-/// `contains` are exact in all of them; a crash of one between a file change and its journal
-/// record is repaired by one rescan (see the intent word in ``SharedCounters``).
+/// The store holds two parts that own their state:
+/// - its ``PersistentIndex``: every entry's logical and allocated size and last access, so the
+///   size of any folder is answered without touching the disk, kept exact across processes
+///   (a shared journal appended under a short cross-process ``FileLock`` hold, folded by each
+///   process when the shared change counter moves) and across crashes (the intent word in
+///   ``SharedCounters``). Every file change of the store runs inside the index's
+///   ``PersistentIndex/mutate(origin:target:_:change:)``, which takes that hold;
+/// - its ``Trash``: where a clear renames folders, emptied in the background.
 ///
 /// One store exists per root folder in a process (``open(at:fileSystem:backgroundRescanAbove:)`` shares it, by the
 /// folder's device and inode, whatever path names it).

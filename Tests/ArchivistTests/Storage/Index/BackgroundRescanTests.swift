@@ -102,7 +102,7 @@ import Darwin
             #expect(store.index.shared.epoch == epoch &+ 1)  // rescanned, before the open returned
             #expect(!store.index.shared.intent)
             #expect(store.rebuild == nil)
-            #expect(store.index.state.withLock { $0.index.usage(of: FolderPath([])).entryCount } == Self.count)
+            #expect(store.index.readState { $0.index.usage(of: FolderPath([])).entryCount } == Self.count)
         }
     }
 }

@@ -193,11 +193,11 @@ import Testing
             let store = try DiskStore.open(at: dir)
             #expect(store.usage(of: folder).entryCount == 400)  // from the directory
             _ = store.sizes(of: keys[0])  // reads a damaged page
-            #expect(store.index.state.withLock { $0.index.isDamaged })
+            #expect(store.index.readState { $0.index.isDamaged })
             let files = entryFiles(under: dir)
             #expect(store.usage(of: FolderPath([])).entryCount == files.count)
             #expect(store.usage(of: FolderPath([])).logicalBytes == Int64(files.values.reduce(0, +)))
-            #expect(!store.index.state.withLock { $0.index.isDamaged })
+            #expect(!store.index.readState { $0.index.isDamaged })
             for key in keys {
                 let relative = String(store.path(of: key).dropFirst(store.rootPath.count + 1))
                 #expect(store.sizes(of: key)?.logical == files[relative].map(Int64.init))

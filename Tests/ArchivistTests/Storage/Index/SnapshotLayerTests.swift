@@ -118,14 +118,14 @@ import Darwin
                 #expect(try store.remove(key(20)))
                 try store.flush()
                 #expect(store.index.shared.epoch == epoch + 1)
-                #expect(store.index.state.withLock { $0.journalOffset } == 0)
+                #expect(store.index.readState { $0.journalOffset } == 0)
                 // Eleven records: the header, the directory and one page.
                 #expect(try #require(fileSize("index")) <= 2 * PersistentIndex.snapshotPageSize)
                 #expect(fileSize(String(store.index.layerPath(of: epoch).split(separator: "/").last!)) == whole)
             }
             let files = entryFiles(under: dir)
             let store = try DiskStore.open(at: dir)
-            #expect(store.index.state.withLock { $0.index.bases.count } == 1)
+            #expect(store.index.readState { $0.index.bases.count } == 1)
             #expect(store.usage(of: folder).entryCount == 2_999)
             // The tools read the stack too: the index comparison, and the newest layer's summary.
             let comparison = try DiskStore.compareIndex(rootPath: store.rootPath, files: files.mapValues(Int64.init))
@@ -182,7 +182,7 @@ import Darwin
                 #expect(store.sizes(of: key(i))?.logical == files[relative].map(Int64.init))
             }
             // The repair saved one layer and removed the others.
-            #expect(store.index.state.withLock { $0.index.bases.isEmpty })
+            #expect(store.index.readState { $0.index.bases.isEmpty })
             #expect(!FileManager.default.fileExists(atPath: layer))
         }
     }
