@@ -3,37 +3,161 @@ import Foundation
 /// The subscribers of one manager's ``CacheManager/changes(of:)`` streams and, while there
 /// are any, what wakes the manager to look for changes made elsewhere: the stores'
 /// ``ChangeSignal``s and, where one cannot be established or the configuration asks for it,
-/// a poll.
+/// a poll. It owns all of that under its one lock; the manager asks it for listeners and
+/// changes, and never holds the lock itself.
 final class ChangeHub<Kind: CacheType>: @unchecked Sendable {
-    // Safety: every `var` is read and written only under `lock`.
-    let lock = Lock()
-    var subscribers: [UInt64: (type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)] = [:] {
+    // Safety: every `var` is private, and read and written only under `lock`.
+    /// One subscriber: the type it follows and its stream's continuation.
+    typealias Listener = (type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)
+
+    /// What starting to watch needs from the manager: its stores, the configured poll, and
+    /// what a signal or the poll wakes (holding the manager weakly).
+    struct Watch {
+        /// The stores whose changes are watched (one when caches and documents share a root).
+        var stores: [DiskStore]
+        /// ``CacheManager/Configuration/changePollingInterval``.
+        var configuredPolling: Duration?
+        /// One look for changes made elsewhere; `true` when a signal woke it.
+        var look: @Sendable (_ signalled: Bool) -> Void
+    }
+
+    private let lock = Lock()
+    private var subscribers: [UInt64: Listener] = [:] {
         didSet { subscriberCount = subscribers.count }
     }
     /// `subscribers.count`, kept apart so that a store with no subscriber checks one integer:
     /// filtering the dictionary from the generic `publish` instantiates type metadata on
     /// every call (the `cache-manager` suite's sets guard it).
-    var subscriberCount = 0
-    var nextID: UInt64 = 0
-    /// The poll, when one runs (see ``CacheManager/pollingInterval(signalsEstablished:)``).
-    var timer: DispatchSourceTimer?
+    private var subscriberCount = 0
+    private var nextID: UInt64 = 0
+    /// The poll, when one runs (see ``CacheManager/pollingInterval(configured:signalsEstablished:)``).
+    private var timer: DispatchSourceTimer?
     /// Whether the manager is watching (signals observed, a poll if any started).
-    var watching = false
+    private var watching = false
     /// Whether to observe the stores' change signals: `false` acts out a system that refuses
-    /// every one (tests).
-    var observesSignals = true
+    /// every one (tests, ``refuseSignals()``).
+    private var observesSignals = true
     /// The stores' change signals, observed while there are subscribers.
-    var observations: [ChangeSignal.Observation] = []
-    /// Each polled store's change number to read from next, by store identity.
-    var cursors: [ObjectIdentifier: UInt64] = [:]
+    private var observations: [ChangeSignal.Observation] = []
+    /// Each watched store's change number to read from next, by store identity.
+    private var cursors: [ObjectIdentifier: UInt64] = [:]
     /// What woke the manager so far, and what that delivered.
-    var wakeups = ChangeWakeups()
+    private var wakeupCounts = ChangeWakeups()
     /// Where the signals' handlers and the fallback poll run, one at a time, so that changes
     /// reach each subscriber in commit order.
-    let queue = DispatchQueue(label: "Archivist.CacheManager.changes", qos: .utility)
+    private let queue = DispatchQueue(label: "Archivist.CacheManager.changes", qos: .utility)
 
-    /// Stops watching for changes made elsewhere (called under `lock`).
-    func stopWatching() {
+    /// Adds a subscriber of `type`'s changes, and starts watching if it is the first.
+    ///
+    /// - Parameter watch: What watching needs, asked for only when it starts.
+    /// - Returns: The subscriber's number, for ``unsubscribe(_:)``.
+    func subscribe(
+        _ type: Kind,
+        _ continuation: AsyncStream<CacheChange<Kind>>.Continuation,
+        watch: () -> Watch
+    ) -> UInt64 {
+        lock.withLock {
+            nextID += 1
+            subscribers[nextID] = (type, continuation)
+            if !watching { startWatching(watch()) }
+            return nextID
+        }
+    }
+
+    /// Removes a subscriber; with the last one gone, stops watching.
+    func unsubscribe(_ id: UInt64) {
+        lock.withLock {
+            subscribers[id] = nil
+            if subscribers.isEmpty { stopWatching() }
+        }
+    }
+
+    /// Stops watching and hands back every subscriber's continuation (the manager going away
+    /// finishes them).
+    func closeAll() -> [AsyncStream<CacheChange<Kind>>.Continuation] {
+        lock.withLock {
+            stopWatching()
+            return subscribers.values.map(\.continuation)
+        }
+    }
+
+    /// Whether any stream is subscribed: one integer read under the lock.
+    var hasSubscribers: Bool { lock.withLock { subscriberCount != 0 } }
+
+    /// The subscribers of `type`, or of every type when `nil`.
+    func listeners(of type: Kind? = nil) -> [Listener] {
+        lock.withLock {
+            guard let type else { return Array(subscribers.values) }
+            return subscribers.values.filter { $0.type == type }
+        }
+    }
+
+    /// Counts one look, woken by a signal or by the poll.
+    func noteWakeup(signalled: Bool) {
+        lock.withLock {
+            if signalled { wakeupCounts.signals += 1 } else { wakeupCounts.polls += 1 }
+        }
+    }
+
+    /// Counts the changes a look delivered.
+    func noteDelivered(_ count: Int, signalled: Bool) {
+        lock.withLock {
+            if signalled { wakeupCounts.deliveredBySignal += count } else { wakeupCounts.deliveredByPoll += count }
+        }
+    }
+
+    /// What woke the manager so far, and what each way delivered.
+    var wakeups: ChangeWakeups { lock.withLock { wakeupCounts } }
+
+    /// Whether a poll is running.
+    var isPolling: Bool { lock.withLock { timer != nil } }
+
+    /// From now on, acts as if the system refused every change signal (tests).
+    func refuseSignals() { lock.withLock { observesSignals = false } }
+
+    /// The changes `store` committed since the last call for it that `origin` did not make,
+    /// with the subscribers to tell (none when there is no such change); "anything may have
+    /// changed" (``DiskStore/StoreChange/everything``) when the store's list of recent changes
+    /// no longer reaches back that far.
+    func takeChanges(of store: DiskStore, notMadeBy origin: UInt) -> ([DiskStore.StoreChange], [Listener]) {
+        lock.withLock {
+            let key = ObjectIdentifier(store)
+            let (changes, next, complete) = store.changes(since: cursors[key] ?? store.changeSequence)
+            cursors[key] = next
+            if !complete { return ([DiskStore.StoreChange.everything], Array(subscribers.values)) }
+            let foreign = changes.filter { $0.origin != origin }
+            return (foreign, foreign.isEmpty ? [] : Array(subscribers.values))
+        }
+    }
+
+    /// Starts observing the stores' change signals and, if one is due
+    /// (``CacheManager/pollingInterval(configured:signalsEstablished:)``), the poll. Under `lock`.
+    private func startWatching(_ watch: Watch) {
+        watching = true
+        for store in watch.stores where cursors[ObjectIdentifier(store)] == nil {
+            cursors[ObjectIdentifier(store)] = store.changeSequence
+        }
+        let look = watch.look
+        observations =
+            observesSignals
+            ? watch.stores.compactMap { store in store.changeSignal.observe(on: queue) { look(true) } } : []
+        let established = observations.count == watch.stores.count
+        guard
+            let every = CacheManager<Kind>.pollingInterval(
+                configured: watch.configuredPolling,
+                signalsEstablished: established
+            )
+        else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = DispatchTimeInterval(every)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: DispatchTimeInterval(every / 2))
+        timer.setEventHandler { look(false) }
+        self.timer = timer
+        timer.resume()
+    }
+
+    /// Stops watching for changes made elsewhere. Under `lock`.
+    private func stopWatching() {
         watching = false
         timer?.cancel()
         timer = nil
@@ -76,7 +200,7 @@ extension CacheManager {
     }
 
     /// Whether a poll is running for this manager's ``changes(of:)`` subscribers (tests).
-    package var isPollingForChanges: Bool { changeHub.lock.withLock { changeHub.timer != nil } }
+    package var isPollingForChanges: Bool { changeHub.isPolling }
 
     /// The changes to `type`'s entries, as they happen: this manager's stores, removals and
     /// clears at once; other managers' and other processes' as soon as their change signal
@@ -105,24 +229,20 @@ extension CacheManager {
             bufferingPolicy: .bufferingNewest(256)
         )
         let hub = changeHub
-        let id = hub.lock.withLock { () -> UInt64 in
-            hub.nextID += 1
-            hub.subscribers[hub.nextID] = (type, continuation)
-            if !hub.watching { startWatching(hub) }
-            return hub.nextID
+        let id = hub.subscribe(type, continuation) {
+            ChangeHub.Watch(
+                stores: caches === documents ? [caches] : [caches, documents],
+                configuredPolling: configuration.changePollingInterval,
+                look: { [weak self] signalled in self?.pollForChanges(signalled: signalled) }
+            )
         }
-        continuation.onTermination = { _ in
-            hub.lock.withLock {
-                hub.subscribers[id] = nil
-                if hub.subscribers.isEmpty { hub.stopWatching() }
-            }
-        }
+        continuation.onTermination = { _ in hub.unsubscribe(id) }
         return stream
     }
 
     /// Reports a change this manager made to the subscribers of `type`.
     func publish(_ type: Kind, _ target: CacheChange<Kind>.Target) {
-        guard changeHub.lock.withLock({ changeHub.subscriberCount != 0 }) else { return }
+        guard changeHub.hasSubscribers else { return }
         yieldToSubscribers(type, target)
     }
 
@@ -132,7 +252,7 @@ extension CacheManager {
     /// guard it).
     @inline(never)
     private func yieldToSubscribers(_ type: Kind, _ target: CacheChange<Kind>.Target) {
-        let listeners = changeHub.lock.withLock { changeHub.subscribers.values.filter { $0.type == type } }
+        let listeners = changeHub.listeners(of: type)
         for listener in listeners {
             listener.continuation.yield(CacheChange(type: type, target: target, fromOtherProcess: false))
         }
@@ -140,42 +260,13 @@ extension CacheManager {
 
     /// Reports a clear of `folders` in `store` to the subscribers of every type inside them.
     func publishClear(of folders: [FolderPath], in store: DiskStore) {
-        let listeners = changeHub.lock.withLock { Array(changeHub.subscribers.values) }
+        let listeners = changeHub.listeners()
         for listener in listeners where disk(for: listener.type.location) === store {
             guard let folder = try? folder(for: listener.type), folders.contains(where: { $0.contains(folder) }) else {
                 continue
             }
             listener.continuation.yield(CacheChange(type: listener.type, target: .allEntries, fromOtherProcess: false))
         }
-    }
-
-    /// Starts observing the stores' change signals and, if one is due
-    /// (``pollingInterval(configured:signalsEstablished:)``), the poll (called under the hub's
-    /// lock). The handlers hold the manager weakly: a manager that goes away stops them.
-    private func startWatching(_ hub: ChangeHub<Kind>) {
-        hub.watching = true
-        let stores = caches === documents ? [caches] : [caches, documents]
-        for store in stores where hub.cursors[ObjectIdentifier(store)] == nil {
-            hub.cursors[ObjectIdentifier(store)] = store.changeSequence
-        }
-        hub.observations =
-            hub.observesSignals
-            ? stores.compactMap { store in
-                store.changeSignal.observe(on: hub.queue) { [weak self] in self?.pollForChanges(signalled: true) }
-            } : []
-        let established = hub.observations.count == stores.count
-        guard
-            let every = Self.pollingInterval(
-                configured: configuration.changePollingInterval,
-                signalsEstablished: established
-            )
-        else { return }
-        let timer = DispatchSource.makeTimerSource(queue: hub.queue)
-        let interval = DispatchTimeInterval(every)
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: DispatchTimeInterval(every / 2))
-        timer.setEventHandler { [weak self] in self?.pollForChanges(signalled: false) }
-        hub.timer = timer
-        timer.resume()
     }
 
     /// One look for changes made elsewhere, woken by a store's change signal or by the
@@ -192,27 +283,14 @@ extension CacheManager {
     /// The body of ``pollForChanges(signalled:)``.
     private func lookForChanges(signalled: Bool) {
         let hub = changeHub
-        hub.lock.withLock {
-            if signalled { hub.wakeups.signals += 1 } else { hub.wakeups.polls += 1 }
-        }
+        hub.noteWakeup(signalled: signalled)
         let stores = caches === documents ? [caches] : [caches, documents]
         // The changes are counted before any is yielded, so that a subscriber woken by one
         // reads wakeup counts that include it (`CacheChangeTests`).
         var deliveries: [(continuation: AsyncStream<CacheChange<Kind>>.Continuation, change: CacheChange<Kind>)] = []
         for store in stores {
             store.refreshAfterSignal()
-            let token = originToken
-            let (changes, listeners) = hub.lock.withLock {
-                () -> (
-                    [DiskStore.StoreChange], [(type: Kind, continuation: AsyncStream<CacheChange<Kind>>.Continuation)]
-                ) in
-                let key = ObjectIdentifier(store)
-                let (changes, next, complete) = store.changes(since: hub.cursors[key] ?? store.changeSequence)
-                hub.cursors[key] = next
-                let foreign = changes.filter { $0.origin != token }
-                if !complete { return ([DiskStore.StoreChange.everything], Array(hub.subscribers.values)) }
-                return (foreign, foreign.isEmpty ? [] : Array(hub.subscribers.values))
-            }
+            let (changes, listeners) = hub.takeChanges(of: store, notMadeBy: originToken)
             for listener in listeners where disk(for: listener.type.location) === store {
                 guard let folder = try? folder(for: listener.type) else { continue }
                 for change in changes {
@@ -238,19 +316,13 @@ extension CacheManager {
             }
         }
         guard !deliveries.isEmpty else { return }
-        hub.lock.withLock {
-            if signalled {
-                hub.wakeups.deliveredBySignal += deliveries.count
-            } else {
-                hub.wakeups.deliveredByPoll += deliveries.count
-            }
-        }
+        hub.noteDelivered(deliveries.count, signalled: signalled)
         for delivery in deliveries { delivery.continuation.yield(delivery.change) }
     }
 
     /// What woke the manager to look for changes made elsewhere so far, and what each way
     /// delivered (for tests and benchmarks).
-    package var changeWakeups: ChangeWakeups { changeHub.lock.withLock { changeHub.wakeups } }
+    package var changeWakeups: ChangeWakeups { changeHub.wakeups }
 }
 
 extension DispatchTimeInterval {

@@ -10,15 +10,15 @@ import Foundation
 @usableFromInline
 final class MemoryWatch: @unchecked Sendable {
     // Safety: `seen` is touched only through the atomics of CArchivistSupport; `sequence` only
-    // under `lock`.
+    // under `lock`, both private.
     let store: DiskStore
     /// The store's change counter, in its shared memory: bumped by every process's writes.
     @usableFromInline let counter: UnsafePointer<UInt64>
     /// The counter's value this memory tier last caught up with (local to the process).
     @usableFromInline let seen: UnsafeMutablePointer<UInt64>
-    let lock = Lock()
+    private let lock = Lock()
     /// The store's change number to read from next (under `lock`).
-    var sequence: UInt64
+    private var sequence: UInt64
 
     init(store: DiskStore) {
         self.store = store
@@ -38,8 +38,26 @@ final class MemoryWatch: @unchecked Sendable {
     @inlinable
     var isCurrent: Bool { archivist_atomic_equal_u64(counter, seen) }
 
-    /// Records that the memory tier has caught up with `value`.
-    func markSeen(_ value: UInt64) { archivist_atomic_store_u64(seen, value) }
+    /// Catches the memory tier up with the store's changes since the last catch-up: hands
+    /// `drop` those `origin` did not make — or, when the store's list of recent changes no
+    /// longer reaches back that far, says everything may have changed — then records the
+    /// counter value `observed` (read before the store caught up) as seen. Under the watch's
+    /// lock, so that two catch-ups drop in the order of the changes.
+    ///
+    /// - Complexity: O(changes since the last catch-up), plus what `drop` does.
+    func catchUp(
+        observed: UInt64,
+        notMadeBy origin: UInt,
+        drop: (_ changes: [DiskStore.StoreChange], _ everything: Bool) -> Void
+    ) {
+        lock.withLock {
+            let (changes, next, complete) = store.changes(since: sequence)
+            let foreign = changes.filter { $0.origin != origin }
+            if !complete || !foreign.isEmpty { drop(foreign, !complete) }
+            sequence = next
+            archivist_atomic_store_u64(seen, observed)
+        }
+    }
 }
 
 extension CacheManager {
@@ -66,15 +84,9 @@ extension CacheManager {
         let watch = watch(for: location)
         let observed = watch.current
         watch.store.refresh()
-        watch.lock.withLock {
-            let (changes, next, complete) = watch.store.changes(since: watch.sequence)
-            let token = originToken
-            let foreign = changes.filter { $0.origin != token }
-            if let memory, !complete || !foreign.isEmpty {
-                dropMemory(touchedBy: foreign, everything: !complete, in: watch.store, memory: memory)
-            }
-            watch.sequence = next
-            watch.markSeen(observed)
+        watch.catchUp(observed: observed, notMadeBy: originToken) { changes, everything in
+            guard let memory else { return }
+            dropMemory(touchedBy: changes, everything: everything, in: watch.store, memory: memory)
         }
     }
 

@@ -222,11 +222,7 @@ public final class CacheManager<Kind: CacheType>: Sendable {
     }
 
     deinit {
-        let subscribers = changeHub.lock.withLock { () -> [AsyncStream<CacheChange<Kind>>.Continuation] in
-            changeHub.stopWatching()
-            return changeHub.subscribers.values.map(\.continuation)
-        }
-        for continuation in subscribers { continuation.finish() }
+        for continuation in changeHub.closeAll() { continuation.finish() }
     }
 
     // MARK: Storing

@@ -62,7 +62,7 @@ import Testing
     @Test func withoutASignalTheManagerPolls() throws {
         try withTemporaryDirectory { dir in
             let mine = try manager(dir, via: "unsignalled")
-            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }  // as if the system refused them
+            mine.changeHub.refuseSignals()  // as if the system refused them
             let changes = mine.changes(of: .apiStrategy)
             #expect(mine.isPollingForChanges)
             withExtendedLifetime(changes) {}
@@ -78,7 +78,7 @@ import Testing
                 user: "u",
                 configuration: configuration
             )
-            mine.changeHub.lock.withLock { mine.changeHub.observesSignals = false }
+            mine.changeHub.refuseSignals()
             let other = try manager(dir, via: "writer")
             var changes = mine.changes(of: .apiStrategy).makeAsyncIterator()
             #expect(mine.isPollingForChanges)
