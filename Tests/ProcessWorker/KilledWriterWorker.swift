@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-// The mode whose process `DiskStoreSlotTests` kills at a chosen point of a write.
+// The mode whose process `IndexSlotTests` kills at a chosen point of a write.
 
 /// `stop-in-write <root> <ready file> <writing|journal>`: writes 10 entries under `<root>`,
 /// then starts an 11th and stops — creating the ready file, then waiting to be killed — at

@@ -4,7 +4,7 @@ import Foundation
 /// `archivist inspect`, which looks at a root other processes may be using. Nothing here
 /// locks, maps, opens or changes a file; the caller reads the bytes.
 extension PersistentIndex {
-    /// The files of a root's `.archivist` folder that ``internalFileSummary(named:bytes:)``
+    /// The files of a root's `.archivist` folder that ``internalFileSummary(of:bytes:)``
     /// recognises, by name.
     package enum InternalFile: String, Sendable, CaseIterable {
         /// `index`: the size index's saved snapshot (``SnapshotFile``).

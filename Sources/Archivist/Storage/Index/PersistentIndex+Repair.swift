@@ -28,7 +28,7 @@ import Darwin
 ///
 /// Each process scans for itself (one scan at a time in a process, ``repairGate``); a scan
 /// runs inside a ``BackgroundActivity``. If processes keep dying mid-change under a repairer,
-/// after ``scanAttempts`` tries the scan runs under the lock, as it always did before.
+/// after ``scanAttempts`` tries the scan runs under the lock, so that the call ends.
 extension PersistentIndex {
     /// How many scans without the lock a catch-up tries before scanning under it.
     static let scanAttempts = 8
@@ -51,7 +51,7 @@ extension PersistentIndex {
     /// A slot of a process that died without freeing it (killed or crashed: a normal exit
     /// frees it) is freed and the dead process's temporaries are swept on the trash queue; it
     /// needs no rescan, since every file change of a killed holder that its journal record
-    /// lacks leaves the intent word set (see ``mutate(origin:_:change:)``).
+    /// lacks leaves the intent word set (see ``mutate(origin:target:_:change:)``).
     ///
     /// - Returns: This process's slot in the shared counters, to free when the index goes away,
     ///   what ``loadIndexAfterOpening(_:backgroundRescanAbove:keepingAlive:)`` does, and whether
@@ -64,7 +64,7 @@ extension PersistentIndex {
         // A dead owner's temporaries go even when another process's scan does the repair.
         let (slot, sweep) = shared.register()
         // A holder that died naming its one entry leaves that entry to look at, once the
-        // snapshot is loaded (``repairIntentTarget()``), not a rescan.
+        // snapshot is loaded (``repairIntentTarget(_:)``), not a rescan.
         if ours && !unclean && (!shared.intent || shared.intentTarget != nil) { return (slot, .load, sweep) }
         shared.intent = true  // no process starts a change until a scan is in place
         return (slot, .repair, sweep)
@@ -101,7 +101,7 @@ extension PersistentIndex {
                 if rescanIsLong(above: backgroundRescanAbove) {
                     return repairInBackground(unusableSnapshotOf: epoch, keepingAlive: owner)
                 }
-                try repair(unusableSnapshotOf: epoch)  // as an open always did
+                try repair(unusableSnapshotOf: epoch)  // before the open returns
             }
         case .repair:
             if rescanIsLong(above: backgroundRescanAbove) {
@@ -118,7 +118,7 @@ extension PersistentIndex {
     ///
     /// - Throws: ``StorageError`` when the lock cannot be taken or the root cannot be scanned;
     ///   what `body` throws.
-    /// - Complexity: One catch-up under the lock (see ``catchUp()``) in the common case.
+    /// - Complexity: One catch-up under the lock (see ``catchUp(_:)``) in the common case.
     func withCaughtUpIndex<R>(exclusive: Bool, _ body: (Hold) throws -> R) throws -> R {
         func attempt(_ hold: Hold) throws -> (CatchUpOutcome, R?) {
             let outcome = exclusive ? catchUpExclusive(hold) : catchUpShared(hold)
@@ -161,7 +161,7 @@ extension PersistentIndex {
     }
 
     /// Catches up under the exclusive lock; a set intent word calls for a repair at once,
-    /// unless its holder named the one entry it was changing (``repairIntentTarget()``).
+    /// unless its holder named the one entry it was changing (``repairIntentTarget(_:)``).
     private func catchUpExclusive(_ hold: Hold) -> CatchUpOutcome {
         if shared.intent && !repairIntentTarget(hold) { return .needsRepair }
         return catchUp(hold)

@@ -31,7 +31,7 @@ import Darwin
 /// Crashes: a process killed between its file change and its record leaves the intent word
 /// set; the next process to take the lock sees it (the kernel dropped the dead holder's lock)
 /// and repairs the index: when the holder named the one entry it was changing, by looking at
-/// that entry's file (``repairIntentTarget()``); otherwise it rescans the root *without* the
+/// that entry's file (``repairIntentTarget(_:)``); otherwise it rescans the root *without* the
 /// lock, then saves a snapshot and starts a new journal epoch under a short hold
 /// (`PersistentIndex+Repair.swift`). While the word is set no process starts a change, so the scan
 /// sees a disk nobody changes. A journal
@@ -318,7 +318,7 @@ extension PersistentIndex {
     /// - Parameter target: The one entry `io` changes — its file, and a folder at its path —
     ///   when it changes nothing else: should the process die before the change's record, the
     ///   next holder looks at that entry rather than rescanning the root
-    ///   (``repairIntentTarget()``). `nil` when `io` may change more.
+    ///   (``repairIntentTarget(_:)``). `nil` when `io` may change more.
     /// - Returns: `io`'s result, the usage the change removed (an old record's, or a cleared
     ///   folder's) and the change counter right after it (unchanged when nothing changed).
     func mutate<R>(
@@ -390,7 +390,7 @@ extension PersistentIndex {
             }
             // Without its record the journal is behind the disk: the intent word stays set, so
             // the next exclusive holder (perhaps this process) looks at the named entry, or
-            // rescans (``repairIntentTarget()``).
+            // rescans (``repairIntentTarget(_:)``).
             if appended {
                 shared.intent = false
                 foldDue = offset + recordCount > Self.compactionThreshold

@@ -253,7 +253,7 @@ final class SharedCounters: @unchecked Sendable {
     /// The first word of the intent's target: the entry a lock holder is about to change, as
     /// the bytes of a journal record naming it, written right after ``intent`` is set. A holder
     /// that dies with the word set leaves the next one the one entry to look at, rather than
-    /// the whole root to rescan (``DiskStore/repairIntentTarget()``). Past the process slots,
+    /// the whole root to rescan (``PersistentIndex/repairIntentTarget(_:)``). Past the process slots,
     /// in the core words, which files of this layout always had (as zeros: no target).
     private static let firstTargetWord = 384
     /// The bytes a target may take: the words after the length word, to the core's end.

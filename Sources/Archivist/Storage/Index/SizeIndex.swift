@@ -294,7 +294,7 @@ extension PersistentIndex {
 
         /// How many records of the snapshot file a read brought into memory (``touch(_:at:)``):
         /// a process that reads many entries and writes few would otherwise hold them all. The
-        /// store folds the index past ``DiskStore/touchFoldThreshold``, after which they are
+        /// store folds the index past ``PersistentIndex/touchFoldThreshold``, after which they are
         /// read from the new file again.
         private(set) var touchedSaved = 0
 

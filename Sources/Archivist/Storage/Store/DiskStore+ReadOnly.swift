@@ -77,11 +77,6 @@ extension DiskStore {
         #endif
     }
 
-    /// Throws the read-only root's refusal before a write touches anything.
-    func checkWritable() throws {
-        if let writeRefusal { throw writeRefusal }
-    }
-
     private static func refusesWrites(_ error: StorageError) -> Bool {
         error.code == .readOnlyFileSystem || error.code == .permissionDenied
     }

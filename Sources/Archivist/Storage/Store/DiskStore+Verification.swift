@@ -114,7 +114,7 @@ extension DiskStore {
             let (snapshot, epoch) = PersistentIndex.SizeIndex.deserialize(
                 bytes,
                 base: { epoch in
-                    // An older layer the snapshot stacks on (``DiskStore/layerPath(of:)``).
+                    // An older layer the snapshot stacks on (``PersistentIndex/layerPath(of:)``).
                     let hex = String(epoch, radix: 16)
                     let name = "index." + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
                     return try? AtomicFile.read(path: internalPath + "/" + name)

@@ -13,7 +13,7 @@ import Darwin
 /// A snapshot save that fails (its rename fails here) must not leave the intent word set:
 /// while it is set, every operation of every process on the root rescans it. A rescan bumps
 /// the journal epoch, so an unchanged epoch after later operations proves there was none.
-@Suite struct DiskStoreSnapshotFailureTests {
+@Suite struct SnapshotSaveFailureTests {
     private func key(_ parameter: String) -> DiskKey {
         DiskKey(folder: FolderPath([MD5.hexDigest(of: "x")]), name: EntryName(parameter: parameter))
     }

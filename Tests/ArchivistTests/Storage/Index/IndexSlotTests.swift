@@ -16,7 +16,7 @@ import Darwin
 /// temporaries but does not rescan the root (which would hold the lock for O(entries) and make
 /// every process drop its memory tier). A rescan bumps the journal epoch, so an unchanged
 /// epoch proves there was none.
-@Suite struct DiskStoreSlotTests {
+@Suite struct IndexSlotTests {
     /// A previous incarnation of this process's PID: judged dead.
     private var deadOwner: TemporaryName.Owner {
         let me = TemporaryName.identity
