@@ -156,16 +156,7 @@ extension PersistentIndex {
         }
         // A page of a layer the index reads is damaged: the next catch-up repairs.
         guard let bytes = snapshot.serialized(epoch: epoch &+ 1, merging: merged) else { return .lost }
-        let prepared = try bytes.withChunks { chunks in
-            try AtomicFile.prepare(
-                chunks,
-                toPath: indexPath,
-                durability: .none,
-                createFolders: false,
-                fileSystem: fileSystem,
-                below: workingRoot
-            )
-        }
+        let prepared = try prepareSnapshot(bytes)
         var renamed = false
         defer { if !renamed { prepared.discard(fileSystem) } }
         let folded = try holding(exclusive: true) { hold throws -> Bool in

@@ -203,16 +203,7 @@ extension PersistentIndex {
                 // The snapshot's file too, written before the lock (unsynced, as every index save).
                 // A scanned index reads no snapshot file, so it always serializes.
                 let bytes = index.snapshot().serialized(epoch: epoch &+ 1)
-                let prepared = try? bytes?.withChunks { chunks in
-                    try AtomicFile.prepare(
-                        chunks,
-                        toPath: indexPath,
-                        durability: .none,
-                        createFolders: false,
-                        fileSystem: fileSystem,
-                        below: workingRoot
-                    )
-                }
+                let prepared = try? bytes.map(prepareSnapshot)
                 return (index, prepared, bytes?.byteCount ?? 0)
             }
             do {

@@ -668,6 +668,23 @@ extension PersistentIndex {
         if saved && shared.epoch == epoch { rebase(onSnapshotOf: epoch) }
     }
 
+    /// Writes `bytes` as the next snapshot file's temporary beside `.archivist/index`, unsynced
+    /// like every index save, to be renamed into place under the lock (a fold, a repair).
+    ///
+    /// - Throws: ``StorageError`` when the temporary cannot be written.
+    func prepareSnapshot(_ bytes: SizeIndex.SerializedSnapshot) throws -> AtomicFile.Prepared {
+        try bytes.withChunks { chunks in
+            try AtomicFile.prepare(
+                chunks,
+                toPath: indexPath,
+                durability: .none,
+                createFolders: false,
+                fileSystem: fileSystem,
+                below: workingRoot
+            )
+        }
+    }
+
     /// The end of a snapshot save, under the exclusive lock with the intent word set, the
     /// index in memory being the one saved (tagged with the epoch after the current one):
     /// empties the journal and starts that epoch, clearing the word — or, when the journal
