@@ -92,7 +92,7 @@ extension PersistentIndex {
     ///
     /// ```swift
     /// let bytes = try AtomicFile.read(path: root.path + "/.archivist/index") ?? []
-    /// if case .indexSnapshot(let summary?) = DiskStore.internalFileSummary(of: .indexSnapshot, bytes: bytes) {
+    /// if case .indexSnapshot(let summary?) = PersistentIndex.internalFileSummary(of: .indexSnapshot, bytes: bytes) {
     ///     print(summary.entries)
     /// }
     /// ```

@@ -38,7 +38,7 @@ import Darwin
 ///
 /// <!-- snippet: skip the trash path is internal to the module -->
 /// ```swift
-/// try FolderRemoval.removeContents(of: store.trashPath)   // the trash folder stays, empty
+/// try FolderRemoval.removeContents(of: store.trash.path)   // the trash folder stays, empty
 /// ```
 package enum FolderRemoval {
     /// How many folders, from the top, keep their descriptor (and reading position) open while
