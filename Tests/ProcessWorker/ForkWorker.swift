@@ -20,7 +20,10 @@ func forkChild(_ arguments: [String]) throws {
     let root = URL(fileURLWithPath: argument(arguments, 0, "root") { $0 }, isDirectory: true)
     let ready = argument(arguments, 1, "ready file") { $0 }
     let store = try DiskStore.open(at: root)
-    try store.flush()  // the open's own work is done: the fork finds this process at rest
+    try store.flush()
+    // The open's own work is done, its trash walk included (queued by the open): the fork finds
+    // this process at rest, with no thread in the middle of a walk's locks and allocations.
+    store.waitForTrash()
     let parent = TemporaryName.identity
     let parentPrefix = TemporaryName.ownerPrefix
 
