@@ -193,7 +193,8 @@ package final class PersistentIndex: Sendable {
     /// journal position must move together with the journal itself, which only a holder of the
     /// lock may append to, truncate or replace; a caller without a hold cannot install a state.
     struct Hold {
-        /// Whether the lock is held exclusively (a shared hold only reads the journal).
+        /// Whether the lock is held exclusively: what appends to, truncates or replaces the
+        /// journal asserts it (a shared hold only reads the journal).
         let isExclusive: Bool
 
         fileprivate init(isExclusive: Bool) { self.isExclusive = isExclusive }
@@ -452,6 +453,7 @@ extension PersistentIndex {
     /// records could not be appended (the index has them all the same; the caller leaves the
     /// intent word set).
     private func journalAndApply(_ hold: Hold, _ changes: [Change]) -> Bool {
+        assert(hold.isExclusive, "only the exclusive holder appends to the journal")
         let befores = changeState(hold) { state in
             changes.map { change -> Record? in
                 let gone = state.index.apply(change)
@@ -624,6 +626,7 @@ extension PersistentIndex {
     /// emptied and a new epoch started all the same — the scanned index in memory is exact, and
     /// the others, finding no snapshot of the new epoch, scan for themselves.
     func saveSnapshotExclusive(_ hold: Hold, scanning: Bool) throws {
+        assert(hold.isExclusive || writeRefusal != nil, "only the exclusive holder starts an epoch")
         if writeRefusal != nil {  // a read-only root keeps a scan in memory
             if scanning {
                 let index = try scan()
@@ -693,6 +696,7 @@ extension PersistentIndex {
     ///
     /// - Parameter snapshotBytes: The saved snapshot's size; `nil` when it was not saved.
     func startEpoch(_ hold: Hold, snapshotBytes: Int?, scanned: Bool) {
+        assert(hold.isExclusive, "only the exclusive holder truncates the journal")
         let epoch = shared.epoch &+ 1
         if fileSystem.ftruncate(journalFD, 0) == 0 {
             _ = shared.bumpEpoch()

@@ -93,10 +93,10 @@ final class Trash: Sendable {
         throw StorageError.posix("rename into trash", path: source, errno: code)
     }
 
-    /// Whether `path` names anything (below `root`, or by the whole path without one).
-    private func exists(_ path: String, below root: AtomicFile.Root?) -> Bool {
-        if let root { return fileSystem.accessAt(root.descriptor, root.relative(path), F_OK) == 0 }
-        return access(path, F_OK) == 0
+    /// Whether `item` names anything (below `root`, or by the whole path without one).
+    private func exists(_ item: String, below root: AtomicFile.Root?) -> Bool {
+        if let root { return fileSystem.accessAt(root.descriptor, root.relative(item), F_OK) == 0 }
+        return access(item, F_OK) == 0
     }
 
     /// Deletes everything in the trash on the trash queue, then calls `completion`. Large
